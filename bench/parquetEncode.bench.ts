@@ -1,0 +1,238 @@
+/**
+ * Seal-encoding throughput: `encodeParquet` + file write per symbol-day, against DuckDB
+ * (appender into a table, then COPY … TO parquet zstd) turning the same columns into files,
+ * in the same run. `node dist/bench/parquetEncode.bench.js [--symbols N] [--rows N]
+ * [--row-group-size N] [--level N] [--concurrency N]`.
+ */
+import { DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { encodeParquet, DEFAULT_ZSTD_LEVEL, type SymbolDayColumns } from '../ingest/parquetEncode.js';
+import { SCHEMAS } from '../shared/schema.js';
+import { formatLevel2Time } from '../shared/timeFormat.js';
+
+export interface ParquetEncodeBenchOptions {
+  symbols?: number;
+  rowsPerSymbol?: number;
+  rowGroupSize?: number;
+  compressionLevel?: number;
+  /** Symbol-days encoded at once by the tickvault side (the sealer's fan-out). */
+  concurrency?: number;
+  log?: (line: string) => void;
+}
+
+export interface ParquetEncodeBenchResult {
+  symbols: number;
+  rowsPerSymbol: number;
+  rowGroupSize: number;
+  concurrency: number;
+  encodeRowsPerSec: number;
+  encodeBytesPerSymbol: number;
+  duckdbRowsPerSec: number;
+  duckdbBytesPerSymbol: number;
+  /** encodeRowsPerSec / duckdbRowsPerSec */
+  ratio: number;
+}
+
+const HMS = (h: number, m: number, s: number) => ((h * 60 + m) * 60 + s) * 1000;
+
+/** Snapshot times of a trading day (3 s cadence: auction 09:15-09:25, continuous sessions). */
+function tradingDayTimes(rows: number): Int32Array {
+  const grid: number[] = [];
+  for (let t = HMS(9, 15, 0); t <= HMS(9, 25, 0); t += 3000) grid.push(t);
+  for (let t = HMS(9, 30, 0); t <= HMS(11, 30, 0); t += 3000) grid.push(t);
+  for (let t = HMS(13, 0, 0); t <= HMS(15, 0, 0); t += 3000) grid.push(t);
+  const out = new Int32Array(rows);
+  for (let i = 0; i < rows; i++) {
+    // Spread over the whole day when rows < grid; jitter the ms like a real feed.
+    const base = grid[Math.floor((i * grid.length) / rows)] ?? grid[grid.length - 1] + (i - grid.length + 1) * 3000;
+    out[i] = base + ((i * 7919) % 990);
+  }
+  return out;
+}
+
+/** Small deterministic PRNG so every run encodes the same bytes. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
+
+const cents = (x: number) => Math.round(x * 100) / 100;
+
+/** One realistic level-2 symbol-day: 0.01 price grid, cumulative volume, levels 2-10 null before 09:25. */
+export function makeLevel2SymbolDay(index: number, rows: number, tradedate = '20240102'): SymbolDayColumns {
+  const fields = SCHEMAS.level2.numericFields;
+  const col = new Map(fields.map((f, i) => [f.name, i]));
+  const values = fields.map(() => new Float64Array(rows));
+  const set = (name: string, i: number, v: number) => {
+    values[col.get(name)!][i] = v;
+  };
+  const random = rng(index + 1);
+  const timesMs = tradingDayTimes(rows);
+  const preClose = cents(5 + random() * 60);
+  let price = preClose;
+  let open = NaN;
+  let high = -Infinity;
+  let low = Infinity;
+  let volume = 0;
+  let amount = 0;
+  for (let i = 0; i < rows; i++) {
+    const auction = timesMs[i] < HMS(9, 25, 0);
+    const step = random();
+    price = cents(Math.max(0.01, price + (step < 0.2 ? -0.01 : step > 0.8 ? 0.01 : 0)));
+    if (!auction) {
+      if (Number.isNaN(open)) open = price;
+      high = Math.max(high, price);
+      low = Math.min(low, price);
+      const lots = Math.floor(random() * 200);
+      volume += lots * 100;
+      amount += lots * 100 * price;
+    }
+    set('open', i, open);
+    set('high', i, auction ? NaN : high);
+    set('low', i, auction ? NaN : low);
+    set('close', i, auction ? NaN : price);
+    set('pre_close', i, preClose);
+    set('volume', i, volume);
+    set('amount', i, cents(amount));
+    for (let k = 1; k <= 10; k++) {
+      const missing = auction && k > 1;
+      set(`bid${k}`, i, missing ? NaN : cents(price - 0.01 * k));
+      set(`ask${k}`, i, missing ? NaN : cents(price + 0.01 * (k - 1) + 0.01));
+      set(`bid_vol${k}`, i, missing ? NaN : Math.floor(random() * 500) * 100);
+      set(`ask_vol${k}`, i, missing ? NaN : Math.floor(random() * 500) * 100);
+    }
+  }
+  const code = String(600000 + index).padStart(6, '0');
+  return { dataset: 'level2', symbol: `${code}.SH`, tradedate, rows, timesMs, values };
+}
+
+async function runPool<T>(items: readonly T[], concurrency: number, job: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await job(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+}
+
+function duckType(type: string): string {
+  return type === 'string' ? 'VARCHAR' : type === 'int64' ? 'BIGINT' : 'DOUBLE';
+}
+
+function appendSymbolDay(app: DuckDBAppender, day: SymbolDayColumns): void {
+  const fields = SCHEMAS[day.dataset].fields;
+  for (let r = 0; r < day.rows; r++) {
+    let numeric = 0;
+    for (const f of fields) {
+      if (f.type === 'string') {
+        app.appendVarchar(f.name === 'symbol' ? day.symbol : f.name === 'tradedate' ? day.tradedate : formatLevel2Time(day.timesMs[r]));
+        continue;
+      }
+      const v = day.values[numeric++][r];
+      if (Number.isNaN(v)) app.appendNull();
+      else if (f.type === 'int64') app.appendBigInt(BigInt(v));
+      else app.appendDouble(v);
+    }
+    app.endRow();
+  }
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+export async function runParquetEncodeBench(opts: ParquetEncodeBenchOptions = {}): Promise<ParquetEncodeBenchResult> {
+  const symbols = opts.symbols ?? 200;
+  const rowsPerSymbol = opts.rowsPerSymbol ?? 4800;
+  const rowGroupSize = opts.rowGroupSize ?? 1000;
+  const level = opts.compressionLevel ?? DEFAULT_ZSTD_LEVEL;
+  const concurrency = opts.concurrency ?? 1;
+  const log = opts.log ?? ((line: string) => console.log(line));
+
+  const days = Array.from({ length: symbols }, (_, i) => makeLevel2SymbolDay(i, rowsPerSymbol));
+  const warm = days.slice(0, Math.min(5, symbols));
+  const totalRows = symbols * rowsPerSymbol;
+  const dir = await mkdtemp(join(tmpdir(), 'tickvault-encode-bench-'));
+  try {
+    const ours = async (day: SymbolDayColumns, sub: string) => {
+      const bytes = await encodeParquet(day, { rowGroupSize, compressionLevel: level });
+      await writeFile(join(dir, `${sub}-${day.symbol}.parquet`), bytes);
+    };
+    await runPool(warm, concurrency, (d) => ours(d, 'warm'));
+    let t0 = performance.now();
+    await runPool(days, concurrency, (d) => ours(d, 'tv'));
+    const encodeMs = performance.now() - t0;
+
+    const inst = await DuckDBInstance.create(':memory:');
+    const con = await inst.connect();
+    const schemaFields = SCHEMAS.level2.fields;
+    await con.run(`CREATE TABLE t (${schemaFields.map((f) => `"${f.name}" ${duckType(f.type)}`).join(', ')})`);
+    const duck = async (day: SymbolDayColumns, sub: string) => {
+      const app = await con.createAppender('t');
+      appendSymbolDay(app, day);
+      app.closeSync();
+      const file = join(dir, `${sub}-${day.symbol}.duck.parquet`).replaceAll("'", "''");
+      await con.run(`COPY t TO '${file}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL ${level}, ROW_GROUP_SIZE ${rowGroupSize})`);
+      await con.run('DELETE FROM t');
+    };
+    for (const d of warm) await duck(d, 'warm');
+    t0 = performance.now();
+    for (const d of days) await duck(d, 'dk');
+    const duckMs = performance.now() - t0;
+    con.closeSync();
+    inst.closeSync();
+
+    const size = async (name: string) => (await stat(join(dir, name))).size;
+    const probe = days.slice(0, Math.min(10, symbols));
+    let ourBytes = 0;
+    let duckBytes = 0;
+    for (const d of probe) {
+      ourBytes += await size(`tv-${d.symbol}.parquet`);
+      duckBytes += await size(`dk-${d.symbol}.duck.parquet`);
+    }
+
+    const result: ParquetEncodeBenchResult = {
+      symbols,
+      rowsPerSymbol,
+      rowGroupSize,
+      concurrency,
+      encodeRowsPerSec: (totalRows * 1000) / encodeMs,
+      encodeBytesPerSymbol: ourBytes / probe.length,
+      duckdbRowsPerSec: (totalRows * 1000) / duckMs,
+      duckdbBytesPerSymbol: duckBytes / probe.length,
+      ratio: duckMs / encodeMs,
+    };
+    log(
+      `seal-encode: ${fmt(result.encodeRowsPerSec)} rows/s (${result.ratio.toFixed(2)}x duckdb ${fmt(result.duckdbRowsPerSec)} rows/s)` +
+        ` — ${symbols} symbols x ${rowsPerSymbol} rows, row groups of ${rowGroupSize}, zstd ${level}, concurrency ${concurrency};` +
+        ` file ${fmt(result.encodeBytesPerSymbol)} B vs duckdb ${fmt(result.duckdbBytesPerSymbol)} B per symbol-day`,
+    );
+    return result;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function argValue(args: string[], name: string): number | undefined {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const v = Number(args[i + 1]);
+  if (!Number.isFinite(v)) throw new Error(`${name} needs a number`);
+  return v;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  await runParquetEncodeBench({
+    symbols: argValue(args, '--symbols'),
+    rowsPerSymbol: argValue(args, '--rows'),
+    rowGroupSize: argValue(args, '--row-group-size'),
+    compressionLevel: argValue(args, '--level'),
+    concurrency: argValue(args, '--concurrency'),
+  });
+}

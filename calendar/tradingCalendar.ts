@@ -1,0 +1,245 @@
+import { DateTime } from 'luxon';
+import { BEIJING } from '../shared/clock.js';
+import { CLOSURE_DATES, CLOSURES } from './closures.js';
+
+/**
+ * SSE/SZSE trading calendar. Dates are YYYYMMDD strings; for a fixed width the string order is
+ * the date order, so dates are compared and binary-searched as strings.
+ *
+ * The holiday closures are known for CALENDAR_FIRST … CALENDAR_LAST only. Outside that span every
+ * weekday is treated as a trading day (only weekends are known there), so the functions keep
+ * working but may count a holiday as a trading day.
+ */
+export const CALENDAR_FIRST = '20150101';
+export const CALENDAR_LAST = '20261231';
+
+const DATE_RE = /^[0-9]{8}$/;
+
+// Day arithmetic on proleptic-Gregorian day numbers (days since 1970-01-01). Pure integer maths
+// rather than Date/luxon: no time zone is involved in a calendar date, and this is the hot path.
+function daysFromCivil(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y;
+  const era = Math.floor(yy / 400);
+  const yoe = yy - era * 400;
+  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+function civilFromDays(z: number): string {
+  const zz = z + 719468;
+  const era = Math.floor(zz / 146097);
+  const doe = zz - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  // Stepping past year 9999 (or before 0000) would produce a string that is not YYYYMMDD.
+  if (y < 0 || y > 9999) throw new RangeError('date out of the YYYYMMDD range');
+  return String(y).padStart(4, '0') + String(m).padStart(2, '0') + String(d).padStart(2, '0');
+}
+
+function daysInMonth(y: number, m: number): number {
+  if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
+  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+}
+
+/** Day number of a date already known to be valid. */
+function dayNum(d: string): number {
+  return daysFromCivil(Number(d.slice(0, 4)), Number(d.slice(4, 6)), Number(d.slice(6, 8)));
+}
+
+function isWeekday(n: number): boolean {
+  const dow = (((n + 4) % 7) + 7) % 7; // 1970-01-01 was a Thursday; 0 = Sunday
+  return dow !== 0 && dow !== 6;
+}
+
+/** True for a real calendar date written as strict YYYYMMDD (no separators, no padding tricks). */
+export function isValidDate(d: string): boolean {
+  if (typeof d !== 'string' || !DATE_RE.test(d)) return false;
+  const m = Number(d.slice(4, 6));
+  const day = Number(d.slice(6, 8));
+  return m >= 1 && m <= 12 && day >= 1 && day <= daysInMonth(Number(d.slice(0, 4)), m);
+}
+
+function requireDate(d: string): void {
+  if (!isValidDate(d)) throw new RangeError(`invalid YYYYMMDD date: ${JSON.stringify(d)}`);
+}
+
+function requireCount(n: number, what: string): void {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} must be a non-negative integer, got ${n}`);
+}
+
+function buildTradingDays(): readonly string[] {
+  // A typo in the closure list would silently turn a trading day into a holiday (or be a no-op
+  // on a weekend), so the data is checked once here rather than trusted.
+  for (const c of CLOSURE_DATES) {
+    if (!isValidDate(c) || c < CALENDAR_FIRST || c > CALENDAR_LAST || !isWeekday(dayNum(c))) {
+      throw new Error(`calendar/closures.ts: ${c} is not a weekday inside ${CALENDAR_FIRST}..${CALENDAR_LAST}`);
+    }
+  }
+  const out: string[] = [];
+  for (let n = dayNum(CALENDAR_FIRST), last = dayNum(CALENDAR_LAST); n <= last; n++) {
+    if (!isWeekday(n)) continue;
+    const d = civilFromDays(n);
+    if (!CLOSURES.has(d)) out.push(d);
+  }
+  return Object.freeze(out);
+}
+
+/** Every trading day of the covered span, ascending. */
+const TRADING_DAYS = buildTradingDays();
+const FIRST_TRADING = TRADING_DAYS[0]!;
+const LAST_TRADING = TRADING_DAYS[TRADING_DAYS.length - 1]!;
+
+/** Index of the first element of TRADING_DAYS that is >= d. */
+function lowerBound(d: string): number {
+  let lo = 0;
+  let hi = TRADING_DAYS.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (TRADING_DAYS[mid]! < d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the first element of TRADING_DAYS that is > d. */
+function upperBound(d: string): number {
+  let lo = 0;
+  let hi = TRADING_DAYS.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (TRADING_DAYS[mid]! <= d) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Weekend, exchange closure or not a valid date → false. */
+export function isTradingDay(d: string): boolean {
+  return isValidDate(d) && isWeekday(dayNum(d)) && !CLOSURES.has(d);
+}
+
+function prevUnchecked(d: string): string {
+  if (d > FIRST_TRADING && d <= CALENDAR_LAST) return TRADING_DAYS[lowerBound(d) - 1]!;
+  // Outside the table: walk back over weekends; once inside it, the table has the answer.
+  let n = dayNum(d) - 1;
+  for (;;) {
+    const x = civilFromDays(n);
+    if (x <= CALENDAR_LAST && x >= FIRST_TRADING) return TRADING_DAYS[upperBound(x) - 1]!;
+    if ((x < CALENDAR_FIRST || x > CALENDAR_LAST) && isWeekday(n)) return x;
+    n--;
+  }
+}
+
+function nextUnchecked(d: string): string {
+  if (d >= CALENDAR_FIRST && d < LAST_TRADING) return TRADING_DAYS[upperBound(d)]!;
+  let n = dayNum(d) + 1;
+  for (;;) {
+    const x = civilFromDays(n);
+    if (x >= CALENDAR_FIRST && x <= LAST_TRADING) return TRADING_DAYS[lowerBound(x)]!;
+    if ((x < CALENDAR_FIRST || x > CALENDAR_LAST) && isWeekday(n)) return x;
+    n++;
+  }
+}
+
+/** The trading day strictly before d (d itself need not be a trading day). */
+export function previousTradingDay(d: string): string {
+  requireDate(d);
+  return prevUnchecked(d);
+}
+
+/** The trading day strictly after d (d itself need not be a trading day). */
+export function nextTradingDay(d: string): string {
+  requireDate(d);
+  return nextUnchecked(d);
+}
+
+/**
+ * The trading day n trading days before d; n = 0 gives d when it trades, else the latest trading
+ * day before it. "The latest 30 trading days, the 30th included" start at tradingDaysBack(latest, 29).
+ */
+export function tradingDaysBack(d: string, n: number): string {
+  requireDate(d);
+  requireCount(n, 'n');
+  let cur = isTradingDay(d) ? d : prevUnchecked(d);
+  let left = n;
+  while (left > 0) {
+    if (cur >= FIRST_TRADING && cur <= LAST_TRADING) {
+      // Inside the table a whole stretch is one index subtraction.
+      const i = lowerBound(cur);
+      const k = Math.min(left, i);
+      cur = TRADING_DAYS[i - k]!;
+      left -= k;
+      if (left === 0) break;
+    }
+    cur = prevUnchecked(cur);
+    left--;
+  }
+  return cur;
+}
+
+// Requests arrive with nearly the same "now", and a zoned luxon conversion costs microseconds,
+// so the Beijing day last seen is remembered as [start, end) in epoch ms.
+let cachedDay = { startMs: 0, endMs: 0, date: '' };
+
+/** Beijing calendar date of an instant; rejects NaN/±Infinity and instants luxon cannot represent. */
+function beijingToday(nowMs: number): string {
+  if (!Number.isFinite(nowMs)) throw new RangeError(`invalid instant: ${nowMs}`);
+  if (nowMs >= cachedDay.startMs && nowMs < cachedDay.endMs) return cachedDay.date;
+  const dt = DateTime.fromMillis(nowMs, { zone: BEIJING });
+  if (!dt.isValid) throw new RangeError(`invalid instant: ${nowMs}`);
+  const start = dt.startOf('day');
+  cachedDay = { startMs: start.toMillis(), endMs: start.plus({ days: 1 }).toMillis(), date: dt.toFormat('yyyyLLdd') };
+  return cachedDay.date;
+}
+
+/**
+ * The latest trading day on or before the Beijing date of the instant. Today counts whatever the
+ * hour: a request at 08:00 on a trading day already gets today (whose data may still be empty).
+ */
+export function latestTradingDay(nowMs: number): string {
+  const today = beijingToday(nowMs);
+  return isTradingDay(today) ? today : prevUnchecked(today);
+}
+
+/** offset ≤ 0: 0 is the latest trading day, -1 the one before it, and so on. */
+export function offsetFromLatest(nowMs: number, offset: number): string {
+  if (!Number.isSafeInteger(offset) || offset > 0) {
+    throw new RangeError(`offset must be an integer <= 0, got ${offset}`);
+  }
+  return tradingDaysBack(latestTradingDay(nowMs), -offset);
+}
+
+function weekdaysBetween(fromN: number, toN: number, out: string[]): void {
+  for (let n = fromN; n <= toN; n++) if (isWeekday(n)) out.push(civilFromDays(n));
+}
+
+/** Trading days from `from` to `to`, both inclusive, ascending; empty when from > to. */
+export function tradingDaysInRange(from: string, to: string): string[] {
+  requireDate(from);
+  requireDate(to);
+  if (from > to) return [];
+  const out: string[] = [];
+  const firstN = dayNum(CALENDAR_FIRST);
+  const lastN = dayNum(CALENDAR_LAST);
+  const fromN = dayNum(from);
+  const toN = dayNum(to);
+  weekdaysBetween(fromN, Math.min(toN, firstN - 1), out);
+  if (to >= CALENDAR_FIRST && from <= CALENDAR_LAST) {
+    for (let i = lowerBound(from), j = upperBound(to); i < j; i++) out.push(TRADING_DAYS[i]!);
+  }
+  weekdaysBetween(Math.max(fromN, lastN + 1), toN, out);
+  return out;
+}
+
+/** The last n trading days ending at the latest trading day of the instant, ascending. */
+export function recentTradingDays(nowMs: number, n: number): string[] {
+  requireCount(n, 'n');
+  const latest = latestTradingDay(nowMs);
+  if (n === 0) return [];
+  return tradingDaysInRange(tradingDaysBack(latest, n - 1), latest);
+}

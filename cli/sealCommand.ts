@@ -1,0 +1,34 @@
+import { encodeParquet } from '../ingest/parquetEncode.js';
+import { sealDays } from '../ingest/sealDays.js';
+import { openIngestStores } from '../ingest/stores.js';
+import { DATASETS } from '../shared/schema.js';
+import { isValidDateText } from '../shared/timeFormat.js';
+import { createProgress } from './progress.js';
+import { UsageError, type Command } from './command.js';
+
+export const sealCommand: Command = {
+  name: 'seal',
+  summary: 'seal one day now: write its staged rows to Parquet; later messages for it are late',
+  usage: 'tickvault seal --date YYYYMMDD [--data-dir DIR]',
+  options: { date: { type: 'string' } },
+  positionals: 'none',
+  async run(ctx) {
+    const date = ctx.flags.date;
+    if (!isValidDateText(date)) throw new UsageError('--date YYYYMMDD is required and must be a real date');
+    const clock = ctx.config.clock;
+    const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
+    try {
+      const bar = createProgress(ctx.config.progress, 'seal', 0, 'rows');
+      let rows = 0;
+      const results = await sealDays(stores, encodeParquet, DATASETS.map((d) => `${d}|${date}`), () => clock.nowMs(), (n) => bar.update((rows += n)));
+      bar.stop();
+      for (const r of results) {
+        ctx.log.info(r, 'day sealed');
+        ctx.out(`sealed ${r.dataset} ${r.tradedate}: ${r.files} files, ${r.rows} rows, ${r.bytes} bytes`);
+      }
+      return 0;
+    } finally {
+      stores.close();
+    }
+  },
+};

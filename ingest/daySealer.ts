@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Db } from '../shared/sqlite.js';
+import type { Dataset } from '../shared/schema.js';
+import { sealedDayDir, sealedFileRelPath } from '../shared/layout.js';
+import { buildMinuteIndex, encodeMinuteCounts } from '../shared/minuteIndex.js';
+import type { Staging, StagedSymbolDay } from './staging.js';
+import type { EncodeOptions, SymbolDayColumns } from './parquetEncode.js';
+
+/**
+ * Seals a day: every staged symbol-day becomes an immutable Parquet file, durably in place
+ * before the catalog names it. Order, for crash safety at any instant:
+ *   1. write `NAME.tmp-PID`, fsync, rename to the final name, fsync the directory;
+ *   2. record the files in one catalog transaction (from then on servers can see them);
+ *   3. drop their staged rows.
+ * A crash before 2 leaves an unlisted file that the next seal overwrites; a crash between 2
+ * and 3 leaves staged rows whose file is already listed, which the next seal drops unwritten.
+ * A listed file is never written again.
+ */
+export type Encoder = (cols: SymbolDayColumns, opts: EncodeOptions) => Promise<Uint8Array>;
+
+/** Row-group sizes: the server starts pages and time windows at row-group boundaries. */
+export const ROW_GROUP_SIZE: Readonly<Record<Dataset, number>> = { level2: 1200, index: 480 };
+
+/** Symbol-days encoded at once: enough to keep both cores busy, few enough to bound memory. */
+const IN_FLIGHT = 4;
+
+export interface SealDeps {
+  readonly dataDir: string;
+  readonly catalog: Db;
+  readonly staging: Staging;
+  readonly encode: Encoder;
+  readonly nowMs: () => number;
+  /** Called after each file is durably written, with its row count. */
+  readonly onFile?: (rows: number) => void;
+}
+
+export interface SealOptions {
+  /** Seal only these symbols (an ingest process seals the symbols of partitions it owns). */
+  readonly symbols?: readonly string[];
+  /** Record the day as sealed, after which its messages are late. Default true. */
+  readonly markDaySealed?: boolean;
+}
+
+export interface SealResult {
+  readonly dataset: Dataset;
+  readonly tradedate: string;
+  readonly files: number;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly skipped: number;
+}
+
+interface WrittenFile {
+  readonly symbol: string;
+  readonly relPath: string;
+  readonly cols: StagedSymbolDay;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+async function writeDurably(finalPath: string, data: Uint8Array): Promise<void> {
+  const tmp = `${finalPath}.tmp-${process.pid}`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, finalPath);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: string, opts: SealOptions = {}): Promise<SealResult> {
+  const { catalog, staging } = deps;
+  const wanted = opts.symbols ?? staging.symbolsOf(dataset, tradedate);
+  const listed = new Set(
+    catalog.prepare('SELECT symbol FROM files WHERE dataset = ? AND tradedate = ?').pluck().all(dataset, tradedate) as string[],
+  );
+  const already = wanted.filter((s) => listed.has(s));
+  if (already.length > 0) staging.drop(dataset, tradedate, already);
+  const todo = wanted.filter((s) => !listed.has(s));
+
+  const dir = sealedDayDir(deps.dataDir, dataset, tradedate);
+  await mkdir(dir, { recursive: true });
+  const insertFile = catalog.prepare(`INSERT INTO files (dataset, tradedate, symbol, path, rows, first_time_ms,
+      last_time_ms, bytes, sha256, row_group_size, minute_base, minute_counts, sealed_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const recordFiles = catalog.transaction((written: readonly WrittenFile[]) => {
+    const at = deps.nowMs();
+    for (const w of written) {
+      const idx = buildMinuteIndex(w.cols.timesMs);
+      insertFile.run(dataset, tradedate, w.symbol, w.relPath, w.cols.rows, w.cols.timesMs[0],
+        w.cols.timesMs[w.cols.rows - 1], w.bytes, w.sha256, ROW_GROUP_SIZE[dataset], idx.base,
+        encodeMinuteCounts(idx.counts), at);
+    }
+  });
+
+  let files = 0;
+  let rows = 0;
+  let bytes = 0;
+  for (const [bucket, symbols] of staging.bucketsOf(todo)) {
+    const written: WrittenFile[] = [];
+    const inFlight = new Set<Promise<void>>();
+    for (const cols of staging.readBucket(dataset, tradedate, bucket, symbols)) {
+      const job = (async () => {
+        const data = await deps.encode({ dataset, tradedate, ...cols }, { rowGroupSize: ROW_GROUP_SIZE[dataset] });
+        const relPath = sealedFileRelPath(dataset, tradedate, cols.symbol);
+        await writeDurably(join(deps.dataDir, relPath), data);
+        const sha256 = createHash('sha256').update(data).digest('hex');
+        written.push({ symbol: cols.symbol, relPath, cols, bytes: data.length, sha256 });
+        deps.onFile?.(cols.rows);
+      })();
+      inFlight.add(job);
+      void job.finally(() => inFlight.delete(job)).catch(() => undefined);
+      if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+    if (written.length === 0) continue;
+    await fsyncDir(dir);
+    recordFiles(written);
+    staging.drop(dataset, tradedate, written.map((w) => w.symbol));
+    for (const w of written) {
+      files++;
+      rows += w.cols.rows;
+      bytes += w.bytes;
+    }
+  }
+  if (opts.markDaySealed ?? true) markSealed(catalog, dataset, tradedate, deps.nowMs());
+  return { dataset, tradedate, files, rows, bytes, skipped: already.length };
+}
+
+/** Marks a day sealed and, when it has files, records it as a trading day in the calendar. */
+export function markSealed(catalog: Db, dataset: Dataset, tradedate: string, atMs: number): void {
+  catalog.transaction(() => {
+    catalog.prepare('INSERT OR IGNORE INTO sealed_days (dataset, tradedate, sealed_at_ms) VALUES (?, ?, ?)').run(dataset, tradedate, atMs);
+    const hasFiles = catalog.prepare('SELECT 1 FROM files WHERE dataset = ? AND tradedate = ? LIMIT 1').get(dataset, tradedate);
+    if (hasFiles) catalog.prepare("INSERT OR IGNORE INTO calendar_days (tradedate, source) VALUES (?, 'stored-data')").run(tradedate);
+  })();
+}
+
+/** Removes temporary files a crashed seal left behind (never a listed file). */
+export async function removeStaleTemps(dir: string, names: readonly string[]): Promise<void> {
+  for (const n of names) if (/\.tmp-\d+$/.test(n)) await unlink(join(dir, n)).catch(() => undefined);
+}

@@ -1,0 +1,32 @@
+import { mkdirSync } from 'node:fs';
+import { openCatalog } from '../shared/catalog.js';
+import { layoutFor, type Layout } from '../shared/layout.js';
+import type { Db } from '../shared/sqlite.js';
+import { LateGuard } from './lateGuard.js';
+import { Staging } from './staging.js';
+
+/** The ingest side's handles on a data directory: catalog, staging, late-message guard. */
+export interface IngestStores {
+  readonly layout: Layout;
+  readonly catalog: Db;
+  readonly staging: Staging;
+  readonly late: LateGuard;
+  close(): void;
+}
+
+export function openIngestStores(dataDir: string, nowMs: () => number): IngestStores {
+  mkdirSync(dataDir, { recursive: true });
+  const layout = layoutFor(dataDir);
+  const catalog = openCatalog(layout.catalogDb);
+  const staging = Staging.open(layout.ingestDb, nowMs);
+  return {
+    layout,
+    catalog,
+    staging,
+    late: new LateGuard(catalog),
+    close() {
+      staging.close();
+      catalog.close();
+    },
+  };
+}

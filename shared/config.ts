@@ -1,0 +1,114 @@
+import { resolve } from 'node:path';
+import { offsetClock, parseInstant, systemClock, type Clock } from './clock.js';
+
+/**
+ * The one place configuration is read: CLI flags over TICKVAULT_* environment over defaults.
+ * Everything below receives typed values; nothing else reads process.env.
+ */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface OptionSpec<T> {
+  /** CLI flag without dashes, e.g. `data-dir`. */
+  readonly flag: string;
+  /** Environment variable, e.g. `TICKVAULT_DATA_DIR`; omitted when the option is flag-only. */
+  readonly env?: string;
+  readonly defaultValue: T;
+  readonly parse: (text: string, source: string) => T;
+  readonly help: string;
+}
+
+export type Flags = Readonly<Record<string, string | boolean | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export function resolveOption<T>(spec: OptionSpec<T>, flags: Flags, env: Env): T {
+  const flag = flags[spec.flag];
+  if (typeof flag === 'string') return spec.parse(flag, `--${spec.flag}`);
+  if (flag === true) throw new ConfigError(`--${spec.flag} needs a value`);
+  const fromEnv = spec.env ? env[spec.env] : undefined;
+  if (fromEnv !== undefined && fromEnv !== '') return spec.parse(fromEnv, spec.env!);
+  return spec.defaultValue;
+}
+
+// ---- parsers -------------------------------------------------------------------------
+
+export function parsePositiveInt(text: string, source: string): number {
+  if (!/^\d+$/.test(text) || Number(text) <= 0 || !Number.isSafeInteger(Number(text))) {
+    throw new ConfigError(`${source} must be a positive integer, got "${text}"`);
+  }
+  return Number(text);
+}
+
+export function parsePort(text: string, source: string): number {
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 0 && n <= 65535)) throw new ConfigError(`${source} must be a port number 0-65535, got "${text}"`);
+  return n;
+}
+
+export function parseDate(text: string, source: string): string {
+  if (!/^\d{8}$/.test(text)) throw new ConfigError(`${source} must be a date YYYYMMDD, got "${text}"`);
+  return text;
+}
+
+/** `HH:MM` local (Beijing) time of day, returned as ms since midnight. */
+export function parseClockTime(text: string, source: string): number {
+  const m = /^(\d{2}):(\d{2})$/.exec(text);
+  if (!m || +m[1] > 23 || +m[2] > 59) throw new ConfigError(`${source} must be a time HH:MM, got "${text}"`);
+  return (+m[1] * 60 + +m[2]) * 60_000;
+}
+
+const asString = (text: string) => text;
+
+// ---- shared options ------------------------------------------------------------------
+
+export const OPTIONS = {
+  dataDir: {
+    flag: 'data-dir', env: 'TICKVAULT_DATA_DIR', defaultValue: './data',
+    parse: asString, help: 'data directory (files, catalog, accounts)',
+  } satisfies OptionSpec<string>,
+  logLevel: {
+    flag: 'log-level', env: 'TICKVAULT_LOG_LEVEL', defaultValue: 'info',
+    parse: (t, s) => {
+      if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(t)) {
+        throw new ConfigError(`${s} must be one of fatal, error, warn, info, debug, trace, silent`);
+      }
+      return t;
+    },
+    help: 'log level',
+  } satisfies OptionSpec<string>,
+  now: {
+    flag: 'now', env: 'TICKVAULT_NOW', defaultValue: '',
+    parse: (t, s) => {
+      if (parseInstant(t) === null) throw new ConfigError(`${s} must be an ISO-8601 instant with offset, got "${t}"`);
+      return t;
+    },
+    help: 'pin the clock to this ISO-8601 instant at start (it then advances in real time)',
+  } satisfies OptionSpec<string>,
+  progress: {
+    flag: 'progress', env: 'TICKVAULT_PROGRESS', defaultValue: 'auto',
+    parse: (t, s) => {
+      if (!['auto', 'on', 'off'].includes(t)) throw new ConfigError(`${s} must be auto, on or off`);
+      return t;
+    },
+    help: 'progress bars: auto (only on a TTY), on, off',
+  } satisfies OptionSpec<string>,
+};
+
+export interface CommonConfig {
+  readonly dataDir: string;
+  readonly logLevel: string;
+  readonly clock: Clock;
+  readonly progress: boolean;
+}
+
+export function loadCommonConfig(flags: Flags, env: Env, isTty: boolean): CommonConfig {
+  const now = resolveOption(OPTIONS.now, flags, env);
+  const progress = resolveOption(OPTIONS.progress, flags, env);
+  return {
+    dataDir: resolve(resolveOption(OPTIONS.dataDir, flags, env)),
+    logLevel: resolveOption(OPTIONS.logLevel, flags, env),
+    clock: now ? offsetClock(parseInstant(now)!) : systemClock(),
+    progress: progress === 'on' || (progress === 'auto' && isTty),
+  };
+}

@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import type { Dataset } from './schema.js';
+
+/**
+ * Where everything lives under the data directory. The server and the ingestor both use this,
+ * so a path is decided in exactly one place.
+ */
+export interface Layout {
+  readonly dataDir: string;
+  /** Sealed-file catalog, row-position index, trading-calendar table. Written only by sealing. */
+  readonly catalogDb: string;
+  /** Staged snapshots of open days, quarantine, ingest progress. */
+  readonly ingestDb: string;
+  /** Accounts, quotas, request slots; written by server processes. */
+  readonly serviceDb: string;
+  /** Secret used to sign cursors, shared by every server process on this directory. */
+  readonly cursorKeyFile: string;
+}
+
+export function layoutFor(dataDir: string): Layout {
+  return {
+    dataDir,
+    catalogDb: join(dataDir, 'catalog.db'),
+    ingestDb: join(dataDir, 'ingest.db'),
+    serviceDb: join(dataDir, 'service.db'),
+    cursorKeyFile: join(dataDir, 'cursor.key'),
+  };
+}
+
+/** Path of a sealed file relative to the data directory (decisions §6). */
+export function sealedFileRelPath(dataset: Dataset, tradedate: string, symbol: string): string {
+  return `${dataset}/date=${tradedate}/${symbol}.parquet`;
+}
+
+export function sealedDayDir(dataDir: string, dataset: Dataset, tradedate: string): string {
+  return join(dataDir, dataset, `date=${tradedate}`);
+}

@@ -1,0 +1,92 @@
+/**
+ * Time-of-day and date text formats used by the feed and the API. Times are handled as
+ * milliseconds since midnight (exchange local time), which sorts and compares cheaply.
+ */
+export const MS_PER_MINUTE = 60_000;
+export const MS_PER_DAY = 86_400_000;
+
+function hmsToMs(h: number, m: number, s: number, ms: number): number | null {
+  if (h > 23 || m > 59 || s > 59 || ms > 999) return null;
+  return ((h * 60 + m) * 60 + s) * 1000 + ms;
+}
+
+/** Level-2 feed/file form `HHMMSSmmm` (exactly nine digits). */
+export function parseLevel2Time(text: unknown): number | null {
+  if (typeof text !== 'string' || !/^\d{9}$/.test(text)) return null;
+  return hmsToMs(+text.slice(0, 2), +text.slice(2, 4), +text.slice(4, 6), +text.slice(6, 9));
+}
+
+const pad2 = (n: number) => (n < 10 ? '0' : '') + n;
+const pad3 = (n: number) => (n < 10 ? '00' : n < 100 ? '0' : '') + n;
+
+function splitMs(ms: number): [number, number, number, number] {
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor(ms / 60_000) % 60;
+  const s = Math.floor(ms / 1000) % 60;
+  return [h, m, s, ms % 1000];
+}
+
+export function formatLevel2Time(ms: number): string {
+  const [h, m, s, f] = splitMs(ms);
+  return pad2(h) + pad2(m) + pad2(s) + pad3(f);
+}
+
+/** Index feed/file form `YYYY-MM-DD HH:mm:ss.SSS`; returns the date as YYYYMMDD and the time. */
+export function parseIndexTime(text: unknown): { date: string; ms: number } | null {
+  if (typeof text !== 'string') return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{3})$/.exec(text);
+  if (!m) return null;
+  const date = m[1] + m[2] + m[3];
+  if (!isValidDateText(date)) return null;
+  const ms = hmsToMs(+m[4], +m[5], +m[6], +m[7]);
+  return ms === null ? null : { date, ms };
+}
+
+export function formatIndexTime(date: string, ms: number): string {
+  const [h, m, s, f] = splitMs(ms);
+  return `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)} ${pad2(h)}:${pad2(m)}:${pad2(s)}.${pad3(f)}`;
+}
+
+/** Strict YYYYMMDD naming a real calendar date. */
+export function isValidDateText(text: unknown): text is string {
+  if (typeof text !== "string" || !/^\d{8}$/.test(text)) return false;
+  const y = +text.slice(0, 4);
+  const mo = +text.slice(4, 6);
+  const d = +text.slice(6, 8);
+  if (y < 1990 || mo < 1 || mo > 12 || d < 1) return false;
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return d <= days;
+}
+
+/**
+ * API time for level2 `start_time`/`end_time`: `HH:MM`, `HH:MM:SS`, `HHMMSS` or `HHMMSSmmm`.
+ * Shorter forms mean the start of the minute/second (decisions §3).
+ */
+export function parseLevel2ApiTime(text: unknown): number | null {
+  if (typeof text !== 'string') return null;
+  let m = /^(\d{2}):(\d{2})$/.exec(text);
+  if (m) return hmsToMs(+m[1], +m[2], 0, 0);
+  m = /^(\d{2}):(\d{2}):(\d{2})$/.exec(text);
+  if (m) return hmsToMs(+m[1], +m[2], +m[3], 0);
+  m = /^(\d{2})(\d{2})(\d{2})$/.exec(text);
+  if (m) return hmsToMs(+m[1], +m[2], +m[3], 0);
+  m = /^(\d{2})(\d{2})(\d{2})(\d{3})$/.exec(text);
+  if (m) return hmsToMs(+m[1], +m[2], +m[3], +m[4]);
+  return null;
+}
+
+/** API time for tick_history `start_time`/`end_time`: `HH:MM:SS` or `HH:MM:SS.mmm`. */
+export function parseTickApiTime(text: unknown): number | null {
+  if (typeof text !== 'string') return null;
+  const m = /^(\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?$/.exec(text);
+  if (!m) return null;
+  return hmsToMs(+m[1], +m[2], +m[3], m[4] === undefined ? 0 : +m[4]);
+}
+
+/** `trademin` is `HHMM`; returns the minute's start in ms. */
+export function parseTrademin(text: unknown): number | null {
+  if (typeof text !== 'string') return null;
+  const m = /^(\d{2})(\d{2})$/.exec(text);
+  if (!m) return null;
+  return hmsToMs(+m[1], +m[2], 0, 0);
+}
