@@ -31,21 +31,31 @@ export const replayCommand: Command = {
       for (const f of files) {
         const size = statSync(f).size;
         const bar = createProgress(ctx.config.progress, 'replay', size, 'bytes');
-        await replayFile({ staging: stores.staging, late: stores.late, onProgress: (_l, b) => bar.update(b) }, f, stats);
+        await replayFile({ staging: stores.staging, catalogDb: stores.layout.catalogDb, onProgress: (_l, b) => bar.update(b) }, f, stats);
         bar.stop();
         ctx.log.info({ file: f, lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined }, 'feed replayed');
       }
+      const stagedAt = Date.now();
       const bar = createProgress(ctx.config.progress, 'seal', stats.staged, 'rows');
       let sealedRows = 0;
       const results = await sealDays(stores, encodeParquet, stats.days, () => clock.nowMs(), (rows) => bar.update((sealedRows += rows)));
       bar.stop();
       for (const r of results) ctx.log.info(r, 'day sealed');
       const secs = (Date.now() - started) / 1000;
+      const sealSecs = (Date.now() - stagedAt) / 1000;
       const filesOut = results.reduce((a, r) => a + r.files, 0);
       const rowsOut = results.reduce((a, r) => a + r.rows, 0);
+      ctx.log.info(
+        {
+          lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined, late: stats.late, files: filesOut,
+          rows: rowsOut, stagingMs: Math.round((secs - sealSecs) * 1000), sealingMs: Math.round(sealSecs * 1000),
+          peakRssBytes: process.resourceUsage().maxRSS * 1024,
+        },
+        'replay finished',
+      );
       ctx.out(
         `replayed ${stats.lines} lines: ${stats.staged} staged, ${stats.quarantined} quarantined (${stats.late} late); ` +
-          `sealed ${results.length} dataset-days, ${filesOut} files, ${rowsOut} rows in ${secs.toFixed(1)} s`,
+          `sealed ${results.length} dataset-days, ${filesOut} files, ${rowsOut} rows in ${secs.toFixed(1)} s (staging ${(secs - sealSecs).toFixed(1)} s, sealing ${sealSecs.toFixed(1)} s)`,
       );
       return 0;
     } finally {

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { Decompress } from 'fzstd';
+import { decodeZstdStream } from './zstdFrames.js';
 import type { Readable } from 'node:stream';
 
 /**
@@ -27,16 +27,7 @@ async function* decompressed(path: string): AsyncGenerator<{ chunk: Uint8Array; 
   const file = createReadStream(path, { highWaterMark: 1 << 20 });
   const kind = compressionOf(path);
   if (kind === 'zstd') {
-    const out: Uint8Array[] = [];
-    const dec = new Decompress((c) => out.push(c));
-    let bytesRead = 0;
-    for await (const chunk of file as AsyncIterable<Buffer>) {
-      bytesRead += chunk.length;
-      dec.push(chunk);
-      for (const c of out.splice(0)) yield { chunk: c, bytesRead };
-    }
-    dec.push(new Uint8Array(0), true);
-    for (const c of out.splice(0)) yield { chunk: c, bytesRead };
+    for await (const chunk of decodeZstdStream(file as AsyncIterable<Buffer>)) yield { chunk, bytesRead: file.bytesRead };
     return;
   }
   const stream: Readable = kind === 'gzip' ? file.pipe(createGunzip({ chunkSize: 1 << 20 })) : file;

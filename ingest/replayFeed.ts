@@ -1,13 +1,12 @@
-import type { SnapshotRow } from '../shared/schema.js';
-import { readFeedLines } from './feedLines.js';
-import type { LateGuard } from './lateGuard.js';
-import { validateFeedLine } from './snapshotValidate.js';
-import type { QuarantineEntry, Staging } from './staging.js';
+import { Worker } from 'node:worker_threads';
+import { Buffer } from 'node:buffer';
+import type { ParseWorkerInput, ParseWorkerMessage } from './feedParseWorker.js';
+import type { Staging } from './staging.js';
 
 /**
- * Replays one fixture feed file into staging: each line validated, bad ones and late ones
- * quarantined with `file:line` and the reason, good ones staged in durable batches. Sealing
- * is the caller's next step.
+ * Replays one fixture feed file into staging: a worker thread parses and validates lines
+ * (bad and late ones become quarantine entries with `file:line` and the reason); this thread
+ * appends the encoded rows to staging. Sealing is the caller's next step.
  */
 export interface ReplayStats {
   lines: number;
@@ -20,7 +19,7 @@ export interface ReplayStats {
 
 export interface ReplayDeps {
   readonly staging: Staging;
-  readonly late: LateGuard;
+  readonly catalogDb: string;
   readonly onProgress?: (linesDone: number, bytesRead: number) => void;
 }
 
@@ -28,34 +27,46 @@ export function emptyReplayStats(): ReplayStats {
   return { lines: 0, staged: 0, quarantined: 0, late: 0, days: new Set() };
 }
 
-export async function replayFile(deps: ReplayDeps, path: string, stats: ReplayStats = emptyReplayStats()): Promise<ReplayStats> {
-  const name = path;
-  for await (const batch of readFeedLines(path)) {
-    const rows: SnapshotRow[] = [];
-    const rejects: QuarantineEntry[] = [];
-    for (let i = 0; i < batch.lines.length; i++) {
-      const line = batch.lines[i];
-      if (line.trim() === '') continue; // blank lines carry nothing; not worth a quarantine row
-      stats.lines++;
-      const source = `${name}:${batch.firstLineNo + i}`;
-      const v = validateFeedLine(line);
-      if (!v.ok) {
-        rejects.push({ source, reason: v.reason, raw: line });
-        continue;
+export function replayFile(deps: ReplayDeps, path: string, stats: ReplayStats = emptyReplayStats()): Promise<ReplayStats> {
+  const input: ParseWorkerInput = { path, catalogDb: deps.catalogDb };
+  const worker = new Worker(new URL('./feedParseWorker.js', import.meta.url), { workerData: input });
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (e: Error) => {
+      if (settled) return;
+      settled = true;
+      void worker.terminate();
+      reject(e);
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (!settled) fail(new Error(`feed parser stopped unexpectedly (exit ${code}) reading ${path}`));
+    });
+    worker.on('message', (msg: ParseWorkerMessage) => {
+      try {
+        if (msg.type === 'error') return fail(new Error(`reading ${path}: ${msg.message}`));
+        if (msg.type === 'done') {
+          deps.staging.sync();
+          settled = true;
+          void worker.terminate();
+          return resolve(stats);
+        }
+        // Transferred buffers arrive as plain Uint8Arrays; staging wants Buffers.
+        const packs = msg.packs.map((p) => ({ ...p, records: Buffer.from(p.records.buffer, p.records.byteOffset, p.records.byteLength) }));
+        // A replay can simply be re-run, so batches skip fsync; sync() runs once at the end.
+        deps.staging.stagePacks(packs, msg.rejects, { sync: false });
+        worker.postMessage('ack');
+        stats.lines += msg.lines;
+        stats.late += msg.late;
+        stats.quarantined += msg.rejects.length;
+        for (const p of packs) {
+          stats.staged += p.count;
+          stats.days.add(`${p.dataset}|${p.tradedate}`);
+        }
+        deps.onProgress?.(stats.lines, msg.bytesRead);
+      } catch (e) {
+        fail(e as Error);
       }
-      const r = v.row;
-      if (deps.late.isLate(r.dataset, r.tradedate, r.symbol)) {
-        rejects.push({ source, reason: `late: ${r.dataset} ${r.tradedate} ${r.symbol} is already sealed`, raw: line });
-        stats.late++;
-        continue;
-      }
-      rows.push(r);
-      stats.days.add(`${r.dataset}|${r.tradedate}`);
-    }
-    deps.staging.stage(rows, rejects);
-    stats.staged += rows.length;
-    stats.quarantined += rejects.length;
-    deps.onProgress?.(stats.lines, batch.bytesRead);
-  }
-  return stats;
+    });
+  });
 }

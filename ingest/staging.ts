@@ -1,41 +1,51 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, rmSync, writeSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { openDb, type Db } from '../shared/sqlite.js';
 import { SCHEMAS, type Dataset, type SnapshotRow } from '../shared/schema.js';
+import { encodeRecord, HEADER_BYTES, ORDER_OFFSET, recordBytes, recordSymbol, TIME_OFFSET, type RecordPack } from './recordCodec.js';
 
 /**
- * Durable staging of snapshots for days not sealed yet (ingest.db).
+ * Durable staging of snapshots for days not sealed yet.
  *
- * Rows are appended, unindexed, to one of BUCKETS tables chosen by a hash of the symbol:
- * appends run several times faster than inserts into a keyed B-tree (measured 373k vs 54k
- * rows/s), and a bucket holds a small slice of a day, so sealing reads one bucket at a time,
- * sorted by (symbol, time, arrival), and keeps the last arrival of each key (later wins).
- * Memory at seal is bounded by one symbol-day, whatever the size of the day.
+ * Rows are appended as fixed-size binary records to segment files, one per (dataset, day,
+ * symbol bucket, writer process): `staging/<dataset>/<day>/w<writer>-b<bucket>.seg`. SQLite
+ * (ingest.db) holds, per segment, the committed length: a stage() call appends, optionally
+ * fsyncs, then commits the new lengths in one transaction together with quarantine rows and
+ * the caller's `after` hook (consumer offsets). Bytes past a committed length are ignored, so a
+ * crash mid-append is as if the append never happened. Measured on this machine: appending
+ * records costs a fraction of SQLite inserts of the same rows (373k/s unindexed, 54k/s keyed).
+ *
+ * Duplicates (same dataset, symbol, day, time) are resolved when a bucket is read at seal: the
+ * record with the highest `order` wins — arrival order within a writer, or the Kafka offset
+ * when the caller supplies one (SnapshotRow.seq), so later always wins. Memory at seal is
+ * bounded by one bucket of one day (1/256 of it), whatever the day's size.
  */
 export const BUCKETS = 256;
 
-function bucketTable(b: number): string {
-  return `staged_${String(b).padStart(3, '0')}`;
-}
-
-export const STAGING_SCHEMA = [
-  `CREATE TABLE IF NOT EXISTS quarantine (
-    id INTEGER PRIMARY KEY,
-    at_ms INTEGER NOT NULL,
-    source TEXT NOT NULL,           -- file:line or topic/partition@offset
-    reason TEXT NOT NULL,
-    raw TEXT NOT NULL
-  );`,
-  // Which symbols of which days have staged rows: keeps "what is open" cheap to answer.
-  `CREATE TABLE IF NOT EXISTS open_symbols (
-    dataset TEXT NOT NULL, tradedate TEXT NOT NULL, symbol TEXT NOT NULL,
-    PRIMARY KEY (dataset, tradedate, symbol)
-  ) WITHOUT ROWID;`,
-  ...Array.from(
-    { length: BUCKETS },
-    (_, b) => `CREATE TABLE IF NOT EXISTS ${bucketTable(b)} (
-      dataset TEXT NOT NULL, tradedate TEXT NOT NULL, symbol TEXT NOT NULL,
-      time_ms INTEGER NOT NULL, vals BLOB NOT NULL);`,
-  ),
-].join('\n');
+export const STAGING_SCHEMA = `
+CREATE TABLE IF NOT EXISTS quarantine (
+  id INTEGER PRIMARY KEY,
+  at_ms INTEGER NOT NULL,
+  source TEXT NOT NULL,           -- file:line or topic/partition@offset
+  reason TEXT NOT NULL,
+  raw TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS writers (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  pid INTEGER NOT NULL,
+  started_at_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS segments (
+  dataset TEXT NOT NULL, tradedate TEXT NOT NULL, bucket INTEGER NOT NULL, writer INTEGER NOT NULL,
+  path TEXT NOT NULL,              -- relative to the data directory
+  committed_bytes INTEGER NOT NULL,
+  PRIMARY KEY (dataset, tradedate, bucket, writer)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS open_symbols (
+  dataset TEXT NOT NULL, tradedate TEXT NOT NULL, symbol TEXT NOT NULL,
+  PRIMARY KEY (dataset, tradedate, symbol)
+) WITHOUT ROWID;
+`;
 
 /** FNV-1a of the symbol: stable across processes and restarts. */
 export function bucketOf(symbol: string): number {
@@ -64,52 +74,153 @@ export interface OpenDay {
   readonly tradedate: string;
 }
 
+export interface StageOptions {
+  /** fsync the appended segments before committing (default true). Replays, which can
+   *  simply be re-run, pass false and call sync() once at the end. */
+  readonly sync?: boolean;
+}
+
 /** Quarantined raw text is capped: a runaway message must not bloat the database. */
 const MAX_RAW = 64 * 1024;
 
+interface OpenSegment {
+  readonly relPath: string;
+  readonly fd: number;
+  readonly dataset: Dataset;
+  readonly tradedate: string;
+  readonly bucket: number;
+  committed: number;
+  pending: Buffer;
+  pendingBytes: number;
+  dirty: boolean;
+}
+
 export class Staging {
-  private readonly inserts;
+  private readonly writerId: number;
+  private readonly segments = new Map<string, OpenSegment>();
+  private readonly knownOpen = new Set<string>();
   private readonly insertOpen;
   private readonly insertQuarantine;
-  private readonly writeBatch;
-  /** Open (dataset|day|symbol) keys already recorded, to skip redundant statements. */
-  private readonly knownOpen = new Set<string>();
+  private readonly upsertSegment;
+  private counter = 0;
+  private readonly orderBase: number;
 
-  constructor(readonly db: Db, private readonly nowMs: () => number) {
-    db.pragma('cache_size = -65536');
-    this.inserts = Array.from({ length: BUCKETS }, (_, b) =>
-      db.prepare(`INSERT INTO ${bucketTable(b)} (dataset, tradedate, symbol, time_ms, vals) VALUES (?, ?, ?, ?, ?)`),
-    );
+  constructor(readonly db: Db, private readonly dataDir: string, private readonly nowMs: () => number) {
     this.insertOpen = db.prepare('INSERT OR IGNORE INTO open_symbols (dataset, tradedate, symbol) VALUES (?, ?, ?)');
     this.insertQuarantine = db.prepare('INSERT INTO quarantine (at_ms, source, reason, raw) VALUES (?, ?, ?, ?)');
-    this.writeBatch = db.transaction(
-      (rows: readonly SnapshotRow[], rejects: readonly QuarantineEntry[], after?: () => void) => {
-        for (const r of rows) {
-          const key = `${r.dataset}|${r.tradedate}|${r.symbol}`;
-          if (!this.knownOpen.has(key)) {
-            this.insertOpen.run(r.dataset, r.tradedate, r.symbol);
-            this.knownOpen.add(key);
-          }
-          this.inserts[bucketOf(r.symbol)].run(r.dataset, r.tradedate, r.symbol, r.timeMs, encodeValues(r.values));
-        }
-        const at = this.nowMs();
-        for (const q of rejects) this.insertQuarantine.run(at, q.source, q.reason, q.raw.slice(0, MAX_RAW));
-        after?.();
-      },
+    this.upsertSegment = db.prepare(`INSERT INTO segments (dataset, tradedate, bucket, writer, path, committed_bytes)
+      VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, tradedate, bucket, writer) DO UPDATE SET committed_bytes = excluded.committed_bytes`);
+    this.writerId = Number(
+      db.prepare('INSERT INTO writers (pid, started_at_ms) VALUES (?, ?)').run(process.pid, nowMs()).lastInsertRowid,
     );
+    // Rows without a caller-supplied order rank after every earlier writer's rows.
+    this.orderBase = this.writerId * 2 ** 32;
   }
 
-  static open(path: string, nowMs: () => number): Staging {
-    return new Staging(openDb(path, { schema: STAGING_SCHEMA }), nowMs);
+  static open(ingestDbPath: string, nowMs: () => number): Staging {
+    return new Staging(openDb(ingestDbPath, { schema: STAGING_SCHEMA }), dirname(ingestDbPath), nowMs);
+  }
+
+  private segment(dataset: Dataset, tradedate: string, bucket: number): OpenSegment {
+    const key = `${dataset}|${tradedate}|${bucket}`;
+    let seg = this.segments.get(key);
+    if (!seg) {
+      const relPath = join('staging', dataset, tradedate, `w${this.writerId}-b${String(bucket).padStart(3, '0')}.seg`);
+      const abs = join(this.dataDir, relPath);
+      mkdirSync(dirname(abs), { recursive: true });
+      // A fresh writer id means a fresh file; 'w' also discards junk from an id reused after a wipe.
+      const fd = openSync(abs, 'w');
+      seg = { relPath, fd, dataset, tradedate, bucket, committed: 0, pending: Buffer.allocUnsafe(1 << 16), pendingBytes: 0, dirty: false };
+      this.segments.set(key, seg);
+    }
+    return seg;
+  }
+
+  private reserve(seg: OpenSegment, size: number): number {
+    if (seg.pendingBytes + size > seg.pending.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(seg.pending.length * 2, seg.pendingBytes + size));
+      seg.pending.copy(bigger, 0, 0, seg.pendingBytes);
+      seg.pending = bigger;
+    }
+    const at = seg.pendingBytes;
+    seg.pendingBytes += size;
+    return at;
+  }
+
+  private noteOpen(dataset: Dataset, tradedate: string, symbol: string, newOpen: [Dataset, string, string][]): void {
+    const key = `${dataset}|${tradedate}|${symbol}`;
+    if (!this.knownOpen.has(key)) {
+      this.knownOpen.add(key);
+      newOpen.push([dataset, tradedate, symbol]);
+    }
   }
 
   /**
-   * Stages rows and quarantines rejects in one transaction; `after` runs inside it (e.g. to
-   * record consumer progress atomically with the rows it covers). Durable on return.
+   * Stages rows and quarantines rejects; `after` runs inside the committing transaction (to
+   * record consumer progress atomically with the rows it covers). Durable on return unless
+   * `sync: false`.
    */
-  stage(rows: readonly SnapshotRow[], rejects: readonly QuarantineEntry[], after?: () => void): void {
+  stage(rows: readonly SnapshotRow[], rejects: readonly QuarantineEntry[], after?: () => void, opts: StageOptions = {}): void {
     if (rows.length === 0 && rejects.length === 0 && !after) return;
-    this.writeBatch(rows, rejects, after);
+    const newOpen: [Dataset, string, string][] = [];
+    for (const r of rows) {
+      this.noteOpen(r.dataset, r.tradedate, r.symbol, newOpen);
+      const seg = this.segment(r.dataset, r.tradedate, bucketOf(r.symbol));
+      encodeRecord(seg.pending, this.reserve(seg, recordBytes(r.dataset)), r, r.seq ?? this.orderBase + this.counter++);
+    }
+    this.commit(newOpen, rejects, after, opts);
+  }
+
+  /** Stages rows a parse worker already encoded (see RecordPacker), in arrival order. */
+  stagePacks(packs: readonly RecordPack[], rejects: readonly QuarantineEntry[], opts: StageOptions = {}): void {
+    const newOpen: [Dataset, string, string][] = [];
+    for (const p of packs) {
+      const size = recordBytes(p.dataset);
+      for (let o = 0; o < p.count * size; o += size) {
+        const symbol = recordSymbol(p.records, o);
+        this.noteOpen(p.dataset, p.tradedate, symbol, newOpen);
+        const seg = this.segment(p.dataset, p.tradedate, bucketOf(symbol));
+        const at = this.reserve(seg, size);
+        p.records.copy(seg.pending, at, o, o + size);
+        seg.pending.writeDoubleLE(this.orderBase + this.counter++, at + ORDER_OFFSET);
+      }
+    }
+    this.commit(newOpen, rejects, undefined, opts);
+  }
+
+  private commit(newOpen: [Dataset, string, string][], rejects: readonly QuarantineEntry[], after: (() => void) | undefined, opts: StageOptions): void {
+    const touched: OpenSegment[] = [];
+    for (const seg of this.segments.values()) {
+      if (seg.pendingBytes === 0) continue;
+      writeSync(seg.fd, seg.pending, 0, seg.pendingBytes, seg.committed);
+      seg.committed += seg.pendingBytes;
+      seg.pendingBytes = 0;
+      seg.dirty = true;
+      touched.push(seg);
+    }
+    if (opts.sync ?? true) this.fsyncDirty();
+    const at = this.nowMs();
+    this.db.transaction(() => {
+      for (const [d, t, s] of newOpen) this.insertOpen.run(d, t, s);
+      for (const seg of touched) {
+        this.upsertSegment.run(seg.dataset, seg.tradedate, seg.bucket, this.writerId, seg.relPath, seg.committed);
+      }
+      for (const q of rejects) this.insertQuarantine.run(at, q.source, q.reason, q.raw.slice(0, MAX_RAW));
+      after?.();
+    })();
+  }
+
+  private fsyncDirty(): void {
+    for (const seg of this.segments.values()) {
+      if (!seg.dirty) continue;
+      fsyncSync(seg.fd);
+      seg.dirty = false;
+    }
+  }
+
+  /** Makes everything staged so far durable (after stage(..., { sync: false }) calls). */
+  sync(): void {
+    this.fsyncDirty();
   }
 
   openDays(): OpenDay[] {
@@ -139,53 +250,98 @@ export class Staging {
 
   /**
    * Yields the staged symbol-days of one bucket, restricted to `symbols`, each sorted by time
-   * with duplicates resolved to the last arrival. SQLite's sorter spills to disk if needed.
+   * with duplicates resolved to the highest order (the later arrival).
    */
   *readBucket(dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>): Generator<StagedSymbolDay> {
+    const segs = this.db
+      .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? AND bucket = ? ORDER BY writer')
+      .all(dataset, tradedate, bucket) as { path: string; bytes: number }[];
+    const size = recordBytes(dataset);
     const width = SCHEMAS[dataset].numericFields.length;
-    const iter = this.db
-      .prepare(
-        `SELECT symbol, time_ms, vals FROM ${bucketTable(bucket)}
-         WHERE dataset = ? AND tradedate = ? ORDER BY symbol, time_ms, rowid`,
-      )
-      .raw(true)
-      .iterate(dataset, tradedate) as IterableIterator<[string, number, Buffer]>;
-    let symbol = '';
-    let times: number[] = [];
-    let blobs: Buffer[] = [];
-    const flush = (): StagedSymbolDay => toColumns(symbol, times, blobs, width);
-    for (const [sym, t, blob] of iter) {
-      if (sym !== symbol) {
-        if (times.length > 0 && symbols.has(symbol)) yield flush();
-        symbol = sym;
-        times = [];
-        blobs = [];
-      }
-      if (!symbols.has(sym)) continue;
-      if (times.length > 0 && times[times.length - 1] === t) {
-        blobs[blobs.length - 1] = blob; // same key: the later arrival wins
-      } else {
-        times.push(t);
-        blobs.push(blob);
+    const chunks: Buffer[] = [];
+    for (const s of segs) {
+      if (s.bytes === 0) continue;
+      const buf = Buffer.allocUnsafe(s.bytes);
+      const fd = openSync(join(this.dataDir, s.path), 'r');
+      try {
+        let got = 0;
+        while (got < s.bytes) {
+          const n = readSync(fd, buf, got, s.bytes - got, got);
+          if (n === 0) break;
+          got += n;
+        }
+        // A power loss can leave committed bytes unwritten; keep only whole records read.
+        chunks.push(buf.subarray(0, got - (got % size)));
+      } finally {
+        closeSync(fd);
       }
     }
-    if (times.length > 0 && symbols.has(symbol)) yield flush();
+    const bySymbol = new Map<string, number[]>(); // record refs: chunk index * 2^32 + offset
+    for (let c = 0; c < chunks.length; c++) {
+      const buf = chunks[c];
+      for (let o = 0; o < buf.length; o += size) {
+        const sym = recordSymbol(buf, o);
+        if (!symbols.has(sym)) continue;
+        let refs = bySymbol.get(sym);
+        if (!refs) bySymbol.set(sym, (refs = []));
+        refs.push(c * 2 ** 32 + o);
+      }
+    }
+    for (const sym of [...bySymbol.keys()].sort()) {
+      const refs = bySymbol.get(sym)!;
+      const n = refs.length;
+      const t = new Int32Array(n);
+      const ord = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        const buf = chunks[Math.floor(refs[i] / 2 ** 32)];
+        const o = refs[i] % 2 ** 32;
+        t[i] = buf.readInt32LE(o + TIME_OFFSET);
+        ord[i] = buf.readDoubleLE(o + ORDER_OFFSET);
+      }
+      const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => t[a] - t[b] || ord[a] - ord[b]);
+      // Keep the last of each run of equal times: the highest order, the later arrival.
+      const keep: number[] = [];
+      for (let k = 0; k < n; k++) {
+        if (k + 1 < n && t[idx[k + 1]] === t[idx[k]]) continue;
+        keep.push(idx[k]);
+      }
+      const rows = keep.length;
+      const timesMs = new Int32Array(rows);
+      const values = Array.from({ length: width }, () => new Float64Array(rows));
+      for (let r = 0; r < rows; r++) {
+        const ref = refs[keep[r]];
+        const buf = chunks[Math.floor(ref / 2 ** 32)];
+        const base = (ref % 2 ** 32) + HEADER_BYTES;
+        timesMs[r] = t[keep[r]];
+        for (let j = 0; j < width; j++) values[j][r] = buf.readDoubleLE(base + j * 8);
+      }
+      yield { symbol: sym, rows, timesMs, values };
+    }
   }
 
-  /** Forgets the staged rows of sealed symbols of a day. */
+  /**
+   * Forgets sealed symbols of a day. Once no symbol of the day is open, its segment files
+   * and rows go too.
+   */
   drop(dataset: Dataset, tradedate: string, symbols: readonly string[]): void {
-    const tx = this.db.transaction(() => {
-      for (const [b, set] of this.bucketsOf(symbols)) {
-        const del = this.db.prepare(`DELETE FROM ${bucketTable(b)} WHERE dataset = ? AND tradedate = ? AND symbol = ?`);
-        for (const s of set) del.run(dataset, tradedate, s);
-      }
-      const delOpen = this.db.prepare('DELETE FROM open_symbols WHERE dataset = ? AND tradedate = ? AND symbol = ?');
+    const delOpen = this.db.prepare('DELETE FROM open_symbols WHERE dataset = ? AND tradedate = ? AND symbol = ?');
+    this.db.transaction(() => {
       for (const s of symbols) {
         delOpen.run(dataset, tradedate, s);
         this.knownOpen.delete(`${dataset}|${tradedate}|${s}`);
       }
-    });
-    tx();
+    })();
+    const remaining = this.db.prepare('SELECT 1 FROM open_symbols WHERE dataset = ? AND tradedate = ? LIMIT 1').get(dataset, tradedate);
+    if (remaining) return;
+    for (const [key, seg] of this.segments) {
+      if (seg.dataset === dataset && seg.tradedate === tradedate) {
+        closeSync(seg.fd);
+        this.segments.delete(key);
+      }
+    }
+    this.db.prepare('DELETE FROM segments WHERE dataset = ? AND tradedate = ?').run(dataset, tradedate);
+    const dir = join(this.dataDir, 'staging', dataset, tradedate);
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   }
 
   quarantineCount(): number {
@@ -193,26 +349,8 @@ export class Staging {
   }
 
   close(): void {
+    for (const seg of this.segments.values()) closeSync(seg.fd);
+    this.segments.clear();
     this.db.close();
   }
-}
-
-function toColumns(symbol: string, times: number[], blobs: Buffer[], width: number): StagedSymbolDay {
-  const n = times.length;
-  const timesMs = Int32Array.from(times);
-  const values = Array.from({ length: width }, () => new Float64Array(n));
-  for (let i = 0; i < n; i++) {
-    const blob = blobs[i];
-    for (let j = 0; j < width; j++) values[j][i] = blob.readDoubleLE(j * 8);
-  }
-  return { symbol, rows: n, timesMs, values };
-}
-
-export function encodeValues(values: readonly (number | null)[]): Buffer {
-  const buf = Buffer.allocUnsafe(values.length * 8);
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    buf.writeDoubleLE(v === null ? NaN : v, i * 8);
-  }
-  return buf;
 }

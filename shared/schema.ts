@@ -85,4 +85,9 @@ export interface SnapshotRow {
   readonly tradedate: string;
   readonly timeMs: number;
   readonly values: readonly (number | null)[];
+  /**
+   * Arrival order used to resolve duplicates (highest wins). Kafka passes the message offset;
+   * omitted, staging uses its own arrival counter.
+   */
+  readonly seq?: number;
 }
