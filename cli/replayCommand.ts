@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { encodeParquet } from '../ingest/parquetEncode.js';
-import { emptyReplayStats, replayFile } from '../ingest/replayFeed.js';
+import { emptyReplayStats, replayFiles } from '../ingest/replayFeed.js';
 import { sealDays } from '../ingest/sealDays.js';
 import { openIngestStores } from '../ingest/stores.js';
 import { createProgress } from './progress.js';
@@ -28,13 +28,19 @@ export const replayCommand: Command = {
     try {
       const stats = emptyReplayStats();
       const started = Date.now();
+      const totalBytes = files.reduce((a, f) => a + statSync(f).size, 0);
+      const replayBar = createProgress(ctx.config.progress, 'replay', totalBytes, 'bytes');
+      let doneBytes = 0;
       for (const f of files) {
-        const size = statSync(f).size;
-        const bar = createProgress(ctx.config.progress, 'replay', size, 'bytes');
-        await replayFile({ staging: stores.staging, catalogDb: stores.layout.catalogDb, onProgress: (_l, b) => bar.update(b) }, f, stats);
-        bar.stop();
+        await replayFiles(
+          { staging: stores.staging, catalogDb: stores.layout.catalogDb, onProgress: (_l, b) => replayBar.update(doneBytes + b) },
+          [f],
+          stats,
+        );
+        doneBytes += statSync(f).size;
         ctx.log.info({ file: f, lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined }, 'feed replayed');
       }
+      replayBar.stop();
       const stagedAt = Date.now();
       const bar = createProgress(ctx.config.progress, 'seal', stats.staged, 'rows');
       let sealedRows = 0;

@@ -23,7 +23,7 @@ export function compressionOf(path: string): FeedCompression {
   return 'none';
 }
 
-async function* decompressed(path: string): AsyncGenerator<{ chunk: Uint8Array; bytesRead: number }> {
+export async function* decompressed(path: string): AsyncGenerator<{ chunk: Uint8Array; bytesRead: number }> {
   const file = createReadStream(path, { highWaterMark: 1 << 20 });
   const kind = compressionOf(path);
   if (kind === 'zstd') {
