@@ -261,7 +261,9 @@ export class Staging {
     const chunks: Buffer[] = [];
     for (const s of segs) {
       if (s.bytes === 0) continue;
-      const buf = Buffer.allocUnsafe(s.bytes);
+      // A fresh ArrayBuffer per segment (not the shared pool) keeps records 8-byte aligned,
+      // so values can be read through a Float64Array view.
+      const buf = Buffer.from(new ArrayBuffer(s.bytes));
       const fd = openSync(join(this.dataDir, s.path), 'r');
       try {
         let got = 0;
@@ -276,7 +278,9 @@ export class Staging {
         closeSync(fd);
       }
     }
-    const bySymbol = new Map<string, number[]>(); // record refs: chunk index * 2^32 + offset
+    const f64 = chunks.map((c) => new Float64Array(c.buffer, c.byteOffset, c.length / 8));
+    const i32 = chunks.map((c) => new Int32Array(c.buffer, c.byteOffset, c.length / 4));
+    const bySymbol = new Map<string, number[]>(); // record refs: chunk index * 2^32 + byte offset
     for (let c = 0; c < chunks.length; c++) {
       const buf = chunks[c];
       for (let o = 0; o < buf.length; o += size) {
@@ -293,12 +297,14 @@ export class Staging {
       const t = new Int32Array(n);
       const ord = new Float64Array(n);
       for (let i = 0; i < n; i++) {
-        const buf = chunks[Math.floor(refs[i] / 2 ** 32)];
+        const c = Math.floor(refs[i] / 2 ** 32);
         const o = refs[i] % 2 ** 32;
-        t[i] = buf.readInt32LE(o + TIME_OFFSET);
-        ord[i] = buf.readDoubleLE(o + ORDER_OFFSET);
+        t[i] = i32[c][(o + TIME_OFFSET) / 4];
+        ord[i] = f64[c][(o + ORDER_OFFSET) / 8];
       }
-      const idx = Array.from({ length: n }, (_, i) => i).sort((a, b) => t[a] - t[b] || ord[a] - ord[b]);
+      const idx = new Uint32Array(n);
+      for (let i = 0; i < n; i++) idx[i] = i;
+      idx.sort((a, b) => t[a] - t[b] || ord[a] - ord[b]);
       // Keep the last of each run of equal times: the highest order, the later arrival.
       const keep: number[] = [];
       for (let k = 0; k < n; k++) {
@@ -310,10 +316,10 @@ export class Staging {
       const values = Array.from({ length: width }, () => new Float64Array(rows));
       for (let r = 0; r < rows; r++) {
         const ref = refs[keep[r]];
-        const buf = chunks[Math.floor(ref / 2 ** 32)];
-        const base = (ref % 2 ** 32) + HEADER_BYTES;
+        const view = f64[Math.floor(ref / 2 ** 32)];
+        const base = ((ref % 2 ** 32) + HEADER_BYTES) / 8;
         timesMs[r] = t[keep[r]];
-        for (let j = 0; j < width; j++) values[j][r] = buf.readDoubleLE(base + j * 8);
+        for (let j = 0; j < width; j++) values[j][r] = view[base + j];
       }
       yield { symbol: sym, rows, timesMs, values };
     }

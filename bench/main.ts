@@ -1,0 +1,30 @@
+/**
+ * `npm run bench`: every benchmark, each figure printed with its ratio to the reference or
+ * target it names. `--only storage,encode,…` runs a subset; `--quick` shrinks the data sets
+ * (for a smoke run, not for the figures in the README).
+ */
+import { runParquetEncodeBench } from './parquetEncode.bench.js';
+import { runStorageBench } from './storage.bench.js';
+
+interface Bench {
+  readonly name: string;
+  run(quick: boolean): Promise<unknown>;
+}
+
+const BENCHES: readonly Bench[] = [
+  { name: 'encode', run: (quick) => runParquetEncodeBench({ symbols: quick ? 20 : 200, rowsPerSymbol: 5000, rowGroupSize: 1200 }) },
+  { name: 'storage', run: (quick) => runStorageBench(quick ? { stocks: 20, bigStocks: 80 } : { stocks: 500, bigStocks: 2000 }) },
+];
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyAt = args.indexOf('--only');
+const only = onlyAt >= 0 ? new Set(args[onlyAt + 1]?.split(',')) : null;
+console.log(`tickvault bench — node ${process.version}, ${(await import('node:os')).cpus().length} cores${quick ? ', quick' : ''}`);
+for (const b of BENCHES) {
+  if (only && !only.has(b.name)) continue;
+  console.log(`\n== ${b.name}`);
+  const t0 = performance.now();
+  await b.run(quick);
+  console.log(`   (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+}
