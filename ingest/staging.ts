@@ -166,7 +166,9 @@ export class Staging {
     for (const r of rows) {
       this.noteOpen(r.dataset, r.tradedate, r.symbol, newOpen);
       const seg = this.segment(r.dataset, r.tradedate, bucketOf(r.symbol));
-      encodeRecord(seg.pending, this.reserve(seg, recordBytes(r.dataset)), r, r.seq ?? this.orderBase + this.counter++);
+      // reserve() may replace seg.pending with a larger buffer: take the offset first.
+      const at = this.reserve(seg, recordBytes(r.dataset));
+      encodeRecord(seg.pending, at, r, r.seq ?? this.orderBase + this.counter++);
     }
     this.commit(newOpen, rejects, after, opts);
   }
