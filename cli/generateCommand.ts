@@ -51,8 +51,8 @@ export const generateCommand: Command = {
     const seed = opt('seed', 'tickvault', (t) => t);
     const faults = opt('faults', 0, parseRate);
     const total = days.length * (stocks + indexes) * SLOTS_PER_DAY;
+    const writer = new FeedWriter(out); // throws at once on an unusable path, before any progress bar
     const bar = createProgress(ctx.config.progress, 'generate', total, 'lines');
-    const writer = new FeedWriter(out);
     let lines = 0;
     for (const line of generateFeed({ days, stocks, indexes, seed, faults })) {
       await writer.writeLine(line);

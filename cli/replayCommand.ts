@@ -44,7 +44,13 @@ export const replayCommand: Command = {
       const stagedAt = Date.now();
       const bar = createProgress(ctx.config.progress, 'seal', stats.staged, 'rows');
       let sealedRows = 0;
-      const results = await sealDays(stores, encodeParquet, stats.days, () => clock.nowMs(), (rows) => bar.update((sealedRows += rows)));
+      // Days seen only as late lines are sealed too: a crash after their files were listed but
+      // before the day was marked sealed leaves exactly that state, and sealing is idempotent.
+      const days = new Set([...stats.days, ...[...stats.lateDays].filter((d) => {
+        const [dataset, tradedate] = d.split('|');
+        return !stores.catalog.prepare('SELECT 1 FROM sealed_days WHERE dataset = ? AND tradedate = ?').get(dataset, tradedate);
+      })]);
+      const results = await sealDays(stores, encodeParquet, days, () => clock.nowMs(), (rows) => bar.update((sealedRows += rows)));
       bar.stop();
       for (const r of results) ctx.log.info(r, 'day sealed');
       const secs = (Date.now() - started) / 1000;

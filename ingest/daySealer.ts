@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
@@ -93,6 +93,7 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
 
   const dir = sealedDayDir(deps.dataDir, dataset, tradedate);
   await mkdir(dir, { recursive: true });
+  await removeStaleTemps(dir);
   const insertFile = catalog.prepare(`INSERT INTO files (dataset, tradedate, symbol, path, rows, first_time_ms,
       last_time_ms, bytes, sha256, row_group_size, minute_base, minute_counts, sealed_at_ms)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -149,7 +150,25 @@ export function markSealed(catalog: Db, dataset: Dataset, tradedate: string, atM
   })();
 }
 
-/** Removes temporary files a crashed seal left behind (never a listed file). */
-export async function removeStaleTemps(dir: string, names: readonly string[]): Promise<void> {
-  for (const n of names) if (/\.tmp-\d+$/.test(n)) await unlink(join(dir, n)).catch(() => undefined);
+/**
+ * Removes temporary files that a crashed seal left behind. A temp name carries its writer's
+ * pid; one whose process is alive may be mid-write in another ingest process, so it stays.
+ */
+export async function removeStaleTemps(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    const m = /\.tmp-(\d+)$/.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || isAlive(pid)) continue;
+    await unlink(join(dir, name)).catch(() => undefined);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

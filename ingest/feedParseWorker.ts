@@ -29,6 +29,9 @@ export type ParseReply =
       readonly rejects: QuarantineEntry[];
       readonly lines: number;
       readonly late: number;
+      /** `dataset|tradedate` of late lines: a day whose files were all listed before a crash
+       *  still needs marking sealed, though nothing of it is staged. */
+      readonly lateDays: string[];
     }
   | { readonly type: 'error'; readonly seq: number; readonly message: string };
 
@@ -38,6 +41,7 @@ export function parseChunk(req: ParseRequest, late: LateGuard): Omit<Extract<Par
   const rejects: QuarantineEntry[] = [];
   let lines = 0;
   let lateCount = 0;
+  const lateDays = new Set<string>();
   let lineNo = req.firstLineNo;
   for (let start = 0; start < text.length; lineNo++) {
     let nl = text.indexOf('\n', start);
@@ -52,11 +56,12 @@ export function parseChunk(req: ParseRequest, late: LateGuard): Omit<Extract<Par
     } else if (late.isLate(v.row.dataset, v.row.tradedate, v.row.symbol)) {
       rejects.push({ source: `${req.source}:${lineNo}`, reason: `late: ${v.row.dataset} ${v.row.tradedate} ${v.row.symbol} is already sealed`, raw: line });
       lateCount++;
+      lateDays.add(`${v.row.dataset}|${v.row.tradedate}`);
     } else {
       packer.add(v.row);
     }
   }
-  return { packs: packer.take(), rejects, lines, late: lateCount };
+  return { packs: packer.take(), rejects, lines, late: lateCount, lateDays: [...lateDays] };
 }
 
 if (parentPort && workerData) {

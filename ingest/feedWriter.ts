@@ -1,4 +1,4 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createGzip, type Gzip } from 'node:zlib';
 import { compress } from '@mongodb-js/zstd';
@@ -17,16 +17,39 @@ export class FeedWriter {
   private readonly zstd: boolean;
   private pending: string[] = [];
   private pendingBytes = 0;
+  /** The first stream error; every later call rethrows it (never an unhandled 'error' event). */
+  private failure: Error | null = null;
+  private readonly failed: Promise<never>;
 
   constructor(path: string) {
-    this.out = createWriteStream(path);
+    // Opened synchronously so that a bad path throws here, as one clear error to the caller.
+    this.out = createWriteStream(path, { fd: openSync(path, 'w') });
     const kind = compressionOf(path);
     this.zstd = kind === 'zstd';
     this.gzip = kind === 'gzip' ? createGzip({ level: 6 }) : null;
+    this.failed = new Promise<never>((_, reject) => {
+      const fail = (e: Error) => {
+        this.failure ??= e;
+        reject(this.failure);
+      };
+      this.out.on('error', fail);
+      this.gzip?.on('error', fail);
+    });
+    this.failed.catch(() => undefined); // observed through check()/race(), not here
     if (this.gzip) this.gzip.pipe(this.out);
   }
 
+  private check(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** Waits for `event` on `emitter`, or rejects as soon as any stream of the writer fails. */
+  private race(emitter: WriteStream | Gzip, event: string): Promise<unknown> {
+    return Promise.race([once(emitter, event), this.failed]);
+  }
+
   async writeLine(line: string): Promise<void> {
+    this.check();
     this.pending.push(line);
     this.pendingBytes += line.length + 1;
     if (this.pendingBytes >= CHUNK_BYTES) await this.flush();
@@ -39,18 +62,17 @@ export class FeedWriter {
     this.pendingBytes = 0;
     const buf = Buffer.from(text);
     const data = this.zstd ? await compress(buf, 3) : buf;
+    this.check();
     const sink = this.gzip ?? this.out;
-    if (!sink.write(data)) await once(sink, 'drain');
+    if (!sink.write(data)) await this.race(sink, 'drain');
   }
 
   async close(): Promise<void> {
     await this.flush();
-    if (this.gzip) {
-      this.gzip.end();
-      await once(this.out, 'finish');
-    } else {
-      this.out.end();
-      await once(this.out, 'finish');
-    }
+    this.check();
+    const finished = this.race(this.out, 'finish');
+    if (this.gzip) this.gzip.end();
+    else this.out.end();
+    await finished;
   }
 }

@@ -18,6 +18,8 @@ export interface ReplayStats {
   late: number;
   /** `dataset|tradedate` of every day with staged rows. */
   readonly days: Set<string>;
+  /** `dataset|tradedate` of days whose lines were all or partly late. */
+  readonly lateDays: Set<string>;
 }
 
 export interface ReplayDeps {
@@ -29,7 +31,7 @@ export interface ReplayDeps {
 }
 
 export function emptyReplayStats(): ReplayStats {
-  return { lines: 0, staged: 0, quarantined: 0, late: 0, days: new Set() };
+  return { lines: 0, staged: 0, quarantined: 0, late: 0, days: new Set(), lateDays: new Set() };
 }
 
 type Parsed = Extract<ParseReply, { type: 'parsed' }>;
@@ -97,6 +99,7 @@ export async function replayFiles(deps: ReplayDeps, paths: readonly string[], st
         stats.lines += r.lines;
         stats.late += r.late;
         stats.quarantined += r.rejects.length;
+        for (const d of r.lateDays) stats.lateDays.add(d);
         for (const p of packs) {
           stats.staged += p.count;
           stats.days.add(`${p.dataset}|${p.tradedate}`);
