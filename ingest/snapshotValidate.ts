@@ -17,19 +17,24 @@ const indexNullPositions = new Set(
 export function validateSnapshot(obj: unknown, dataset: Dataset): ValidationResult {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return reject('message is not a JSON object');
   const rec = obj as Record<string, unknown>;
-  const sym = dataset === 'level2' ? parseStockSymbol(rec.symbol) : parseIndexSymbol(rec.symbol);
-  if (!sym.ok) return reject(rec.symbol === undefined ? 'symbol is missing' : `symbol ${sym.reason}`);
-  const tradedate = rec.tradedate;
+  const values = SCHEMAS[dataset].numericFields.map((f) => rec[f.name]);
+  return validateFields(dataset, rec.symbol, rec.tradedate, rec.time, values);
+}
+
+/** The checks of decisions §6 on decoded members; `raw` holds numeric members in schema order. */
+export function validateFields(dataset: Dataset, symbol: unknown, tradedate: unknown, time: unknown, raw: readonly unknown[]): ValidationResult {
+  const sym = dataset === 'level2' ? parseStockSymbol(symbol) : parseIndexSymbol(symbol);
+  if (!sym.ok) return reject(symbol === undefined ? 'symbol is missing' : `symbol ${sym.reason}`);
   if (tradedate === undefined) return reject('tradedate is missing');
   if (!isValidDateText(tradedate)) return reject('tradedate is not a valid YYYYMMDD date');
-  if (rec.time === undefined) return reject('time is missing');
+  if (time === undefined) return reject('time is missing');
   let timeMs: number;
   if (dataset === 'level2') {
-    const t = parseLevel2Time(rec.time);
+    const t = parseLevel2Time(time);
     if (t === null) return reject('time is not HHMMSSmmm');
     timeMs = t;
   } else {
-    const t = parseIndexTime(rec.time);
+    const t = parseIndexTime(time);
     if (t === null) return reject('time is not YYYY-MM-DD HH:mm:ss.SSS');
     if (t.date !== tradedate) return reject(`time date ${t.date} does not match tradedate ${tradedate}`);
     timeMs = t.ms;
@@ -38,7 +43,7 @@ export function validateSnapshot(obj: unknown, dataset: Dataset): ValidationResu
   const values: (number | null)[] = new Array(fields.length);
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i];
-    const v = rec[f.name];
+    const v = raw[i];
     if (v === undefined || v === null) {
       values[i] = null;
     } else if (typeof v !== 'number' || !Number.isFinite(v)) {
