@@ -1,133 +1,190 @@
-import type { Dataset, SnapshotRow } from '../shared/schema.js';
+import { SCHEMAS, type Dataset, type SnapshotRow } from '../shared/schema.js';
+import type { DecodeReply } from './kafkaDecodeWorker.js';
 import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './kafkaMessages.js';
-import type { KafkaOffsetStore } from './kafkaOffsets.js';
-import type { KafkaSealState, PartitionLateGuard } from './kafkaSealState.js';
-import type { QuarantineEntry, Staging } from './staging.js';
+import type { PartitionLateGuard } from './kafkaSealState.js';
+import { bucketOf, type QuarantineEntry, type Staging } from './staging.js';
 
 /**
- * Stages one chunk of consecutive messages of one partition, exactly once: validate each
- * (bad → quarantine with `topic/partition@offset`), late ones → quarantine, then one durable
- * transaction that appends the rows, the quarantine entries, the partition's next offset and
- * the symbol-days' partition. Inside that transaction the stored next offset is read first and
- * messages below it are dropped: whatever was re-delivered (after a crash before the Kafka
- * commit, or to a second owner during a rebalance) was staged already, so the staged history
- * of a partition is always its messages in offset order, each once.
+ * The first half of staging a chunk of consecutive messages of one partition: validate each
+ * (bad → a quarantine entry naming `topic/partition@offset`), late ones → quarantine entries,
+ * good ones → rows. The group commit (kafkaCommit.ts) appends the rows of many chunks at once,
+ * makes them durable, and then records the quarantine entries and the partition's next offset.
  *
- * Rows carry their offset as `seq`, so duplicates of a key resolve to the highest offset: the
- * later message wins even if a rebalance made two processes stage overlapping ranges.
+ * Every row carries its offset as `seq`, and staging resolves duplicates to the highest: a
+ * message appended twice (re-delivered after a crash before its offset was recorded, or to
+ * two owners during a rebalance) is the same row twice and changes nothing.
  */
 export interface ChunkMessage extends SnapshotMessage {
   readonly offset: string;
 }
 
-export interface ChunkDeps {
-  readonly staging: Staging;
-  readonly offsets: KafkaOffsetStore;
-  readonly sealState: KafkaSealState;
-  readonly late: PartitionLateGuard;
-  readonly nowMs: () => number;
-}
-
-export interface ChunkResult {
-  /** Next offset to process on the partition after this chunk (as stored). */
-  readonly next: number;
-  readonly staged: number;
-  /** Quarantined, late ones included. */
-  readonly quarantined: number;
+/** A decoded chunk, waiting for the group commit. */
+export interface DecodedChunk {
+  readonly topic: string;
+  readonly partition: number;
+  readonly dataset: Dataset;
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly messages: number;
+  /** Rows to append (re-delivered ones below the known position are left out). */
+  readonly rows: readonly SnapshotRow[];
+  readonly rejects: readonly QuarantineEntry[];
+  readonly rejectOffsets: readonly number[];
+  /** Late messages among the rejects. */
   readonly late: number;
-  /** Already staged before (re-delivered): neither staged nor quarantined again. */
-  readonly skipped: number;
-  /** Offsets missing between the stored position and this chunk (e.g. lost to retention). */
-  readonly gap: number;
+  /** `tradedate|symbol` of the rows, for the symbol-day → partition record. */
+  readonly symbolDays: ReadonlySet<string>;
+  /** Segment buckets the rows go to, by `dataset|tradedate`, for the fsync. */
+  readonly touched: ReadonlyMap<string, ReadonlySet<number>>;
 }
 
 export class ChunkError extends Error {
   override name = 'ChunkError';
-  constructor(readonly topic: string, readonly partition: number, readonly firstOffset: string, cause: unknown) {
-    super(`staging ${topic}/${partition}@${firstOffset} failed: ${(cause as Error).message ?? String(cause)}`, { cause });
+  constructor(readonly where: string, cause: unknown) {
+    super(`staging ${where} failed: ${(cause as Error).message ?? String(cause)}`, { cause });
   }
 }
 
-interface Pending {
-  readonly rows: SnapshotRow[];
-  readonly rowOffsets: number[];
-  readonly rejects: QuarantineEntry[];
-  readonly rejectOffsets: number[];
-  late: number;
-}
+/**
+ * Rows of one symbol bucket per Staging.stage() call. WORKAROUND: Staging.stage() evaluates
+ * `seg.pending` before reserve() may replace it with a larger buffer, so a call that appends
+ * more than a segment's 64 KiB initial buffer throws (RangeError). Slices stay below that,
+ * and the caller's transaction makes them one commit. Harmless once staging.ts is fixed.
+ */
+const ROWS_PER_BUCKET_PER_CALL = 150;
 
-function decodeChunk(topic: string, partition: number, dataset: Dataset, messages: readonly ChunkMessage[], keys: KeyCanon, late: PartitionLateGuard): Pending {
-  const p: Pending = { rows: [], rowOffsets: [], rejects: [], rejectOffsets: [], late: 0 };
-  for (const m of messages) {
-    const offset = Number(m.offset);
-    const v = decodeSnapshotMessage(m, dataset, keys);
-    if (!v.ok) {
-      p.rejects.push({ source: `${topic}/${partition}@${m.offset}`, reason: v.reason, raw: m.value?.toString('utf8') ?? '' });
-      p.rejectOffsets.push(offset);
-      continue;
+export function stageSliced(staging: Staging, rows: readonly SnapshotRow[]): void {
+  const perBucket = new Map<number, number>();
+  let slice: SnapshotRow[] = [];
+  for (const r of rows) {
+    const b = bucketOf(r.symbol);
+    const n = (perBucket.get(b) ?? 0) + 1;
+    if (n > ROWS_PER_BUCKET_PER_CALL) {
+      staging.stage(slice, [], undefined, { sync: false });
+      slice = [];
+      perBucket.clear();
+      perBucket.set(b, 1);
+    } else {
+      perBucket.set(b, n);
     }
-    const r = v.row;
-    if (late.isLate(dataset, r.tradedate, r.symbol, partition)) {
-      p.rejects.push({
-        source: `${topic}/${partition}@${m.offset}`,
-        reason: `late: ${dataset} ${r.tradedate} ${r.symbol} is already sealed`,
-        raw: m.value?.toString('utf8') ?? '',
-      });
-      p.rejectOffsets.push(offset);
-      p.late++;
-      continue;
-    }
-    p.rows.push({ dataset, symbol: r.symbol, tradedate: r.tradedate, timeMs: r.timeMs, values: r.values, seq: offset });
-    p.rowOffsets.push(offset);
+    slice.push(r);
   }
-  return p;
+  if (slice.length > 0) staging.stage(slice, [], undefined, { sync: false });
 }
 
-function keepFrom<T>(items: T[], offsets: number[], from: number): T[] {
-  if (offsets.length === 0 || offsets[0] >= from) return items;
-  return items.filter((_, i) => offsets[i] >= from);
-}
-
-export function stageChunk(
-  deps: ChunkDeps,
+/**
+ * Decodes one chunk. `knownNext` is the partition's next offset as far as this process knows
+ * (stored, or pending in the group commit): messages below it are already handled.
+ */
+export function decodeChunk(
+  late: PartitionLateGuard,
   topic: string,
   partition: number,
   dataset: Dataset,
   messages: readonly ChunkMessage[],
   keys: KeyCanon,
-): ChunkResult {
-  const first = Number(messages[0].offset);
-  const last = Number(messages[messages.length - 1].offset);
-  const p = decodeChunk(topic, partition, dataset, messages, keys, deps.late);
-  const run = deps.staging.db.transaction((): ChunkResult => {
-    const stored = deps.offsets.next(topic, partition);
-    if (stored !== null && stored > last) {
-      return { next: stored, staged: 0, quarantined: 0, late: 0, skipped: messages.length, gap: 0 };
+  knownNext: number | null,
+): DecodedChunk {
+  const firstOffset = Number(messages[0].offset);
+  const lastOffset = Number(messages[messages.length - 1].offset);
+  const from = knownNext ?? firstOffset;
+  const rows: SnapshotRow[] = [];
+  const rejects: QuarantineEntry[] = [];
+  const rejectOffsets: number[] = [];
+  const symbolDays = new Set<string>();
+  const touched = new Map<string, Set<number>>();
+  let lateCount = 0;
+  for (const m of messages) {
+    const offset = Number(m.offset);
+    if (offset < from) continue;
+    const v = decodeSnapshotMessage(m, dataset, keys);
+    if (!v.ok) {
+      rejects.push({ source: `${topic}/${partition}@${m.offset}`, reason: v.reason, raw: m.value?.toString('utf8') ?? '' });
+      rejectOffsets.push(offset);
+      continue;
     }
-    const from = stored ?? first;
-    const rows = keepFrom(p.rows, p.rowOffsets, from);
-    const rejects = keepFrom(p.rejects, p.rejectOffsets, from);
-    const skipped = Math.max(0, from - first);
-    const lateKept = p.late === 0 || skipped === 0 ? p.late : rejects.filter((q) => q.reason.startsWith('late: ')).length;
-    deps.staging.stage(rows, rejects, () => {
-      deps.offsets.advance(topic, partition, last + 1, deps.nowMs());
-      for (const r of rows) deps.sealState.noteSymbol(dataset, r.tradedate, r.symbol, partition);
-    });
-    return {
-      next: last + 1,
-      staged: rows.length,
-      quarantined: rejects.length,
-      late: lateKept,
-      skipped,
-      gap: stored !== null && stored < first ? first - stored : 0,
-    };
-  });
-  try {
-    // IMMEDIATE: take the write lock before reading the stored offset, so no other process
-    // can advance it between that read and this commit.
-    return run.immediate();
-  } catch (e) {
-    deps.sealState.resetCache();
-    throw new ChunkError(topic, partition, messages[0].offset, e);
+    const r = v.row;
+    if (late.isLate(dataset, r.tradedate, r.symbol, partition)) {
+      rejects.push({
+        source: `${topic}/${partition}@${m.offset}`,
+        reason: `late: ${dataset} ${r.tradedate} ${r.symbol} is already sealed`,
+        raw: m.value?.toString('utf8') ?? '',
+      });
+      rejectOffsets.push(offset);
+      lateCount++;
+      continue;
+    }
+    rows.push({ dataset, symbol: r.symbol, tradedate: r.tradedate, timeMs: r.timeMs, values: r.values, seq: offset });
+    symbolDays.add(`${r.tradedate}|${r.symbol}`);
+    const day = `${dataset}|${r.tradedate}`;
+    let set = touched.get(day);
+    if (!set) touched.set(day, (set = new Set()));
+    set.add(bucketOf(r.symbol));
   }
+  return {
+    topic, partition, dataset, firstOffset, lastOffset, messages: messages.length,
+    rows, rejects, rejectOffsets, late: lateCount, symbolDays, touched,
+  };
+}
+
+/**
+ * Builds a decoded chunk from the decode worker's reply for `messages` (all at or above the
+ * known position): rejects named by the worker, late rows turned into rejects here (the late
+ * guard reads this process's catalog and seal state), the rest into rows.
+ */
+export function chunkFromReply(
+  late: PartitionLateGuard,
+  topic: string,
+  partition: number,
+  dataset: Dataset,
+  messages: readonly ChunkMessage[],
+  reply: DecodeReply,
+): DecodedChunk {
+  const width = SCHEMAS[dataset].numericFields.length;
+  const rows: SnapshotRow[] = [];
+  const rejects: QuarantineEntry[] = [];
+  const rejectOffsets: number[] = [];
+  const symbolDays = new Set<string>();
+  const touched = new Map<string, Set<number>>();
+  let lateCount = 0;
+  let k = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    const offset = Number(m.offset);
+    if (reply.ok[i] !== 1) {
+      rejects.push({ source: `${topic}/${partition}@${m.offset}`, reason: reply.reasons[i] ?? 'rejected', raw: m.value?.toString('utf8') ?? '' });
+      rejectOffsets.push(offset);
+      continue;
+    }
+    const symbol = reply.symbols[k];
+    const tradedate = reply.tradedates[k];
+    const base = k * width;
+    const timeMs = reply.timesMs[k];
+    k++;
+    if (late.isLate(dataset, tradedate, symbol, partition)) {
+      rejects.push({
+        source: `${topic}/${partition}@${m.offset}`,
+        reason: `late: ${dataset} ${tradedate} ${symbol} is already sealed`,
+        raw: m.value?.toString('utf8') ?? '',
+      });
+      rejectOffsets.push(offset);
+      lateCount++;
+      continue;
+    }
+    const values: (number | null)[] = new Array(width);
+    for (let j = 0; j < width; j++) {
+      const x = reply.values[base + j];
+      values[j] = Number.isNaN(x) ? null : x; // JSON has no NaN: NaN stands for null
+    }
+    rows.push({ dataset, symbol, tradedate, timeMs, values, seq: offset });
+    symbolDays.add(`${tradedate}|${symbol}`);
+    const day = `${dataset}|${tradedate}`;
+    let set = touched.get(day);
+    if (!set) touched.set(day, (set = new Set()));
+    set.add(bucketOf(symbol));
+  }
+  return {
+    topic, partition, dataset, firstOffset: Number(messages[0].offset), lastOffset: Number(messages[messages.length - 1].offset),
+    messages: messages.length, rows, rejects, rejectOffsets, late: lateCount, symbolDays, touched,
+  };
 }

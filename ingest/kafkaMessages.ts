@@ -49,12 +49,28 @@ export class KeyCanon {
 }
 
 export function decodeSnapshotMessage(msg: SnapshotMessage, dataset: Dataset, keys: KeyCanon): ValidationResult {
-  const flagged = headerText(msg.headers, REJECT_HEADER);
+  return decodeSnapshotText(
+    msg.key === null ? null : msg.key.toString('utf8'),
+    msg.value === null ? null : msg.value.toString('utf8'),
+    headerText(msg.headers, REJECT_HEADER),
+    dataset,
+    keys,
+  );
+}
+
+/** The same on decoded text: `flagged` is the REJECT_HEADER value, if any. */
+export function decodeSnapshotText(
+  keyText: string | null,
+  valueText: string | null,
+  flagged: string | null,
+  dataset: Dataset,
+  keys: KeyCanon,
+): ValidationResult {
   if (flagged !== null) return reject(flagged);
-  if (msg.value === null) return reject('message has no value');
+  if (valueText === null) return reject('message has no value');
   let obj: unknown;
   try {
-    obj = JSON.parse(msg.value.toString('utf8'));
+    obj = JSON.parse(valueText);
   } catch {
     return reject('not JSON');
   }
@@ -67,11 +83,15 @@ export function decodeSnapshotMessage(msg: SnapshotMessage, dataset: Dataset, ke
   }
   const v = validateSnapshot(obj, dataset);
   if (!v.ok) return v;
-  if (msg.key === null) return reject('key is missing (it must be the symbol)');
-  const keyText = msg.key.toString('utf8');
+  if (keyText === null) return reject('key is missing (it must be the symbol)');
   const canon = keys.canonical(keyText);
   if (canon !== v.row.symbol) {
     return reject(`key ${JSON.stringify(keyText.slice(0, 40))} does not match symbol ${v.row.symbol}`);
   }
   return v;
+}
+
+/** The REJECT_HEADER value of a message, or null. */
+export function rejectHeaderOf(headers: IHeaders | undefined): string | null {
+  return headerText(headers, REJECT_HEADER);
 }

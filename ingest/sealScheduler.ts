@@ -12,16 +12,24 @@ export interface DayRef {
   readonly tradedate: string;
 }
 
+const dayStarts = new Map<string, number>();
+
 /** Epoch ms from which `tradedate` may be sealed: its Beijing midnight plus `sealAfterMs`. */
 export function sealDueAtMs(tradedate: string, sealAfterMs: number): number {
-  return beijingDayStartMs(tradedate) + sealAfterMs;
+  // Asked every seal tick for every open day; the zone arithmetic is worth remembering.
+  let start = dayStarts.get(tradedate);
+  if (start === undefined) {
+    if (dayStarts.size > 10_000) dayStarts.clear();
+    dayStarts.set(tradedate, (start = beijingDayStartMs(tradedate)));
+  }
+  return start + sealAfterMs;
 }
 
 export function isDayDue(tradedate: string, nowMs: number, sealAfterMs: number): boolean {
   return nowMs >= sealDueAtMs(tradedate, sealAfterMs);
 }
 
-/** The due days among `days`, without repeats, oldest first (level2 before index on a date). */
+/** The due days among `days`, without repeats, oldest first (then by dataset name). */
 export function dueDays(days: Iterable<DayRef>, nowMs: number, sealAfterMs: number): DayRef[] {
   const seen = new Map<string, DayRef>();
   for (const d of days) {

@@ -1,0 +1,378 @@
+/**
+ * level2_quote_history performance, each figure beside its reference or target, computed in
+ * the same run:
+ *
+ *   node dist/bench/level2Query.bench.js [--stocks 20] [--days 3] [--iterations 40]
+ *     [--seconds 10] [--connections 64] [--data-dir DIR]
+ *
+ * - Full-day page, every field (5,001 rows, ~1.6 MB of JSON), over HTTP to an in-process
+ *   server: warm (cached) p50 and first touch (a file this process never read) p50, against
+ *   DuckDB in-process reading the same file (`read_parquet`, rows materialised, the same
+ *   envelope `JSON.stringify`-ed) — p50 over the same files, interleaved with ours so machine
+ *   load hits both alike.
+ * - Throughput: `connections` autocannon clients, each its own account, over two `tickvault
+ *   serve` processes on one data directory, full-day pages of random stock-days.
+ * - Parquet download p50 (whole stored file over loopback).
+ * - Slot acquire + release on service.db (what every level2 request pays for the rule).
+ *
+ * Data: `tickvault generate` + `tickvault replay` (the real pipeline) into a temp dir, or
+ * reused from --data-dir.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { CatalogReader, openCatalog, type CatalogFile } from '../shared/catalog.js';
+import { offsetClock, parseInstant } from '../shared/clock.js';
+import { layoutFor } from '../shared/layout.js';
+import { createLogger } from '../shared/logger.js';
+import { SCHEMAS } from '../shared/schema.js';
+import { AccountStore } from '../serve/accounts.js';
+import { createApp, type App } from '../serve/app.js';
+import { OPERATIONS } from '../serve/operations.js';
+import { openServiceDb } from '../serve/serviceDb.js';
+import { SlotTable } from '../serve/slots.js';
+
+/** The slice of autocannon's API used here (the package ships no types). */
+interface CannonResult {
+  readonly requests: { readonly total: number };
+  readonly latency: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+}
+/** A worker's raw (unaggregated) result: histograms encoded, merged by aggregateResult. */
+type RawCannonResult = Record<string, unknown>;
+const autocannonApi = createRequire(import.meta.url)('autocannon') as {
+  aggregateResult(results: readonly RawCannonResult[], opts: { url: string; connections: number }): CannonResult;
+};
+
+/**
+ * autocannon in a worker thread: one connection per entry of `bodies`, each connection
+ * cycling through its own request bodies (one account per connection).
+ */
+const CANNON_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const autocannon = require(workerData.autocannon);
+let next = 0;
+autocannon({
+  url: workerData.url, method: 'POST', connections: workerData.bodies.length, duration: workerData.seconds, timeout: 30,
+  headers: { 'content-type': 'application/json' },
+  setupClient(client) {
+    const own = workerData.bodies[next++ % workerData.bodies.length];
+    let i = Math.floor(Math.random() * own.length);
+    client.setBody(own[i]);
+    client.on('response', () => client.setBody(own[(i = (i + 7) % own.length)]));
+  },
+}).then((r) => parentPort.postMessage(r), (e) => parentPort.postMessage({ error: String(e) }));
+`;
+
+function runCannon(url: string, bodies: readonly (readonly string[])[], seconds: number): Promise<RawCannonResult> {
+  const autocannonPath = createRequire(import.meta.url).resolve('autocannon');
+  return new Promise((resolve, reject) => {
+    const w = new Worker(CANNON_WORKER, { eval: true, workerData: { url, bodies, seconds, autocannon: autocannonPath } });
+    w.once('message', (m: RawCannonResult) => {
+      void w.terminate();
+      if (typeof m.error === 'string') reject(new Error(m.error));
+      else resolve(m);
+    });
+    w.once('error', reject);
+  });
+}
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
+const API = 'level2_quote_history';
+const FIRST_DAY = '20250102';
+/** The server's clock: after the last generated day, so every day is in reach. */
+const NOW = '2025-03-03T18:00:00+08:00';
+
+export interface Level2BenchOptions {
+  stocks?: number;
+  days?: number;
+  iterations?: number;
+  seconds?: number;
+  connections?: number;
+  dataDir?: string;
+  log?: (line: string) => void;
+}
+
+export interface Level2BenchFigures {
+  readonly rowsPerPage: number;
+  readonly pageBytes: number;
+  readonly duckdbP50Ms: number;
+  readonly warmP50Ms: number;
+  readonly warmRatio: number;
+  readonly firstTouchP50Ms: number;
+  readonly firstTouchRatio: number;
+  readonly cacheBytesPerFile: number;
+  readonly throughputRps: number;
+  readonly throughputP99Ms: number;
+  readonly throughputNon200: number;
+  /** CPU time (user + system) the two server processes spent per request in the throughput run. */
+  readonly serverCpuMsPerRequest: number;
+  readonly parquetP50Ms: number;
+  readonly slotAcquireReleaseMs: number;
+}
+
+const p50 = (xs: readonly number[]) => quantile(xs, 0.5);
+function quantile(xs: readonly number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+}
+
+function runCli(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, TICKVAULT_NOW: NOW, TICKVAULT_PROGRESS: 'off', TICKVAULT_LOG_LEVEL: 'warn' },
+    });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`tickvault ${args[0]} exited ${code}`))));
+  });
+}
+
+async function prepareData(dataDir: string, stocks: number, days: number, log: (l: string) => void): Promise<void> {
+  if (existsSync(join(dataDir, 'catalog.db'))) return;
+  const feed = join(dataDir, '..', 'bench-feed.jsonl.zst');
+  log(`preparing data: ${stocks} stocks × ${days} days (generate + replay)…`);
+  await runCli(['generate', '--out', feed, '--from', FIRST_DAY, '--days', String(days), '--stocks', String(stocks), '--indexes', '1']);
+  await runCli(['replay', feed, '--data-dir', dataDir]);
+  rmSync(feed, { force: true });
+}
+
+/** A keep-alive HTTP client timing a POST until the last body byte. */
+class Client {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  constructor(private readonly url: string) {}
+
+  post(body: string): Promise<{ status: number; bytes: number; ms: number; text: () => string }> {
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      const req = request(this.url, { method: 'POST', agent: this.agent, headers: { 'content-type': 'application/json' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const ms = performance.now() - started;
+          const bytes = chunks.reduce((a, c) => a + c.length, 0);
+          resolve({ status: res.statusCode ?? 0, bytes, ms, text: () => Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** DuckDB answering the same full-day page: rows materialised, same envelope stringified. */
+async function duckPage(con: DuckDBConnection, dataDir: string, file: CatalogFile): Promise<{ ms: number; bytes: number }> {
+  const started = performance.now();
+  const path = join(dataDir, file.path).replaceAll("'", "''");
+  const reader = await con.runAndReadAll(`SELECT * FROM read_parquet('${path}', hive_partitioning = false)`);
+  const items = reader.getRowsJS();
+  const text = JSON.stringify({
+    code: 200, message: 'success',
+    data: { fields: SCHEMAS.level2.fieldNames, items, tradedate: file.tradedate, page_size: 10000, next_cursor: null, has_more: false },
+  });
+  return { ms: performance.now() - started, bytes: Buffer.byteLength(text) };
+}
+
+interface ChildServer {
+  readonly url: string;
+  readonly child: ChildProcess;
+}
+
+/** CPU seconds (user + system) a process has used, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks; USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
+}
+
+function startChildServer(dataDir: string): Promise<ChildServer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TICKVAULT_NOW: NOW, TICKVAULT_LOG_LEVEL: 'warn' },
+    });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve({ url: m[1], child });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+}
+
+export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promise<Level2BenchFigures> {
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const stocks = opts.stocks ?? 20;
+  const days = opts.days ?? 3;
+  const iterations = opts.iterations ?? 40;
+  const seconds = opts.seconds ?? 10;
+  const connections = opts.connections ?? 64;
+  const tmp = opts.dataDir ? null : mkdtempSync(join(tmpdir(), 'tickvault-bench-'));
+  const dataDir = opts.dataDir ?? join(tmp!, 'data');
+  const layout = layoutFor(dataDir);
+  const toClose: (() => void | Promise<void>)[] = [];
+  try {
+    await prepareData(dataDir, stocks, days, log);
+    const load = loadavg().map((x) => x.toFixed(1)).join(' ');
+    log(`machine: ${cpus().length} cores, load average ${load} at start (figures below share the CPUs with whatever else runs)`);
+    const catalogDb = openCatalog(layout.catalogDb, true);
+    toClose.push(() => void catalogDb.close());
+    const catalog = new CatalogReader(catalogDb);
+    const files = [...catalog.everyFile()].filter((f) => f.dataset === 'level2');
+    const serviceDb = openServiceDb(layout.serviceDb);
+    toClose.push(() => void serviceDb.close());
+    const accounts = new AccountStore(serviceDb);
+    const key = accounts.create('flagship', Date.now()).key;
+
+    const app: App = createApp({
+      dataDir, catalog, serviceDb, clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: OPERATIONS,
+      config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 1024 * 1024 * 1024 },
+    });
+    const server: Server = createServer(app.koa.callback());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    toClose.push(() => new Promise<void>((r) => server.close(() => r())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+    const client = new Client(url);
+    toClose.push(() => client.close());
+    const body = (f: CatalogFile, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ apiname: API, apikey: key, params: { symbol: f.symbol, tradedate: f.tradedate, ...extra } });
+
+    const instance = await DuckDBInstance.create(':memory:');
+    const con = await instance.connect();
+    toClose.push(() => con.closeSync());
+
+    // Warm both JITs on a file neither timing below uses.
+    const spare = files[files.length - 1];
+    for (let i = 0; i < 5; i++) {
+      await client.post(body(spare));
+      await duckPage(con, dataDir, spare);
+    }
+
+    // First touch: each file once for us, once for DuckDB, interleaved.
+    const touch = files.slice(0, Math.min(files.length - 1, iterations));
+    const firstMs: number[] = [];
+    const duckMs: number[] = [];
+    let pageBytes = 0;
+    for (const f of touch) {
+      const r = await client.post(body(f));
+      if (r.status !== 200) throw new Error(`first touch answered ${r.status}: ${r.text().slice(0, 200)}`);
+      firstMs.push(r.ms);
+      pageBytes = r.bytes;
+      duckMs.push((await duckPage(con, dataDir, f)).ms);
+    }
+    const cacheBytesPerFile = app.services.columns.usedBytes / (touch.length + 1);
+
+    // Warm: the same files again (now cached), interleaved with DuckDB on the same file.
+    const warmMs: number[] = [];
+    for (let i = 0; i < iterations; i++) {
+      const f = touch[i % touch.length];
+      warmMs.push((await client.post(body(f))).ms);
+      duckMs.push((await duckPage(con, dataDir, f)).ms);
+    }
+    const duckdbP50Ms = p50(duckMs);
+    const warmP50Ms = p50(warmMs);
+    const firstTouchP50Ms = p50(firstMs);
+    const rowsPerPage = touch[0].rows;
+    log(`level2 full-day page: ${rowsPerPage} rows × 50 fields, ${(pageBytes / 1e6).toFixed(2)} MB JSON`);
+    log(`level2 full-day warm p50: ${warmP50Ms.toFixed(1)} ms (${(warmP50Ms / duckdbP50Ms).toFixed(2)}x duckdb ${duckdbP50Ms.toFixed(1)} ms; target ≤ 0.5x)`);
+    log(`level2 full-day first touch p50: ${firstTouchP50Ms.toFixed(1)} ms (${(firstTouchP50Ms / duckdbP50Ms).toFixed(2)}x duckdb ${duckdbP50Ms.toFixed(1)} ms; target ≤ 1.0x)`);
+    log(`level2 cache: ${(cacheBytesPerFile / 1048576).toFixed(2)} MiB per stock-day (decoded columns + serialised rows; TICKVAULT_CACHE_MB bounds the total)`);
+
+    // Parquet download, whole stored file.
+    const pq: number[] = [];
+    const pqFile = touch[0];
+    for (let i = 0; i < 60; i++) {
+      const r = await client.post(body(pqFile, { format: 'parquet' }));
+      if (r.status !== 200 || r.bytes !== pqFile.bytes) throw new Error(`parquet download answered ${r.status}, ${r.bytes} bytes`);
+      pq.push(r.ms);
+    }
+    const parquetP50Ms = p50(pq.slice(10));
+    log(`level2 parquet download p50: ${parquetP50Ms.toFixed(2)} ms for ${(pqFile.bytes / 1e6).toFixed(2)} MB (target ≤ 5 ms)`);
+
+    // Slot acquire + release, on the same service.db, as every level2 request does it.
+    const slots = new SlotTable(serviceDb, { leaseMs: 30_000, wallMs: Date.now });
+    const n = 5000;
+    const slotStart = performance.now();
+    for (let i = 0; i < n; i++) slots.tryAcquire(1_000_000 + (i % 64), API)!.release();
+    const slotAcquireReleaseMs = (performance.now() - slotStart) / n;
+    log(`level2 slot acquire + release: ${(slotAcquireReleaseMs * 1000).toFixed(0)} µs per request (target ≤ 200 µs)`);
+
+    // Throughput: two server processes, one account per connection, random full-day pages.
+    // Each process first serves every file once (steady state, not first touches), and each
+    // autocannon runs in a worker thread of its own so one client loop does not cap both.
+    const servers = await Promise.all([startChildServer(dataDir), startChildServer(dataDir)]);
+    toClose.push(() => servers.forEach((s) => s.child.kill('SIGTERM')));
+    const warmKey = accounts.create('flagship', Date.now()).key;
+    for (const s of servers) {
+      const warm = new Client(`${s.url}/api`);
+      for (const f of files) await warm.post(body(f).replace(key, warmKey));
+      warm.close();
+    }
+    const keys = Array.from({ length: connections }, () => accounts.create('flagship', Date.now()).key);
+    const bodies = (ks: readonly string[]) => ks.map((k) => files.map((f) => body(f).replace(key, k)));
+    const half = Math.floor(connections / 2);
+    const cpuBefore = servers.map((sv) => cpuSeconds(sv.child.pid));
+    const raw = await Promise.all([
+      runCannon(`${servers[0].url}/api`, bodies(keys.slice(0, half)), seconds),
+      runCannon(`${servers[1].url}/api`, bodies(keys.slice(half)), seconds),
+    ]);
+    const merged = autocannonApi.aggregateResult(raw, { url: `${servers[0].url}/api`, connections });
+    const non200 = merged.non2xx + merged.errors + merged.timeouts;
+    const throughputRps = merged.requests.total / seconds;
+    const throughputP99Ms = merged.latency.p99;
+    const cpuUsed = servers.reduce((a, sv, i) => a + (cpuSeconds(sv.child.pid) - cpuBefore[i]), 0);
+    const serverCpuMsPerRequest = merged.requests.total > 0 ? (cpuUsed * 1000) / merged.requests.total : NaN;
+    log(
+      `level2 throughput: ${throughputRps.toFixed(0)} req/s full-day pages, p50 ${merged.latency.p50} ms, p90 ${merged.latency.p90} ms, ` +
+        `p99 ${throughputP99Ms.toFixed(0)} ms, max ${merged.latency.max} ms, ` +
+        `${non200} not 200 (${connections} clients/accounts over 2 processes; target ≥ 150 req/s, p99 ≤ 250 ms, 0 not 200)`,
+    );
+    if (Number.isFinite(serverCpuMsPerRequest)) {
+      log(
+        `level2 throughput: server CPU ${serverCpuMsPerRequest.toFixed(2)} ms per full-day request (user+system, both processes: ` +
+          `${(cpuUsed / seconds).toFixed(2)} of ${cpus().length} cores used during the run)`,
+      );
+    }
+
+    return {
+      rowsPerPage, pageBytes, duckdbP50Ms, warmP50Ms, warmRatio: warmP50Ms / duckdbP50Ms, firstTouchP50Ms,
+      firstTouchRatio: firstTouchP50Ms / duckdbP50Ms, cacheBytesPerFile, throughputRps, throughputP99Ms,
+      throughputNon200: non200, serverCpuMsPerRequest, parquetP50Ms, slotAcquireReleaseMs,
+    };
+  } finally {
+    for (const close of toClose.reverse()) await close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const num = (name: string) => (flag(name) === undefined ? undefined : Number(flag(name)));
+  await runLevel2QueryBench({
+    stocks: num('stocks'), days: num('days'), iterations: num('iterations'), seconds: num('seconds'),
+    connections: num('connections'), dataDir: flag('data-dir'),
+  });
+}

@@ -1,0 +1,98 @@
+import { mkdirSync } from 'node:fs';
+import { layoutFor } from '../shared/layout.js';
+import { AccountStore, DuplicateKeyError, validKeyText } from '../serve/accounts.js';
+import { isPlanName, PLAN_NAMES } from '../serve/plans.js';
+import { openServiceDb } from '../serve/serviceDb.js';
+import { UsageError, type Command } from './command.js';
+
+/**
+ * `tickvault accounts add|list|revoke`: account and key management in service.db.
+ * `add` prints the new key alone on stdout (it is shown only this once: service.db keeps a
+ * hash). `--account ID` adds another key to an existing account, sharing its plan, limits
+ * and request slot.
+ */
+const USAGE =
+  'tickvault accounts add --plan PLAN [--key KEY] | accounts add --account ID [--key KEY] | accounts list | accounts revoke --key KEY';
+
+export const accountsCommand: Command = {
+  name: 'accounts',
+  summary: 'create accounts and API keys, list them, revoke keys',
+  usage: USAGE,
+  options: { plan: { type: 'string' }, key: { type: 'string' }, account: { type: 'string' } },
+  positionals: 'any',
+  async run(ctx) {
+    const [sub, ...extra] = ctx.positionals;
+    if (sub === undefined) throw new UsageError(`a subcommand is required: ${USAGE}`);
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+    const flag = (name: string): string | undefined => {
+      const v = ctx.flags[name];
+      return typeof v === 'string' ? v : undefined;
+    };
+    const allow = (...names: string[]) => {
+      for (const n of ['plan', 'key', 'account']) {
+        if (!names.includes(n) && ctx.flags[n] !== undefined) throw new UsageError(`--${n} does not apply to "accounts ${sub}"`);
+      }
+    };
+    const layout = layoutFor(ctx.config.dataDir);
+    mkdirSync(layout.dataDir, { recursive: true });
+    const db = openServiceDb(layout.serviceDb, { durable: true });
+    const store = new AccountStore(db);
+    const now = ctx.config.clock.nowMs();
+    try {
+      switch (sub) {
+        case 'add': {
+          allow('plan', 'key', 'account');
+          const key = flag('key');
+          if (key !== undefined && !validKeyText(key)) {
+            throw new UsageError('--key must be 8 to 200 characters from A-Z a-z 0-9 _ - . ~');
+          }
+          const accountText = flag('account');
+          const plan = flag('plan');
+          try {
+            if (accountText !== undefined) {
+              if (plan !== undefined) throw new UsageError('--plan and --account exclude each other (a new key shares its account\'s plan)');
+              if (!/^\d+$/.test(accountText)) throw new UsageError(`--account must be an account id, got "${accountText}"`);
+              const added = store.addKey(Number(accountText), now, key);
+              if (added === null) throw new UsageError(`no account ${accountText}`);
+              ctx.log.info({ account: Number(accountText) }, 'key added');
+              ctx.out(added);
+            } else {
+              if (plan === undefined) throw new UsageError(`--plan is required (${PLAN_NAMES.join(', ')})`);
+              if (!isPlanName(plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}, got "${plan}"`);
+              const created = store.create(plan, now, key);
+              ctx.log.info({ account: created.id, plan }, 'account created');
+              ctx.out(created.key);
+            }
+          } catch (e) {
+            if (e instanceof DuplicateKeyError) throw new UsageError('--key is already registered');
+            throw e;
+          }
+          return 0;
+        }
+        case 'list': {
+          allow();
+          ctx.out(['account', 'plan', 'key', 'status', 'created'].join('\t'));
+          for (const a of store.list()) {
+            for (const k of a.keys) {
+              const status = k.revokedAtMs === null ? 'active' : `revoked ${new Date(k.revokedAtMs).toISOString()}`;
+              ctx.out([a.id, a.plan, k.hint, status, new Date(k.createdAtMs).toISOString()].join('\t'));
+            }
+          }
+          return 0;
+        }
+        case 'revoke': {
+          allow('key');
+          const key = flag('key');
+          if (key === undefined) throw new UsageError('--key is required');
+          if (!store.revoke(key, now)) throw new UsageError('no active key matches --key');
+          ctx.out('revoked');
+          return 0;
+        }
+        default:
+          throw new UsageError(`unknown subcommand "${sub}": ${USAGE}`);
+      }
+    } finally {
+      db.close();
+    }
+  },
+};

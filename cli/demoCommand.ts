@@ -1,0 +1,185 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CatalogReader, openCatalog } from '../shared/catalog.js';
+import { parsePositiveInt, resolveOption, type Flags } from '../shared/config.js';
+import { layoutFor } from '../shared/layout.js';
+import { createLogger } from '../shared/logger.js';
+import { AccountStore, validKeyText } from '../serve/accounts.js';
+import { SERVE_OPTIONS } from '../serve/serveConfig.js';
+import { openServiceDb } from '../serve/serviceDb.js';
+import { generateCommand } from './generateCommand.js';
+import { replayCommand } from './replayCommand.js';
+import { serveCommand } from './serveCommand.js';
+import type { Command, CommandContext } from './command.js';
+
+/**
+ * `tickvault demo` (what `npm start` runs): a working service from an empty directory in one
+ * command. When the data directory has no sealed files it generates a small synthetic market
+ * and replays it (no broker needed); it creates a flagship account once and keeps its key in
+ * DATA_DIR/demo.key (0600); then it serves, printing the key and three curl commands.
+ * A second run reuses the data and the key.
+ *
+ * It runs the generate, replay and serve commands in process (the same code paths, progress
+ * bars and logs as when they are run by hand), never a child process.
+ */
+export const DEMO_KEY_FILE = 'demo.key';
+export const READY_PREFIX = 'tickvault demo ready:';
+
+interface Sample {
+  readonly level2Date: string;
+  readonly symbol: string;
+  readonly indexDate: string | null;
+  readonly files: number;
+}
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'embedded demo: generate and replay a small market if the data directory is empty, create a demo key, serve',
+  usage: 'tickvault demo [--port 8080] [--host 127.0.0.1] [--stocks 50] [--indexes 20] [--days 5] [--data-dir DIR]',
+  options: {
+    port: { type: 'string' }, host: { type: 'string' }, stocks: { type: 'string' }, indexes: { type: 'string' }, days: { type: 'string' },
+  },
+  positionals: 'none',
+  async run(ctx) {
+    const count = (flag: string, defaultValue: number) => resolveOption({ flag, defaultValue, parse: parsePositiveInt, help: '' }, ctx.flags, {});
+    const stocks = count('stocks', 50);
+    const indexes = count('indexes', 20);
+    const days = count('days', 5);
+    // Validated now, so that a bad --port fails before minutes of generating.
+    const port = resolveOption(SERVE_OPTIONS.port, ctx.flags, ctx.env);
+    const host = resolveOption(SERVE_OPTIONS.host, ctx.flags, ctx.env);
+    const dataDir = ctx.config.dataDir;
+    mkdirSync(dataDir, { recursive: true });
+
+    // The sub-commands log at warn unless a level was asked for: a demo terminal shows
+    // progress bars and the ready banner, not JSON lines.
+    const explicitLevel = ctx.flags['log-level'] !== undefined || (ctx.env.TICKVAULT_LOG_LEVEL ?? '') !== '';
+    const level = explicitLevel ? ctx.config.logLevel : 'warn';
+    const log = createLogger(level, 'demo');
+
+    let sample = storedSample(dataDir);
+    if (sample === null) {
+      ctx.out(`demo: ${dataDir} holds no sealed data; generating ${days} trading days of ${stocks} stocks and ${indexes} indexes`);
+      const work = mkdtempSync(join(tmpdir(), 'tickvault-demo-'));
+      try {
+        const feed = join(work, 'feed.jsonl.zst');
+        await runSub(ctx, generateCommand, level, { out: feed, days: String(days), stocks: String(stocks), indexes: String(indexes) });
+        await runSub(ctx, replayCommand, level, {}, [feed]);
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
+      sample = storedSample(dataDir);
+      if (sample === null) throw new Error('the replay sealed no level2 files (try more --stocks)');
+    } else {
+      ctx.out(`demo: reusing ${sample.files} sealed files in ${dataDir}`);
+    }
+    const { key, created } = demoKey(dataDir, ctx.config.clock.nowMs());
+    log.info({ dataDir, created }, created ? 'demo account created' : 'demo account reused');
+
+    // `serve` announces its address with `listening on URL`; the banner follows it, so the
+    // printed port is the bound one even with --port 0. It waits one turn of the event loop:
+    // serve installs its SIGTERM/SIGINT handlers right after that line, and whoever reads
+    // the banner as "ready" may stop the demo at once.
+    const out = (line: string) => {
+      ctx.out(line);
+      const m = /^listening on (\S+)$/.exec(line);
+      if (m) setImmediate(() => banner(m[1], key, dataDir, sample).forEach((l) => ctx.out(l)));
+    };
+    try {
+      return await runSub({ ...ctx, out }, serveCommand, level, { port: String(port), host });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new Error(`port ${port} on ${host} is already in use (another demo or server?); pass --port N, or --port 0 for a free one`);
+      }
+      throw e;
+    }
+  },
+};
+
+/** Runs another command in this process with the demo's config, clock and output. */
+function runSub(ctx: CommandContext, cmd: Command, level: string, flags: Flags, positionals: readonly string[] = []): Promise<number> {
+  const sub: CommandContext = {
+    flags,
+    positionals,
+    env: ctx.env,
+    config: { ...ctx.config, logLevel: level },
+    log: createLogger(level, cmd.name),
+    out: ctx.out,
+  };
+  return cmd.run(sub).then((code) => {
+    if (code !== 0) throw new Error(`${cmd.name} exited with ${code}`);
+    return code;
+  });
+}
+
+/** What the curl examples query: the latest stored level2 day and one of its stocks; null when nothing is sealed. */
+function storedSample(dataDir: string): Sample | null {
+  const { catalogDb } = layoutFor(dataDir);
+  if (!existsSync(catalogDb)) return null;
+  const db = openCatalog(catalogDb, true);
+  try {
+    const files = (db.prepare('SELECT count(*) AS n FROM files').get() as { n: number }).n;
+    const level2Date = db.prepare("SELECT max(tradedate) FROM files WHERE dataset = 'level2'").pluck().get() as string | null;
+    if (files === 0 || level2Date === null) return null;
+    const symbols = new CatalogReader(db).filesOfDay('level2', level2Date).map((f) => f.symbol);
+    const symbol = symbols.includes('600000.SH') ? '600000.SH' : symbols[0];
+    const indexDate = db.prepare("SELECT max(tradedate) FROM files WHERE dataset = 'index'").pluck().get() as string | null;
+    return { level2Date, symbol, indexDate, files };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The demo account's key: the one in DATA_DIR/demo.key while it still authenticates, else a
+ * new flagship account whose key replaces the file. Only the hash is in service.db, so the
+ * file is the one place the key is kept; it is readable by its owner only.
+ */
+export function demoKey(dataDir: string, nowMs: number): { key: string; created: boolean } {
+  const file = join(dataDir, DEMO_KEY_FILE);
+  const db = openServiceDb(layoutFor(dataDir).serviceDb, { durable: true });
+  try {
+    const store = new AccountStore(db);
+    const stored = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+    if (validKeyText(stored) && store.authenticate(stored)?.plan.name === 'flagship') return { key: stored, created: false };
+    const { key } = store.create('flagship', nowMs);
+    writeFileSync(file, key + '\n', { mode: 0o600 });
+    chmodSync(file, 0o600); // an existing file keeps its old mode through writeFileSync
+    return { key, created: true };
+  } finally {
+    db.close();
+  }
+}
+
+/** Shell-quotes a JSON body for `-d '…'` (keys and symbols never hold a quote; this is for safety). */
+function sq(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+export function curlCommand(url: string, body: unknown, output?: string): string {
+  const o = output ? ` -o ${output}` : '';
+  return `curl -sS ${url}/api -H 'Content-Type: application/json' -d ${sq(JSON.stringify(body))}${o}`;
+}
+
+function banner(url: string, key: string, dataDir: string, s: Sample): string[] {
+  const file = `${s.symbol}_${s.level2Date}.parquet`;
+  const indexDate = s.indexDate ?? s.level2Date;
+  return [
+    '',
+    `${READY_PREFIX} ${url}`,
+    `data directory: ${dataDir}`,
+    `API key (flagship plan, kept in ${join(dataDir, DEMO_KEY_FILE)}): ${key}`,
+    '',
+    `# 1. a level-2 page: the first 3 order-book snapshots of ${s.symbol} on ${s.level2Date}`,
+    curlCommand(url, { apiname: 'level2_quote_history', apikey: key, params: { symbol: s.symbol, tradedate: s.level2Date, page_size: 3 } }),
+    '',
+    `# 2. the whole day of ${s.symbol} as one ZSTD Parquet file`,
+    curlCommand(url, { apiname: 'level2_quote_history', apikey: key, params: { symbol: s.symbol, tradedate: s.level2Date, format: 'parquet' } }, file),
+    '',
+    `# 3. tick_history boundary: every index's last snapshot before 10:00 on ${indexDate}`,
+    curlCommand(url, { apiname: 'tick_history', apikey: key, params: { tradedate: indexDate, trademin: '1000', side: 'before' } }),
+    '',
+    `More: ${url}/openapi.json (the API), ${url}/metrics (Prometheus), ${url}/healthz; --log-level info logs every request. Ctrl-C stops; run again to reuse data and key.`,
+  ];
+}

@@ -1,0 +1,73 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import { CatalogReader, openCatalog } from '../shared/catalog.js';
+import { layoutFor } from '../shared/layout.js';
+import { createApp } from '../serve/app.js';
+import { OPERATIONS } from '../serve/operations.js';
+import { loadServeConfig, SERVE_OPTIONS } from '../serve/serveConfig.js';
+import { openServiceDb } from '../serve/serviceDb.js';
+import type { Command } from './command.js';
+
+/**
+ * `tickvault serve`: the query server. Prints `listening on http://HOST:PORT` on stdout once
+ * bound (with --port 0 that is how a caller learns the port); stops on SIGTERM/SIGINT after
+ * letting in-flight responses finish (at most a few seconds).
+ */
+const DRAIN_MS = 5000;
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the query server (POST /api, GET /healthz)',
+  usage:
+    'tickvault serve [--port 8080] [--host 127.0.0.1] [--rate-limit 20] [--lease-seconds 30] [--cache-mb 256] [--data-dir DIR]',
+  options: Object.fromEntries(Object.values(SERVE_OPTIONS).map((o) => [o.flag, { type: 'string' as const }])),
+  positionals: 'none',
+  async run(ctx) {
+    const config = loadServeConfig(ctx.flags, ctx.env);
+    const layout = layoutFor(ctx.config.dataDir);
+    mkdirSync(layout.dataDir, { recursive: true });
+    // The catalog is the sealer's; a server started before any seal creates it empty once.
+    if (!existsSync(layout.catalogDb)) openCatalog(layout.catalogDb, false).close();
+    const catalogDb = openCatalog(layout.catalogDb, true);
+    const serviceDb = openServiceDb(layout.serviceDb);
+    const app = createApp({
+      dataDir: layout.dataDir,
+      catalog: new CatalogReader(catalogDb),
+      serviceDb,
+      config,
+      clock: ctx.config.clock,
+      log: ctx.log,
+      operations: OPERATIONS,
+    });
+    const server = createServer(app.koa.callback());
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const addr = server.address() as AddressInfo;
+    const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    const url = `http://${host}:${addr.port}`;
+    ctx.log.info({ url, dataDir: layout.dataDir, rateLimit: config.rateLimitPerSec, leaseMs: config.leaseMs, cacheBytes: config.cacheBytes }, 'listening');
+    ctx.out(`listening on ${url}`);
+
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        ctx.log.info({ signal }, 'stopping');
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, DRAIN_MS).unref();
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    for (const slot of app.heldSlots) slot.release();
+    serviceDb.close();
+    catalogDb.close();
+    return 0;
+  },
+};

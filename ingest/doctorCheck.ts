@@ -1,0 +1,321 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { decompress as fzstdDecompress } from 'fzstd';
+import { parquetMetadata, parquetRead, type FileMetaData } from 'hyparquet';
+import { CatalogReader, openCatalog } from '../shared/catalog.js';
+import { layoutFor, sealedFileRelPath } from '../shared/layout.js';
+import { DATASETS, SCHEMAS, type Dataset } from '../shared/schema.js';
+
+/**
+ * `tickvault doctor`: is every sealed file the catalog names on disk, byte for byte as it was
+ * sealed, and readable — and is nothing on disk that the catalog does not name?
+ *
+ * The check itself is pure over a small I/O interface (`DoctorIo`) so that tests can feed it
+ * damaged directories without touching a disk; `openDoctorIo` is the real file system.
+ * A check never writes; removing stale temp files is a separate, explicit step.
+ */
+
+/** What the catalog says about one sealed file (a subset of `CatalogFile`). */
+export interface DoctorCatalogEntry {
+  readonly dataset: Dataset;
+  readonly tradedate: string;
+  readonly symbol: string;
+  /** Relative to the data directory, `/`-separated. */
+  readonly path: string;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+export interface DoctorIo {
+  /** Every file the catalog lists (none when there is no catalog yet). */
+  catalogFiles(): Iterable<DoctorCatalogEntry>;
+  /** Every regular file under the dataset directories, relative and `/`-separated. */
+  listDataFiles(): Promise<string[]>;
+  /** Size in bytes, or null when the file does not exist. */
+  fileSize(relPath: string): Promise<number | null>;
+  readFile(relPath: string): Promise<Uint8Array>;
+  /** Whether a process with this id runs on this host (a temp file may be a seal in progress). */
+  isPidRunning(pid: number): boolean;
+}
+
+export type ProblemKind =
+  | 'missing'
+  | 'extra'
+  | 'size-mismatch'
+  | 'checksum-mismatch'
+  | 'unreadable'
+  | 'row-count-mismatch'
+  | 'schema-mismatch'
+  | 'path-mismatch';
+
+/** Stale temp files are leftovers of an interrupted seal: harmless to queries, so warnings. */
+export type WarningKind = 'stale-temp';
+
+export interface Finding<K extends string> {
+  readonly kind: K;
+  readonly path: string;
+  /** One sentence: what differs, with the expected and the found value where there are two. */
+  readonly detail: string;
+}
+
+export type Problem = Finding<ProblemKind>;
+export type Warning = Finding<WarningKind>;
+
+export interface DoctorOptions {
+  /** Skip the sha256 of every file (sizes and footers only): much faster on a big directory. */
+  readonly quick?: boolean;
+  /** Also decode every page of every file (hyparquet), not just its footer. */
+  readonly deep?: boolean;
+  /** Files checked at once. */
+  readonly concurrency?: number;
+  /** Called after each catalogued file is checked, with its size (for a progress bar). */
+  readonly onFile?: (bytes: number) => void;
+}
+
+export interface DoctorReport {
+  /** Files the catalog lists. */
+  readonly catalogFiles: number;
+  /** Bytes the catalog lists. */
+  readonly catalogBytes: number;
+  /** Regular files found under the dataset directories (including extra and temp files). */
+  readonly diskFiles: number;
+  /** What was verified for each catalogued file present on disk. */
+  readonly checks: readonly ('size' | 'sha256' | 'footer' | 'pages')[];
+  readonly problems: readonly Problem[];
+  readonly warnings: readonly Warning[];
+  /** No problems (warnings do not count). */
+  readonly ok: boolean;
+}
+
+/** Temp names written by the sealer: `NAME.tmp-PID` (ingest/daySealer.ts). */
+const TEMP_RE = /\.tmp-([^/]*)$/;
+
+const MAGIC = [0x50, 0x41, 0x52, 0x31]; // "PAR1"
+
+const compressors = { ZSTD: (input: Uint8Array) => fzstdDecompress(input) };
+
+export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Promise<DoctorReport> {
+  const problems: Problem[] = [];
+  const warnings: Warning[] = [];
+  const entries = [...io.catalogFiles()];
+  const listed = new Set(entries.map((e) => e.path));
+  const onDisk = await io.listDataFiles();
+
+  for (const rel of onDisk) {
+    if (listed.has(rel)) continue;
+    const temp = TEMP_RE.exec(rel);
+    if (temp) warnings.push({ kind: 'stale-temp', path: rel, detail: tempDetail(io, temp[1]) });
+    else problems.push({ kind: 'extra', path: rel, detail: 'on disk but not in the catalog' });
+  }
+
+  const perFile: Problem[][] = new Array(entries.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < entries.length) {
+      const i = next++;
+      perFile[i] = await checkFile(io, entries[i], opts);
+      opts.onFile?.(entries[i].bytes);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
+  // Catalog order (dataset, date, symbol), whatever order the workers finished in.
+  for (const found of perFile) problems.push(...found);
+
+  const checks: DoctorReport['checks'] = ['size', ...(opts.quick ? [] : ['sha256' as const]), 'footer', ...(opts.deep ? ['pages' as const] : [])];
+  return {
+    catalogFiles: entries.length,
+    catalogBytes: entries.reduce((a, e) => a + e.bytes, 0),
+    diskFiles: onDisk.length,
+    checks,
+    problems: problems.sort(byPath),
+    warnings: warnings.sort(byPath),
+    ok: problems.length === 0,
+  };
+}
+
+function byPath(a: Finding<string>, b: Finding<string>): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind.localeCompare(b.kind);
+}
+
+function tempDetail(io: DoctorIo, suffix: string): string {
+  if (!/^\d+$/.test(suffix)) return 'temporary file left by an interrupted seal';
+  const pid = Number(suffix);
+  return io.isPidRunning(pid)
+    ? `temporary file of process ${pid}, which is running: a seal may be in progress`
+    : `temporary file left by process ${pid}, which is no longer running (an interrupted seal)`;
+}
+
+async function checkFile(io: DoctorIo, e: DoctorCatalogEntry, opts: DoctorOptions): Promise<Problem[]> {
+  const out: Problem[] = [];
+  const problem = (kind: ProblemKind, detail: string) => out.push({ kind, path: e.path, detail });
+
+  // A catalog path is only ever the layout's path for its key; anything else means the
+  // catalog was edited or written by something else, and the server would read the wrong file.
+  const expected = sealedFileRelPath(e.dataset, e.tradedate, e.symbol);
+  if (e.path !== expected) problem('path-mismatch', `catalog key ${e.dataset} ${e.tradedate} ${e.symbol} should be at ${expected}`);
+
+  const size = await io.fileSize(e.path);
+  if (size === null) {
+    problem('missing', 'listed in the catalog but not on disk');
+    return out;
+  }
+  // A size difference already says the bytes differ: the checksum would only repeat it.
+  const sizeOk = size === e.bytes;
+  if (!sizeOk) problem('size-mismatch', `${size} bytes on disk, catalog says ${e.bytes}`);
+
+  let bytes: Uint8Array;
+  try {
+    bytes = await io.readFile(e.path);
+  } catch (err) {
+    problem('unreadable', `cannot be read: ${(err as Error).message}`);
+    return out;
+  }
+  if (sizeOk && !opts.quick) {
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    if (sha !== e.sha256) problem('checksum-mismatch', `sha256 ${sha.slice(0, 16)}… differs from the catalog's ${e.sha256.slice(0, 16)}…`);
+  }
+
+  const footer = readFooter(bytes);
+  if (typeof footer === 'string') {
+    problem('unreadable', footer);
+    return out;
+  }
+  const footerRows = Number(footer.num_rows);
+  if (footerRows !== e.rows) problem('row-count-mismatch', `footer says ${footerRows} rows, catalog says ${e.rows}`);
+  const columns = footer.schema.slice(1).map((s) => s.name);
+  const want = SCHEMAS[e.dataset].fieldNames;
+  if (columns.join(',') !== want.join(',')) {
+    problem('schema-mismatch', `columns are not the ${e.dataset} fields in spec order (found ${columns.length} columns, want ${want.length})`);
+  }
+  if (opts.deep) {
+    const err = await decodeAll(bytes, footer, footerRows);
+    if (err !== null) problem('unreadable', err);
+  }
+  return out;
+}
+
+/** The parsed footer, or why there is none: magic at both ends, then hyparquet's parser. */
+export function readFooter(bytes: Uint8Array): FileMetaData | string {
+  if (bytes.length < 12) return `too short to be Parquet (${bytes.length} bytes)`;
+  const at = (off: number) => MAGIC.every((m, i) => bytes[off + i] === m);
+  if (!at(0) || !at(bytes.length - 4)) return 'no Parquet magic "PAR1" at its start or end';
+  try {
+    return parquetMetadata(toArrayBuffer(bytes));
+  } catch (err) {
+    return `footer cannot be parsed: ${(err as Error).message}`;
+  }
+}
+
+/** Decodes every column of every row group; null when all of it reads back. */
+async function decodeAll(bytes: Uint8Array, metadata: FileMetaData, rows: number): Promise<string | null> {
+  const counts = new Map<string, number>();
+  try {
+    await parquetRead({
+      file: toArrayBuffer(bytes),
+      metadata,
+      compressors,
+      onChunk: ({ columnName, columnData }) => {
+        counts.set(columnName, (counts.get(columnName) ?? 0) + columnData.length);
+      },
+    });
+  } catch (err) {
+    return `pages cannot be decoded: ${(err as Error).message}`;
+  }
+  for (const [name, n] of counts) if (n !== rows) return `column ${name} decodes to ${n} values, footer says ${rows} rows`;
+  return null;
+}
+
+function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+// ---- the real file system -----------------------------------------------------------------
+
+export interface FsDoctorIo extends DoctorIo {
+  close(): void;
+}
+
+/**
+ * The data directory on disk. The catalog is opened read-only (doctor may run beside a live
+ * ingestor and servers; WAL lets it read a consistent snapshot without blocking them).
+ */
+export function openDoctorIo(dataDir: string): FsDoctorIo {
+  const layout = layoutFor(dataDir);
+  const db = existsSync(layout.catalogDb) ? openCatalog(layout.catalogDb, true) : null;
+  const reader = db ? new CatalogReader(db) : null;
+  return {
+    *catalogFiles() {
+      if (reader) yield* reader.everyFile();
+    },
+    async listDataFiles() {
+      const out: string[] = [];
+      for (const dataset of DATASETS) await walk(dataDir, dataset, out);
+      return out.sort();
+    },
+    async fileSize(relPath) {
+      try {
+        return (await stat(join(dataDir, relPath))).size;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+    },
+    readFile: (relPath) => readFile(join(dataDir, relPath)),
+    isPidRunning,
+    close() {
+      db?.close();
+    },
+  };
+}
+
+async function walk(root: string, rel: string, out: string[]): Promise<void> {
+  let entries;
+  try {
+    entries = await readdir(join(root, rel), { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  for (const d of entries) {
+    const child = `${rel}/${d.name}`;
+    if (d.isDirectory()) await walk(root, child, out);
+    else out.push(child);
+  }
+}
+
+function isPidRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Deletes the stale temp files of a report whose writer is no longer running; a temp of a
+ * live process may be a seal in progress and is kept. Returns the paths removed.
+ */
+export async function removeStaleTempFiles(dataDir: string, report: DoctorReport, io: Pick<DoctorIo, 'isPidRunning'> = { isPidRunning }): Promise<string[]> {
+  const removed: string[] = [];
+  for (const w of report.warnings) {
+    const pid = TEMP_RE.exec(w.path)?.[1];
+    if (pid !== undefined && /^\d+$/.test(pid) && io.isPidRunning(Number(pid))) continue;
+    await unlink(join(dataDir, w.path)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    removed.push(w.path);
+  }
+  return removed;
+}
+
+/** Counts per kind, in first-seen order, e.g. `1 missing, 2 extra`. */
+export function summarizeKinds(findings: readonly Finding<string>[]): string {
+  const counts = new Map<string, number>();
+  for (const f of findings) counts.set(f.kind, (counts.get(f.kind) ?? 0) + 1);
+  return [...counts].map(([k, n]) => `${n} ${k}`).join(', ');
+}

@@ -1,0 +1,307 @@
+import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import Koa, { type Context, type Next } from 'koa';
+import Router from '@koa/router';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { CatalogReader } from '../shared/catalog.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+import type { Db } from '../shared/sqlite.js';
+import { layoutFor } from '../shared/layout.js';
+import { ApiError, busy, forbidden, tooManyRequests, unauthorized } from './apiError.js';
+import { parseApiRequest } from './apiRequest.js';
+import { AccountStore, type Account } from './accounts.js';
+import { CursorCodec, loadOrCreateCursorKey } from './cursor.js';
+import { FileColumnCache } from './fileColumns.js';
+import { Limits } from './limits.js';
+import type { Operation, OperationContext, OperationResult, OperationServices } from './operation.js';
+import { checkAccess, type ApiName } from './plans.js';
+import type { ServeConfig } from './serveConfig.js';
+import { SlotTable, type Slot } from './slots.js';
+import { serveExtras, type ServeMetrics } from './metrics.js';
+
+/**
+ * The HTTP surface: `POST /api` (the envelope, authentication, limits, dispatch by apiname)
+ * and `GET /healthz`. Only cli/serveCommand.ts listens; tests and benches may too.
+ *
+ * Order of checks for POST /api (each failure stops the request):
+ *   body is JSON ≤ 1 MiB (400/413) → body members and apiname (400) → apikey (401)
+ *   → per-second limit (429) → the operation's params and fields (400)
+ *   → plan access and history depth (403) → trial daily calls (429)
+ *   → one-request slot (503, level2 only) → data (Parquet quota 429 when streaming starts).
+ */
+export interface AppDeps {
+  readonly dataDir: string;
+  readonly catalog: CatalogReader;
+  readonly serviceDb: Db;
+  readonly config: ServeConfig;
+  /** Service clock: business dates (latest trading day, Beijing day of the counters). */
+  readonly clock: Clock;
+  /** Wall clock for durations shared between processes (leases, per-second windows). */
+  readonly wallMs?: () => number;
+  readonly log: Logger;
+  readonly operations: readonly Operation[];
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+const JSON_TYPE = 'application/json; charset=utf-8';
+const INTERNAL_MESSAGE = 'internal server error';
+
+/** The envelope of a failure (decisions §1): HTTP status = code, data null. */
+function errorBody(code: number, message: string): string {
+  return JSON.stringify({ code, message, data: null });
+}
+
+/** Errors from the body parser (raw-body / co-body) carry an HTTP status of their own. */
+function bodyParserError(e: unknown): ApiError | null {
+  const status = (e as { status?: unknown } | null)?.status;
+  const type = (e as { type?: unknown } | null)?.type;
+  if (status === 413 || type === 'entity.too.large') return new ApiError(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes (1 MiB)`);
+  if (typeof status === 'number' && status >= 400 && status < 500) return new ApiError(400, 'request body must be a JSON object');
+  return null;
+}
+
+export interface App {
+  readonly koa: Koa;
+  /** Per-process services, exposed for the bench and shutdown. */
+  readonly services: OperationServices;
+  /** Slots held by responses still in flight (released on shutdown). */
+  readonly heldSlots: ReadonlySet<Slot>;
+  readonly metrics: ServeMetrics;
+}
+
+export function createApp(deps: AppDeps): App {
+  const wallMs = deps.wallMs ?? Date.now;
+  const { config, log } = deps;
+  const accounts = new AccountStore(deps.serviceDb);
+  const limits = new Limits(deps.serviceDb);
+  const slots = new SlotTable(deps.serviceDb, { leaseMs: config.leaseMs, wallMs });
+  const services: OperationServices = {
+    dataDir: deps.dataDir,
+    catalog: deps.catalog,
+    columns: new FileColumnCache(deps.dataDir, config.cacheBytes),
+    cursors: new CursorCodec(loadOrCreateCursorKey(layoutFor(deps.dataDir).cursorKeyFile)),
+  };
+  const operations = new Map<string, Operation>(deps.operations.map((op) => [op.apiname, op]));
+  const apinames: ReadonlySet<string> = new Set(operations.keys());
+  const heldSlots = new Set<Slot>();
+  limits.purgeBefore(deps.clock.nowMs());
+
+  const app = new Koa();
+  // Request log, metrics, GET /metrics, GET /openapi.json (serve/metrics.ts): outermost, so
+  // they see every request and its final status.
+  const extras = serveExtras({ log, slotsHeld: () => heldSlots.size });
+  for (const m of extras.middleware) app.use(m);
+  // Everything reaching a client goes through this envelope; nothing else writes errors.
+  app.use(async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (e) {
+      const err = e instanceof ApiError ? e : bodyParserError(e);
+      if (!err || !err.expose) {
+        log.error({ err: e, path: ctx.path }, 'request failed');
+        ctx.status = 500;
+        ctx.type = JSON_TYPE;
+        ctx.body = errorBody(500, INTERNAL_MESSAGE);
+        return;
+      }
+      if (err.opts.retryAfterSec !== undefined) ctx.set('Retry-After', String(err.opts.retryAfterSec));
+      ctx.status = err.code;
+      ctx.type = JSON_TYPE;
+      ctx.body = errorBody(err.code, err.message);
+    }
+  });
+  // The body is JSON whatever Content-Type the client sent (curl -d sends a form type).
+  app.use(async (ctx: Context, next: Next) => {
+    if (ctx.method === 'POST' && !ctx.is('application/json')) ctx.request.headers['content-type'] = 'application/json';
+    await next();
+  });
+  app.use(
+    koaBody({
+      json: true, jsonStrict: true, jsonLimit: BODY_LIMIT_BYTES, urlencoded: false, text: false, multipart: false,
+      parsedMethods: [HttpMethodEnum.POST], patchNode: false,
+    }),
+  );
+
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    deps.catalog.db.prepare('SELECT 1').get();
+    ctx.type = JSON_TYPE;
+    ctx.body = '{"status":"ok"}';
+  });
+
+  router.post('/api', async (ctx) => {
+    const nowMs = deps.clock.nowMs();
+    const req = parseApiRequest(ctx.request.body, apinames);
+    if (req.apikey === undefined || req.apikey === '') throw unauthorized('apikey is required');
+    const account = accounts.authenticate(req.apikey);
+    if (!account) throw unauthorized('apikey is unknown or revoked');
+    // For request logging and metrics middleware: the account, never the key.
+    ctx.state.accountId = account.id;
+    const rate = limits.hitRate(account.id, config.rateLimitPerSec, wallMs());
+    if (!rate.ok) throw tooManyRequests(`more than ${config.rateLimitPerSec} requests per second for this account`, rate.retryAfterSec);
+
+    const op = operations.get(req.apiname)!;
+    const api = op.apiname;
+    let authorized = false;
+    let slot: Slot | null = null;
+    const abort = new AbortController();
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) abort.abort();
+    });
+    const releaseSlot = () => {
+      if (!slot || slot.isReleased) return;
+      try {
+        slot.release();
+      } catch (e) {
+        // The lease will lapse on its own; the response must not fail for this.
+        log.warn({ err: e }, 'slot release failed');
+      }
+      heldSlots.delete(slot);
+    };
+
+    const opCtx: OperationContext = {
+      account,
+      nowMs,
+      services,
+      log,
+      signal: abort.signal,
+      authorize(dates) {
+        if (authorized) throw new ApiError(500, `${api}: authorize called twice`, { expose: false });
+        authorize(account, api, dates, nowMs);
+        authorized = true;
+      },
+      acquireSlot() {
+        if (slot) return;
+        const s = slots.tryAcquire(account.id, api);
+        if (!s) throw busy(`this account already has a ${api} request in progress; it is not queued`, 1);
+        slot = s;
+        heldSlots.add(s);
+        // Released when the last byte is written or the connection closes, whichever first.
+        onLastByteWritten(ctx.res, releaseSlot);
+        ctx.res.once('close', releaseSlot);
+        if (ctx.req.socket?.destroyed) releaseSlot();
+      },
+      chargeParquet() {
+        const taken = limits.takeDaily(account.id, api, 'parquet', account.plan.parquetPerDay, nowMs);
+        if (!taken.ok) {
+          throw tooManyRequests(
+            `the ${account.plan.name} plan's ${account.plan.parquetPerDay} Parquet files per Beijing day on ${api} are used up`,
+            taken.retryAfterSec,
+          );
+        }
+      },
+    };
+
+    let result: OperationResult;
+    try {
+      result = await op.handle(req, opCtx);
+      if (!authorized) throw new ApiError(500, `${api} returned without plan checks`, { expose: false });
+    } catch (e) {
+      releaseSlot();
+      throw e;
+    }
+    writeResult(ctx, result);
+  });
+
+  /** Plan access, history depth, trial count (decisions §4), in that order. */
+  function authorize(account: Account, api: ApiName, dates: readonly string[], nowMs: number): void {
+    const plan = account.plan;
+    const verdict = checkAccess(plan, api, dates, nowMs);
+    if (!verdict.ok) {
+      if (verdict.reason === 'no-access') throw forbidden(`the ${plan.name} plan has no access to ${api}`);
+      throw forbidden(
+        `tradedate ${verdict.date} is outside the ${plan.name} plan's history depth ` +
+          `(the latest ${plan.access[api].depthTradingDays} trading days, from ${verdict.earliest})`,
+      );
+    }
+    const daily = plan.access[api].dailyCalls;
+    if (daily !== null) {
+      const taken = limits.takeDaily(account.id, api, 'calls', daily, nowMs);
+      if (!taken.ok) throw tooManyRequests(`the ${plan.name} plan's ${daily} calls per Beijing day on ${api} are used up`, taken.retryAfterSec);
+    }
+  }
+
+  app.use(router.routes());
+  app.use(async (ctx: Context) => {
+    // Unrouted: 405 for a known path with the wrong method, else 404, both as envelopes.
+    const known = ctx.path === '/api' || ctx.path === '/healthz';
+    ctx.status = known ? 405 : 404;
+    if (known) ctx.set('Allow', ctx.path === '/api' ? 'POST' : 'GET');
+    ctx.type = JSON_TYPE;
+    ctx.body = errorBody(ctx.status, known ? `use ${ctx.path === '/api' ? 'POST' : 'GET'} ${ctx.path}` : 'no such endpoint; queries go to POST /api');
+  });
+  // Errors after the response started (Koa reports them here): a client that went away
+  // mid-body is routine, not a fault.
+  const GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'EPIPE', 'ECONNRESET', 'ECONNABORTED']);
+  app.on('error', (err: unknown) => {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && GONE.has(code)) log.debug({ code }, 'client went away mid-response');
+    else log.warn({ err }, 'response error');
+  });
+  return { koa: app, services, heldSlots, metrics: extras.metrics };
+}
+
+/**
+ * Calls `fn` just before the response's last byte is handed to the socket: on `end()`, or on
+ * the `write()` that completes Content-Length (a piped file's final chunk is written before
+ * the stream's end event, and the client may already have it all by then). Waiting for
+ * 'finish' instead would release after the client could have received everything, so a
+ * client sending its next request at once would race the release and get a 503.
+ */
+function onLastByteWritten(res: ServerResponse, fn: () => void): void {
+  let written = 0;
+  const write = res.write;
+  const end = res.end;
+  const length = (): number => {
+    const h = res.getHeader('content-length');
+    return typeof h === 'number' ? h : typeof h === 'string' ? Number(h) : Infinity;
+  };
+  res.write = function (this: ServerResponse, ...args: Parameters<ServerResponse['write']>): boolean {
+    const chunk = args[0];
+    written += typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength;
+    if (written >= length()) fn();
+    return write.apply(this, args);
+  } as ServerResponse['write'];
+  res.end = function (this: ServerResponse, ...args: Parameters<ServerResponse['end']>): ServerResponse {
+    fn();
+    return end.apply(this, args);
+  } as ServerResponse['end'];
+}
+
+function writeResult(ctx: Context, result: OperationResult): void {
+  ctx.status = 200;
+  switch (result.kind) {
+    case 'json':
+      ctx.type = JSON_TYPE;
+      ctx.body = JSON.stringify({ code: 200, message: result.message ?? 'success', data: result.data });
+      return;
+    case 'rawJson': {
+      ctx.type = JSON_TYPE;
+      // For the request log: the row count of a body it cannot scan (a stream of pieces).
+      if (result.rows !== undefined) ctx.state.rows = result.rows;
+      const body = result.body;
+      if (typeof body === 'string' || Buffer.isBuffer(body)) {
+        ctx.body = body;
+        return;
+      }
+      // Pieces go to the socket as they are: no per-request copy of a 1.6 MB page.
+      const pieces = body as readonly Buffer[];
+      ctx.length = pieces.reduce((n, p) => n + p.length, 0);
+      ctx.body = new Readable({
+        read() {
+          for (const p of pieces) this.push(p);
+          this.push(null);
+        },
+      });
+      return;
+    }
+    case 'stream':
+      if (result.rows !== undefined) ctx.state.rows = result.rows;
+      ctx.type = result.contentType;
+      for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+      ctx.length = result.length;
+      ctx.body = result.body;
+      return;
+  }
+}

@@ -1,0 +1,141 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+
+/**
+ * level2 paging cursors (decisions §3).
+ *
+ * New kind: `c1` + base64url(payload ‖ mac), where payload is 26 bytes
+ *   version(1) ‖ symbol NNNNNN.XX (9 ASCII) ‖ tradedate (u32 BE, YYYYMMDD as a number)
+ *   ‖ start_time ms (i32 BE, -1 = none) ‖ end_time ms (i32 BE, -1 = none)
+ *   ‖ position (u32 BE: file row of the next row)
+ * and mac is the first 16 bytes of HMAC-SHA256(key, payload). The key is the data
+ * directory's cursor.key, so every server process on the directory, before and after a
+ * restart, issues and accepts the same cursors; a forged or altered token fails the MAC.
+ * The `c` prefix keeps a token from ever looking like the older, all-digit kind.
+ *
+ * Older kind: a plain decimal string, the zero-based position of the next row within the
+ * day AFTER the time filters. It carries nothing else, so it needs `tradedate` (and the same
+ * time filters) alongside.
+ */
+export interface CursorState {
+  readonly symbol: string;
+  readonly tradedate: string;
+  readonly startMs: number | null;
+  readonly endMs: number | null;
+  /** Row position in the file of the next row to return. */
+  readonly position: number;
+}
+
+export type ParsedCursor =
+  | { readonly kind: 'token'; readonly state: CursorState }
+  | { readonly kind: 'offset'; readonly offset: number };
+
+export type CursorResult = { readonly ok: true; readonly cursor: ParsedCursor } | { readonly ok: false; readonly reason: string };
+
+const VERSION = 1;
+const PAYLOAD_BYTES = 26;
+const MAC_BYTES = 16;
+const PREFIX = 'c1';
+const SYMBOL_RE = /^\d{6}\.(SH|SZ|BJ)$/;
+const MAX_POSITION = 0xffffffff;
+
+export class CursorCodec {
+  constructor(private readonly key: Buffer) {
+    if (key.length < 16) throw new Error('cursor key must be at least 16 bytes');
+  }
+
+  private mac(payload: Buffer): Buffer {
+    return createHmac('sha256', this.key).update(payload).digest().subarray(0, MAC_BYTES);
+  }
+
+  encode(s: CursorState): string {
+    if (!SYMBOL_RE.test(s.symbol)) throw new RangeError(`cursor symbol ${s.symbol} is not canonical`);
+    if (!/^\d{8}$/.test(s.tradedate)) throw new RangeError(`cursor date ${s.tradedate} is not YYYYMMDD`);
+    if (!Number.isInteger(s.position) || s.position < 0 || s.position > MAX_POSITION) throw new RangeError('cursor position out of range');
+    const p = Buffer.alloc(PAYLOAD_BYTES);
+    p[0] = VERSION;
+    p.write(s.symbol, 1, 9, 'latin1');
+    p.writeUInt32BE(Number(s.tradedate), 10);
+    p.writeInt32BE(s.startMs ?? -1, 14);
+    p.writeInt32BE(s.endMs ?? -1, 18);
+    p.writeUInt32BE(s.position, 22);
+    return PREFIX + Buffer.concat([p, this.mac(p)]).toString('base64url');
+  }
+
+  /** Parses either kind; a token that is malformed or fails its MAC is rejected. */
+  parse(text: string): CursorResult {
+    if (/^\d+$/.test(text)) {
+      const offset = Number(text);
+      if (!Number.isSafeInteger(offset)) return { ok: false, reason: 'is a row position too large to be real' };
+      return { ok: true, cursor: { kind: 'offset', offset } };
+    }
+    const invalid: CursorResult = { ok: false, reason: 'is not a cursor issued by this service (altered, truncated or forged)' };
+    if (!text.startsWith(PREFIX) || !/^[A-Za-z0-9_-]+$/.test(text.slice(PREFIX.length))) return invalid;
+    const raw = Buffer.from(text.slice(PREFIX.length), 'base64url');
+    if (raw.length !== PAYLOAD_BYTES + MAC_BYTES) return invalid;
+    const payload = raw.subarray(0, PAYLOAD_BYTES);
+    if (!timingSafeEqual(raw.subarray(PAYLOAD_BYTES), this.mac(payload))) return invalid;
+    // Canonical base64url only: a different spelling of the same bytes is not our token.
+    if (PREFIX + raw.toString('base64url') !== text) return invalid;
+    if (payload[0] !== VERSION) return invalid;
+    const symbol = payload.toString('latin1', 1, 10);
+    const start = payload.readInt32BE(14);
+    const end = payload.readInt32BE(18);
+    return {
+      ok: true,
+      cursor: {
+        kind: 'token',
+        state: {
+          symbol,
+          tradedate: String(payload.readUInt32BE(10)).padStart(8, '0'),
+          startMs: start < 0 ? null : start,
+          endMs: end < 0 ? null : end,
+          position: payload.readUInt32BE(22),
+        },
+      },
+    };
+  }
+}
+
+const KEY_BYTES = 32;
+
+/**
+ * The data directory's cursor key, created on first use. It is written to a private temporary
+ * file and then hard-linked into place: link(2) fails with EEXIST like O_EXCL, and the name
+ * only ever appears with its full content, so concurrent first starts agree on one key and
+ * nobody reads a half-written file.
+ */
+export function loadOrCreateCursorKey(path: string): Buffer {
+  const existing = readKey(path);
+  if (existing) return existing;
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, randomBytes(KEY_BYTES));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(tmp, path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    unlinkSync(tmp);
+  }
+  const key = readKey(path);
+  if (!key) throw new Error(`${path} is not a valid cursor key`);
+  return key;
+}
+
+function readKey(path: string): Buffer | null {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+  if (buf.length !== KEY_BYTES) throw new Error(`${path} holds ${buf.length} bytes, expected ${KEY_BYTES}`);
+  return buf;
+}

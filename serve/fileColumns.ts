@@ -1,0 +1,265 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { parquetMetadata, parquetRead } from 'hyparquet';
+import { decompress as fzstdDecompress } from 'fzstd';
+import type { CatalogFile } from '../shared/catalog.js';
+import { SCHEMAS } from '../shared/schema.js';
+import { readFooter, readRowGroups, UnsupportedParquetError, withFile, type DecodedColumn, type ParquetFooter } from './parquetReader.js';
+
+/**
+ * Decoded sealed files, cached. Sealed files are immutable, so nothing cached here can go
+ * stale; the key is the catalog path. One byte-bounded LRU (TICKVAULT_CACHE_MB) holds:
+ *   - decoded column chunks, per (file, row group, column): Float64Array (8 B a value, NaN =
+ *     null) or strings (~40 B each);
+ *   - anything derived from them that callers memoise (`memo`), e.g. level2's serialised rows;
+ *   - parsed footers (a few KB each).
+ * Sizes are estimates of V8 heap use, good to a factor well under 2.
+ *
+ * Two ways in:
+ *   - `rowGroups(file, groups, columns)`: typed columns of chosen row groups (level2 paging
+ *     decodes only the row groups a page touches);
+ *   - `get(file)`: the whole file as plain arrays in schema order (tick_history).
+ */
+export type ColumnValues = ArrayLike<string | number | bigint | null>;
+
+export interface DecodedFile {
+  readonly file: CatalogFile;
+  readonly rows: number;
+  /**
+   * One array per schema field, in schema order. Strings for the key columns; numbers or null
+   * for the rest (INT64 columns come as number: every stored value is a safe integer).
+   */
+  readonly columns: readonly ColumnValues[];
+}
+
+/** Decoded columns of one row group, by schema position (entries not asked for are absent). */
+export type RowGroupColumns = ReadonlyMap<number, DecodedColumn>;
+
+const STRING_BYTES = 40;
+const ENTRY_OVERHEAD = 200;
+
+interface Entry {
+  readonly bytes: number;
+  readonly value: Promise<unknown>;
+}
+
+/** A byte-bounded LRU of promises; a rejected promise is dropped so the next call retries. */
+export class ByteLru {
+  private readonly entries = new Map<string, Entry>();
+  private used = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  get<T>(key: string): Promise<T> | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    // Re-insert to mark as most recently used (a Map iterates in insertion order).
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit.value as Promise<T>;
+  }
+
+  set<T>(key: string, bytes: number, value: Promise<T>): Promise<T> {
+    this.drop(key);
+    this.entries.set(key, { bytes, value });
+    this.used += bytes;
+    value.catch(() => {
+      if (this.entries.get(key)?.value === value) this.drop(key);
+    });
+    for (const k of this.entries.keys()) {
+      if (this.used <= this.maxBytes || k === key) break;
+      this.drop(k);
+    }
+    return value;
+  }
+
+  private drop(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    this.used -= e.bytes;
+  }
+
+  get usedBytes(): number {
+    return this.used;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Keys from least to most recently used (for tests and diagnostics). */
+  keys(): string[] {
+    return [...this.entries.keys()];
+  }
+}
+
+function columnBytes(col: DecodedColumn): number {
+  return ENTRY_OVERHEAD + (col.kind === 'number' ? col.values.byteLength : col.values.length * STRING_BYTES);
+}
+
+export class FileColumnCache {
+  readonly lru: ByteLru;
+
+  constructor(private readonly dataDir: string, maxBytes: number) {
+    this.lru = new ByteLru(maxBytes);
+  }
+
+  get usedBytes(): number {
+    return this.lru.usedBytes;
+  }
+
+  /** Memoises a value derived from an immutable file under `key` (include the file path). */
+  memo<T>(key: string, bytes: number, compute: () => Promise<T>): Promise<T> {
+    return this.lru.get<T>(key) ?? this.lru.set(key, bytes, compute());
+  }
+
+  footer(file: CatalogFile): Promise<ParquetFooter> {
+    return this.memo(`${file.path}#footer`, 4096 + file.rowGroupSize, async () => {
+      const path = join(this.dataDir, file.path);
+      const footer = await withFile(path, async (fh) => readFooter(fh, (await fh.stat()).size));
+      checkFooter(file, footer);
+      return footer;
+    });
+  }
+
+  /**
+   * The given columns (schema positions) of the given row groups, decoding what is not cached
+   * in one pass over the file. Result: one map per requested row group, in request order.
+   */
+  async rowGroups(
+    file: CatalogFile,
+    groups: readonly number[],
+    columns: readonly number[],
+    opts: { readonly keep?: boolean } = {},
+  ): Promise<RowGroupColumns[]> {
+    // keep: false decodes what is missing without caching it, for a one-off pass whose
+    // result is memoised in another form (level2 serialises all fields once, then only the
+    // serialised rows are worth their memory).
+    const keep = opts.keep ?? true;
+    const missing = new Map<number, number[]>();
+    const cached: (Promise<DecodedColumn> | undefined)[][] = groups.map((g) =>
+      columns.map((c) => {
+        const hit = this.lru.get<DecodedColumn>(chunkKey(file, g, c));
+        if (!hit) missing.set(g, [...(missing.get(g) ?? []), c]);
+        return hit;
+      }),
+    );
+    const decodedAll = missing.size > 0 ? this.decodeGroups(file, missing) : null;
+    const pending = groups.map((g, gi) =>
+      columns.map((c, ci) => {
+        const hit = cached[gi][ci];
+        if (hit) return hit;
+        const one = decodedAll!.then((m) => m.get(g)!.get(c)!);
+        return keep ? this.lru.set(chunkKey(file, g, c), estimateChunkBytes(file, g, c), one) : one;
+      }),
+    );
+    const resolved = await Promise.all(pending.map((cols) => Promise.all(cols)));
+    return resolved.map((cols) => new Map(cols.map((col, ci) => [columns[ci], col])));
+  }
+
+  private async decodeGroups(file: CatalogFile, missing: Map<number, number[]>): Promise<Map<number, Map<number, DecodedColumn>>> {
+    const groups = [...missing.keys()];
+    const columns = [...new Set([...missing.values()].flat())].sort((a, b) => a - b);
+    try {
+      const footer = await this.footer(file);
+      const decoded = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, groups, columns));
+      return new Map(groups.map((g, i) => [g, decoded[i]]));
+    } catch (e) {
+      if (!(e instanceof UnsupportedParquetError)) throw e;
+      // Not the layout our sealer writes: decode with the general reader and slice it into
+      // the catalog's row groups, so callers see the same shape either way.
+      const whole = await decodeWithHyparquet(this.dataDir, file);
+      return new Map(
+        groups.map((g) => {
+          const lo = g * file.rowGroupSize;
+          const hi = Math.min(file.rows, lo + file.rowGroupSize);
+          return [g, new Map(columns.map((c) => [c, sliceColumn(whole[c], lo, hi)]))];
+        }),
+      );
+    }
+  }
+
+  /** The whole file, schema order, plain arrays (numbers or null). Cached. */
+  get(file: CatalogFile): Promise<DecodedFile> {
+    const schema = SCHEMAS[file.dataset];
+    const bytes = ENTRY_OVERHEAD + file.rows * schema.fields.length * 16;
+    return this.memo(`${file.path}#whole`, bytes, async () => {
+      const groups = Array.from({ length: Math.ceil(file.rows / file.rowGroupSize) }, (_, g) => g);
+      const all = schema.fields.map((_, i) => i);
+      const decoded = await this.rowGroups(file, groups, all);
+      const columns = all.map((c) => {
+        const out = new Array<string | number | null>(file.rows);
+        let row = 0;
+        for (const m of decoded) {
+          const col = m.get(c)!;
+          if (col.kind === 'number') for (const v of col.values) out[row++] = v === v ? v : null;
+          else for (const v of col.values) out[row++] = v;
+        }
+        return out;
+      });
+      return { file, rows: file.rows, columns };
+    });
+  }
+}
+
+function chunkKey(file: CatalogFile, g: number, c: number): string {
+  return `${file.path}#${g}#${c}`;
+}
+
+function estimateChunkBytes(file: CatalogFile, g: number, c: number): number {
+  const rows = Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
+  const isString = SCHEMAS[file.dataset].fields[c].type === 'string';
+  return ENTRY_OVERHEAD + rows * (isString ? STRING_BYTES : 8);
+}
+
+/** The footer must describe the catalog's file, or row positions would point elsewhere. */
+function checkFooter(file: CatalogFile, footer: ParquetFooter): void {
+  const names = SCHEMAS[file.dataset].fieldNames;
+  const problem =
+    footer.numRows !== file.rows
+      ? `has ${footer.numRows} rows, the catalog says ${file.rows}`
+      : footer.columns.length !== names.length || footer.columns.some((c, i) => c.name !== names[i])
+        ? 'has columns other than the schema'
+        : footer.rowGroups.some((rg, g) => rg.firstRow !== g * file.rowGroupSize)
+          ? `row groups are not of the catalog's size ${file.rowGroupSize}`
+          : null;
+  if (problem) throw new Error(`sealed file ${file.path} ${problem}`);
+}
+
+function sliceColumn(values: readonly (string | number | null)[], lo: number, hi: number): DecodedColumn {
+  if (typeof values[lo] === 'string') return { kind: 'string', values: values.slice(lo, hi) as string[] };
+  const out = new Float64Array(hi - lo);
+  for (let i = lo; i < hi; i++) out[i - lo] = values[i] === null ? NaN : Number(values[i]);
+  return { kind: 'number', values: out };
+}
+
+const compressors = { ZSTD: (input: Uint8Array) => fzstdDecompress(input) };
+
+/** General-purpose decode of a whole file (hyparquet), schema order; the fallback path. */
+async function decodeWithHyparquet(dataDir: string, file: CatalogFile): Promise<(string | number | null)[][]> {
+  const path = join(dataDir, file.path);
+  await stat(path);
+  const buf = await readFile(path);
+  const arrayBuffer = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+  const metadata = parquetMetadata(arrayBuffer);
+  const names = SCHEMAS[file.dataset].fieldNames;
+  const columns: (string | number | null)[][] = names.map(() => new Array(file.rows).fill(null));
+  const positions = new Map(names.map((n, i) => [n, i]));
+  await parquetRead({
+    file: arrayBuffer,
+    metadata,
+    compressors,
+    onChunk: ({ columnName, columnData, rowStart }) => {
+      const pos = positions.get(columnName);
+      if (pos === undefined) return;
+      const target = columns[pos];
+      for (let i = 0; i < columnData.length; i++) {
+        const v = columnData[i] as string | number | bigint | null;
+        target[rowStart + i] = typeof v === 'bigint' ? Number(v) : v;
+      }
+    },
+  });
+  return columns;
+}

@@ -1,0 +1,114 @@
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isTradingDay, latestTradingDay } from '../calendar/tradingCalendar.js';
+import type { CatalogFile } from '../shared/catalog.js';
+import { SCHEMAS } from '../shared/schema.js';
+import { parseLevel2Time } from '../shared/timeFormat.js';
+import type { FileColumnCache } from './fileColumns.js';
+import { parseLevel2Query, MAX_PAGE_SIZE, type Level2Query } from './level2Params.js';
+import { boundarySearchSpan, groupsOf, lowerBound, minuteStarts, planPage } from './level2Paging.js';
+import { pageRowsJson } from './level2Rows.js';
+import type { Operation, OperationContext, OperationResult } from './operation.js';
+
+/**
+ * `level2_quote_history` (spec + decisions §3): one stock, one trading day, from the sealed
+ * file, as cursor-paged JSON or as the stored Parquet file itself.
+ */
+const API = 'level2_quote_history';
+const TIME_COLUMN = SCHEMAS.level2.position.get('time')!;
+export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
+
+export const level2Operation: Operation = {
+  apiname: API,
+  async handle(req, ctx) {
+    const q = parseLevel2Query(req, ctx.services.cursors);
+    // The latest trading day of the calendar in Beijing time, stored or not: no fallback.
+    const tradedate = q.tradedate ?? latestTradingDay(ctx.nowMs);
+    ctx.authorize([tradedate]);
+    ctx.acquireSlot();
+    const file = isTradingDay(tradedate) ? ctx.services.catalog.file('level2', tradedate, q.symbol) : null;
+    if (!file) return noData(q, tradedate);
+    if (q.format === 'parquet') return parquetFile(ctx, file);
+    return jsonPage(ctx, q, file);
+  },
+};
+
+function fieldNames(q: Level2Query): string[] {
+  return q.fields.map((i) => SCHEMAS.level2.fieldNames[i]);
+}
+
+/**
+ * The envelope around already serialised rows. Written by hand so the rows (cached bytes) are
+ * spliced in rather than parsed and re-serialised; member order as in the spec.
+ */
+function envelope(message: string, q: Level2Query, tradedate: string, items: readonly Buffer[], nextCursor: string | null, hasMore: boolean): Buffer[] {
+  const head =
+    `{"code":200,"message":${JSON.stringify(message)},"data":{"fields":${JSON.stringify(fieldNames(q))},"items":[`;
+  const tail =
+    `],"tradedate":${JSON.stringify(tradedate)},"page_size":${q.format === 'json' ? q.pageSize : MAX_PAGE_SIZE},` +
+    `"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"has_more":${hasMore}}}`;
+  return [Buffer.from(head), ...items, Buffer.from(tail)];
+}
+
+function noData(q: Level2Query, tradedate: string): OperationResult {
+  return { kind: 'rawJson', body: envelope('no data', q, tradedate, [], null, false), rows: 0 };
+}
+
+/** First row of `file` with time >= ms, via the minute index and at most one minute's times. */
+async function firstRowAtOrAfter(cache: FileColumnCache, file: CatalogFile, starts: Uint32Array, ms: number): Promise<number> {
+  const span = boundarySearchSpan(file.minuteIndex, starts, ms);
+  if (span.lo === span.hi) return span.lo;
+  const groups = groupsOf(span, file.rowGroupSize);
+  const decoded = await cache.rowGroups(file, groups, [TIME_COLUMN]);
+  const times = new Map(groups.map((g, i) => [g, decoded[i].get(TIME_COLUMN)!]));
+  return lowerBound(span, ms, (row) => {
+    const g = Math.floor(row / file.rowGroupSize);
+    const col = times.get(g)!;
+    const text = col.kind === 'string' ? col.values[row - g * file.rowGroupSize] : undefined;
+    const t = parseLevel2Time(text);
+    if (t === null) throw new Error(`sealed file ${file.path} holds a malformed time at row ${row}`);
+    return t;
+  });
+}
+
+async function jsonPage(ctx: OperationContext, q: Level2Query, file: CatalogFile): Promise<OperationResult> {
+  const { columns: cache, cursors } = ctx.services;
+  const starts = minuteStarts(file.minuteIndex);
+  const [lo, hiRaw] = await Promise.all([
+    q.startMs === null ? 0 : firstRowAtOrAfter(cache, file, starts, q.startMs),
+    // end_time is inclusive: the filtered rows end before the first row later than it.
+    q.endMs === null ? file.rows : firstRowAtOrAfter(cache, file, starts, q.endMs + 1),
+  ]);
+  const plan = planPage({ lo, hi: Math.max(lo, hiRaw) }, q.start, q.pageSize);
+  const items = await pageRowsJson(cache, file, plan.first, plan.end, q.fields);
+  const next = plan.hasMore
+    ? cursors.encode({ symbol: file.symbol, tradedate: file.tradedate, startMs: q.startMs, endMs: q.endMs, position: plan.end })
+    : null;
+  const message = plan.end > plan.first ? 'success' : 'no data';
+  return { kind: 'rawJson', body: envelope(message, q, file.tradedate, items, next, plan.hasMore), rows: plan.end - plan.first };
+}
+
+/**
+ * The stored file itself, streamed. The quota unit is taken once the file is open (found) and
+ * just before its first byte goes out; a failure to take it closes the file unsent.
+ */
+async function parquetFile(ctx: OperationContext, file: CatalogFile): Promise<OperationResult> {
+  const fh = await open(join(ctx.services.dataDir, file.path), 'r');
+  try {
+    const { size } = await fh.stat();
+    ctx.chargeParquet();
+    // Large reads: a stock-day file (~0.4 MB) goes out in two or three chunks, not seven.
+    const body = fh.createReadStream({ autoClose: true, highWaterMark: 256 * 1024 });
+    return {
+      kind: 'stream',
+      contentType: PARQUET_MEDIA_TYPE,
+      headers: { 'Content-Disposition': `attachment; filename="${file.symbol}_${file.tradedate}.parquet"` },
+      length: size,
+      body,
+      rows: file.rows,
+    };
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
+}

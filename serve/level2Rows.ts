@@ -1,0 +1,104 @@
+import type { CatalogFile } from '../shared/catalog.js';
+import { SCHEMAS } from '../shared/schema.js';
+import type { FileColumnCache } from './fileColumns.js';
+import type { DecodedColumn } from './parquetReader.js';
+import { groupsOf } from './level2Paging.js';
+import { JsonBytesWriter } from './level2JsonBytes.js';
+
+/**
+ * Rows of a level2 page as JSON bytes. The common request is every field, so each row group's
+ * rows are serialised once and kept in the cache as one UTF-8 buffer `[row],[row],…` with the
+ * byte offset of every row; any page is then a few slices of those buffers (a warm full-day
+ * page is a memcpy, not 250,000 number conversions). Other field lists are serialised from
+ * the cached decoded columns on each request.
+ */
+const ALL_FIELDS: readonly number[] = SCHEMAS.level2.fields.map((_, i) => i);
+const COMMA = Buffer.from(',');
+
+export function isAllFields(fields: readonly number[]): boolean {
+  return fields.length === ALL_FIELDS.length && fields.every((f, i) => f === i);
+}
+
+/** Serialised rows of one row group: `bytes` holds rows separated by commas. */
+export interface SerializedRows {
+  readonly bytes: Buffer;
+  /** offsets[r] = first byte of row r; offsets[n] = bytes.length + 1 (as if a comma followed). */
+  readonly offsets: Uint32Array;
+}
+
+/** Writes rows [from, to) of a row group's columns (in output order) as `[…],[…]`. */
+export function serializeRows(cols: readonly DecodedColumn[], from: number, to: number, sizeHint = 0): SerializedRows {
+  const w = new JsonBytesWriter(Math.max(1024, sizeHint));
+  const offsets = new Uint32Array(to - from + 1);
+  const n = cols.length;
+  // Split by kind up front so the hot loop's element loads stay monomorphic.
+  const nums: (Float64Array | null)[] = cols.map((c) => (c.kind === 'number' ? c.values : null));
+  const strs: (readonly string[] | null)[] = cols.map((c) => (c.kind === 'string' ? c.values : null));
+  for (let r = from; r < to; r++) {
+    if (r > from) w.byte(44);
+    offsets[r - from] = w.pos;
+    w.byte(91);
+    for (let c = 0; c < n; c++) {
+      if (c > 0) w.byte(44);
+      const nv = nums[c];
+      if (nv !== null) w.number(nv[r]);
+      else w.string(strs[c]![r]);
+    }
+    w.byte(93);
+  }
+  offsets[to - from] = w.pos + 1;
+  // Copy out of the growable buffer so the cache holds exactly the bytes it accounts for.
+  return { bytes: Buffer.from(w.bytes()), offsets };
+}
+
+/** Rows [a, b) of serialised rows, without a trailing comma. */
+export function sliceRows(s: SerializedRows, a: number, b: number): Buffer {
+  return s.bytes.subarray(s.offsets[a], s.offsets[b] - 1);
+}
+
+function groupRows(cache: FileColumnCache, file: CatalogFile, g: number): Promise<SerializedRows> {
+  const rows = Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
+  // The LRU needs a size up front: measured ~320 bytes a full row of generated data.
+  const estimate = rows * 340;
+  return cache.memo(`${file.path}#${g}#rowjson`, estimate + rows * 4, async () => {
+    const [m] = await cache.rowGroups(file, [g], ALL_FIELDS, { keep: false });
+    return serializeRows(ALL_FIELDS.map((c) => m.get(c)!), 0, rows, estimate);
+  });
+}
+
+/** The JSON bytes of rows [first, end) with the given fields, as comma-joined pieces. */
+export async function pageRowsJson(
+  cache: FileColumnCache,
+  file: CatalogFile,
+  first: number,
+  end: number,
+  fields: readonly number[],
+): Promise<Buffer[]> {
+  const groups = groupsOf({ lo: first, hi: end }, file.rowGroupSize);
+  const size = file.rowGroupSize;
+  const pieces: Buffer[] = [];
+  const push = (b: Buffer) => {
+    if (pieces.length > 0) pieces.push(COMMA);
+    pieces.push(b);
+  };
+  if (groups.length === 0) return pieces;
+  if (isAllFields(fields)) {
+    const perGroup = await Promise.all(groups.map((g) => groupRows(cache, file, g)));
+    groups.forEach((g, i) => {
+      const base = g * size;
+      const rows = perGroup[i];
+      const n = rows.offsets.length - 1;
+      push(sliceRows(rows, Math.max(first, base) - base, Math.min(end, base + n) - base));
+    });
+  } else {
+    const decoded = await cache.rowGroups(file, groups, fields);
+    groups.forEach((g, i) => {
+      const base = g * size;
+      const cols = fields.map((c) => decoded[i].get(c)!);
+      const from = Math.max(first, base) - base;
+      const to = Math.min(end, base + size) - base;
+      push(serializeRows(cols, from, to, (to - from) * (fields.length * 8 + 4)).bytes);
+    });
+  }
+  return pieces;
+}

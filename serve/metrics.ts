@@ -1,0 +1,135 @@
+import type { Context, Middleware, Next } from 'koa';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Logger } from '../shared/logger.js';
+import { openapiRoute } from './openapiRoute.js';
+import { apinameOf, isApiRequest, onResponseDone, requestLog, summarize } from './requestLog.js';
+
+/**
+ * Prometheus metrics of one server process (GET /metrics), in a registry of its own so that
+ * several apps in one process (tests, bench) never collide:
+ *
+ *   tickvault_api_requests_total{apiname,code}            POST /api answers by operation and code
+ *   tickvault_api_request_duration_seconds{apiname,code}  until the last byte is written
+ *   tickvault_api_requests_in_flight                      POST /api requests not yet finished
+ *   tickvault_api_requests_aborted_total{apiname}         client gone before the last byte
+ *   tickvault_api_response_bytes_total{apiname}           body bytes sent (incl. Parquet files)
+ *   tickvault_api_slots_held                              one-request slots this process holds
+ *   tickvault_quota_rejections_total{apiname,reason}      429/503: rate_limit, trial_calls,
+ *                                                         parquet_quota, slot_busy, other
+ *   tickvault_process_… / tickvault_nodejs_…              prom-client's default process metrics
+ *
+ * `apiname` is level2_quote_history, tick_history or unknown (anything a client sent that is
+ * not an operation), so label cardinality stays bounded whatever arrives.
+ */
+export const METRICS_PATH = '/metrics';
+
+export type RejectionReason = 'rate_limit' | 'trial_calls' | 'parquet_quota' | 'slot_busy' | 'other';
+
+/**
+ * Which limit a 429/503 answer came from, by its message (app.ts words them; the metrics test
+ * provokes each one against a real server, so a rewording is caught there).
+ */
+export function rejectionReason(code: number, message: string | undefined): RejectionReason | null {
+  if (code === 503) return 'slot_busy';
+  if (code !== 429) return null;
+  const m = message ?? '';
+  if (/per second/.test(m)) return 'rate_limit';
+  if (/Parquet/.test(m)) return 'parquet_quota';
+  if (/calls per Beijing day/.test(m)) return 'trial_calls';
+  return 'other';
+}
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface MetricsOptions {
+  /** Slots held by this process's in-flight responses (App.heldSlots.size). */
+  readonly slotsHeld?: () => number;
+  /** Also collect prom-client's default process metrics. Default true. */
+  readonly processMetrics?: boolean;
+}
+
+export class ServeMetrics {
+  readonly registry = new Registry();
+  private readonly requests;
+  private readonly duration;
+  private readonly inFlight;
+  private readonly aborted;
+  private readonly bytes;
+  private readonly rejections;
+
+  constructor(opts: MetricsOptions = {}) {
+    const registers = [this.registry];
+    this.requests = new Counter({ name: 'tickvault_api_requests_total', help: 'POST /api answers by apiname and code', labelNames: ['apiname', 'code'] as const, registers });
+    this.duration = new Histogram({
+      name: 'tickvault_api_request_duration_seconds',
+      help: 'POST /api time from arrival to the last byte written, by apiname and code',
+      labelNames: ['apiname', 'code'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.inFlight = new Gauge({ name: 'tickvault_api_requests_in_flight', help: 'POST /api requests being processed or written', registers });
+    this.aborted = new Counter({ name: 'tickvault_api_requests_aborted_total', help: 'POST /api responses cut short by the client closing the connection', labelNames: ['apiname'] as const, registers });
+    this.bytes = new Counter({ name: 'tickvault_api_response_bytes_total', help: 'POST /api response body bytes, by apiname', labelNames: ['apiname'] as const, registers });
+    this.rejections = new Counter({
+      name: 'tickvault_quota_rejections_total',
+      help: 'Requests refused by a limit: rate_limit (per second), trial_calls, parquet_quota (429) or slot_busy (503)',
+      labelNames: ['apiname', 'reason'] as const,
+      registers,
+    });
+    const slotsHeld = opts.slotsHeld;
+    new Gauge({
+      name: 'tickvault_api_slots_held',
+      help: 'One-request-in-progress slots held by this process (level2_quote_history)',
+      registers,
+      collect() {
+        this.set(slotsHeld ? slotsHeld() : 0);
+      },
+    });
+    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'tickvault_' });
+  }
+
+  /** Counts POST /api requests; observes them when the response is done. */
+  middleware(): Middleware {
+    return async (ctx: Context, next: Next) => {
+      if (!isApiRequest(ctx)) return next();
+      const startedNs = process.hrtime.bigint();
+      this.inFlight.inc();
+      onResponseDone(ctx.res, (aborted) => {
+        this.inFlight.dec();
+        const s = summarize(ctx, apinameOf(ctx), startedNs, aborted, false);
+        const apiname = s.apiname ?? 'unknown';
+        const code = String(s.code);
+        this.requests.inc({ apiname, code });
+        this.duration.observe({ apiname, code }, s.ms / 1000);
+        if (s.bytes !== null && !aborted) this.bytes.inc({ apiname }, s.bytes);
+        if (aborted) this.aborted.inc({ apiname });
+        const reason = rejectionReason(s.code, s.error);
+        if (reason) this.rejections.inc({ apiname, reason });
+      });
+      await next();
+    };
+  }
+
+  /** GET /metrics in the Prometheus text format. */
+  route(): Middleware {
+    return async (ctx: Context, next: Next) => {
+      if (ctx.path !== METRICS_PATH || ctx.method !== 'GET') return next();
+      ctx.type = this.registry.contentType;
+      ctx.body = await this.registry.metrics();
+    };
+  }
+}
+
+export interface ServeExtrasOptions extends MetricsOptions {
+  readonly log: Logger;
+}
+
+/**
+ * Everything this module family adds to the app, in mounting order, to be `app.use`d before
+ * the app's own envelope middleware so that they see every request and its final status:
+ * request log, metrics, GET /metrics, GET /openapi.json.
+ */
+export function serveExtras(opts: ServeExtrasOptions): { readonly metrics: ServeMetrics; readonly middleware: readonly Middleware[] } {
+  const metrics = new ServeMetrics(opts);
+  return { metrics, middleware: [requestLog(opts.log), metrics.middleware(), metrics.route(), openapiRoute()] };
+}

@@ -1,0 +1,368 @@
+import { SCHEMAS, type DatasetSchema } from '../shared/schema.js';
+import type { ErrorCode } from './apiError.js';
+import { BODY_LIMIT_BYTES } from './app.js';
+import { MAX_TRADING_DAYS_BACK } from './dateResolution.js';
+import { PARQUET_MEDIA_TYPE } from './level2Operation.js';
+import { MAX_PAGE_SIZE, NOT_WITH_PARQUET } from './level2Params.js';
+import { ENHANCED_LIMIT, MAX_SYMBOLS } from './tickHistoryParams.js';
+
+/**
+ * The OpenAPI 3.1 description of the service, served at GET /openapi.json. Field names, limits
+ * and media types come from the modules that enforce them, so the document cannot drift from
+ * the server; what is prose here (rules, messages) follows api-spec.md and decisions.md.
+ */
+
+// ---- a typed subset of OpenAPI 3.1 -----------------------------------------------------------
+
+export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'array' | 'object' | 'null';
+export interface Ref {
+  readonly $ref: string;
+}
+export interface Schema {
+  readonly type?: JsonType | readonly JsonType[];
+  readonly title?: string;
+  readonly description?: string;
+  readonly const?: string | number | boolean | null;
+  readonly enum?: readonly (string | number | null)[];
+  readonly pattern?: string;
+  readonly format?: string;
+  readonly contentMediaType?: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly uniqueItems?: boolean;
+  readonly items?: Schema | Ref;
+  readonly properties?: Readonly<Record<string, Schema | Ref>>;
+  readonly required?: readonly string[];
+  readonly additionalProperties?: boolean;
+  readonly oneOf?: readonly (Schema | Ref)[];
+  readonly discriminator?: { readonly propertyName: string; readonly mapping?: Readonly<Record<string, string>> };
+  readonly default?: string | number | boolean | null;
+  readonly examples?: readonly unknown[];
+}
+export interface Header {
+  readonly description: string;
+  readonly required?: boolean;
+  readonly schema: Schema;
+}
+export interface MediaType {
+  readonly schema?: Schema | Ref;
+  readonly examples?: Readonly<Record<string, { readonly summary?: string; readonly value: unknown }>>;
+}
+export interface Response {
+  readonly description: string;
+  readonly headers?: Readonly<Record<string, Header | Ref>>;
+  readonly content?: Readonly<Record<string, MediaType>>;
+}
+export interface Operation {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  readonly requestBody?: { readonly required: boolean; readonly description?: string; readonly content: Readonly<Record<string, MediaType>> };
+  readonly responses: Readonly<Record<string, Response | Ref>>;
+}
+export interface PathItem {
+  readonly get?: Operation;
+  readonly post?: Operation;
+}
+export interface OpenApiDocument {
+  readonly openapi: '3.1.0';
+  readonly info: { readonly title: string; readonly version: string; readonly description: string; readonly license?: { readonly name: string; readonly identifier: string } };
+  readonly tags: readonly { readonly name: string; readonly description: string }[];
+  readonly paths: Readonly<Record<string, PathItem>>;
+  readonly components: {
+    readonly schemas: Readonly<Record<string, Schema>>;
+    readonly responses: Readonly<Record<string, Response>>;
+    readonly headers: Readonly<Record<string, Header>>;
+  };
+}
+
+// ---- pieces ----------------------------------------------------------------------------------
+
+const ref = (kind: 'schemas' | 'responses' | 'headers', name: string): Ref => ({ $ref: `#/components/${kind}/${name}` });
+const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as JsonType, 'null'] });
+const DATE: Schema = { type: 'string', pattern: '^\\d{8}$', description: 'A date written YYYYMMDD.', examples: ['20250102'] };
+const INDEX_CODE: Schema = { type: 'string', pattern: '^\\d{6}$', description: 'A six-digit index code without exchange suffix.', examples: ['000300'] };
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The `fields` member: comma-separated names of the dataset (blanks around commas and empty
+ * entries are ignored by the server). The pattern is built from the schema's names.
+ */
+function fieldsMember(schema: DatasetSchema): Schema {
+  const name = `(?:${schema.fieldNames.map(escapeRegex).join('|')})`;
+  return {
+    type: ['string', 'null'],
+    pattern: `^\\s*(?:${name}\\s*)?(?:,\\s*(?:${name}\\s*)?)*$`,
+    description:
+      `Comma-separated names of the columns to return, in the order wanted; duplicates are removed and an unknown name is a 400. ` +
+      `Omitted, null or empty: every field in this order: ${schema.fieldNames.join(', ')}.`,
+  };
+}
+
+/** The column names of a response, with the dataset's names as the only allowed values. */
+function fieldNames(schema: DatasetSchema): Schema {
+  return { type: 'array', items: { type: 'string', enum: [...schema.fieldNames] }, description: 'The returned column names, in order.' };
+}
+
+const CELL: Schema = {
+  type: ['string', 'number', 'null'],
+  description: 'symbol, tradedate and time are strings; every other field is a number or null (a missing value).',
+};
+const ITEMS: Schema = {
+  type: 'array',
+  description: 'Rows; each row is an array whose values match `fields` by position.',
+  items: { type: 'array', items: CELL },
+};
+
+function envelope(title: string, data: Schema | Ref, message: Schema): Schema {
+  return {
+    type: 'object',
+    title,
+    required: ['code', 'message', 'data'],
+    additionalProperties: false,
+    properties: { code: { type: 'integer', const: 200 }, message, data },
+  };
+}
+
+const ERROR_CODES: readonly ErrorCode[] = [400, 401, 403, 413, 429, 500, 503];
+
+/** A function, not a table: app.ts may still be loading when this module is (import cycle). */
+function errorMeaning(code: ErrorCode): string {
+  const meanings: Readonly<Record<ErrorCode, string>> = {
+  400: 'Bad request: body not JSON, unknown apiname, unknown or misspelled body member or parameter, unknown name in `fields`, a bad value or format, or a rejected combination of parameters. The message names the parameter. Not worth retrying.',
+  401: '`apikey` missing, unknown or revoked. Not worth retrying.',
+  403: "The account's plan has no access to the operation, or a date is outside the plan's history depth. Not worth retrying.",
+  413: `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`,
+  429: "Per-second limit exceeded, the trial plan's daily calls used up, or the daily Parquet quota used up. Retry after `Retry-After` seconds.",
+  500: 'Unexpected server fault; the message carries no detail.',
+  503: 'The account already has a request in progress on this interface (JSON and Parquet share the one slot, across keys and server processes). Not queued: retry after `Retry-After` seconds.',
+  };
+  return meanings[code];
+}
+
+// ---- level2_quote_history --------------------------------------------------------------------
+
+const level2Params: Readonly<Record<string, Schema>> = {
+  symbol: {
+    type: 'string',
+    pattern: '^(?:\\d{6}(?:\\.[A-Za-z]{2,4})?|[A-Za-z]{2}\\d{6})$',
+    description:
+      'One stock code: 600000, 600000.SH, 600000.sh, SH600000, sh600000 or 600000.XSHG (likewise .SZ/.XSHE and .BJ). Six digits alone take the exchange from the code. Several symbols are not supported.',
+    examples: ['600000.SH'],
+  },
+  tradedate: nullable({
+    ...DATE,
+    description: 'One trading day. Omitted: the latest trading day of the calendar (Beijing time), stored or not; a day not stored is no data, never another day.',
+  }),
+  format: { type: ['string', 'null'], enum: ['json', 'parquet', null], default: 'json', description: `json pages rows by cursor; parquet returns the stored single-stock single-day ZSTD Parquet file (${PARQUET_MEDIA_TYPE}). With parquet, ${NOT_WITH_PARQUET.join(', ')} are a 400.` },
+  start_time: nullable({ type: 'string', pattern: '^(?:\\d{2}:\\d{2}(?::\\d{2})?|\\d{6}(?:\\d{3})?)$', description: 'Start time, included: HH:MM, HH:MM:SS, HHMMSS or HHMMSSmmm.', examples: ['09:30'] }),
+  end_time: nullable({ type: 'string', pattern: '^(?:\\d{2}:\\d{2}(?::\\d{2})?|\\d{6}(?:\\d{3})?)$', description: 'End time, included; same formats as start_time. start after end is a 400.', examples: ['113000000'] }),
+  page_size: nullable({ type: 'integer', minimum: 1, default: MAX_PAGE_SIZE, description: `Rows per page, default and maximum ${MAX_PAGE_SIZE}; a larger value is served as ${MAX_PAGE_SIZE}.` }),
+  cursor: {
+    type: ['string', 'null'],
+    description:
+      'Omitted for the first page; then the next_cursor of the previous page. A cursor is bound to its symbol, date and time filters. The older kind (a decimal row position) needs the original tradedate.',
+  },
+};
+
+// ---- tick_history ----------------------------------------------------------------------------
+
+const TICK_TIME: Schema = { type: 'string', pattern: '^\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{3})?$' };
+
+const tickParams: Readonly<Record<string, Schema>> = {
+  asset: { type: ['string', 'null'], enum: ['index', null], description: 'Asset type; only index.' },
+  symbol: nullable({ ...INDEX_CODE, description: 'One index code. Alone (none of the enhanced parameters): the compatible query, the whole day ascending without row limit. With `symbols`, `symbols` wins.' }),
+  symbols: {
+    oneOf: [
+      { type: 'string', description: 'Comma-separated index codes.', examples: ['000300,000905'] },
+      { type: 'array', items: INDEX_CODE, minItems: 1 },
+      { type: 'null' },
+    ],
+    description: `One or more index codes, at most ${MAX_SYMBOLS} after removing duplicates. In boundary mode, omitted means every index stored that day.`,
+  },
+  tradedate: nullable({ ...DATE, description: 'One trading day. Not combinable with startdate/enddate, recentdays or tradedate_offset.' }),
+  startdate: nullable({ ...DATE, description: 'Range start; alone, the range runs to the latest trading day.' }),
+  enddate: nullable({ ...DATE, description: 'Range end; alone, that one trading day. A range crossing months is read from the first day of the end month only; the message states the requested and effective ranges.' }),
+  recentdays: nullable({ type: 'integer', minimum: 1, maximum: MAX_TRADING_DAYS_BACK, description: 'The last N trading days (subject to the cross-month rule). Not combinable with other date parameters.' }),
+  tradedate_offset: nullable({ type: 'integer', minimum: -MAX_TRADING_DAYS_BACK, maximum: 0, description: '0 is the latest trading day, -1 the one before. Not combinable with other date parameters.' }),
+  order_dir: { type: ['string', 'null'], enum: ['asc', 'desc', null], default: 'asc', description: 'Plain detail order by tradedate, time, then symbol; desc reverses it.' },
+  limit: nullable({ type: 'integer', minimum: 1, default: ENHANCED_LIMIT, description: `Rows of an enhanced query, default and maximum ${ENHANCED_LIMIT}; larger is served as ${ENHANCED_LIMIT}.` }),
+  offset: nullable({ type: 'integer', minimum: 0, default: 0, description: 'Row offset of an enhanced query.' }),
+  trademin: nullable({ type: 'string', pattern: '^\\d{4}$', description: 'A minute HHMM. Alone: the rows of [HH:MM:00, next minute). With side: the boundary.', examples: ['1000'] }),
+  side: { type: ['string', 'null'], enum: ['before', 'after', null], description: 'Boundary mode (needs trademin, one trading day): before = per index the last snapshot strictly earlier than the minute; after = the first at or later.' },
+  start_time: nullable({ ...TICK_TIME, description: 'Plain detail start time, included: HH:MM:SS or HH:MM:SS.mmm. Not combinable with trademin.' }),
+  end_time: nullable({ ...TICK_TIME, description: 'Plain detail end time, excluded. Not combinable with trademin.' }),
+};
+
+/** Parameter names the document lists per operation (the test holds them against the server). */
+export const DOCUMENTED_PARAMS = {
+  level2_quote_history: Object.keys(level2Params),
+  tick_history: Object.keys(tickParams),
+} as const;
+
+function paramsObject(title: string, props: Readonly<Record<string, Schema>>, required: readonly string[]): Schema {
+  return { type: 'object', title, properties: props, required, additionalProperties: false, description: 'Unknown members are a 400; a member set to null counts as omitted.' };
+}
+
+function request(apiname: string, fields: Schema, params: Ref): Schema {
+  return {
+    type: 'object',
+    required: ['apiname', 'apikey', 'params'],
+    additionalProperties: false,
+    properties: {
+      apiname: { type: 'string', const: apiname },
+      apikey: { type: 'string', description: 'The account API key (missing, unknown or revoked: 401).' },
+      fields,
+      params,
+    },
+  };
+}
+
+// ---- the document ------------------------------------------------------------------------------
+
+function errorResponse(code: ErrorCode): Response {
+  const retry = code === 429 || code === 503;
+  const schema: Schema = {
+    type: 'object',
+    required: ['code', 'message', 'data'],
+    additionalProperties: false,
+    properties: {
+      code: { type: 'integer', const: code },
+      message: { type: 'string', description: 'One English sentence naming the offending parameter or rule.' },
+      data: { type: 'null' },
+    },
+  };
+  return {
+    description: errorMeaning(code),
+    ...(retry ? { headers: { 'Retry-After': ref('headers', 'RetryAfter') } } : {}),
+    content: { 'application/json': { schema } },
+  };
+}
+
+export function buildOpenApi(version: string): OpenApiDocument {
+  const l2 = SCHEMAS.level2;
+  const ix = SCHEMAS.index;
+  const errorResponses = Object.fromEntries(ERROR_CODES.map((c) => [String(c), ref('responses', `Error${c}`)]));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'tickvault',
+      version,
+      description:
+        'China A-share market-data history: Level-2 ten-level order-book snapshots of stocks (level2_quote_history) and tick snapshots of indexes (tick_history), ' +
+        'answered by one endpoint, POST /api, whose body member `apiname` selects the operation. Every JSON answer is an envelope {code, message, data}; ' +
+        'the HTTP status always equals `code`. No data is not an error: code 200 with `data.items` empty.',
+    },
+    tags: [
+      { name: 'query', description: 'Market-data queries' },
+      { name: 'operations', description: 'Service description, health and metrics' },
+    ],
+    paths: {
+      '/api': {
+        post: {
+          operationId: 'query',
+          summary: 'Run level2_quote_history or tick_history',
+          tags: ['query'],
+          requestBody: {
+            required: true,
+            description: `JSON, at most ${BODY_LIMIT_BYTES} bytes (413 above). The body is read as JSON whatever its Content-Type.`,
+            content: { 'application/json': { schema: ref('schemas', 'ApiRequest') } },
+          },
+          responses: {
+            '200': {
+              description: `Success or no data. level2_quote_history with params.format = parquet answers with the stored file itself (${PARQUET_MEDIA_TYPE}, Content-Disposition attachment; no ranges).`,
+              headers: { 'Content-Disposition': ref('headers', 'ContentDisposition') },
+              content: {
+                'application/json': { schema: { oneOf: [ref('schemas', 'Level2Response'), ref('schemas', 'TickHistoryResponse')] } },
+                [PARQUET_MEDIA_TYPE]: { schema: { type: 'string', contentMediaType: PARQUET_MEDIA_TYPE, description: 'One stock, one trading day, ZSTD-compressed, columns in field-table order.' } },
+              },
+            },
+            ...errorResponses,
+          },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'openapi', summary: 'This document', tags: ['operations'],
+          responses: { '200': { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
+      '/metrics': {
+        get: {
+          operationId: 'metrics', summary: 'Prometheus metrics of this server process', tags: ['operations'],
+          responses: { '200': { description: 'Prometheus text exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+        },
+      },
+      '/healthz': {
+        get: {
+          operationId: 'healthz', summary: 'Liveness: 200 once the server can serve', tags: ['operations'],
+          responses: { '200': { description: 'Ready.', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', const: 'ok' } } } } } } },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        ApiRequest: {
+          description: 'The common request body; `apiname` selects the operation and the shape of `params`.',
+          oneOf: [ref('schemas', 'Level2Request'), ref('schemas', 'TickHistoryRequest')],
+          discriminator: {
+            propertyName: 'apiname',
+            mapping: { level2_quote_history: '#/components/schemas/Level2Request', tick_history: '#/components/schemas/TickHistoryRequest' },
+          },
+        },
+        Level2Request: request('level2_quote_history', fieldsMember(l2), ref('schemas', 'Level2Params')),
+        Level2Params: paramsObject('level2_quote_history params', level2Params, ['symbol']),
+        TickHistoryRequest: request('tick_history', fieldsMember(ix), ref('schemas', 'TickHistoryParams')),
+        TickHistoryParams: paramsObject('tick_history params', tickParams, []),
+        Level2Response: envelope(
+          'level2_quote_history JSON page',
+          {
+            type: 'object',
+            required: ['fields', 'items', 'tradedate', 'page_size', 'next_cursor', 'has_more'],
+            additionalProperties: false,
+            properties: {
+              fields: fieldNames(l2),
+              items: ITEMS,
+              tradedate: { ...DATE, description: 'The date actually queried.' },
+              page_size: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'The page size applied.' },
+              next_cursor: { type: ['string', 'null'], description: 'Cursor of the next page; null at the end.' },
+              has_more: { type: 'boolean' },
+            },
+          },
+          { type: 'string', enum: ['success', 'no data'] },
+        ),
+        TickHistoryResponse: envelope(
+          'tick_history result',
+          {
+            type: 'object',
+            required: ['fields', 'items'],
+            additionalProperties: false,
+            properties: {
+              fields: fieldNames(ix),
+              items: ITEMS,
+              limit: { type: 'integer', minimum: 1, maximum: ENHANCED_LIMIT, description: 'Enhanced detail only: the limit applied.' },
+              offset: { type: 'integer', minimum: 0, description: 'Enhanced detail only: the offset applied.' },
+              has_more: { type: 'boolean', description: 'Enhanced detail only: whether rows follow.' },
+            },
+          },
+          {
+            type: 'string',
+            pattern: '^(?:success|no data)(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?$',
+            description: 'success or no data; a range request (startdate, enddate or recentdays) adds "; requested YYYYMMDD-YYYYMMDD, effective YYYYMMDD-YYYYMMDD".',
+          },
+        ),
+      },
+      responses: Object.fromEntries(ERROR_CODES.map((c) => [`Error${c}`, errorResponse(c)])),
+      headers: {
+        RetryAfter: { description: 'Whole seconds to wait before retrying (429 and 503 only).', required: true, schema: { type: 'integer', minimum: 1 } },
+        ContentDisposition: { description: 'Parquet downloads only: attachment; filename="SYMBOL_YYYYMMDD.parquet".', schema: { type: 'string' } },
+      },
+    },
+  };
+}

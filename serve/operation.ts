@@ -1,0 +1,81 @@
+import type { Readable } from 'node:stream';
+import type { Logger } from '../shared/logger.js';
+import type { CatalogReader } from '../shared/catalog.js';
+import type { ApiRequest } from './apiRequest.js';
+import type { Account } from './accounts.js';
+import type { ApiName } from './plans.js';
+import type { FileColumnCache } from './fileColumns.js';
+import type { CursorCodec } from './cursor.js';
+
+/**
+ * The contract between the app (envelope, auth, limits) and one `apiname`.
+ *
+ * The app has already parsed the body, authenticated the key (401) and applied the
+ * per-second limit (429) when `handle` runs. The operation then:
+ *   1. validates its params and `fields` (throw `badRequest` → 400);
+ *   2. calls `ctx.authorize(dates)` exactly once (plan access / history depth → 403, trial
+ *      daily calls → 429; the trial call is counted here) before reading any data;
+ *   3. reads data and returns a result.
+ * If `handle` returns without having called `authorize`, the app answers 500: an operation
+ * that skips the plan checks is a bug, never a silent pass.
+ */
+export interface Operation {
+  readonly apiname: ApiName;
+  handle(req: ApiRequest, ctx: OperationContext): Promise<OperationResult>;
+}
+
+/** What the app hands an operation for one request. */
+export interface OperationContext {
+  /** The authenticated account. */
+  readonly account: Account;
+  /** The service clock's "now" when the request arrived (epoch ms). */
+  readonly nowMs: number;
+  readonly services: OperationServices;
+  readonly log: Logger;
+  /** Aborted when the client disconnects before the response is written. */
+  readonly signal: AbortSignal;
+  /**
+   * Plan checks for this operation (decisions §4): access (403), history depth of every date
+   * in `dates` (403; dates after the latest trading day are not a depth violation), then the
+   * trial plan's daily call count (429, counted on success). Pass the date(s) the request
+   * will read, or an empty list when no date applies.
+   */
+  authorize(dates: readonly string[]): void;
+  /**
+   * Takes the account's one in-progress slot for this interface (503 with Retry-After when
+   * held elsewhere). The app releases it when the response finishes, fails or the client
+   * disconnects, and renews its lease meanwhile. level2_quote_history only.
+   */
+  acquireSlot(): void;
+  /** Deducts one Parquet file from today's quota (429 when exhausted). */
+  chargeParquet(): void;
+}
+
+/** Long-lived services shared by every request. */
+export interface OperationServices {
+  readonly dataDir: string;
+  readonly catalog: CatalogReader;
+  /** Decoded columns of sealed files (schema order), bounded LRU. */
+  readonly columns: FileColumnCache;
+  /** level2 cursor codec (signing key from the data directory). */
+  readonly cursors: CursorCodec;
+}
+
+/**
+ * An operation's answer. `json`: the app wraps `data` in the envelope (code 200, `message`,
+ * default `success`). `rawJson`: an already serialised complete envelope: text, UTF-8 bytes, or
+ * UTF-8 pieces written in order (the level2 fast path sends slices of cached row bytes without
+ * copying them into one buffer). `stream`: a file body with its own headers (Parquet downloads).
+ */
+export type OperationResult =
+  | { readonly kind: 'json'; readonly message?: string; readonly data: unknown }
+  | { readonly kind: 'rawJson'; readonly body: string | Buffer | readonly Buffer[]; readonly rows?: number }
+  | {
+      readonly kind: 'stream';
+      readonly contentType: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly length: number;
+      readonly body: Readable;
+      /** Rows in the streamed file, for the request log. */
+      readonly rows?: number;
+    };

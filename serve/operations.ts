@@ -1,0 +1,9 @@
+import type { Operation } from './operation.js';
+import { level2Operation } from './level2Operation.js';
+import { tickHistoryOperation } from './tickHistoryOperation.js';
+
+/**
+ * Every operation the server answers, by `apiname`. The tick_history engineer adds
+ * `tickHistoryOperation` here (import + one array entry); nothing else needs to change.
+ */
+export const OPERATIONS: readonly Operation[] = [level2Operation, tickHistoryOperation];

@@ -1,0 +1,43 @@
+import { parsePort, parsePositiveInt, resolveOption, type Env, type Flags, type OptionSpec } from '../shared/config.js';
+
+/** Options of `tickvault serve`: flags over TICKVAULT_* environment over these defaults. */
+export const SERVE_OPTIONS = {
+  port: {
+    flag: 'port', env: 'TICKVAULT_PORT', defaultValue: 8080, parse: parsePort,
+    help: 'TCP port to listen on (0 picks a free one; the bound address is logged)',
+  } satisfies OptionSpec<number>,
+  host: {
+    flag: 'host', env: 'TICKVAULT_HOST', defaultValue: '127.0.0.1', parse: (t: string) => t,
+    help: 'address to listen on',
+  } satisfies OptionSpec<string>,
+  rateLimit: {
+    flag: 'rate-limit', env: 'TICKVAULT_RATE_LIMIT', defaultValue: 20, parse: parsePositiveInt,
+    help: 'requests per second per account, all operations together',
+  } satisfies OptionSpec<number>,
+  leaseSeconds: {
+    flag: 'lease-seconds', env: 'TICKVAULT_LEASE_SECONDS', defaultValue: 30, parse: parsePositiveInt,
+    help: 'lease of a request slot: how long a crashed holder blocks its account',
+  } satisfies OptionSpec<number>,
+  cacheMb: {
+    flag: 'cache-mb', env: 'TICKVAULT_CACHE_MB', defaultValue: 256, parse: parsePositiveInt,
+    help: 'memory for decoded columns and serialised rows of sealed files (MiB)',
+  } satisfies OptionSpec<number>,
+};
+
+export interface ServeConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly rateLimitPerSec: number;
+  readonly leaseMs: number;
+  readonly cacheBytes: number;
+}
+
+export function loadServeConfig(flags: Flags, env: Env): ServeConfig {
+  return {
+    port: resolveOption(SERVE_OPTIONS.port, flags, env),
+    host: resolveOption(SERVE_OPTIONS.host, flags, env),
+    rateLimitPerSec: resolveOption(SERVE_OPTIONS.rateLimit, flags, env),
+    leaseMs: resolveOption(SERVE_OPTIONS.leaseSeconds, flags, env) * 1000,
+    cacheBytes: resolveOption(SERVE_OPTIONS.cacheMb, flags, env) * 1024 * 1024,
+  };
+}

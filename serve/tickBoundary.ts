@@ -1,0 +1,167 @@
+import { join } from 'node:path';
+import { rowsBeforeMinute } from '../shared/minuteIndex.js';
+import { INDEX_ALWAYS_NULL, SCHEMAS } from '../shared/schema.js';
+import { ByteLru, type FileColumnCache } from './fileColumns.js';
+import { readRowGroups, withFile, type DecodedColumn } from './parquetReader.js';
+import type { DayFile } from './tickHistoryCatalog.js';
+import type { Side } from './tickHistoryParams.js';
+
+/**
+ * Boundary snapshots (decisions §5): per index, the last snapshot strictly before HH:MM:00.000
+ * (`before`) or the first at or after it (`after`).
+ *
+ * Which row that is needs no data at all: the catalog's minute index gives p = rows before
+ * minute HH:MM, so `after` is row p and `before` row p-1, exactly. The cost is fetching one
+ * row from each of up to thousands of files. So the candidate rows of a row group — p-1 and p
+ * for every minute boundary p inside it, about a tenth of its rows — are extracted once, on
+ * first use, from one decode of that group, and kept in a byte-bounded LRU of their own (a
+ * whole-market day must not evict the detail caches). The first whole-market query of a day
+ * decodes one group per index; a later one at a minute in an already seen group touches no
+ * file at all.
+ *
+ * A seal-time version of this table (written next to the day's files) would remove the
+ * first-use cost; see the tick_history report.
+ */
+const SCHEMA = SCHEMAS.index;
+const ALWAYS_NULL = new Set(INDEX_ALWAYS_NULL.map((name) => SCHEMA.position.get(name)!));
+const DECODED_COLUMNS = SCHEMA.fields.map((_, i) => i).filter((i) => !ALWAYS_NULL.has(i));
+/** Row groups decoded at once while building: bounds transient memory and file handles. */
+const BUILD_CONCURRENCY = 8;
+const STRING_BYTES = 40;
+
+/** The candidate rows of one row group of a symbol-day file. */
+export interface BoundaryRows {
+  /** File positions, ascending, unique. */
+  readonly positions: Int32Array;
+  /** Per schema position, the values at `positions` (null for the always-null fields). */
+  readonly columns: readonly (DecodedColumn | null)[];
+}
+
+/** Rows p-1 and p for every minute boundary p of the file's minute index, ascending. */
+export function candidatePositions(starts: Uint32Array, rows: number): Int32Array {
+  const out: number[] = [];
+  let last = -1;
+  const add = (p: number) => {
+    if (p > last && p >= 0 && p < rows) {
+      out.push(p);
+      last = p;
+    }
+  };
+  for (let i = 0; i < starts.length; i++) {
+    add(starts[i] - 1);
+    add(starts[i]);
+  }
+  return Int32Array.from(out);
+}
+
+/** The row answering (minute, side) in a file, or -1 when the index has none that day. */
+export function boundaryPosition(df: DayFile, minute: number, side: Side): number {
+  const p = rowsBeforeMinute(df.file.minuteIndex, df.starts, minute);
+  const q = side === 'after' ? p : p - 1;
+  return q >= 0 && q < df.file.rows ? q : -1;
+}
+
+function pick(col: DecodedColumn, positions: Int32Array, firstRow: number, rows: number, out: DecodedColumn): void {
+  for (let k = 0; k < positions.length; k++) {
+    const p = positions[k];
+    if (p < firstRow || p >= firstRow + rows) continue;
+    if (col.kind === 'number' && out.kind === 'number') out.values[k] = col.values[p - firstRow];
+    else if (col.kind === 'string' && out.kind === 'string') (out.values as string[])[k] = col.values[p - firstRow];
+  }
+}
+
+export class BoundaryIndex {
+  private readonly lru: ByteLru;
+  private building = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly columns: FileColumnCache,
+    maxBytes: number,
+  ) {
+    this.lru = new ByteLru(maxBytes);
+  }
+
+  get usedBytes(): number {
+    return this.lru.usedBytes;
+  }
+
+  /** The candidates of the row group holding file position `position`. */
+  rowsOf(df: DayFile, position: number): Promise<BoundaryRows> {
+    const g = Math.floor(position / df.file.rowGroupSize);
+    const key = `${df.file.path}#${g}`;
+    const hit = this.lru.get<BoundaryRows>(key);
+    if (hit) return hit;
+    const first = g * df.file.rowGroupSize;
+    const all = candidatePositions(df.starts, df.file.rows);
+    const positions = all.filter((p) => p >= first && p < first + df.file.rowGroupSize);
+    const bytes = 200 + positions.length * (4 + (DECODED_COLUMNS.length - 3) * 8 + 3 * STRING_BYTES);
+    return this.lru.set(key, bytes, this.limited(() => this.build(df, g, positions)));
+  }
+
+  private async build(df: DayFile, g: number, positions: Int32Array): Promise<BoundaryRows> {
+    const { file } = df;
+    const footer = await this.columns.footer(file);
+    const [m] = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, [g], DECODED_COLUMNS));
+    const rg = footer.rowGroups[g];
+    const columns: (DecodedColumn | null)[] = SCHEMA.fields.map((f, c) => {
+      if (ALWAYS_NULL.has(c)) return null;
+      return f.type === 'string'
+        ? { kind: 'string', values: new Array<string>(positions.length) }
+        : { kind: 'number', values: new Float64Array(positions.length) };
+    });
+    for (const c of DECODED_COLUMNS) pick(m.get(c)!, positions, rg.firstRow, rg.numRows, columns[c]!);
+    return { positions, columns };
+  }
+
+  /** Runs at most BUILD_CONCURRENCY builds at once; the rest queue in arrival order. */
+  private async limited<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.building >= BUILD_CONCURRENCY) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.building++;
+    try {
+      return await fn();
+    } finally {
+      this.building--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+/** Binary search of a file position among the candidates; -1 when absent. */
+function indexOfPosition(positions: Int32Array, p: number): number {
+  let lo = 0;
+  let hi = positions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (positions[mid] < p) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < positions.length && positions[lo] === p ? lo : -1;
+}
+
+/**
+ * JSON row texts of the boundary rows, one per file that has one, in the files' order (the
+ * caller passes them sorted by symbol).
+ */
+export async function boundaryRowTexts(
+  index: BoundaryIndex,
+  files: readonly DayFile[],
+  minute: number,
+  side: Side,
+  fields: readonly number[],
+): Promise<string[]> {
+  const wanted = files.map((df) => ({ df, position: boundaryPosition(df, minute, side) })).filter((w) => w.position >= 0);
+  const rows = await Promise.all(wanted.map((w) => index.rowsOf(w.df, w.position)));
+  return wanted.map((w, i) => {
+    const k = indexOfPosition(rows[i].positions, w.position);
+    if (k < 0) throw new Error(`boundary row ${w.position} of ${w.df.file.path} is not among its candidates`);
+    const values = fields.map((c) => {
+      const col = rows[i].columns[c];
+      if (col === null) return null;
+      const v = col.values[k];
+      return typeof v === 'number' && v !== v ? null : v;
+    });
+    return JSON.stringify(values);
+  });
+}

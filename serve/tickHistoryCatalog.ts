@@ -1,0 +1,76 @@
+import type { CatalogFile, CatalogReader } from '../shared/catalog.js';
+import { minuteStarts } from '../shared/minuteIndex.js';
+
+/**
+ * The index files of a trading day as tick_history reads them: sorted by symbol, with the
+ * minute index's cumulative starts computed once. A sealed day never changes (decisions §6),
+ * so its listing is kept; a day not sealed yet is looked up again on every request, so it
+ * appears as soon as it is sealed.
+ */
+export interface DayFile {
+  readonly file: CatalogFile;
+  readonly starts: Uint32Array;
+}
+
+export interface DayFiles {
+  readonly tradedate: string;
+  /** Ascending by symbol. */
+  readonly files: readonly DayFile[];
+  readonly bySymbol: ReadonlyMap<string, DayFile>;
+}
+
+/** Sealed days kept in memory: about 1 KB per file, so 64 whole-market days are ~64 MB. */
+const MAX_CACHED_DAYS = 64;
+
+const EMPTY_DAY = (tradedate: string): DayFiles => ({ tradedate, files: [], bySymbol: new Map() });
+
+export class TickCatalog {
+  private readonly days = new Map<string, DayFiles>();
+
+  constructor(private readonly catalog: CatalogReader) {}
+
+  /** The day's index files when the day is sealed, else none (nothing of it is visible). */
+  day(tradedate: string): DayFiles {
+    const hit = this.days.get(tradedate);
+    if (hit) {
+      this.days.delete(tradedate);
+      this.days.set(tradedate, hit);
+      return hit;
+    }
+    if (!this.catalog.isDaySealed('index', tradedate)) return EMPTY_DAY(tradedate);
+    const files = this.catalog
+      .filesOfDay('index', tradedate)
+      .filter((f) => f.rows > 0)
+      .map((file): DayFile => ({ file, starts: minuteStarts(file.minuteIndex) }));
+    const day: DayFiles = { tradedate, files, bySymbol: new Map(files.map((f) => [f.file.symbol, f])) };
+    this.days.set(tradedate, day);
+    if (this.days.size > MAX_CACHED_DAYS) this.days.delete(this.days.keys().next().value!);
+    return day;
+  }
+
+  /** Sealed days with index files within [from, to] (both YYYYMMDD), ascending. */
+  daysIn(from: string, to: string): DayFiles[] {
+    const out: DayFiles[] = [];
+    for (const d of calendarDates(from, to)) {
+      const day = this.day(d);
+      if (day.files.length > 0) out.push(day);
+    }
+    return out;
+  }
+}
+
+/**
+ * Every calendar date of [from, to]. Stored data decides which of them hold rows, so a day
+ * the calendar would not list is still served if it was sealed. Ranges here are at most one
+ * month (the cross-month rule), so walking the dates is cheap.
+ */
+export function calendarDates(from: string, to: string): string[] {
+  const out: string[] = [];
+  const t = new Date(Date.UTC(+from.slice(0, 4), +from.slice(4, 6) - 1, +from.slice(6, 8)));
+  for (;;) {
+    const d = `${t.getUTCFullYear()}`.padStart(4, '0') + `${t.getUTCMonth() + 1}`.padStart(2, '0') + `${t.getUTCDate()}`.padStart(2, '0');
+    if (d > to) return out;
+    out.push(d);
+    t.setUTCDate(t.getUTCDate() + 1);
+  }
+}

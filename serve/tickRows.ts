@@ -1,0 +1,133 @@
+import type { CatalogFile } from '../shared/catalog.js';
+import { INDEX_ALWAYS_NULL, SCHEMAS } from '../shared/schema.js';
+import type { FileColumnCache } from './fileColumns.js';
+import { boundarySearchSpan, groupsOf, lowerBound, type RowSpan } from './level2Paging.js';
+import type { DecodedColumn } from './parquetReader.js';
+
+/**
+ * Rows of sealed index files for tick_history, on top of the shared column cache: snapshot
+ * times as ms (for merging and time bounds) and rows as JSON array text. Both are memoised
+ * per row group in the same byte-bounded LRU as the decoded columns they come from.
+ *
+ * Row text is made lazily, row by row: a 200-symbol page needs ~30 rows of each file's row
+ * group, and serialising the other 450 would cost more than the whole query. Once made, a
+ * row's text is reused by every later request with the same field list.
+ */
+const SCHEMA = SCHEMAS.index;
+export const TIME_COLUMN = SCHEMA.position.get('time')!;
+const ALWAYS_NULL = new Set(INDEX_ALWAYS_NULL.map((name) => SCHEMA.position.get(name)!));
+const ENTRY_OVERHEAD = 200;
+/**
+ * Estimated bytes per row and field of a GroupRows entry: its text (digits, comma, string
+ * header) plus the decoded value it keeps alive even after the LRU drops the column entry.
+ */
+const ROW_BYTES_PER_FIELD = 20;
+
+export function groupRowCount(file: CatalogFile, g: number): number {
+  return Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
+}
+
+/** `YYYY-MM-DD HH:mm:ss.SSS` → ms since midnight (the date part is the file's tradedate). */
+export function indexTimeMs(text: string): number {
+  if (text.length !== 23 || text[10] !== ' ' || text[13] !== ':' || text[16] !== ':' || text[19] !== '.') return NaN;
+  return ((+text.slice(11, 13) * 60 + +text.slice(14, 16)) * 60 + +text.slice(17, 19)) * 1000 + +text.slice(20, 23);
+}
+
+/** Snapshot times of row group `g` as ms since midnight. */
+export function groupTimes(cache: FileColumnCache, file: CatalogFile, g: number): Promise<Int32Array> {
+  const rows = groupRowCount(file, g);
+  return cache.memo(`${file.path}#${g}#tick-ms`, ENTRY_OVERHEAD + rows * 4, async () => {
+    const [m] = await cache.rowGroups(file, [g], [TIME_COLUMN]);
+    const col = m.get(TIME_COLUMN)!;
+    if (col.kind !== 'string') throw new Error(`sealed file ${file.path}: time column is not text`);
+    const out = new Int32Array(rows);
+    for (let r = 0; r < rows; r++) {
+      const ms = indexTimeMs(col.values[r]);
+      if (Number.isNaN(ms)) throw new Error(`sealed file ${file.path} holds a malformed time at row ${g * file.rowGroupSize + r}`);
+      out[r] = ms;
+    }
+    return out;
+  });
+}
+
+/** The times of every row group touching `span`, by group number. */
+export async function spanTimes(cache: FileColumnCache, file: CatalogFile, span: RowSpan): Promise<Map<number, Int32Array>> {
+  const groups = groupsOf(span, file.rowGroupSize);
+  const times = await Promise.all(groups.map((g) => groupTimes(cache, file, g)));
+  return new Map(groups.map((g, i) => [g, times[i]]));
+}
+
+/** Position of the first row with time >= ms: the minute index, then at most one minute's times. */
+export async function firstRowAtOrAfter(cache: FileColumnCache, file: CatalogFile, starts: Uint32Array, ms: number): Promise<number> {
+  const span = boundarySearchSpan(file.minuteIndex, starts, ms);
+  if (span.lo === span.hi) return span.lo;
+  const times = await spanTimes(cache, file, span);
+  const size = file.rowGroupSize;
+  return lowerBound(span, ms, (row) => times.get(Math.floor(row / size))![row % size]);
+}
+
+/** Rows of one row group as JSON text for one field list, made on first use. */
+export class GroupRows {
+  private readonly texts: (string | undefined)[];
+
+  constructor(
+    private readonly columns: readonly (DecodedColumn | null)[],
+    rows: number,
+  ) {
+    this.texts = new Array<string | undefined>(rows);
+  }
+
+  /** `[v1,v2,…]` of row `r` of the group (NaN and the always-null fields are null). */
+  text(r: number): string {
+    let t = this.texts[r];
+    if (t === undefined) {
+      const values = this.columns.map((col) => {
+        if (col === null) return null;
+        const v = col.values[r];
+        return typeof v === 'number' && v !== v ? null : v;
+      });
+      t = JSON.stringify(values);
+      this.texts[r] = t;
+    }
+    return t;
+  }
+}
+
+/** Schema positions to decode for a field list: never pre_close / pct_chg (always null). */
+function decodedFields(fields: readonly number[]): number[] {
+  return [...new Set(fields.filter((f) => !ALWAYS_NULL.has(f)))];
+}
+
+/**
+ * Decodes times and the fields' columns of several row groups of a file in one pass (one open,
+ * one read per group), so the separate memoised views below then find them all cached.
+ */
+export async function prefetchGroups(cache: FileColumnCache, file: CatalogFile, groups: readonly number[], fields: readonly number[]): Promise<void> {
+  if (groups.length === 0) return;
+  await cache.rowGroups(file, groups, [...new Set([TIME_COLUMN, ...decodedFields(fields)])]);
+}
+
+/** Decoded columns (in output order) of row group `g`, wrapped for lazy row text. */
+export function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, fields: readonly number[]): Promise<GroupRows> {
+  const rows = groupRowCount(file, g);
+  const bytes = ENTRY_OVERHEAD + rows * fields.length * ROW_BYTES_PER_FIELD;
+  return cache.memo(`${file.path}#${g}#tick-rows#${fields.join(',')}`, bytes, async () => {
+    // pre_close / pct_chg are never read: the service reports them as null whatever is stored.
+    const decode = decodedFields(fields);
+    const [m] = decode.length > 0 ? await cache.rowGroups(file, [g], decode) : [new Map<number, DecodedColumn>()];
+    return new GroupRows(fields.map((f) => (ALWAYS_NULL.has(f) ? null : m.get(f)!)), rows);
+  });
+}
+
+/** Every row of a file, ascending, as JSON row texts joined by commas (compatible mode). */
+export async function wholeFileText(cache: FileColumnCache, file: CatalogFile, fields: readonly number[]): Promise<string> {
+  const groups = groupsOf({ lo: 0, hi: file.rows }, file.rowGroupSize);
+  await prefetchGroups(cache, file, groups, fields);
+  const decoded = await Promise.all(groups.map((g) => groupRows(cache, file, g, fields)));
+  const parts: string[] = [];
+  decoded.forEach((rows, i) => {
+    const n = groupRowCount(file, groups[i]);
+    for (let r = 0; r < n; r++) parts.push(rows.text(r));
+  });
+  return parts.join(',');
+}

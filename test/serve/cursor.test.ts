@@ -1,0 +1,103 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CursorCodec, loadOrCreateCursorKey, type CursorState } from '../../serve/cursor.js';
+import { tempDir } from '../support/tempDir.js';
+
+const test = suite('cursor codec');
+const key = Buffer.alloc(32, 7);
+const codec = new CursorCodec(key);
+const state: CursorState = { symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: 53_999_999, position: 4321 };
+
+test('a token round-trips every member, with and without time filters', () => {
+  const t = codec.encode(state);
+  assert.ok(/^c1[A-Za-z0-9_-]+$/.test(t), `URL-safe token: ${t}`);
+  assert.equal(codec.parse(t), { ok: true, cursor: { kind: 'token', state } });
+  const open: CursorState = { ...state, startMs: null, endMs: null, position: 0 };
+  assert.equal(codec.parse(codec.encode(open)), { ok: true, cursor: { kind: 'token', state: open } });
+  const zero: CursorState = { ...state, startMs: 0, endMs: 0 };
+  assert.equal(codec.parse(codec.encode(zero)), { ok: true, cursor: { kind: 'token', state: zero } });
+});
+
+test('a plain decimal string is the older kind (a row position)', () => {
+  assert.equal(codec.parse('0'), { ok: true, cursor: { kind: 'offset', offset: 0 } });
+  assert.equal(codec.parse('2500'), { ok: true, cursor: { kind: 'offset', offset: 2500 } });
+  assert.equal(codec.parse('99999999999999999999').ok, false);
+});
+
+test('every single-character alteration of a token is rejected', () => {
+  const t = codec.encode(state);
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  for (let i = 2; i < t.length; i++) {
+    const c = t[i];
+    const other = alphabet[(alphabet.indexOf(c) + 17) % alphabet.length];
+    const altered = t.slice(0, i) + other + t.slice(i + 1);
+    assert.equal(codec.parse(altered).ok, false, `altered at ${i}: ${altered}`);
+  }
+  assert.equal(codec.parse(t.slice(0, -1)).ok, false, 'truncated');
+  assert.equal(codec.parse(t + 'A').ok, false, 'extended');
+  assert.equal(codec.parse('c2' + t.slice(2)).ok, false, 'other prefix');
+  assert.equal(codec.parse('').ok, false);
+  assert.equal(codec.parse('c1!!').ok, false);
+});
+
+test('a token signed with another key is rejected (forgery)', () => {
+  const other = new CursorCodec(Buffer.alloc(32, 8));
+  assert.equal(codec.parse(other.encode(state)).ok, false);
+});
+
+test('a forged payload with a recomputed-but-wrong MAC is rejected', () => {
+  const raw = Buffer.from(codec.encode(state).slice(2), 'base64url');
+  raw.writeUInt32BE(0, 22); // position 0
+  assert.equal(codec.parse('c1' + raw.toString('base64url')).ok, false);
+});
+
+test('encode refuses non-canonical members', () => {
+  assert.throws(() => codec.encode({ ...state, symbol: '600000' }));
+  assert.throws(() => codec.encode({ ...state, position: -1 }));
+});
+
+const keys = suite('cursor key file');
+
+keys('created once and reused; every codec on the directory agrees', () => {
+  const dir = tempDir();
+  const path = join(dir, 'cursor.key');
+  const k1 = loadOrCreateCursorKey(path);
+  assert.is(k1.length, 32);
+  assert.is(statSync(path).mode & 0o777, 0o600);
+  const k2 = loadOrCreateCursorKey(path);
+  assert.ok(k1.equals(k2));
+  const t = new CursorCodec(k1).encode(state);
+  assert.ok(new CursorCodec(k2).parse(t).ok);
+});
+
+keys('a damaged key file is an error, never silently replaced', () => {
+  const dir = tempDir();
+  const path = join(dir, 'cursor.key');
+  writeFileSync(path, 'short');
+  assert.throws(() => loadOrCreateCursorKey(path), /holds 5 bytes/);
+});
+
+keys('concurrent first use by several processes yields one key', async () => {
+  const dir = tempDir();
+  const path = join(dir, 'cursor.key');
+  const module = join(fileURLToPath(import.meta.url), '..', '..', '..', 'serve', 'cursor.js');
+  const script = `import(${JSON.stringify(module)}).then(m => process.stdout.write(m.loadOrCreateCursorKey(${JSON.stringify(path)}).toString('hex')))`;
+  const outputs = await Promise.all(
+    Array.from({ length: 6 }, () => new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
+    })),
+  );
+  const onDisk = readFileSync(path).toString('hex');
+  for (const o of outputs) assert.is(o, onDisk);
+});
+
+test.run();
+keys.run();

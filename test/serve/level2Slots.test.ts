@@ -1,0 +1,166 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { connect, type Socket } from 'node:net';
+import {
+  addAccount, addKey, postApi, sealSyntheticFile, startServer, type ApiResponse, type ServerHandle,
+} from '../support/server.js';
+import { tempDir } from '../support/tempDir.js';
+
+/**
+ * The one-request-in-progress rule across two server processes on one data directory
+ * (decisions §4). A request is held in flight by a Parquet download the client stops
+ * reading: the fixture file (~15 MB) is far larger than what the kernel's socket buffers
+ * absorb, so the server cannot write its last byte until the client reads again.
+ */
+const API = 'level2_quote_history';
+const BIG = { symbol: '600999.SH', tradedate: '20250106' };
+const LEASE_SECONDS = 2;
+let dataDir: string;
+let a: ServerHandle;
+let b: ServerHandle;
+
+const q = (server: ServerHandle, key: string, params: Record<string, unknown> = { ...BIG, page_size: 1 }): Promise<ApiResponse> =>
+  postApi(server, { apiname: API, apikey: key, params });
+
+/** A Parquet download whose client has stopped reading after the response head. */
+interface PausedDownload {
+  readonly socket: Socket;
+  readonly head: string;
+  /** Reads the rest; resolves with the total body bytes once the response is complete. */
+  finish(): Promise<number>;
+}
+
+function pausedDownload(server: ServerHandle, key: string): Promise<PausedDownload> {
+  const body = JSON.stringify({ apiname: API, apikey: key, params: { ...BIG, format: 'parquet' } });
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    socket.once('error', reject);
+    const onData = (d: Buffer) => {
+      received = Buffer.concat([received, d]);
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      socket.pause();
+      socket.off('data', onData);
+      const head = received.subarray(0, end).toString('latin1');
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? NaN);
+      let bodyBytes = received.length - end - 4;
+      resolve({
+        socket,
+        head,
+        finish: () =>
+          new Promise((done) => {
+            if (bodyBytes >= length) return done(bodyBytes);
+            socket.on('data', (more: Buffer) => {
+              bodyBytes += more.length;
+              if (bodyBytes >= length) done(bodyBytes);
+            });
+            socket.resume();
+          }),
+      });
+    };
+    socket.on('data', onData);
+    socket.write(`POST /api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+}
+
+/** Polls until the request is answered 200 (the slot is free); returns how long it took. */
+async function untilFree(server: ServerHandle, key: string, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const r = await q(server, key);
+    if (r.status === 200) return Date.now() - started;
+    assert.is(r.status, 503, r.text);
+    if (Date.now() - started > timeoutMs) throw new Error(`slot still held after ${timeoutMs} ms`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+function isBusy(r: ApiResponse): void {
+  assert.is(r.status, 503, r.text);
+  assert.equal(r.json, { code: 503, message: `this account already has a ${API} request in progress; it is not queued`, data: null });
+  assert.is(r.headers['retry-after'], '1');
+}
+
+const test = suite('one request in progress per account (two processes)');
+
+test.before(async () => {
+  dataDir = tempDir();
+  await sealSyntheticFile(dataDir, BIG.symbol, BIG.tradedate, 70_000);
+  // Started together on a fresh directory: both must end up with the one cursor key.
+  const env = { TICKVAULT_LEASE_SECONDS: String(LEASE_SECONDS), TICKVAULT_RATE_LIMIT: '1000' };
+  [a, b] = await Promise.all([startServer(dataDir, { env }), startServer(dataDir, { env })]);
+});
+
+test.after(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+});
+
+test('servers started together agree on the cursor key: a cursor from one pages on the other', async () => {
+  const { key } = addAccount(dataDir, 'flagship');
+  const first = await q(a, key, { ...BIG, page_size: 3000 });
+  const cursor = (first.json.data as { next_cursor: string }).next_cursor;
+  const onB = await q(b, key, { ...BIG, page_size: 3000, cursor });
+  const onA = await q(a, key, { ...BIG, page_size: 3000, cursor });
+  assert.is(onB.status, 200, onB.text.slice(0, 200));
+  assert.equal(onB.json.data, onA.json.data);
+});
+
+test('a download in flight holds the slot for every key of the account on both servers; others are free', async () => {
+  const { id, key } = addAccount(dataDir, 'flagship');
+  const otherKey = addKey(dataDir, id);
+  const stranger = addAccount(dataDir, 'flagship').key;
+  const held = await pausedDownload(a, key);
+  assert.match(held.head, /^HTTP\/1\.1 200/);
+  // Parquet and JSON share the slot, across keys and processes; the duplicate is not queued.
+  const started = Date.now();
+  isBusy(await q(b, key));
+  isBusy(await q(a, otherKey));
+  isBusy(await q(b, otherKey, { ...BIG, format: 'parquet' }));
+  assert.ok(Date.now() - started < 1500, 'answered at once');
+  assert.is((await q(b, stranger)).status, 200, 'another account is unaffected');
+  // tick_history is not bound by the rule (decisions §4: the level2 interface only).
+  const tick = await postApi(b, { apiname: 'tick_history', apikey: key, params: { symbol: '000001', tradedate: '20250106' } });
+  assert.is.not(tick.status, 503, tick.text.slice(0, 200));
+  // Finishing the download frees the slot.
+  const bytes = await held.finish();
+  assert.ok(bytes > 8_000_000, `fixture large enough (${bytes} bytes)`);
+  const waited = await untilFree(b, otherKey, 2000);
+  assert.ok(waited < 1000, `released when the response ended (${waited} ms)`);
+  held.socket.destroy();
+});
+
+test('the lease is renewed while a download streams: held well past one lease', async () => {
+  const { key } = addAccount(dataDir, 'flagship');
+  const held = await pausedDownload(a, key);
+  await new Promise((res) => setTimeout(res, LEASE_SECONDS * 1000 * 1.8));
+  isBusy(await q(b, key));
+  held.socket.destroy();
+});
+
+test('a client disconnecting mid-download releases the slot', async () => {
+  const { key } = addAccount(dataDir, 'flagship');
+  const held = await pausedDownload(a, key);
+  isBusy(await q(b, key));
+  held.socket.destroy();
+  const waited = await untilFree(b, key, 2000);
+  assert.ok(waited < 1000, `released on disconnect (${waited} ms)`);
+});
+
+test('a crashed holder blocks the account only until its lease lapses', async () => {
+  const { key } = addAccount(dataDir, 'flagship');
+  const held = await pausedDownload(a, key);
+  isBusy(await q(b, key));
+  await a.kill(); // SIGKILL: nothing is released
+  held.socket.destroy();
+  isBusy(await q(b, key));
+  const waited = await untilFree(b, key, LEASE_SECONDS * 1000 * 3);
+  assert.ok(waited <= LEASE_SECONDS * 1000 + 1000, `taken over once the lease lapsed (${waited} ms)`);
+  // The restarted server honours the same cursors (the key lives in the data directory).
+  a = await startServer(dataDir, { env: { TICKVAULT_LEASE_SECONDS: String(LEASE_SECONDS), TICKVAULT_RATE_LIMIT: '1000' } });
+  const page = await q(b, key, { ...BIG, page_size: 10 });
+  const cursor = (page.json.data as { next_cursor: string }).next_cursor;
+  assert.is((await q(a, key, { ...BIG, page_size: 10, cursor })).status, 200);
+});
+
+test.run();

@@ -1,0 +1,130 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { truncateSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../../shared/config.js';
+import { loadServeConfig } from '../../serve/serveConfig.js';
+import { runCli } from '../support/cli.js';
+import { addAccount, postApi, preparedData, sealSyntheticFile, startServer } from '../support/server.js';
+import { tempDir } from '../support/tempDir.js';
+
+const API = 'level2_quote_history';
+
+const server = suite('serve: limits, faults and the clock');
+
+server('per-second limit per account: beyond it 429 with Retry-After 1, other accounts unaffected', async () => {
+  const { dataDir } = await preparedData();
+  const s = await startServer(dataDir, { env: { TICKVAULT_RATE_LIMIT: '3' } });
+  try {
+    const { key } = addAccount(dataDir, 'flagship');
+    const other = addAccount(dataDir, 'flagship').key;
+    // Invalid params: every request reaches the limiter (which comes before validation) and
+    // none takes the account's request slot.
+    const burst = await Promise.all(Array.from({ length: 12 }, () => postApi(s, { apiname: API, apikey: key, params: {} })));
+    const limited = burst.filter((r) => r.status === 429);
+    const passed = burst.filter((r) => r.status === 400);
+    assert.is(limited.length + passed.length, 12);
+    // A burst can straddle two one-second windows: at most 2 × 3 pass.
+    assert.ok(passed.length >= 3 && passed.length <= 6, `${passed.length} passed`);
+    for (const r of limited) {
+      assert.equal(r.json, { code: 429, message: 'more than 3 requests per second for this account', data: null });
+      assert.is(r.headers['retry-after'], '1');
+    }
+    assert.is((await postApi(s, { apiname: API, apikey: other, params: {} })).status, 400);
+  } finally {
+    await s.stop();
+  }
+});
+
+server('the rate limit is shared by two server processes', async () => {
+  const { dataDir } = await preparedData();
+  const env = { TICKVAULT_RATE_LIMIT: '4' };
+  const [s1, s2] = await Promise.all([startServer(dataDir, { env }), startServer(dataDir, { env })]);
+  try {
+    const { key } = addAccount(dataDir, 'flagship');
+    const burst = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => postApi(i % 2 ? s1 : s2, { apiname: API, apikey: key, params: {} })),
+    );
+    const passed = burst.filter((r) => r.status === 400).length;
+    assert.ok(passed <= 8, `${passed} passed across both processes (limit 4/s)`);
+    assert.ok(burst.some((r) => r.status === 429));
+  } finally {
+    await Promise.all([s1.stop(), s2.stop()]);
+  }
+});
+
+server('tradedate omitted: the latest trading day by the calendar, no fallback when it is not stored', async () => {
+  const { dataDir } = await preparedData();
+  // 2025-01-07 10:00 Beijing: the latest trading day is 20250107, not stored (data ends 0106).
+  const s = await startServer(dataDir, { now: '2025-01-07T10:00:00+08:00' });
+  // 2025-01-05T16:30Z is Monday 00:30 in Beijing but still Sunday in UTC: the latest trading
+  // day must already be Monday 20250106 (a UTC calendar would say Friday 20250103).
+  const monday = await startServer(dataDir, { now: '2025-01-05T16:30:00Z' });
+  try {
+    const { key } = addAccount(dataDir, 'flagship');
+    const r = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000' } });
+    assert.is(r.status, 200);
+    assert.is(r.json.message, 'no data');
+    assert.is((r.json.data as { tradedate: string }).tradedate, '20250107');
+    const m = await postApi(monday, { apiname: API, apikey: key, params: { symbol: '600000', page_size: 1 } });
+    assert.is((m.json.data as { tradedate: string }).tradedate, '20250106');
+    // A cursor keeps its date even when "latest" has moved on.
+    const s0106 = await startServer(dataDir);
+    try {
+      const first = await postApi(s0106, { apiname: API, apikey: key, params: { symbol: '600000', page_size: 10 } });
+      const cursor = (first.json.data as { next_cursor: string }).next_cursor;
+      const next = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000', page_size: 10, cursor } });
+      assert.is((next.json.data as { tradedate: string }).tradedate, '20250106');
+      assert.is((next.json.data as { items: unknown[] }).items.length, 10);
+    } finally {
+      await s0106.stop();
+    }
+  } finally {
+    await Promise.all([s.stop(), monday.stop()]);
+  }
+});
+
+server('an unexpected fault is a 500 with a fixed message: no stack, no path; the server keeps serving', async () => {
+  const dataDir = tempDir();
+  await sealSyntheticFile(dataDir, '600998.SH', '20250106', 3000);
+  truncateSync(join(dataDir, 'level2', 'date=20250106', '600998.SH.parquet'), 500);
+  const s = await startServer(dataDir);
+  try {
+    const { key } = addAccount(dataDir, 'flagship');
+    const r = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600998.SH' } });
+    assert.is(r.status, 500);
+    assert.equal(r.json, { code: 500, message: 'internal server error', data: null });
+    assert.not.match(r.text, /\/|at |Error/);
+    // The slot was released with the failed response.
+    const again = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600998.SH' } });
+    assert.is(again.status, 500);
+    assert.match(s.logs(), /request failed/);
+    assert.is((await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000' } })).status, 200);
+  } finally {
+    await s.stop();
+  }
+});
+
+server('serve rejects bad options with exit 2 and a one-line reason', async () => {
+  const r = await runCli(['serve', '--port', 'eighty', '--data-dir', tempDir()]);
+  assert.is(r.code, 2);
+  assert.match(r.stderr, /--port must be a port number/);
+  const env = await runCli(['serve', '--data-dir', tempDir()], { env: { TICKVAULT_RATE_LIMIT: '0' } });
+  assert.is(env.code, 2);
+  assert.match(env.stderr, /TICKVAULT_RATE_LIMIT must be a positive integer/);
+});
+
+const config = suite('serve configuration');
+
+config('flags over TICKVAULT_* environment over defaults', () => {
+  assert.equal(loadServeConfig({}, {}), { port: 8080, host: '127.0.0.1', rateLimitPerSec: 20, leaseMs: 30_000, cacheBytes: 256 * 1024 * 1024 });
+  const env = { TICKVAULT_PORT: '9000', TICKVAULT_HOST: '0.0.0.0', TICKVAULT_RATE_LIMIT: '50', TICKVAULT_LEASE_SECONDS: '5', TICKVAULT_CACHE_MB: '64' };
+  assert.equal(loadServeConfig({}, env), { port: 9000, host: '0.0.0.0', rateLimitPerSec: 50, leaseMs: 5000, cacheBytes: 64 * 1024 * 1024 });
+  assert.is(loadServeConfig({ port: '9100', 'rate-limit': '7' }, env).port, 9100);
+  assert.is(loadServeConfig({ port: '9100', 'rate-limit': '7' }, env).rateLimitPerSec, 7);
+  assert.throws(() => loadServeConfig({ 'lease-seconds': '-1' }, {}), (e: unknown) => e instanceof ConfigError);
+  assert.throws(() => loadServeConfig({}, { TICKVAULT_CACHE_MB: 'lots' }), (e: unknown) => e instanceof ConfigError);
+});
+
+server.run();
+config.run();

@@ -1,0 +1,226 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'node:http';
+import { runCli, startCli, waitForLine, exited } from './cli.js';
+import { tempDir } from './tempDir.js';
+import { openServiceDb } from '../../serve/serviceDb.js';
+import { AccountStore } from '../../serve/accounts.js';
+import type { PlanName } from '../../serve/plans.js';
+import { encodeParquet } from '../../ingest/parquetEncode.js';
+import { ROW_GROUP_SIZE } from '../../ingest/daySealer.js';
+import { openCatalog } from '../../shared/catalog.js';
+import { buildMinuteIndex, encodeMinuteCounts } from '../../shared/minuteIndex.js';
+import { SCHEMAS } from '../../shared/schema.js';
+
+/**
+ * Test helpers for the query server: a replayed data directory (generated once per test
+ * process and shared), a `tickvault serve` child on a free port, accounts, and a tiny HTTP
+ * client that keeps status, headers and raw body.
+ */
+export interface DataOptions {
+  readonly from?: string;
+  readonly days?: number;
+  readonly stocks?: number;
+  readonly indexes?: number;
+  readonly seed?: string;
+}
+
+export interface PreparedData {
+  readonly dataDir: string;
+  /** The generated feed (JSON Lines, zstd): an independent source of expected rows. */
+  readonly feedFile: string;
+}
+
+/** The clock used for generate+replay; the server's clock is set per test. */
+export const REPLAY_NOW = '2025-03-03T18:00:00+08:00';
+
+const prepared = new Map<string, Promise<PreparedData>>();
+
+async function prepare(opts: Required<DataOptions>): Promise<PreparedData> {
+  const dir = tempDir('tickvault-serve-');
+  const dataDir = join(dir, 'data');
+  const feedFile = join(dir, 'feed.jsonl.zst');
+  const env = { TICKVAULT_NOW: REPLAY_NOW };
+  const gen = await runCli(
+    ['generate', '--out', feedFile, '--from', opts.from, '--days', String(opts.days), '--stocks', String(opts.stocks),
+      '--indexes', String(opts.indexes), '--seed', opts.seed],
+    { env },
+  );
+  if (gen.code !== 0) throw new Error(`generate failed: ${gen.stderr}`);
+  const rep = await runCli(['replay', feedFile, '--data-dir', dataDir], { env });
+  if (rep.code !== 0) throw new Error(`replay failed: ${rep.stderr}`);
+  return { dataDir, feedFile };
+}
+
+/**
+ * A data directory holding the replayed generated feed. Default: 3 trading days from
+ * 20250102 (0102, 0103, 0106), 5 stocks (600000.SH …), 3 indexes. Cached per test process
+ * and per option set; treat the sealed files as read-only (service.db may be written).
+ */
+export function preparedData(options: DataOptions = {}): Promise<PreparedData> {
+  const opts: Required<DataOptions> = { from: '20250102', days: 3, stocks: 5, indexes: 3, seed: 'tickvault', ...options };
+  const key = JSON.stringify(opts);
+  let p = prepared.get(key);
+  if (!p) {
+    p = prepare(opts);
+    prepared.set(key, p);
+  }
+  return p;
+}
+
+export interface ServerHandle {
+  readonly url: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+  /** stderr collected so far (logs). */
+  logs(): string;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL (a crash: no cleanup runs) and wait for exit. */
+  kill(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** TICKVAULT_NOW for the server (ISO-8601 with offset). Default: 2025-01-06 16:30 Beijing. */
+  readonly now?: string;
+  readonly env?: Record<string, string | undefined>;
+  readonly args?: readonly string[];
+}
+
+export const DEFAULT_SERVER_NOW = '2025-01-06T16:30:00+08:00';
+
+/** Starts `tickvault serve --port 0` on `dataDir`; resolves once /healthz answers 200. */
+export async function startServer(dataDir: string, opts: ServerOptions = {}): Promise<ServerHandle> {
+  const child = startCli(['serve', '--port', '0', '--data-dir', dataDir, ...(opts.args ?? [])], {
+    env: { TICKVAULT_NOW: opts.now ?? DEFAULT_SERVER_NOW, TICKVAULT_LOG_LEVEL: 'warn', ...opts.env },
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdin!.end();
+  const line = await waitForLine(child, /^listening on http:\/\//, 30_000);
+  const url = line.trim().replace(/^listening on /, '');
+  const port = Number(new URL(url).port);
+  const health = await httpRequest(`${url}/healthz`, { method: 'GET' });
+  if (health.status !== 200) throw new Error(`/healthz answered ${health.status}`);
+  const stopWith = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited(child);
+  };
+  return { url, port, child, logs: () => stderr, stop: () => stopWith('SIGTERM'), kill: () => stopWith('SIGKILL') };
+}
+
+/** Creates an account directly in service.db (faster than the CLI); returns its key. */
+export function addAccount(dataDir: string, plan: PlanName, key?: string): { id: number; key: string } {
+  const db = openServiceDb(join(dataDir, 'service.db'), { durable: true });
+  try {
+    return new AccountStore(db).create(plan, Date.now(), key);
+  } finally {
+    db.close();
+  }
+}
+
+/** Adds another key to an existing account; returns it. */
+export function addKey(dataDir: string, accountId: number): string {
+  const db = openServiceDb(join(dataDir, 'service.db'), { durable: true });
+  try {
+    const key = new AccountStore(db).addKey(accountId, Date.now());
+    if (key === null) throw new Error(`no account ${accountId}`);
+    return key;
+  } finally {
+    db.close();
+  }
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Buffer;
+  readonly text: string;
+}
+
+export interface HttpOptions {
+  readonly method?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string | Buffer;
+}
+
+export function httpRequest(url: string, opts: HttpOptions = {}): Promise<HttpResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: opts.method ?? 'POST', headers: opts.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** The JSON envelope of a response. */
+export interface Envelope<D = Record<string, unknown>> {
+  readonly code: number;
+  readonly message: string;
+  readonly data: D | null;
+}
+
+export interface ApiResponse<D = Record<string, unknown>> extends HttpResponse {
+  readonly json: Envelope<D>;
+}
+
+/** POSTs a JSON body to /api and parses the envelope (throws when it is not JSON). */
+export async function postApi<D = Record<string, unknown>>(
+  server: { readonly url: string },
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse<D>> {
+  const res = await httpRequest(`${server.url}/api`, {
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+  let json: Envelope<D>;
+  try {
+    json = JSON.parse(res.text) as Envelope<D>;
+  } catch {
+    throw new Error(`response ${res.status} is not JSON: ${res.text.slice(0, 200)}`);
+  }
+  return { ...res, json };
+}
+
+/**
+ * Seals one synthetic level2 stock-day straight into `dataDir` (file + catalog row, as the
+ * sealer would), for fixtures the generator cannot make, e.g. a file far larger than the
+ * kernel's socket buffers so that a paused download really stays in flight. Values are
+ * pseudo-random two-decimal prices (little compression). Returns the file's size in bytes.
+ */
+export async function sealSyntheticFile(dataDir: string, symbol: string, tradedate: string, rows: number): Promise<number> {
+  const timesMs = new Int32Array(rows);
+  const start = (9 * 60 + 30) * 60_000;
+  for (let i = 0; i < rows; i++) timesMs[i] = start + i * 100;
+  let seed = 12345;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const values = SCHEMAS.level2.numericFields.map(() => {
+    const col = new Float64Array(rows);
+    for (let i = 0; i < rows; i++) col[i] = Math.round((10 + rnd() * 90) * 100) / 100;
+    return col;
+  });
+  const data = await encodeParquet({ dataset: 'level2', symbol, tradedate, rows, timesMs, values }, { rowGroupSize: ROW_GROUP_SIZE.level2 });
+  const rel = `level2/date=${tradedate}/${symbol}.parquet`;
+  mkdirSync(join(dataDir, `level2/date=${tradedate}`), { recursive: true });
+  writeFileSync(join(dataDir, rel), data);
+  const db = openCatalog(join(dataDir, 'catalog.db'));
+  try {
+    const idx = buildMinuteIndex(timesMs);
+    db.prepare(
+      `INSERT INTO files (dataset, tradedate, symbol, path, rows, first_time_ms, last_time_ms, bytes, sha256,
+       row_group_size, minute_base, minute_counts, sealed_at_ms) VALUES ('level2', ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?)`,
+    ).run(tradedate, symbol, rel, rows, timesMs[0], timesMs[rows - 1], data.length, ROW_GROUP_SIZE.level2, idx.base, encodeMinuteCounts(idx.counts), Date.now());
+  } finally {
+    db.close();
+  }
+  return data.length;
+}
