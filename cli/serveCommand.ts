@@ -49,10 +49,8 @@ export const serveCommand: Command = {
     const addr = server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     const url = `http://${host}:${addr.port}`;
-    ctx.log.info({ url, dataDir: layout.dataDir, rateLimit: config.rateLimitPerSec, leaseMs: config.leaseMs, cacheBytes: config.cacheBytes }, 'listening');
-    ctx.out(`listening on ${url}`);
-
-    await new Promise<void>((resolve) => {
+    // Handlers go in before the ready line: a caller may send SIGTERM the moment it reads it.
+    const stopped = new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         ctx.log.info({ signal }, 'stopping');
         server.close(() => resolve());
@@ -65,6 +63,9 @@ export const serveCommand: Command = {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+    ctx.log.info({ url, dataDir: layout.dataDir, rateLimit: config.rateLimitPerSec, leaseMs: config.leaseMs, cacheBytes: config.cacheBytes }, 'listening');
+    ctx.out(`listening on ${url}`);
+    await stopped;
     for (const slot of app.heldSlots) slot.release();
     serviceDb.close();
     catalogDb.close();
