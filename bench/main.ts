@@ -3,8 +3,11 @@
  * target it names. `--only storage,encode,…` runs a subset; `--quick` shrinks the data sets
  * (for a smoke run, not for the figures in the README).
  */
+import { runKafkaIngestBench } from './kafkaIngest.bench.js';
+import { runLevel2QueryBench } from './level2Query.bench.js';
 import { runParquetEncodeBench } from './parquetEncode.bench.js';
 import { runStorageBench } from './storage.bench.js';
+import { runTickHistoryBench } from './tickHistory.bench.js';
 
 interface Bench {
   readonly name: string;
@@ -14,6 +17,9 @@ interface Bench {
 const BENCHES: readonly Bench[] = [
   { name: 'encode', run: (quick) => runParquetEncodeBench({ symbols: quick ? 20 : 200, rowsPerSymbol: 5000, rowGroupSize: 1200 }) },
   { name: 'storage', run: (quick) => runStorageBench(quick ? { stocks: 20, bigStocks: 80 } : { stocks: 500, bigStocks: 2000 }) },
+  { name: 'kafka', run: (quick) => runKafkaIngestBench(quick ? { messages: 20_000, stocks: 50, sealStocks: 20 } : {}) },
+  { name: 'level2', run: (quick) => runLevel2QueryBench(quick ? { stocks: 5, iterations: 10, seconds: 5 } : {}) },
+  { name: 'tick', run: (quick) => runTickHistoryBench(quick ? { wideIndexes: 50, wideDays: 2, deepIndexes: 20, deepDays: 3, iterations: 5 } : {}) },
 ];
 
 const args = process.argv.slice(2);
