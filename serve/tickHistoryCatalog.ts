@@ -3,9 +3,10 @@ import { minuteStarts } from '../shared/minuteIndex.js';
 
 /**
  * The index files of a trading day as tick_history reads them: sorted by symbol, with the
- * minute index's cumulative starts computed once. A sealed day never changes (decisions §6),
- * so its listing is kept; a day not sealed yet is looked up again on every request, so it
- * appears as soon as it is sealed.
+ * minute index's cumulative starts computed once. A file is visible as soon as its catalog
+ * row exists (it is complete and immutable by then), like level2's. Once the day is marked
+ * sealed its listing can no longer change, so it is kept in memory; a day still being sealed
+ * (partition by partition under Kafka ingest) is listed afresh on every request.
  */
 export interface DayFile {
   readonly file: CatalogFile;
@@ -22,14 +23,12 @@ export interface DayFiles {
 /** Sealed days kept in memory: about 1 KB per file, so 64 whole-market days are ~64 MB. */
 const MAX_CACHED_DAYS = 64;
 
-const EMPTY_DAY = (tradedate: string): DayFiles => ({ tradedate, files: [], bySymbol: new Map() });
-
 export class TickCatalog {
   private readonly days = new Map<string, DayFiles>();
 
   constructor(private readonly catalog: CatalogReader) {}
 
-  /** The day's index files when the day is sealed, else none (nothing of it is visible). */
+  /** The day's listed index files. */
   day(tradedate: string): DayFiles {
     const hit = this.days.get(tradedate);
     if (hit) {
@@ -37,18 +36,20 @@ export class TickCatalog {
       this.days.set(tradedate, hit);
       return hit;
     }
-    if (!this.catalog.isDaySealed('index', tradedate)) return EMPTY_DAY(tradedate);
+    // Asked before listing: a day sealed in between is listed complete and cached next time.
+    const sealed = this.catalog.isDaySealed('index', tradedate);
     const files = this.catalog
       .filesOfDay('index', tradedate)
       .filter((f) => f.rows > 0)
       .map((file): DayFile => ({ file, starts: minuteStarts(file.minuteIndex) }));
     const day: DayFiles = { tradedate, files, bySymbol: new Map(files.map((f) => [f.file.symbol, f])) };
+    if (!sealed) return day;
     this.days.set(tradedate, day);
     if (this.days.size > MAX_CACHED_DAYS) this.days.delete(this.days.keys().next().value!);
     return day;
   }
 
-  /** Sealed days with index files within [from, to] (both YYYYMMDD), ascending. */
+  /** Days with index files within [from, to] (both YYYYMMDD), ascending. */
   daysIn(from: string, to: string): DayFiles[] {
     const out: DayFiles[] = [];
     for (const d of calendarDates(from, to)) {
@@ -61,7 +62,7 @@ export class TickCatalog {
 
 /**
  * Every calendar date of [from, to]. Stored data decides which of them hold rows, so a day
- * the calendar would not list is still served if it was sealed. Ranges here are at most one
+ * the calendar would not list is still served if files were stored for it. Ranges here are at most one
  * month (the cross-month rule), so walking the dates is cheap.
  */
 export function calendarDates(from: string, to: string): string[] {

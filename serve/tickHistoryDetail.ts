@@ -3,8 +3,8 @@ import type { FileColumnCache } from './fileColumns.js';
 import { groupsOf } from './level2Paging.js';
 import type { DayFile, DayFiles } from './tickHistoryCatalog.js';
 import type { EnhancedQuery } from './tickHistoryParams.js';
-import { mergeDay, planDay, selectedRows, type MergedRow, type MergeSource } from './tickMerge.js';
-import { firstRowAtOrAfter, groupRows, groupTimes, prefetchGroups, type GroupRows } from './tickRows.js';
+import { mergeDay, planDay, selectedRows, type DayPlan, type MergeSource } from './tickMerge.js';
+import { firstRowAtOrAfter, groupRowsOf, type GroupRows } from './tickRows.js';
 
 /**
  * Enhanced plain detail: the rows of several index files over several days, sorted by
@@ -47,52 +47,30 @@ async function daySources(cache: FileColumnCache, day: DayFiles, q: EnhancedQuer
 }
 
 /**
- * Times of every row group the plan reads, as a per-source lookup. The groups' output columns
- * are decoded in the same pass: nearly every group of a plan contributes rows to the page.
+ * The row groups of every span of the plan, decoded with the page's fields: nearly all of
+ * them contribute rows to the page, and their times drive the merge.
  */
-async function planTimes(
-  cache: FileColumnCache, ds: DaySources, from: Int32Array, to: Int32Array, fields: readonly number[],
-): Promise<(s: number, p: number) => number> {
-  const perSource = await Promise.all(
-    ds.files.map(async (df, s) => {
-      const groups = groupsOf({ lo: from[s], hi: to[s] }, df.file.rowGroupSize);
-      await prefetchGroups(cache, df.file, groups, fields);
-      const times = await Promise.all(groups.map((g) => groupTimes(cache, df.file, g)));
-      return { first: groups[0] ?? 0, times };
+async function planGroups(cache: FileColumnCache, ds: DaySources, plan: DayPlan, fields: readonly number[]): Promise<PlanGroups[]> {
+  return Promise.all(
+    ds.files.map(async (df, s): Promise<PlanGroups> => {
+      const groups = groupsOf({ lo: plan.from[s], hi: plan.to[s] }, df.file.rowGroupSize);
+      return { first: groups[0] ?? 0, size: df.file.rowGroupSize, rows: await Promise.all(groupRowsOf(cache, df.file, groups, fields)) };
     }),
   );
-  const sizes = ds.files.map((df) => df.file.rowGroupSize);
-  return (s, p) => {
-    const size = sizes[s];
-    const g = Math.floor(p / size);
-    const src = perSource[s];
-    return src.times[g - src.first][p - g * size];
-  };
 }
 
-/** Row texts of merged rows, in merge order. */
-async function rowTexts(cache: FileColumnCache, ds: DaySources, rows: readonly MergedRow[], fields: readonly number[]): Promise<string[]> {
-  // Numeric keys (source, group): a page has thousands of rows but only a few hundred groups.
-  const GROUPS_PER_SOURCE = 1 << 20;
-  const slot = new Map<number, number>();
-  const pending: Promise<GroupRows>[] = [];
-  const keys = new Float64Array(rows.length);
-  rows.forEach((r, i) => {
-    const file = ds.files[r.source].file;
-    const g = Math.floor(r.position / file.rowGroupSize);
-    const key = r.source * GROUPS_PER_SOURCE + g;
-    keys[i] = key;
-    if (!slot.has(key)) {
-      slot.set(key, pending.length);
-      pending.push(groupRows(cache, file, g, fields));
-    }
-  });
-  const groups = await Promise.all(pending);
-  return rows.map((r, i) => groups[slot.get(keys[i])!].text(r.position % ds.files[r.source].file.rowGroupSize));
+interface PlanGroups {
+  /** Number of the first group in `rows`. */
+  readonly first: number;
+  readonly size: number;
+  readonly rows: readonly GroupRows[];
 }
 
 export async function detailPage(cache: FileColumnCache, days: readonly DayFiles[], q: EnhancedQuery): Promise<DetailPage> {
-  const perDay = await Promise.all(days.map((d) => daySources(cache, d, q)));
+  // Day by day: a time window off the minute grid reads two row groups per file, and all days
+  // at once could open thousands of files concurrently (at most 2 x 200 this way).
+  const perDay: DaySources[] = [];
+  for (const d of days) perDay.push(await daySources(cache, d, q));
   const total = perDay.reduce((n, d) => n + d.total, 0);
   const ordered = q.order === 'asc' ? perDay : [...perDay].reverse();
   const texts: string[] = [];
@@ -105,9 +83,10 @@ export async function detailPage(cache: FileColumnCache, days: readonly DayFiles
     }
     const take = q.limit - texts.length;
     const plan = planDay(ds.sources, rank, take, q.order);
-    const timeAt = await planTimes(cache, ds, plan.from, plan.to, q.fields);
-    const merged = mergeDay(plan, take, q.order, timeAt);
-    texts.push(...(await rowTexts(cache, ds, merged, q.fields)));
+    const loaded = await planGroups(cache, ds, plan, q.fields);
+    const groupOf = (s: number, p: number) => loaded[s].rows[Math.floor(p / loaded[s].size) - loaded[s].first];
+    const merged = mergeDay(plan, take, q.order, (s, p) => groupOf(s, p).times[p % loaded[s].size]);
+    for (const r of merged) texts.push(groupOf(r.source, r.position).text(r.position % loaded[r.source].size));
     rank = 0;
   }
   return { itemsText: texts.join(','), count: texts.length, total };

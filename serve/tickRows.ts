@@ -33,20 +33,24 @@ export function indexTimeMs(text: string): number {
   return ((+text.slice(11, 13) * 60 + +text.slice(14, 16)) * 60 + +text.slice(17, 19)) * 1000 + +text.slice(20, 23);
 }
 
-/** Snapshot times of row group `g` as ms since midnight. */
+/** The decoded `time` column of a group → ms since midnight. */
+function timesOf(col: DecodedColumn | undefined, file: CatalogFile, g: number, rows: number): Int32Array {
+  if (col === undefined || col.kind !== 'string') throw new Error(`sealed file ${file.path}: time column is not text`);
+  const out = new Int32Array(rows);
+  for (let r = 0; r < rows; r++) {
+    const ms = indexTimeMs(col.values[r]);
+    if (Number.isNaN(ms)) throw new Error(`sealed file ${file.path} holds a malformed time at row ${g * file.rowGroupSize + r}`);
+    out[r] = ms;
+  }
+  return out;
+}
+
+/** Snapshot times of row group `g` as ms since midnight (time bounds need nothing else). */
 export function groupTimes(cache: FileColumnCache, file: CatalogFile, g: number): Promise<Int32Array> {
   const rows = groupRowCount(file, g);
   return cache.memo(`${file.path}#${g}#tick-ms`, ENTRY_OVERHEAD + rows * 4, async () => {
     const [m] = await cache.rowGroups(file, [g], [TIME_COLUMN]);
-    const col = m.get(TIME_COLUMN)!;
-    if (col.kind !== 'string') throw new Error(`sealed file ${file.path}: time column is not text`);
-    const out = new Int32Array(rows);
-    for (let r = 0; r < rows; r++) {
-      const ms = indexTimeMs(col.values[r]);
-      if (Number.isNaN(ms)) throw new Error(`sealed file ${file.path} holds a malformed time at row ${g * file.rowGroupSize + r}`);
-      out[r] = ms;
-    }
-    return out;
+    return timesOf(m.get(TIME_COLUMN), file, g, rows);
   });
 }
 
@@ -66,15 +70,16 @@ export async function firstRowAtOrAfter(cache: FileColumnCache, file: CatalogFil
   return lowerBound(span, ms, (row) => times.get(Math.floor(row / size))![row % size]);
 }
 
-/** Rows of one row group as JSON text for one field list, made on first use. */
+/** Rows of one row group as JSON text for one field list, made on first use, and their times. */
 export class GroupRows {
   private readonly texts: (string | undefined)[];
 
   constructor(
+    /** ms since midnight of each row of the group. */
+    readonly times: Int32Array,
     private readonly columns: readonly (DecodedColumn | null)[],
-    rows: number,
   ) {
-    this.texts = new Array<string | undefined>(rows);
+    this.texts = new Array<string | undefined>(times.length);
   }
 
   /** `[v1,v2,…]` of row `r` of the group (NaN and the always-null fields are null). */
@@ -95,39 +100,36 @@ export class GroupRows {
 
 /** Schema positions to decode for a field list: never pre_close / pct_chg (always null). */
 function decodedFields(fields: readonly number[]): number[] {
-  return [...new Set(fields.filter((f) => !ALWAYS_NULL.has(f)))];
+  return [...new Set([TIME_COLUMN, ...fields.filter((f) => !ALWAYS_NULL.has(f))])];
 }
 
 /**
- * Decodes times and the fields' columns of several row groups of a file in one pass (one open,
- * one read per group), so the separate memoised views below then find them all cached.
+ * GroupRows of several row groups of a file for one field list. Each is memoised on its own;
+ * the ones not cached yet are decoded together in one pass over the file (one open, one read
+ * per group), which is what a cold page or a whole day needs.
  */
-export async function prefetchGroups(cache: FileColumnCache, file: CatalogFile, groups: readonly number[], fields: readonly number[]): Promise<void> {
-  if (groups.length === 0) return;
-  await cache.rowGroups(file, groups, [...new Set([TIME_COLUMN, ...decodedFields(fields)])]);
-}
-
-/** Decoded columns (in output order) of row group `g`, wrapped for lazy row text. */
-export function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, fields: readonly number[]): Promise<GroupRows> {
-  const rows = groupRowCount(file, g);
-  const bytes = ENTRY_OVERHEAD + rows * fields.length * ROW_BYTES_PER_FIELD;
-  return cache.memo(`${file.path}#${g}#tick-rows#${fields.join(',')}`, bytes, async () => {
-    // pre_close / pct_chg are never read: the service reports them as null whatever is stored.
-    const decode = decodedFields(fields);
-    const [m] = decode.length > 0 ? await cache.rowGroups(file, [g], decode) : [new Map<number, DecodedColumn>()];
-    return new GroupRows(fields.map((f) => (ALWAYS_NULL.has(f) ? null : m.get(f)!)), rows);
-  });
+export function groupRowsOf(cache: FileColumnCache, file: CatalogFile, groups: readonly number[], fields: readonly number[]): Promise<GroupRows>[] {
+  const decode = decodedFields(fields);
+  const fieldsKey = fields.join(',');
+  let batch: Promise<ReadonlyMap<number, DecodedColumn>[]> | null = null;
+  return groups.map((g, i) =>
+    cache.memo(`${file.path}#${g}#tick-rows#${fieldsKey}`, ENTRY_OVERHEAD + groupRowCount(file, g) * (4 + fields.length * ROW_BYTES_PER_FIELD), async () => {
+      batch ??= cache.rowGroups(file, groups, decode);
+      const m = (await batch)[i];
+      // pre_close / pct_chg are never read: the service reports them as null whatever is stored.
+      return new GroupRows(
+        timesOf(m.get(TIME_COLUMN), file, g, groupRowCount(file, g)),
+        fields.map((f) => (ALWAYS_NULL.has(f) ? null : m.get(f)!)),
+      );
+    }),
+  );
 }
 
 /** Every row of a file, ascending, as JSON row texts joined by commas (compatible mode). */
 export async function wholeFileText(cache: FileColumnCache, file: CatalogFile, fields: readonly number[]): Promise<string> {
   const groups = groupsOf({ lo: 0, hi: file.rows }, file.rowGroupSize);
-  await prefetchGroups(cache, file, groups, fields);
-  const decoded = await Promise.all(groups.map((g) => groupRows(cache, file, g, fields)));
+  const decoded = await Promise.all(groupRowsOf(cache, file, groups, fields));
   const parts: string[] = [];
-  decoded.forEach((rows, i) => {
-    const n = groupRowCount(file, groups[i]);
-    for (let r = 0; r < n; r++) parts.push(rows.text(r));
-  });
+  for (const rows of decoded) for (let r = 0; r < rows.times.length; r++) parts.push(rows.text(r));
   return parts.join(',');
 }
