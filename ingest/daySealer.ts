@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
-import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
-import { sealedDayDir, sealedFileRelPath } from '../shared/layout.js';
-import { buildMinuteIndex, encodeMinuteCounts } from '../shared/minuteIndex.js';
-import type { Staging, StagedSymbolDay } from './staging.js';
-import type { EncodeOptions, SymbolDayColumns } from './parquetEncode.js';
+import { sealedDayDir } from '../shared/layout.js';
+import type { Staging } from './staging.js';
+import { ROW_GROUP_SIZE, sealBucket, type Encoder, type WrittenFile } from './bucketSealer.js';
+import type { SealPool } from './sealPool.js';
 
 /**
  * Seals a day: every staged symbol-day becomes an immutable Parquet file, durably in place
@@ -18,13 +17,7 @@ import type { EncodeOptions, SymbolDayColumns } from './parquetEncode.js';
  * and 3 leaves staged rows whose file is already listed, which the next seal drops unwritten.
  * A listed file is never written again.
  */
-export type Encoder = (cols: SymbolDayColumns, opts: EncodeOptions) => Promise<Uint8Array>;
-
-/** Row-group sizes: the server starts pages and time windows at row-group boundaries. */
-export const ROW_GROUP_SIZE: Readonly<Record<Dataset, number>> = { level2: 1200, index: 480 };
-
-/** Symbol-days encoded at once: enough to keep both cores busy, few enough to bound memory. */
-const IN_FLIGHT = 4;
+export { ROW_GROUP_SIZE, type Encoder } from './bucketSealer.js';
 
 export interface SealDeps {
   readonly dataDir: string;
@@ -34,6 +27,8 @@ export interface SealDeps {
   readonly nowMs: () => number;
   /** Called after each file is durably written, with its row count. */
   readonly onFile?: (rows: number) => void;
+  /** Seal workers to spread the files over (else files are written on this thread). */
+  readonly pool?: SealPool;
 }
 
 export interface SealOptions {
@@ -50,26 +45,6 @@ export interface SealResult {
   readonly rows: number;
   readonly bytes: number;
   readonly skipped: number;
-}
-
-interface WrittenFile {
-  readonly symbol: string;
-  readonly relPath: string;
-  readonly cols: StagedSymbolDay;
-  readonly bytes: number;
-  readonly sha256: string;
-}
-
-async function writeDurably(finalPath: string, data: Uint8Array): Promise<void> {
-  const tmp = `${finalPath}.tmp-${process.pid}`;
-  const fh = await open(tmp, 'w');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, finalPath);
 }
 
 async function fsyncDir(dir: string): Promise<void> {
@@ -100,42 +75,47 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
   const recordFiles = catalog.transaction((written: readonly WrittenFile[]) => {
     const at = deps.nowMs();
     for (const w of written) {
-      const idx = buildMinuteIndex(w.cols.timesMs);
-      insertFile.run(dataset, tradedate, w.symbol, w.relPath, w.cols.rows, w.cols.timesMs[0],
-        w.cols.timesMs[w.cols.rows - 1], w.bytes, w.sha256, ROW_GROUP_SIZE[dataset], idx.base,
-        encodeMinuteCounts(idx.counts), at);
+      insertFile.run(dataset, tradedate, w.symbol, w.relPath, w.rows, w.firstTimeMs, w.lastTimeMs, w.bytes, w.sha256,
+        ROW_GROUP_SIZE[dataset], w.minuteBase, Buffer.from(w.minuteCounts), at);
     }
   });
 
   let files = 0;
   let rows = 0;
   let bytes = 0;
-  for (const [bucket, symbols] of staging.bucketsOf(todo)) {
-    const written: WrittenFile[] = [];
-    const inFlight = new Set<Promise<void>>();
-    for (const cols of staging.readBucket(dataset, tradedate, bucket, symbols)) {
-      const job = (async () => {
-        const data = await deps.encode({ dataset, tradedate, ...cols }, { rowGroupSize: ROW_GROUP_SIZE[dataset] });
-        const relPath = sealedFileRelPath(dataset, tradedate, cols.symbol);
-        await writeDurably(join(deps.dataDir, relPath), data);
-        const sha256 = createHash('sha256').update(data).digest('hex');
-        written.push({ symbol: cols.symbol, relPath, cols, bytes: data.length, sha256 });
-        deps.onFile?.(cols.rows);
-      })();
-      inFlight.add(job);
-      void job.finally(() => inFlight.delete(job)).catch(() => undefined);
-      if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
-    }
-    await Promise.all(inFlight);
-    if (written.length === 0) continue;
+  // Steps 2 and 3 for one bucket, on this thread: the catalog has one writer.
+  const finish = async (written: readonly WrittenFile[]) => {
+    if (written.length === 0) return;
     await fsyncDir(dir);
     recordFiles(written);
     staging.drop(dataset, tradedate, written.map((w) => w.symbol));
     for (const w of written) {
       files++;
-      rows += w.cols.rows;
+      rows += w.rows;
       bytes += w.bytes;
     }
+  };
+  const jobs = [...staging.bucketsOf(todo)].map(([bucket, symbols]) => ({ dataset, tradedate, bucket, symbols: [...symbols] }));
+  if (deps.pool) {
+    const pool = deps.pool;
+    // Every worker busy, results recorded as each bucket completes.
+    let failure: unknown = null;
+    const running = new Set<Promise<void>>();
+    for (const job of jobs) {
+      const task = pool.seal(job, deps.onFile).then(finish);
+      running.add(task);
+      task.then(() => running.delete(task), (e: unknown) => {
+        running.delete(task);
+        failure ??= e;
+      });
+      if (running.size >= pool.size) await Promise.race(running).catch(() => undefined);
+      if (failure) break;
+    }
+    await Promise.allSettled(running);
+    if (failure) throw failure;
+  } else {
+    const env = { dataDir: deps.dataDir, ingestDb: staging.db, encode: deps.encode, onFile: deps.onFile };
+    for (const job of jobs) await finish(await sealBucket(env, job));
   }
   if (opts.markDaySealed ?? true) markSealed(catalog, dataset, tradedate, deps.nowMs());
   return { dataset, tradedate, files, rows, bytes, skipped: already.length };

@@ -9,7 +9,6 @@ import type { DecodeReply } from './kafkaDecodeWorker.js';
 import { DecodeWorker } from './kafkaDecoder.js';
 import { createKafka } from './kafkaClient.js';
 import { GroupCommitter, type CommitOptions, type FlushedPartition } from './kafkaCommit.js';
-import { KeyCanon } from './kafkaMessages.js';
 import { KafkaOffsetStore } from './kafkaOffsets.js';
 import { BatchQueue, type QueueItem } from './kafkaQueue.js';
 import { ownedPositions, type Assignment, type KafkaView, type Watermarks } from './kafkaPositions.js';
@@ -107,12 +106,12 @@ export class KafkaIngestor {
   private readonly late: PartitionLateGuard;
   private readonly committer: GroupCommitter;
   private readonly queue: BatchQueue<KafkaMessage, QueuedBatch, DecodedSlice>;
-  private readonly decoder = new DecodeWorker();
+  /** Started with the consumer, so a failed construction leaves no thread behind. */
+  private decoder: DecodeWorker | null = null;
   private readonly sealer: KafkaSealer;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
   private readonly datasetOf: ReadonlyMap<string, Dataset>;
-  private readonly keys: Record<Dataset, KeyCanon> = { level2: new KeyCanon('level2'), index: new KeyCanon('index') };
   private consumer: Consumer | null = null;
   private assigned: Assignment | null = null;
   private stopping: Promise<number> | null = null;
@@ -150,6 +149,7 @@ export class KafkaIngestor {
           const known = this.committer.knownNext(item.topic, item.partition);
           const messages = known === null ? slice : slice.filter((m) => Number(m.offset) >= known);
           if (messages.length === 0) return { messages, reply: null, skipped: slice.length };
+          this.decoder ??= new DecodeWorker();
           return { messages, reply: await this.decoder.decode(item.dataset, messages), skipped: slice.length - messages.length };
         },
         complete: (item, _from, _to, r) => {
@@ -295,14 +295,20 @@ export class KafkaIngestor {
     const a = new Map<string, number[]>();
     for (const [topic, partitions] of Object.entries(memberAssignment)) a.set(topic, [...partitions].sort((x, y) => x - y));
     const seeks: string[] = [];
+    const recorded: { topic: string; partition: number; offset: string }[] = [];
     for (const [topic, partitions] of a) {
       for (const partition of partitions) {
         const next = this.committer.knownNext(topic, partition);
         if (next === null) continue;
         consumer.seek({ topic, partition, offset: String(next) });
         seeks.push(`${topic}/${partition}@${next}`);
+        const stored = this.offsets.next(topic, partition);
+        if (stored !== null) recorded.push({ topic, partition, offset: String(stored) });
       }
     }
+    // A crash between recording and committing leaves Kafka behind the data directory; with no
+    // new message on a partition nothing would commit it again, and lag monitors would see lag.
+    this.commitOffsets(recorded);
     this.late.reload();
     this.assigned = a;
     this.log.info({ assignment: Object.fromEntries(a), resumeFrom: seeks }, 'partitions assigned');
@@ -357,11 +363,14 @@ export class KafkaIngestor {
     this.commitToKafka(flushed);
   }
 
-  /** Commits recorded offsets to Kafka, one request at a time; failures only delay it. */
   private commitToKafka(flushed: readonly FlushedPartition[]): void {
+    this.commitOffsets(flushed.map((f) => ({ topic: f.topic, partition: f.partition, offset: String(f.next) })));
+  }
+
+  /** Commits recorded offsets to Kafka, one request at a time; failures only delay it. */
+  private commitOffsets(offsets: { topic: string; partition: number; offset: string }[]): void {
     const consumer = this.consumer;
-    if (!consumer || flushed.length === 0) return;
-    const offsets = flushed.map((f) => ({ topic: f.topic, partition: f.partition, offset: String(f.next) }));
+    if (!consumer || offsets.length === 0) return;
     this.lastKafkaCommit = this.lastKafkaCommit
       .then(() => consumer.commitOffsets(offsets))
       .catch((e: unknown) => {
@@ -435,7 +444,7 @@ export class KafkaIngestor {
       })();
       await Promise.all([withTimeout('sealer stop', this.sealer.stop(), 10 * 60_000), consumerDone]);
       await withTimeout('admin disconnect', this.admin.disconnect(), 10_000);
-      await withTimeout('decode worker close', this.decoder.close(), 10_000);
+      if (this.decoder) await withTimeout('decode worker close', this.decoder.close(), 10_000);
       this.closed = true;
       this.stores.close();
       this.log.info({ ...this.counts, exitCode: code }, 'ingest stopped');

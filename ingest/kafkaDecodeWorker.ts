@@ -87,5 +87,6 @@ parentPort?.on('message', (req: DecodeRequest) => {
       values: new Float64Array(0), error: (e as Error).message,
     };
   }
-  parentPort!.postMessage(reply, [reply.ok.buffer, reply.timesMs.buffer, reply.values.buffer]);
+  // Freshly allocated typed arrays: their buffers are plain ArrayBuffers, safe to transfer.
+  parentPort!.postMessage(reply, [reply.ok.buffer as ArrayBuffer, reply.timesMs.buffer as ArrayBuffer, reply.values.buffer as ArrayBuffer]);
 });

@@ -33,6 +33,7 @@ export class DecodeWorker {
       const w = this.waiting.get(reply.id);
       if (!w) return;
       this.waiting.delete(reply.id);
+      if (this.waiting.size === 0) this.worker.unref();
       if (reply.error !== undefined) w.reject(new DecoderError(`decode worker: ${reply.error}`));
       else w.resolve(reply);
     });
@@ -40,41 +41,26 @@ export class DecodeWorker {
     this.worker.on('exit', (code) => {
       if (!this.closing) this.die(new DecoderError(`decode worker exited (${code})`));
     });
+    // The thread keeps the process alive only while it has work (see decode): an idle or
+    // forgotten decoder never holds a process that should exit.
+    this.worker.unref();
   }
 
   private die(e: Error): void {
     this.dead ??= e;
     for (const w of this.waiting.values()) w.reject(this.dead);
     this.waiting.clear();
+    this.worker.unref();
   }
 
   decode(dataset: Dataset, messages: readonly RawMessage[]): Promise<DecodeReply> {
     if (this.dead) return Promise.reject(this.dead);
-    let total = 0;
-    for (const m of messages) total += m.value?.length ?? 0;
-    // A buffer of its own (never Node's shared pool), so that it can be transferred.
-    const values = new Uint8Array(total);
-    const ends = new Int32Array(messages.length);
-    const keys: (string | null)[] = new Array(messages.length);
-    const flagged: (string | null)[] = new Array(messages.length);
-    let at = 0;
-    for (let i = 0; i < messages.length; i++) {
-      const m = messages[i];
-      if (m.value === null) {
-        ends[i] = -1;
-      } else {
-        values.set(m.value, at);
-        at += m.value.length;
-        ends[i] = at;
-      }
-      keys[i] = m.key === null ? null : m.key.toString('utf8');
-      flagged[i] = rejectHeaderOf(m.headers);
-    }
-    const id = this.nextId++;
-    const req: DecodeRequest = { id, dataset, values, ends, keys, flagged };
+    const req = packRequest(this.nextId++, dataset, messages);
     return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage(req, [values.buffer, ends.buffer]);
+      if (this.waiting.size === 0) this.worker.ref();
+      this.waiting.set(req.id, { resolve, reject });
+      // Freshly allocated typed arrays: their buffers are plain ArrayBuffers, safe to transfer.
+      this.worker.postMessage(req, [req.values.buffer as ArrayBuffer, req.ends.buffer as ArrayBuffer]);
     });
   }
 
@@ -83,4 +69,29 @@ export class DecodeWorker {
     this.die(new DecoderError('decode worker closed'));
     await this.worker.terminate();
   }
+}
+
+/** Packs messages into one request: values concatenated in a buffer of its own. */
+export function packRequest(id: number, dataset: Dataset, messages: readonly RawMessage[]): DecodeRequest {
+  let total = 0;
+  for (const m of messages) total += m.value?.length ?? 0;
+  // Not Buffer.allocUnsafe: small ones come from Node's shared pool, which must not be transferred.
+  const values = new Uint8Array(total);
+  const ends = new Int32Array(messages.length);
+  const keys: (string | null)[] = new Array(messages.length);
+  const flagged: (string | null)[] = new Array(messages.length);
+  let at = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m.value === null) {
+      ends[i] = -1;
+    } else {
+      values.set(m.value, at);
+      at += m.value.length;
+      ends[i] = at;
+    }
+    keys[i] = m.key === null ? null : m.key.toString('utf8');
+    flagged[i] = rejectHeaderOf(m.headers);
+  }
+  return { id, dataset, values, ends, keys, flagged };
 }

@@ -1,8 +1,12 @@
 import type { Dataset } from '../shared/schema.js';
 import { sealDay, type Encoder, type SealResult } from './daySealer.js';
+import { SealPool } from './sealPool.js';
 import type { IngestStores } from './stores.js';
 
-/** Seals a list of `dataset|tradedate` days in date order, reporting rows as files land. */
+/**
+ * Seals a list of `dataset|tradedate` days in date order, reporting rows as files land. Files
+ * are written by a pool of seal workers (one per core); the catalog is written here.
+ */
 export async function sealDays(
   stores: IngestStores,
   encode: Encoder,
@@ -12,10 +16,15 @@ export async function sealDays(
 ): Promise<SealResult[]> {
   const results: SealResult[] = [];
   const ordered = [...days].sort((a, b) => a.split('|')[1].localeCompare(b.split('|')[1]) || a.localeCompare(b));
-  for (const key of ordered) {
-    const [dataset, tradedate] = key.split('|') as [Dataset, string];
-    const deps = { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, encode, nowMs, onFile: onRows };
-    results.push(await sealDay(deps, dataset, tradedate));
+  const pool = new SealPool({ dataDir: stores.layout.dataDir, ingestDb: stores.layout.ingestDb });
+  try {
+    for (const key of ordered) {
+      const [dataset, tradedate] = key.split('|') as [Dataset, string];
+      const deps = { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, encode, nowMs, onFile: onRows, pool };
+      results.push(await sealDay(deps, dataset, tradedate));
+    }
+  } finally {
+    await pool.close();
   }
   stores.late.forget();
   return results;

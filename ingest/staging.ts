@@ -254,77 +254,8 @@ export class Staging {
    * Yields the staged symbol-days of one bucket, restricted to `symbols`, each sorted by time
    * with duplicates resolved to the highest order (the later arrival).
    */
-  *readBucket(dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>): Generator<StagedSymbolDay> {
-    const segs = this.db
-      .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? AND bucket = ? ORDER BY writer')
-      .all(dataset, tradedate, bucket) as { path: string; bytes: number }[];
-    const size = recordBytes(dataset);
-    const width = SCHEMAS[dataset].numericFields.length;
-    const chunks: Buffer[] = [];
-    for (const s of segs) {
-      if (s.bytes === 0) continue;
-      // A fresh ArrayBuffer per segment (not the shared pool) keeps records 8-byte aligned,
-      // so values can be read through a Float64Array view.
-      const buf = Buffer.from(new ArrayBuffer(s.bytes));
-      const fd = openSync(join(this.dataDir, s.path), 'r');
-      try {
-        let got = 0;
-        while (got < s.bytes) {
-          const n = readSync(fd, buf, got, s.bytes - got, got);
-          if (n === 0) break;
-          got += n;
-        }
-        // A power loss can leave committed bytes unwritten; keep only whole records read.
-        chunks.push(buf.subarray(0, got - (got % size)));
-      } finally {
-        closeSync(fd);
-      }
-    }
-    const f64 = chunks.map((c) => new Float64Array(c.buffer, c.byteOffset, c.length / 8));
-    const i32 = chunks.map((c) => new Int32Array(c.buffer, c.byteOffset, c.length / 4));
-    const bySymbol = new Map<string, number[]>(); // record refs: chunk index * 2^32 + byte offset
-    for (let c = 0; c < chunks.length; c++) {
-      const buf = chunks[c];
-      for (let o = 0; o < buf.length; o += size) {
-        const sym = recordSymbol(buf, o);
-        if (!symbols.has(sym)) continue;
-        let refs = bySymbol.get(sym);
-        if (!refs) bySymbol.set(sym, (refs = []));
-        refs.push(c * 2 ** 32 + o);
-      }
-    }
-    for (const sym of [...bySymbol.keys()].sort()) {
-      const refs = bySymbol.get(sym)!;
-      const n = refs.length;
-      const t = new Int32Array(n);
-      const ord = new Float64Array(n);
-      for (let i = 0; i < n; i++) {
-        const c = Math.floor(refs[i] / 2 ** 32);
-        const o = refs[i] % 2 ** 32;
-        t[i] = i32[c][(o + TIME_OFFSET) / 4];
-        ord[i] = f64[c][(o + ORDER_OFFSET) / 8];
-      }
-      const idx = new Uint32Array(n);
-      for (let i = 0; i < n; i++) idx[i] = i;
-      idx.sort((a, b) => t[a] - t[b] || ord[a] - ord[b]);
-      // Keep the last of each run of equal times: the highest order, the later arrival.
-      const keep: number[] = [];
-      for (let k = 0; k < n; k++) {
-        if (k + 1 < n && t[idx[k + 1]] === t[idx[k]]) continue;
-        keep.push(idx[k]);
-      }
-      const rows = keep.length;
-      const timesMs = new Int32Array(rows);
-      const values = Array.from({ length: width }, () => new Float64Array(rows));
-      for (let r = 0; r < rows; r++) {
-        const ref = refs[keep[r]];
-        const view = f64[Math.floor(ref / 2 ** 32)];
-        const base = ((ref % 2 ** 32) + HEADER_BYTES) / 8;
-        timesMs[r] = t[keep[r]];
-        for (let j = 0; j < width; j++) values[j][r] = view[base + j];
-      }
-      yield { symbol: sym, rows, timesMs, values };
-    }
+  readBucket(dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>): Generator<StagedSymbolDay> {
+    return readStagedBucket(this.db, this.dataDir, dataset, tradedate, bucket, symbols);
   }
 
   /**
@@ -360,5 +291,85 @@ export class Staging {
     for (const seg of this.segments.values()) closeSync(seg.fd);
     this.segments.clear();
     this.db.close();
+  }
+}
+
+/**
+ * Reads one bucket of one staged day (any process may call it, with its own connection, e.g.
+ * a seal worker): every writer's segment up to its committed length, grouped by symbol,
+ * sorted by time, the highest order winning among equal times.
+ */
+export function* readStagedBucket(
+  db: Db, dataDir: string, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>,
+): Generator<StagedSymbolDay> {
+  const segs = db
+    .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? AND bucket = ? ORDER BY writer')
+    .all(dataset, tradedate, bucket) as { path: string; bytes: number }[];
+  const size = recordBytes(dataset);
+  const width = SCHEMAS[dataset].numericFields.length;
+  const chunks: Buffer[] = [];
+  for (const s of segs) {
+    if (s.bytes === 0) continue;
+    // A fresh ArrayBuffer per segment (not the shared pool) keeps records 8-byte aligned,
+    // so values can be read through a Float64Array view.
+    const buf = Buffer.from(new ArrayBuffer(s.bytes));
+    const fd = openSync(join(dataDir, s.path), 'r');
+    try {
+      let got = 0;
+      while (got < s.bytes) {
+        const n = readSync(fd, buf, got, s.bytes - got, got);
+        if (n === 0) break;
+        got += n;
+      }
+      // A power loss can leave committed bytes unwritten; keep only whole records read.
+      chunks.push(buf.subarray(0, got - (got % size)));
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const f64 = chunks.map((c) => new Float64Array(c.buffer, c.byteOffset, c.length / 8));
+  const i32 = chunks.map((c) => new Int32Array(c.buffer, c.byteOffset, c.length / 4));
+  const bySymbol = new Map<string, number[]>(); // record refs: chunk index * 2^32 + byte offset
+  for (let c = 0; c < chunks.length; c++) {
+    const buf = chunks[c];
+    for (let o = 0; o < buf.length; o += size) {
+      const sym = recordSymbol(buf, o);
+      if (!symbols.has(sym)) continue;
+      let refs = bySymbol.get(sym);
+      if (!refs) bySymbol.set(sym, (refs = []));
+      refs.push(c * 2 ** 32 + o);
+    }
+  }
+  for (const sym of [...bySymbol.keys()].sort()) {
+    const refs = bySymbol.get(sym)!;
+    const n = refs.length;
+    const t = new Int32Array(n);
+    const ord = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const c = Math.floor(refs[i] / 2 ** 32);
+      const o = refs[i] % 2 ** 32;
+      t[i] = i32[c][(o + TIME_OFFSET) / 4];
+      ord[i] = f64[c][(o + ORDER_OFFSET) / 8];
+    }
+    const idx = new Uint32Array(n);
+    for (let i = 0; i < n; i++) idx[i] = i;
+    idx.sort((a, b) => t[a] - t[b] || ord[a] - ord[b]);
+    // Keep the last of each run of equal times: the highest order, the later arrival.
+    const keep: number[] = [];
+    for (let k = 0; k < n; k++) {
+      if (k + 1 < n && t[idx[k + 1]] === t[idx[k]]) continue;
+      keep.push(idx[k]);
+    }
+    const rows = keep.length;
+    const timesMs = new Int32Array(rows);
+    const values = Array.from({ length: width }, () => new Float64Array(rows));
+    for (let r = 0; r < rows; r++) {
+      const ref = refs[keep[r]];
+      const view = f64[Math.floor(ref / 2 ** 32)];
+      const base = ((ref % 2 ** 32) + HEADER_BYTES) / 8;
+      timesMs[r] = t[keep[r]];
+      for (let j = 0; j < width; j++) values[j][r] = view[base + j];
+    }
+    yield { symbol: sym, rows, timesMs, values };
   }
 }
