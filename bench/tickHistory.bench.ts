@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { nextTradingDay, isTradingDay } from '../calendar/tradingCalendar.js';
+import { tradingDaysFrom } from '../calendar/tradingCalendar.js';
 import { markSealed, ROW_GROUP_SIZE } from '../ingest/daySealer.js';
 import { indexCode, seededRandom } from '../ingest/feedGenerate.js';
 import { encodeParquet, type SymbolDayColumns } from '../ingest/parquetEncode.js';
@@ -130,13 +130,7 @@ function symbolDay(symbol: string, tradedate: string, seed: number): SymbolDayCo
 }
 
 function tradingDays(n: number): string[] {
-  const out: string[] = [];
-  let d = isTradingDay(FIRST_DAY) ? FIRST_DAY : nextTradingDay(FIRST_DAY);
-  while (out.length < n) {
-    out.push(d);
-    d = nextTradingDay(d);
-  }
-  return out;
+  return tradingDaysFrom(FIRST_DAY, n);
 }
 
 interface Scale {

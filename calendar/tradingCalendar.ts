@@ -243,3 +243,14 @@ export function recentTradingDays(nowMs: number, n: number): string[] {
   if (n === 0) return [];
   return tradingDaysInRange(tradingDaysBack(latest, n - 1), latest);
 }
+
+/** The first `n` trading days on or after `from` (`from` itself when it is one), ascending. */
+export function tradingDaysFrom(from: string, n: number): string[] {
+  const out: string[] = [];
+  let d = isTradingDay(from) ? from : nextTradingDay(from);
+  while (out.length < n) {
+    out.push(d);
+    d = nextTradingDay(d);
+  }
+  return out;
+}

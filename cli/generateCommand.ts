@@ -1,4 +1,4 @@
-import { isTradingDay, isValidDate, nextTradingDay, recentTradingDays } from '../calendar/tradingCalendar.js';
+import { isValidDate, recentTradingDays, tradingDaysFrom } from '../calendar/tradingCalendar.js';
 import { parsePositiveInt, resolveOption, ConfigError } from '../shared/config.js';
 import { generateFeed } from '../ingest/feedGenerate.js';
 import { FeedWriter } from '../ingest/feedWriter.js';
@@ -17,13 +17,7 @@ function parseRate(text: string, source: string): number {
 export function generationDays(from: string | undefined, days: number, nowMs: number): string[] {
   if (from === undefined) return recentTradingDays(nowMs, days);
   if (!isValidDate(from)) throw new UsageError(`--from must be a date YYYYMMDD, got "${from}"`);
-  const out: string[] = [];
-  let d = isTradingDay(from) ? from : nextTradingDay(from);
-  while (out.length < days) {
-    out.push(d);
-    d = nextTradingDay(d);
-  }
-  return out;
+  return tradingDaysFrom(from, days);
 }
 
 export const generateCommand: Command = {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
 import { sealedDayDir } from '../shared/layout.js';
+import { isProcessAlive } from '../shared/processAlive.js';
 import type { Staging } from './staging.js';
 import { ROW_GROUP_SIZE, sealBucket, type Encoder, type WrittenFile } from './bucketSealer.js';
 import type { SealPool } from './sealPool.js';
@@ -139,16 +140,7 @@ export async function removeStaleTemps(dir: string): Promise<void> {
     const m = /\.tmp-(\d+)$/.exec(name);
     if (!m) continue;
     const pid = Number(m[1]);
-    if (pid === process.pid || isAlive(pid)) continue;
+    if (pid === process.pid || isProcessAlive(pid)) continue;
     await unlink(join(dir, name)).catch(() => undefined);
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isProcessAlive } from '../shared/processAlive.js';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -286,15 +287,7 @@ async function walk(root: string, rel: string, out: string[]): Promise<void> {
   }
 }
 
-function isPidRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+const isPidRunning = isProcessAlive;
 
 /**
  * Deletes the stale temp files of a report whose writer is no longer running; a temp of a

@@ -12,6 +12,7 @@ import {
   offsetFromLatest,
   tradingDaysInRange,
   recentTradingDays,
+  tradingDaysFrom,
 } from '../../calendar/tradingCalendar.js';
 
 // Written out by hand from the exchanges' published closure notices (weekdays only), deliberately
@@ -415,3 +416,14 @@ recent('rejects bad n', () => {
 });
 
 recent.run();
+
+const tradingDaysFromSuite = suite('tradingDaysFrom');
+tradingDaysFromSuite('starts on the day itself when it trades, else the next trading day', () => {
+  // Friday 2025-01-24, then Monday 27th, then the Spring Festival closure (28 Jan - 4 Feb).
+  assert.equal(tradingDaysFrom('20250124', 4), ['20250124', '20250127', '20250205', '20250206']);
+  // From a Saturday and from inside the closure.
+  assert.equal(tradingDaysFrom('20250125', 2), ['20250127', '20250205']);
+  assert.equal(tradingDaysFrom('20250130', 1), ['20250205']);
+  assert.equal(tradingDaysFrom('20250102', 0), []);
+});
+tradingDaysFromSuite.run();
