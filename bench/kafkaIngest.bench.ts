@@ -148,7 +148,7 @@ async function until(cond: () => boolean, timeoutMs: number, what: string): Prom
 
 export async function runKafkaIngestBench(opts: KafkaIngestBenchOptions = {}): Promise<KafkaIngestBenchResult> {
   const log = opts.log ?? ((line: string) => console.log(line));
-  const messages = opts.messages ?? 200_000;
+  const messages = opts.messages ?? 150_000;
   const stocks = opts.stocks ?? 500;
   const sealStocks = opts.sealStocks ?? 500;
   const sealRows = opts.sealRows ?? 4998;

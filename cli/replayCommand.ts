@@ -42,6 +42,7 @@ export const replayCommand: Command = {
       }
       replayBar.stop();
       const stagedAt = Date.now();
+      const peakRssStagingBytes = process.resourceUsage().maxRSS * 1024;
       const bar = createProgress(ctx.config.progress, 'seal', stats.staged, 'rows');
       let sealedRows = 0;
       // Days seen only as late lines are sealed too: a crash after their files were listed but
@@ -61,6 +62,7 @@ export const replayCommand: Command = {
         {
           lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined, late: stats.late, files: filesOut,
           rows: rowsOut, stagingMs: Math.round((secs - sealSecs) * 1000), sealingMs: Math.round(sealSecs * 1000),
+          peakRssStagingBytes,
           peakRssBytes: process.resourceUsage().maxRSS * 1024,
         },
         'replay finished',

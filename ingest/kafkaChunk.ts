@@ -2,7 +2,7 @@ import { SCHEMAS, type Dataset, type SnapshotRow } from '../shared/schema.js';
 import type { DecodeReply } from './kafkaDecodeWorker.js';
 import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './kafkaMessages.js';
 import type { PartitionLateGuard } from './kafkaSealState.js';
-import { bucketOf, type QuarantineEntry, type Staging } from './staging.js';
+import { bucketOf, type QuarantineEntry } from './staging.js';
 
 /**
  * The first half of staging a chunk of consecutive messages of one partition: validate each
@@ -43,33 +43,6 @@ export class ChunkError extends Error {
   constructor(readonly where: string, cause: unknown) {
     super(`staging ${where} failed: ${(cause as Error).message ?? String(cause)}`, { cause });
   }
-}
-
-/**
- * Rows of one symbol bucket per Staging.stage() call. WORKAROUND: Staging.stage() evaluates
- * `seg.pending` before reserve() may replace it with a larger buffer, so a call that appends
- * more than a segment's 64 KiB initial buffer throws (RangeError). Slices stay below that,
- * and the caller's transaction makes them one commit. Harmless once staging.ts is fixed.
- */
-const ROWS_PER_BUCKET_PER_CALL = 150;
-
-export function stageSliced(staging: Staging, rows: readonly SnapshotRow[]): void {
-  const perBucket = new Map<number, number>();
-  let slice: SnapshotRow[] = [];
-  for (const r of rows) {
-    const b = bucketOf(r.symbol);
-    const n = (perBucket.get(b) ?? 0) + 1;
-    if (n > ROWS_PER_BUCKET_PER_CALL) {
-      staging.stage(slice, [], undefined, { sync: false });
-      slice = [];
-      perBucket.clear();
-      perBucket.set(b, 1);
-    } else {
-      perBucket.set(b, n);
-    }
-    slice.push(r);
-  }
-  if (slice.length > 0) staging.stage(slice, [], undefined, { sync: false });
 }
 
 /**

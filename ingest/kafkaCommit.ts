@@ -1,6 +1,6 @@
 import type { Logger } from '../shared/logger.js';
 import type { Dataset } from '../shared/schema.js';
-import { ChunkError, stageSliced, type DecodedChunk } from './kafkaChunk.js';
+import { ChunkError, type DecodedChunk } from './kafkaChunk.js';
 import type { KafkaOffsetStore } from './kafkaOffsets.js';
 import type { KafkaSealState } from './kafkaSealState.js';
 import type { SegmentSyncer } from './kafkaSync.js';
@@ -180,7 +180,7 @@ export class GroupCommitter {
     const level = db.pragma('synchronous', { simple: true }) as number;
     db.pragma('synchronous = NORMAL');
     try {
-      db.transaction(() => stageSliced(this.deps.staging, rows))();
+      this.deps.staging.stage(rows, [], undefined, { sync: false });
     } finally {
       db.pragma(`synchronous = ${level}`);
     }

@@ -78,6 +78,12 @@ interface QueuedBatch extends QueueItem<KafkaMessage> {
   readonly dataset: Dataset;
 }
 
+interface KafkaOffset {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+}
+
 interface DecodedSlice {
   /** The slice's messages at or above the known position, as sent to the worker. */
   readonly messages: readonly KafkaMessage[];
@@ -123,6 +129,8 @@ export class KafkaIngestor {
   private batchesRunning = 0;
   private batchesIdle: (() => void)[] = [];
   private lastKafkaCommit: Promise<void> = Promise.resolve();
+  /** Recorded offsets not yet committed to Kafka, by `topic/partition`. */
+  private readonly toCommit = new Map<string, KafkaOffset>();
   private lastProgress = { at: 0, consumed: 0, lag: -1 };
 
   private constructor(private readonly opts: IngestorOptions) {
@@ -295,7 +303,8 @@ export class KafkaIngestor {
     const a = new Map<string, number[]>();
     for (const [topic, partitions] of Object.entries(memberAssignment)) a.set(topic, [...partitions].sort((x, y) => x - y));
     const seeks: string[] = [];
-    const recorded: { topic: string; partition: number; offset: string }[] = [];
+    const recorded: KafkaOffset[] = [];
+    for (const [k, o] of this.toCommit) if (!(a.get(o.topic) ?? []).includes(o.partition)) this.toCommit.delete(k);
     for (const [topic, partitions] of a) {
       for (const partition of partitions) {
         const next = this.committer.knownNext(topic, partition);
@@ -306,11 +315,10 @@ export class KafkaIngestor {
         if (stored !== null) recorded.push({ topic, partition, offset: String(stored) });
       }
     }
-    // A crash between recording and committing leaves Kafka behind the data directory; with no
-    // new message on a partition nothing would commit it again, and lag monitors would see lag.
-    this.commitOffsets(recorded);
+    // A crash between recording and committing leaves Kafka behind the data directory.
     this.late.reload();
     this.assigned = a;
+    this.commitOffsets(recorded);
     this.log.info({ assignment: Object.fromEntries(a), resumeFrom: seeks }, 'partitions assigned');
   }
 
@@ -367,16 +375,29 @@ export class KafkaIngestor {
     this.commitOffsets(flushed.map((f) => ({ topic: f.topic, partition: f.partition, offset: String(f.next) })));
   }
 
-  /** Commits recorded offsets to Kafka, one request at a time; failures only delay it. */
-  private commitOffsets(offsets: { topic: string; partition: number; offset: string }[]): void {
+  /**
+   * Commits recorded offsets to Kafka, one request at a time. A failed commit (during a
+   * rebalance, say) is kept and retried with the next one or at the next progress tick: with
+   * no new message on a partition nothing else would commit it, and lag monitors would see lag.
+   * Only owned partitions are committed; a new owner commits the others.
+   */
+  private commitOffsets(offsets: readonly KafkaOffset[]): void {
+    for (const o of offsets) this.toCommit.set(`${o.topic}/${o.partition}`, o);
     const consumer = this.consumer;
-    if (!consumer || offsets.length === 0) return;
-    this.lastKafkaCommit = this.lastKafkaCommit
-      .then(() => consumer.commitOffsets(offsets))
-      .catch((e: unknown) => {
-        // Harmless: the data directory's stored offsets are the truth; the next commit catches up.
-        this.log.debug({ err: (e as Error).message }, 'offset commit to Kafka failed');
-      });
+    if (!consumer || this.toCommit.size === 0) return;
+    this.lastKafkaCommit = this.lastKafkaCommit.then(async () => {
+      const owned = this.assigned;
+      if (owned === null) return;
+      const batch = [...this.toCommit.values()].filter((o) => (owned.get(o.topic) ?? []).includes(o.partition));
+      if (batch.length === 0) return;
+      try {
+        await consumer.commitOffsets(batch);
+        for (const o of batch) if (this.toCommit.get(`${o.topic}/${o.partition}`) === o) this.toCommit.delete(`${o.topic}/${o.partition}`);
+      } catch (e) {
+        // Harmless: the data directory's stored offsets are the truth; this is retried.
+        this.log.debug({ err: (e as Error).message }, 'offset commit to Kafka failed; will retry');
+      }
+    });
   }
 
   // ---- what the sealer and the progress report ask of Kafka ----------------------------------
@@ -396,6 +417,7 @@ export class KafkaIngestor {
   private async reportProgress(): Promise<void> {
     const a = this.assigned;
     if (a === null || this.stopping) return;
+    this.commitOffsets([]);
     const view: KafkaView = { assignment: () => a, watermarks: (t) => this.watermarks(t), committed: (t) => this.committed(t) };
     const positions = await ownedPositions(view, this.offsets, a);
     const lags = positions.map((p) => ({ topic: p.topic, partition: p.partition, lag: lagOf(p) }));
@@ -428,7 +450,6 @@ export class KafkaIngestor {
     this.stopping ??= (async () => {
       for (const t of this.timers) clearInterval(t);
       if (this.restartTimer) clearTimeout(this.restartTimer);
-      this.assigned = null;
       const withTimeout = (what: string, p: Promise<unknown>, ms: number) =>
         Promise.race([
           p.catch((e: unknown) => this.log.warn({ err: (e as Error).message }, `${what} failed`)),
@@ -439,7 +460,14 @@ export class KafkaIngestor {
         if (this.committer.failed) this.queue.clear();
         await withTimeout('decoding the received batches', this.queue.idle(), 60_000);
         if (!this.committer.failed) await withTimeout('final group commit', this.committer.flush(), 60_000);
-        await withTimeout('final Kafka commit', this.lastKafkaCommit, 30_000);
+        // A rebalance may refuse a commit: retry a few times before leaving the group.
+        for (let attempt = 0; attempt < 5; attempt++) {
+          this.commitOffsets([]);
+          await withTimeout('final Kafka commit', this.lastKafkaCommit, 30_000);
+          if (this.toCommit.size === 0 || this.assigned === null) break;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        this.assigned = null;
         await withTimeout('consumer disconnect', this.consumer?.disconnect() ?? Promise.resolve(), 30_000);
       })();
       await Promise.all([withTimeout('sealer stop', this.sealer.stop(), 10 * 60_000), consumerDone]);

@@ -49,11 +49,15 @@ export function decodeRequest(req: DecodeRequest): DecodeReply {
   const tradedates: string[] = [];
   const times: number[] = [];
   const values = new Float64Array(n * width);
+  // One decode for the whole run; when it is all ASCII (JSON snapshots are), byte offsets are
+  // string offsets and each value is a slice. Otherwise each value is decoded on its own.
+  const all = utf8.decode(req.values);
+  const ascii = all.length === req.values.length;
   let start = 0;
   let good = 0;
   for (let i = 0; i < n; i++) {
     const end = req.ends[i];
-    const text = end < 0 ? null : utf8.decode(req.values.subarray(start, end));
+    const text = end < 0 ? null : ascii ? all.slice(start, end) : utf8.decode(req.values.subarray(start, end));
     if (end >= 0) start = end;
     const v = decodeSnapshotText(req.keys[i], text, req.flagged[i], req.dataset, canons[req.dataset]);
     if (!v.ok) {

@@ -1,4 +1,5 @@
 import { markSealed, sealDay, type Encoder, type SealDeps } from './daySealer.js';
+import { SealPool } from './sealPool.js';
 import type { IngestMetrics } from './ingestMetrics.js';
 import type { KafkaTopics } from './ingestConfig.js';
 import type { KafkaOffsetStore } from './kafkaOffsets.js';
@@ -34,6 +35,8 @@ export interface SealerDeps {
   readonly nowMs: () => number;
   readonly log: Logger;
   readonly metrics: IngestMetrics;
+  /** Write files in seal workers, one per core (default); false: on this thread. */
+  readonly workers?: boolean;
 }
 
 export interface TickResult {
@@ -51,6 +54,8 @@ export class KafkaSealer {
   private current: Promise<TickResult> | null = null;
   private stopping = false;
   private lastWaitLogMs = 0;
+  /** Seal workers of the running tick: started when there is something to seal, closed after. */
+  private pool: SealPool | null = null;
 
   constructor(private readonly deps: SealerDeps) {}
 
@@ -99,20 +104,27 @@ export class KafkaSealer {
     let partitionsSealed = 0;
     let daysSealed = 0;
     const partitionCounts = new Map<string, number>();
-    for (const day of due) {
-      if (this.stopping) break;
-      const topic = this.topicOf(day.dataset);
-      let count = partitionCounts.get(topic);
-      if (count === undefined) partitionCounts.set(topic, (count = (await view.watermarks(topic)).length));
-      partitionsSealed += await this.sealOwnedPartitions(day, topic, count, assignment.get(topic) ?? []);
-      if (!this.stopping && (await this.completeDay(day, count))) daysSealed++;
+    try {
+      for (const day of due) {
+        if (this.stopping) break;
+        const topic = this.topicOf(day.dataset);
+        let count = partitionCounts.get(topic);
+        if (count === undefined) partitionCounts.set(topic, (count = (await view.watermarks(topic)).length));
+        partitionsSealed += await this.sealOwnedPartitions(day, topic, count, assignment.get(topic) ?? []);
+        if (!this.stopping && (await this.completeDay(day, count))) daysSealed++;
+      }
+    } finally {
+      const pool = this.pool;
+      this.pool = null;
+      await pool?.close();
     }
     return { due: due.length, caughtUp: true, partitionsSealed, daysSealed };
   }
 
   private sealDeps(): SealDeps {
     const { stores, encode, nowMs } = this.deps;
-    return { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, encode, nowMs };
+    if (this.deps.workers ?? true) this.pool ??= new SealPool({ dataDir: stores.layout.dataDir, ingestDb: stores.layout.ingestDb });
+    return { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, encode, nowMs, pool: this.pool ?? undefined };
   }
 
   private stillOwns(topic: string, partition: number): boolean {
@@ -161,14 +173,15 @@ export class KafkaSealer {
     if (!isDayComplete(sealState.sealedPartitions(day.dataset, day.tradedate), count)) return false;
     // Anything still staged belongs to no partition's symbols (e.g. staged by a replay):
     // seal it with the day rather than leave it behind.
-    const sweep = await sealDay(this.sealDeps(), day.dataset, day.tradedate, { markDaySealed: false });
+    const leftover = stores.staging.symbolsOf(day.dataset, day.tradedate);
+    const sweep = leftover.length > 0 ? await sealDay(this.sealDeps(), day.dataset, day.tradedate, { symbols: leftover, markDaySealed: false }) : null;
     markSealed(stores.catalog, day.dataset, day.tradedate, this.deps.nowMs());
     sealState.forgetDay(day.dataset, day.tradedate);
     late.afterSeal(day.dataset, day.tradedate, true);
     const totals = stores.catalog
       .prepare('SELECT count(*) AS files, coalesce(sum(rows), 0) AS rows FROM files WHERE dataset = ? AND tradedate = ?')
       .get(day.dataset, day.tradedate) as { files: number; rows: number };
-    log.info({ dataset: day.dataset, tradedate: day.tradedate, files: totals.files, rows: totals.rows, swept: sweep.files }, 'day sealed');
+    log.info({ dataset: day.dataset, tradedate: day.tradedate, files: totals.files, rows: totals.rows, swept: sweep?.files ?? 0 }, 'day sealed');
     return true;
   }
 }

@@ -1,8 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeChunk, type ChunkMessage } from '../../ingest/kafkaChunk.js';
+import { chunkFromReply, decodeChunk, type ChunkMessage } from '../../ingest/kafkaChunk.js';
+import { decodeRequest } from '../../ingest/kafkaDecodeWorker.js';
+import { DecodeWorker, packRequest } from '../../ingest/kafkaDecoder.js';
 import { GroupCommitter, type FlushedPartition } from '../../ingest/kafkaCommit.js';
-import { KeyCanon } from '../../ingest/kafkaMessages.js';
+import { KeyCanon, REJECT_HEADER } from '../../ingest/kafkaMessages.js';
 import { KafkaOffsetStore } from '../../ingest/kafkaOffsets.js';
 import { KafkaSealState, PartitionLateGuard } from '../../ingest/kafkaSealState.js';
 import { SegmentSyncer } from '../../ingest/kafkaSync.js';
@@ -203,3 +205,47 @@ c('several partitions and chunks flush as one group, each partition advanced in 
 });
 
 c.run();
+
+const w = suite('decode worker');
+
+const mixed = (): ChunkMessage[] => [
+  ...messages(0, [l2('600000.SH', '093000000', 10), 'not json', l2('600000.SH', '093003000', 11)]),
+  { offset: '3', key: Buffer.from('600001.SH'), value: Buffer.from(JSON.stringify(l2('600000.SH', '093006000', 1))) },
+  { offset: '4', key: Buffer.from('600000.SH'), value: null },
+  { offset: '5', key: null, value: Buffer.from(JSON.stringify(l2('600000.SH', '093009000', 2))) },
+  { offset: '6', key: Buffer.from('600000.SH'), value: Buffer.from('{"kind":"x"}'), headers: { [REJECT_HEADER]: 'unknown kind "x"' } },
+  ...messages(7, [{ ...l2('600000.SH', '093012000', 3), bid1: null, ask1: 12.5 }]),
+];
+
+w('the worker protocol decodes exactly as the in-thread decoder does', () => {
+  const r = new Rig();
+  try {
+    const msgs = mixed();
+    const viaWorker = chunkFromReply(r.late, 't', 0, 'level2', msgs, decodeRequest(packRequest(1, 'level2', msgs)));
+    const inThread = decodeChunk(r.late, 't', 0, 'level2', msgs, new KeyCanon('level2'), null);
+    assert.equal(viaWorker, inThread);
+    assert.is(inThread.rows.length, 3);
+    assert.is(inThread.rejects.length, 5);
+  } finally {
+    r.close();
+  }
+});
+
+w('a real worker thread answers requests in order and closes', async () => {
+  const worker = new DecodeWorker();
+  try {
+    const msgs = mixed();
+    const [a, b] = await Promise.all([worker.decode('level2', msgs), worker.decode('level2', msgs.slice(0, 2))]);
+    assert.is(a.ok.length, msgs.length);
+    assert.is(b.ok.length, 2);
+    assert.equal([...a.ok], [1, 0, 1, 0, 0, 0, 0, 1]);
+  } finally {
+    await worker.close();
+  }
+  await worker.decode('level2', mixed()).then(
+    () => assert.unreachable('a closed worker refuses work'),
+    (e: Error) => assert.match(e.message, /closed/),
+  );
+});
+
+w.run();

@@ -185,6 +185,36 @@ async function kill(ing: Ingest): Promise<void> {
   await exited(ing.child);
 }
 
+/** Kafka never holds an offset the data directory has not durably recorded. */
+async function assertCommitsNotAhead(brokers: string, group: string, topics: readonly string[], dataDir: string): Promise<void> {
+  const db = readonlyDb(join(dataDir, 'ingest.db'));
+  const stored = new Map<string, number>();
+  if (db) {
+    try {
+      for (const r of db.prepare('SELECT topic, partition, next_offset FROM kafka_offsets').all() as { topic: string; partition: number; next_offset: number }[]) {
+        stored.set(`${r.topic}/${r.partition}`, r.next_offset);
+      }
+    } catch {
+      // not created yet: nothing recorded
+    } finally {
+      db.close();
+    }
+  }
+  const admin = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    for (const topic of topics) {
+      const [c] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+      for (const p of c.partitions) {
+        if (Number(p.offset) < 0) continue;
+        assert.ok(Number(p.offset) <= (stored.get(`${topic}/${p.partition}`) ?? 0), `${topic}/${p.partition}: Kafka has ${p.offset}, the data directory ${stored.get(`${topic}/${p.partition}`)}`);
+      }
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 async function stopCleanly(ing: Ingest): Promise<void> {
   ing.child.kill('SIGTERM');
   const r = await exited(ing.child);
@@ -252,11 +282,13 @@ if (broker) {
       // staged, so the kill lands inside a chunk as often as not.
       await until(`${Math.round(f * 100)}% staged`, () => stagedOffsets(single, topicList) >= Math.max(before + 1, f * total), 60_000, ing.child);
       await kill(ing);
+      await assertCommitsNotAhead(broker.brokers, group, topicList, single);
     }
     // While sealing: the first file in place (or its temp file) means a seal is under way.
     let ing = startIngest(broker.brokers, topics, group, single);
     await until('a seal to begin', () => sealedFileAppeared(single), 90_000, ing.child);
     await kill(ing);
+    await assertCommitsNotAhead(broker.brokers, group, topicList, single);
     const sealedAtKill = sealedDays(single);
     assert.ok(sealedAtKill < 4, 'killed before every day was sealed');
     // And once more between partition seals.
