@@ -144,3 +144,33 @@ dropSuite('forgets dropped symbols; removes the day\'s segments once none is ope
   staging.close();
 });
 dropSuite.run();
+
+const bigBucketSuite = suite('Staging.readBucket over the read budget');
+bigBucketSuite('a bucket larger than the budget is read in symbol groups, rows intact', () => {
+  const { staging } = openStaging();
+  // Two stock codes that share a bucket, 12,000 rows each: ~9.6 MB, over the 8 MiB budget.
+  const first = '600000.SH';
+  let second = '';
+  for (let code = 600001; !second; code++) if (bucketOf(`${code}.SH`) === bucketOf(first)) second = `${code}.SH`;
+  const N = 12_000;
+  for (let start = 0; start < N; start += 2000) {
+    const rows: SnapshotRow[] = [];
+    for (let i = start; i < start + 2000; i++) {
+      rows.push(row(first, 30_000_000 + (N - i) * 1000, i));
+      rows.push(row(second, 30_000_000 + i * 1000, -i));
+    }
+    staging.stage(rows, [], undefined, { sync: false });
+  }
+  staging.stage([row(second, 30_000_000 + 5 * 1000, 12345)], []); // a later correction
+  const got = readAll(staging, [first, second]);
+  const a = got.get(first)!;
+  const b = got.get(second)!;
+  assert.is(a.times.length, N);
+  assert.is(b.times.length, N);
+  assert.equal(a.times.slice(0, 3), [30_001_000, 30_002_000, 30_003_000]);
+  assert.equal(a.close.slice(0, 3), [N - 1, N - 2, N - 3]);
+  assert.ok(b.times.every((t, i) => i === 0 || t > b.times[i - 1]));
+  assert.equal(b.close.slice(4, 7), [-4, 12345, -6]);
+  staging.close();
+});
+bigBucketSuite.run();
