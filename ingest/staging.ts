@@ -297,9 +297,9 @@ export class Staging {
 /**
  * Memory a bucket read may hold at once. A bucket larger than this (a big day) is read in
  * several passes, each over a group of its symbols, so sealing memory does not grow with the
- * day (measured before: peak RSS +47% from 500 to 2,000 stocks reading whole buckets).
+ * day (measured: whole-bucket reads made peak RSS grow 47% from 500 to 2,000 stocks).
  */
-const BUCKET_READ_BUDGET = 8 << 20;
+const BUCKET_READ_BUDGET = 4 << 20;
 const WINDOW_RECORDS = 4096;
 
 interface Segment {
@@ -333,10 +333,10 @@ function* recordWindows(dataDir: string, segs: readonly Segment[], size: number)
   }
 }
 
-/** Splits the wanted symbols into groups whose records fit the read budget. */
-function symbolGroups(dataDir: string, segs: readonly Segment[], size: number, symbols: ReadonlySet<string>): Set<string>[] {
-  const total = segs.reduce((a, s) => a + s.bytes, 0);
-  if (total <= BUCKET_READ_BUDGET) return [new Set(symbols)];
+/** Splits the wanted symbols into groups whose records fit the read budget, with their sizes. */
+function symbolGroups(dataDir: string, segs: readonly Segment[], size: number, symbols: ReadonlySet<string>): { symbols: Set<string>; bytes: number }[] {
+  const total = segs.reduce((a, s) => a + s.bytes - (s.bytes % size), 0);
+  if (total <= BUCKET_READ_BUDGET) return [{ symbols: new Set(symbols), bytes: total }];
   const bytesOf = new Map<string, number>();
   for (const w of recordWindows(dataDir, segs, size)) {
     for (let o = 0; o < w.length; o += size) {
@@ -344,20 +344,18 @@ function symbolGroups(dataDir: string, segs: readonly Segment[], size: number, s
       if (symbols.has(sym)) bytesOf.set(sym, (bytesOf.get(sym) ?? 0) + size);
     }
   }
-  const groups: Set<string>[] = [];
-  let current = new Set<string>();
-  let used = 0;
+  const groups: { symbols: Set<string>; bytes: number }[] = [];
+  let current = { symbols: new Set<string>(), bytes: 0 };
   for (const sym of [...bytesOf.keys()].sort()) {
     const b = bytesOf.get(sym)!;
-    if (current.size > 0 && used + b > BUCKET_READ_BUDGET) {
+    if (current.symbols.size > 0 && current.bytes + b > BUCKET_READ_BUDGET) {
       groups.push(current);
-      current = new Set();
-      used = 0;
+      current = { symbols: new Set(), bytes: 0 };
     }
-    current.add(sym);
-    used += b;
+    current.symbols.add(sym);
+    current.bytes += b;
   }
-  if (current.size > 0) groups.push(current);
+  if (current.symbols.size > 0) groups.push(current);
   return groups;
 }
 
@@ -376,21 +374,18 @@ export function* readStagedBucket(
   ).filter((s) => s.bytes > 0);
   const size = recordBytes(dataset);
   const width = SCHEMAS[dataset].numericFields.length;
-  for (const group of symbolGroups(dataDir, segs, size, symbols)) {
-    // Gather the group's records into one buffer (a fresh ArrayBuffer keeps them 8-byte
-    // aligned for the typed-array views), remembering where each symbol's records are.
-    let buf = Buffer.from(new ArrayBuffer(Math.min(BUCKET_READ_BUDGET, 64 * size)));
+  const groups = symbolGroups(dataDir, segs, size, symbols);
+  // One buffer for every group, sized for the largest (a fresh ArrayBuffer keeps records
+  // 8-byte aligned for the typed-array views).
+  const buf = Buffer.from(new ArrayBuffer(Math.max(size, ...groups.map((g) => g.bytes))));
+  for (const { symbols: group } of groups) {
     let used = 0;
     const bySymbol = new Map<string, number[]>();
     for (const w of recordWindows(dataDir, segs, size)) {
       for (let o = 0; o < w.length; o += size) {
         const sym = recordSymbol(w, o);
         if (!group.has(sym)) continue;
-        if (used + size > buf.length) {
-          const bigger = Buffer.from(new ArrayBuffer(Math.max(buf.length * 2, used + size)));
-          buf.copy(bigger, 0, 0, used);
-          buf = bigger;
-        }
+        if (used + size > buf.length) break; // only if a segment grew since it was sized
         w.copy(buf, used, o, o + size);
         let refs = bySymbol.get(sym);
         if (!refs) bySymbol.set(sym, (refs = []));
