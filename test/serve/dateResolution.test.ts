@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiError } from '../../serve/apiError.js';
+import { assertApiError } from '../support/apiErrors.js';
 import {
   crossMonthEffective,
   dateMessage,
@@ -33,15 +33,7 @@ function rangeOf(params: DateParams, nowMs: number): [string, string, string, st
 }
 
 function rejects(params: DateParams, pattern: RegExp, nowMs = FRI_20250214): void {
-  try {
-    resolveDates(params, nowMs);
-  } catch (e) {
-    assert.instance(e, ApiError);
-    assert.is((e as ApiError).code, 400);
-    assert.match((e as ApiError).message, pattern);
-    return;
-  }
-  assert.unreachable(`expected 400 for ${JSON.stringify(params)}`);
+  assertApiError(() => resolveDates(params, nowMs), 400, pattern, JSON.stringify(params));
 }
 
 const latest = suite('latest trading day (Beijing time)');

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiError } from '../../serve/apiError.js';
+import { assertApiError } from '../support/apiErrors.js';
 import { parseTickQuery, type BoundaryQuery, type EnhancedQuery, type TickQuery } from '../../serve/tickHistoryParams.js';
 
 /** Mode selection and parameter shaping of tick_history (decisions §5), without a server. */
@@ -10,15 +10,7 @@ const ALL = Array.from({ length: 32 }, (_, i) => i);
 const parse = (params: Record<string, unknown>, fields?: string | null): TickQuery => parseTickQuery(params, fields, NOW);
 
 function rejects(params: Record<string, unknown>, pattern: RegExp): void {
-  try {
-    parse(params);
-  } catch (e) {
-    assert.instance(e, ApiError);
-    assert.is((e as ApiError).code, 400);
-    assert.match((e as ApiError).message, pattern);
-    return;
-  }
-  assert.unreachable(`expected 400 for ${JSON.stringify(params)}`);
+  assertApiError(() => parse(params), 400, pattern, JSON.stringify(params));
 }
 
 const modes = suite('tick_history mode selection');
