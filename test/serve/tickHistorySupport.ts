@@ -46,7 +46,9 @@ export function tickData(): Promise<TickData> {
 
 export async function tickServer(args: readonly string[] = []): Promise<ServerHandle> {
   const d = await tickData();
-  return startServer(d.dataDir, { now: SERVER_NOW, args });
+  // These tests fire requests faster than the default 20/s of one account; rate limiting has
+  // tests of its own. A --rate-limit in `args` still wins (flags over environment).
+  return startServer(d.dataDir, { now: SERVER_NOW, args, env: { TICKVAULT_RATE_LIMIT: '1000' } });
 }
 
 export function account(plan: PlanName): Promise<string> {
