@@ -360,8 +360,9 @@ if (broker) {
     const partsA = Object.values(assigned(a) ?? {}).flat().length;
     const partsB = Object.values(assigned(b) ?? {}).flat().length;
     assert.ok(partsA > 0 && partsB > 0, `both processes own partitions (a: ${partsA}, b: ${partsB})`);
-    const byProcess = new Set([...sealedBy.values()].flat());
-    assert.ok(byProcess.has('a') && byProcess.has('b'), 'both processes sealed partitions');
+    // Which process seals what depends on timing: the first member can catch up and seal every
+    // partition-day before the second joins. What must hold, whoever sealed: the same files as
+    // one process, and each partition-day sealed exactly once (both asserted above).
   });
 }
 
