@@ -2,7 +2,7 @@ import { SCHEMAS, type Dataset, type SnapshotRow } from '../shared/schema.js';
 import type { DecodeReply } from './kafkaDecodeWorker.js';
 import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './kafkaMessages.js';
 import type { PartitionLateGuard } from './kafkaSealState.js';
-import { bucketOf, type QuarantineEntry } from './staging.js';
+import type { QuarantineEntry } from './staging.js';
 
 /**
  * The first half of staging a chunk of consecutive messages of one partition: validate each
@@ -34,8 +34,6 @@ export interface DecodedChunk {
   readonly late: number;
   /** `tradedate|symbol` of the rows, for the symbol-day → partition record. */
   readonly symbolDays: ReadonlySet<string>;
-  /** Segment buckets the rows go to, by `dataset|tradedate`, for the fsync. */
-  readonly touched: ReadonlyMap<string, ReadonlySet<number>>;
 }
 
 export class ChunkError extends Error {
@@ -65,7 +63,6 @@ export function decodeChunk(
   const rejects: QuarantineEntry[] = [];
   const rejectOffsets: number[] = [];
   const symbolDays = new Set<string>();
-  const touched = new Map<string, Set<number>>();
   let lateCount = 0;
   for (const m of messages) {
     const offset = Number(m.offset);
@@ -89,14 +86,10 @@ export function decodeChunk(
     }
     rows.push({ dataset, symbol: r.symbol, tradedate: r.tradedate, timeMs: r.timeMs, values: r.values, seq: offset });
     symbolDays.add(`${r.tradedate}|${r.symbol}`);
-    const day = `${dataset}|${r.tradedate}`;
-    let set = touched.get(day);
-    if (!set) touched.set(day, (set = new Set()));
-    set.add(bucketOf(r.symbol));
   }
   return {
     topic, partition, dataset, firstOffset, lastOffset, messages: messages.length,
-    rows, rejects, rejectOffsets, late: lateCount, symbolDays, touched,
+    rows, rejects, rejectOffsets, late: lateCount, symbolDays,
   };
 }
 
@@ -118,7 +111,6 @@ export function chunkFromReply(
   const rejects: QuarantineEntry[] = [];
   const rejectOffsets: number[] = [];
   const symbolDays = new Set<string>();
-  const touched = new Map<string, Set<number>>();
   let lateCount = 0;
   let k = 0;
   for (let i = 0; i < messages.length; i++) {
@@ -151,13 +143,9 @@ export function chunkFromReply(
     }
     rows.push({ dataset, symbol, tradedate, timeMs, values, seq: offset });
     symbolDays.add(`${tradedate}|${symbol}`);
-    const day = `${dataset}|${tradedate}`;
-    let set = touched.get(day);
-    if (!set) touched.set(day, (set = new Set()));
-    set.add(bucketOf(symbol));
   }
   return {
     topic, partition, dataset, firstOffset: Number(messages[0].offset), lastOffset: Number(messages[messages.length - 1].offset),
-    messages: messages.length, rows, rejects, rejectOffsets, late: lateCount, symbolDays, touched,
+    messages: messages.length, rows, rejects, rejectOffsets, late: lateCount, symbolDays,
   };
 }

@@ -3,7 +3,6 @@ import type { Dataset } from '../shared/schema.js';
 import { ChunkError, type DecodedChunk } from './kafkaChunk.js';
 import type { KafkaOffsetStore } from './kafkaOffsets.js';
 import type { KafkaSealState } from './kafkaSealState.js';
-import type { SegmentSyncer } from './kafkaSync.js';
 import type { QuarantineEntry, Staging } from './staging.js';
 
 /**
@@ -12,7 +11,7 @@ import type { QuarantineEntry, Staging } from './staging.js';
  * Chunks are decoded as batches arrive (kafkaChunk.ts); every few hundred milliseconds, or once
  * enough messages wait, one flush handles them all:
  *   1. append every row to staging in one transaction (not synced on its own);
- *   2. fsync every segment file written, in parallel (kafkaSync.ts);
+ *   2. fsync every segment file written, in parallel (Staging.flush);
  *   3. one transaction (synchronous=FULL, so it also makes 1 durable) that, per chunk in
  *      arrival order, re-reads the partition's stored next offset, writes the quarantine
  *      entries at or above it, advances it past the chunk, and records each symbol-day's
@@ -27,7 +26,6 @@ export interface CommitDeps {
   readonly staging: Staging;
   readonly offsets: KafkaOffsetStore;
   readonly sealState: KafkaSealState;
-  readonly syncer: SegmentSyncer;
   readonly nowMs: () => number;
   /** Per-flush timings at debug level. */
   readonly log?: Logger;
@@ -139,18 +137,10 @@ export class GroupCommitter {
   }
 
   private async write(batch: readonly DecodedChunk[]): Promise<FlushedPartition[]> {
-    const touched = new Map<string, Set<number>>();
-    for (const c of batch) {
-      for (const [day, buckets] of c.touched) {
-        let set = touched.get(day);
-        if (!set) touched.set(day, (set = new Set()));
-        for (const b of buckets) set.add(b);
-      }
-    }
     const t0 = performance.now();
     this.append(batch);
     const tAppend = performance.now();
-    if (touched.size > 0) await this.deps.syncer.sync(touched);
+    await this.deps.staging.flush();
     const t1 = performance.now();
     const record = this.deps.staging.db.transaction(() => this.record(batch));
     try {

@@ -14,7 +14,6 @@ import { BatchQueue, type QueueItem } from './kafkaQueue.js';
 import { ownedPositions, type Assignment, type KafkaView, type Watermarks } from './kafkaPositions.js';
 import { KafkaSealer } from './kafkaSealer.js';
 import { KafkaSealState, PartitionLateGuard } from './kafkaSealState.js';
-import { SegmentSyncer } from './kafkaSync.js';
 import { lagOf } from './sealScheduler.js';
 import { openIngestStores, type IngestStores } from './stores.js';
 
@@ -145,7 +144,7 @@ export class KafkaIngestor {
     this.sealState = new KafkaSealState(db);
     this.late = new PartitionLateGuard(this.stores.late, this.sealState);
     this.committer = new GroupCommitter(
-      { staging: this.stores.staging, offsets: this.offsets, sealState: this.sealState, syncer: new SegmentSyncer(db, opts.dataDir), nowMs: opts.nowMs, log: opts.log },
+      { staging: this.stores.staging, offsets: this.offsets, sealState: this.sealState, nowMs: opts.nowMs, log: opts.log },
       (flushed) => this.onFlushed(flushed),
       (e) => this.fail(e),
       opts.commit,

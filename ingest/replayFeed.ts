@@ -94,7 +94,7 @@ export async function replayFiles(deps: ReplayDeps, paths: readonly string[], st
       const stageNext = async () => {
         const r = await inFlight.shift()!;
         const packs = r.packs.map((p) => ({ ...p, records: Buffer.from(p.records.buffer, p.records.byteOffset, p.records.byteLength) }));
-        // A replay can simply be re-run, so batches skip fsync; sync() runs once per file.
+        // A replay can simply be re-run, so batches skip fsync; flush() runs once per file.
         deps.staging.stagePacks(packs, r.rejects, { sync: false });
         stats.lines += r.lines;
         stats.late += r.late;
@@ -111,7 +111,7 @@ export async function replayFiles(deps: ReplayDeps, paths: readonly string[], st
         deps.onProgress?.(stats.lines, chunk.bytesRead);
       }
       while (inFlight.length > 0) await stageNext();
-      deps.staging.sync();
+      await deps.staging.flush();
     }
     return stats;
   } finally {

@@ -7,7 +7,6 @@ import { GroupCommitter, type FlushedPartition } from '../../ingest/kafkaCommit.
 import { KeyCanon, REJECT_HEADER } from '../../ingest/kafkaMessages.js';
 import { KafkaOffsetStore } from '../../ingest/kafkaOffsets.js';
 import { KafkaSealState, PartitionLateGuard } from '../../ingest/kafkaSealState.js';
-import { SegmentSyncer } from '../../ingest/kafkaSync.js';
 import { openIngestStores, type IngestStores } from '../../ingest/stores.js';
 import { formatLevel2Time } from '../../shared/timeFormat.js';
 import { tempDir } from '../support/tempDir.js';
@@ -42,7 +41,7 @@ class Rig {
     this.sealState = new KafkaSealState(db);
     this.late = new PartitionLateGuard(this.stores.late, this.sealState);
     this.committer = new GroupCommitter(
-      { staging: this.stores.staging, offsets: this.offsets, sealState: this.sealState, syncer: new SegmentSyncer(db, dir), nowMs: () => 0 },
+      { staging: this.stores.staging, offsets: this.offsets, sealState: this.sealState, nowMs: () => 0 },
       () => undefined,
       (e) => {
         throw e;

@@ -10,7 +10,6 @@ import { partitionForKey } from '../../ingest/kafkaPartitions.js';
 import type { Assignment, KafkaView, Watermarks } from '../../ingest/kafkaPositions.js';
 import { KafkaSealer } from '../../ingest/kafkaSealer.js';
 import { KafkaSealState, PartitionLateGuard } from '../../ingest/kafkaSealState.js';
-import { SegmentSyncer } from '../../ingest/kafkaSync.js';
 import { encodeParquet } from '../../ingest/parquetEncode.js';
 import { openIngestStores, type IngestStores } from '../../ingest/stores.js';
 import { formatLevel2Time } from '../../shared/timeFormat.js';
@@ -42,7 +41,7 @@ class Proc {
     const late = new PartitionLateGuard(this.stores.late, sealState);
     this.late = late;
     this.committer = new GroupCommitter(
-      { staging: this.stores.staging, offsets: this.offsets, sealState, syncer: new SegmentSyncer(this.stores.staging.db, dir), nowMs: () => this.now },
+      { staging: this.stores.staging, offsets: this.offsets, sealState, nowMs: () => this.now },
       () => undefined,
       (e) => {
         throw e;

@@ -174,3 +174,16 @@ bigBucketSuite('a bucket larger than the budget is read in symbol groups, rows i
   staging.close();
 });
 bigBucketSuite.run();
+
+const flushSuite = suite('Staging.flush');
+flushSuite('makes unsynced appends durable; nothing left to do once the day is dropped', async () => {
+  const { staging } = openStaging();
+  staging.stage([row('600000.SH', 1000, 1), row('000001.SZ', 1000, 2)], [], undefined, { sync: false });
+  await staging.flush();
+  assert.equal(readAll(staging, ['600000.SH']).get('600000.SH')!.close, [1]);
+  staging.stage([row('600000.SH', 2000, 3)], [], undefined, { sync: false });
+  staging.drop('level2', '20250102', ['600000.SH', '000001.SZ']);
+  await staging.flush(); // its segments are closed and removed: must not throw
+  staging.close();
+});
+flushSuite.run();
