@@ -1,4 +1,6 @@
 import { statSync } from 'node:fs';
+import { CatalogReader } from '../shared/catalog.js';
+import type { Dataset } from '../shared/schema.js';
 import { encodeParquet } from '../ingest/parquetEncode.js';
 import { emptyReplayStats, replayFiles } from '../ingest/replayFeed.js';
 import { sealDays } from '../ingest/sealDays.js';
@@ -47,10 +49,12 @@ export const replayCommand: Command = {
       let sealedRows = 0;
       // Days seen only as late lines are sealed too: a crash after their files were listed but
       // before the day was marked sealed leaves exactly that state, and sealing is idempotent.
-      const days = new Set([...stats.days, ...[...stats.lateDays].filter((d) => {
-        const [dataset, tradedate] = d.split('|');
-        return !stores.catalog.prepare('SELECT 1 FROM sealed_days WHERE dataset = ? AND tradedate = ?').get(dataset, tradedate);
-      })]);
+      const catalog = new CatalogReader(stores.catalog);
+      const unsealedLate = [...stats.lateDays].filter((d) => {
+        const [dataset, tradedate] = d.split('|') as [Dataset, string];
+        return !catalog.isDaySealed(dataset, tradedate);
+      });
+      const days = new Set([...stats.days, ...unsealedLate]);
       const results = await sealDays(stores, encodeParquet, days, () => clock.nowMs(), (rows) => bar.update((sealedRows += rows)));
       bar.stop();
       for (const r of results) ctx.log.info(r, 'day sealed');
