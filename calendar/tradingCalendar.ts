@@ -254,3 +254,14 @@ export function tradingDaysFrom(from: string, n: number): string[] {
   }
   return out;
 }
+
+/** The span whose closures are known (both ends inclusive, YYYYMMDD); outside it only weekends are. */
+export interface KnownRange {
+  readonly first: string;
+  readonly last: string;
+}
+
+/** The calendar's known range: requests and seals outside it cannot be trusted to the day. */
+export function knownRange(): KnownRange {
+  return { first: CALENDAR_FIRST, last: CALENDAR_LAST };
+}
