@@ -3,7 +3,7 @@
  * (the app's error middleware). `expose: false` errors are internal: the client gets a fixed
  * 500 message and the detail only reaches the log.
  */
-export type ErrorCode = 400 | 401 | 403 | 413 | 429 | 500 | 503;
+export type ErrorCode = 400 | 401 | 403 | 413 | 415 | 429 | 500 | 503;
 
 export class ApiError extends Error {
   override name = 'ApiError';

@@ -1,5 +1,6 @@
 import type { DatasetSchema } from '../shared/schema.js';
 import { badRequest } from './apiError.js';
+import { excerpt } from './valueExcerpt.js';
 
 /**
  * The common request body (spec: apiname, apikey, fields, params), validated. Unknown
@@ -17,7 +18,7 @@ const BODY_MEMBERS = new Set(['apiname', 'apikey', 'fields', 'params']);
 export function parseApiRequest(body: unknown, knownApinames: ReadonlySet<string>): ApiRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('request body must be a JSON object');
   const b = body as Record<string, unknown>;
-  for (const k of Object.keys(b)) if (!BODY_MEMBERS.has(k)) throw badRequest(`unknown body member ${JSON.stringify(k)}`);
+  for (const k of Object.keys(b)) if (!BODY_MEMBERS.has(k)) throw badRequest(`unknown body member ${excerpt(k)}`);
   if (b.apiname === undefined) throw badRequest('apiname is required');
   if (typeof b.apiname !== 'string' || !knownApinames.has(b.apiname)) {
     throw badRequest(`apiname must be one of ${[...knownApinames].join(', ')}`);
@@ -39,7 +40,7 @@ export function parseApiRequest(body: unknown, knownApinames: ReadonlySet<string
 /** Rejects any params member not in `allowed`, naming it. */
 export function checkParamNames(params: Readonly<Record<string, unknown>>, allowed: ReadonlySet<string>): void {
   for (const k of Object.keys(params)) {
-    if (!allowed.has(k)) throw badRequest(`unknown parameter params.${k}`);
+    if (!allowed.has(k)) throw badRequest(`unknown parameter params.${k.length > 40 ? `${k.slice(0, 40)}…` : k}`);
   }
 }
 
@@ -56,7 +57,7 @@ export function selectFields(fields: string | null | undefined, schema: DatasetS
     const name = raw.trim();
     if (name === '') continue;
     const pos = schema.position.get(name);
-    if (pos === undefined) throw badRequest(`fields names unknown field ${JSON.stringify(name)}`);
+    if (pos === undefined) throw badRequest(`fields names unknown field ${excerpt(name)}`);
     if (!seen.has(pos)) {
       seen.add(pos);
       out.push(pos);

@@ -1,8 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { CatalogReader } from '../shared/catalog.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
@@ -10,12 +8,15 @@ import type { Db } from '../shared/sqlite.js';
 import { layoutFor } from '../shared/layout.js';
 import { ApiError, busy, forbidden, tooManyRequests, unauthorized } from './apiError.js';
 import { parseApiRequest } from './apiRequest.js';
+import { requestBody } from './requestBody.js';
+import { answerableSpan } from './dateResolution.js';
+import { onResponseDone } from './responseDone.js';
 import { AccountStore, type Account } from './accounts.js';
 import { CursorCodec, loadOrCreateCursorKey } from './cursor.js';
 import { FileColumnCache } from './fileColumns.js';
 import { Limits } from './limits.js';
 import type { Operation, OperationContext, OperationResult, OperationServices } from './operation.js';
-import { checkAccess, type ApiName } from './plans.js';
+import { checkAccess, PLAN_NAMES, PLANS, type ApiName } from './plans.js';
 import type { ServeConfig } from './serveConfig.js';
 import { SlotTable, type Slot } from './slots.js';
 import { serveExtras, type ServeMetrics } from './metrics.js';
@@ -43,22 +44,14 @@ export interface AppDeps {
   readonly operations: readonly Operation[];
 }
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+export { BODY_LIMIT_BYTES } from './requestBody.js';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const INTERNAL_MESSAGE = 'internal server error';
+const PARQUET_PLANS = PLAN_NAMES.filter((p) => PLANS[p].parquetPerDay > 0).join(', ');
 
 /** The envelope of a failure (decisions §1): HTTP status = code, data null. */
 function errorBody(code: number, message: string): string {
   return JSON.stringify({ code, message, data: null });
-}
-
-/** Errors from the body parser (raw-body / co-body) carry an HTTP status of their own. */
-function bodyParserError(e: unknown): ApiError | null {
-  const status = (e as { status?: unknown } | null)?.status;
-  const type = (e as { type?: unknown } | null)?.type;
-  if (status === 413 || type === 'entity.too.large') return new ApiError(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes (1 MiB)`);
-  if (typeof status === 'number' && status >= 400 && status < 500) return new ApiError(400, 'request body must be a JSON object');
-  return null;
 }
 
 export interface App {
@@ -97,7 +90,7 @@ export function createApp(deps: AppDeps): App {
     try {
       await next();
     } catch (e) {
-      const err = e instanceof ApiError ? e : bodyParserError(e);
+      const err = e instanceof ApiError ? e : null;
       if (!err || !err.expose) {
         log.error({ err: e, path: ctx.path }, 'request failed');
         ctx.status = 500;
@@ -111,17 +104,7 @@ export function createApp(deps: AppDeps): App {
       ctx.body = errorBody(err.code, err.message);
     }
   });
-  // The body is JSON whatever Content-Type the client sent (curl -d sends a form type).
-  app.use(async (ctx: Context, next: Next) => {
-    if (ctx.method === 'POST' && !ctx.is('application/json')) ctx.request.headers['content-type'] = 'application/json';
-    await next();
-  });
-  app.use(
-    koaBody({
-      json: true, jsonStrict: true, jsonLimit: BODY_LIMIT_BYTES, urlencoded: false, text: false, multipart: false,
-      parsedMethods: [HttpMethodEnum.POST], patchNode: false,
-    }),
-  );
+  app.use(requestBody());
 
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -132,6 +115,8 @@ export function createApp(deps: AppDeps): App {
 
   router.post('/api', async (ctx) => {
     const nowMs = deps.clock.nowMs();
+    const calendarWarning = pastKnownRangeWarning(nowMs);
+    if (calendarWarning) ctx.set('Warning', `299 tickvault "${calendarWarning}"`);
     const req = parseApiRequest(ctx.request.body, apinames);
     if (req.apikey === undefined || req.apikey === '') throw unauthorized('apikey is required');
     const account = accounts.authenticate(req.apikey);
@@ -146,9 +131,6 @@ export function createApp(deps: AppDeps): App {
     let authorized = false;
     let slot: Slot | null = null;
     const abort = new AbortController();
-    ctx.res.once('close', () => {
-      if (!ctx.res.writableFinished) abort.abort();
-    });
     const releaseSlot = () => {
       if (!slot || slot.isReleased) return;
       try {
@@ -159,6 +141,10 @@ export function createApp(deps: AppDeps): App {
       }
       heldSlots.delete(slot);
     };
+    onResponseDone(ctx.res, (aborted) => {
+      if (aborted) abort.abort();
+      releaseSlot();
+    });
 
     const opCtx: OperationContext = {
       account,
@@ -166,9 +152,9 @@ export function createApp(deps: AppDeps): App {
       services,
       log,
       signal: abort.signal,
-      authorize(dates) {
+      authorize(dates, opts) {
         if (authorized) throw new ApiError(500, `${api}: authorize called twice`, { expose: false });
-        authorize(account, api, dates, nowMs);
+        authorize(account, api, dates, nowMs, opts?.parquet === true);
         authorized = true;
       },
       acquireSlot() {
@@ -179,7 +165,6 @@ export function createApp(deps: AppDeps): App {
         heldSlots.add(s);
         // Released when the last byte is written or the connection closes, whichever first.
         onLastByteWritten(ctx.res, releaseSlot);
-        ctx.res.once('close', releaseSlot);
         if (ctx.req.socket?.destroyed) releaseSlot();
       },
       chargeParquet() {
@@ -205,7 +190,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   /** Plan access, history depth, trial count (decisions §4), in that order. */
-  function authorize(account: Account, api: ApiName, dates: readonly string[], nowMs: number): void {
+  function authorize(account: Account, api: ApiName, dates: readonly string[], nowMs: number, parquet: boolean): void {
     const plan = account.plan;
     const verdict = checkAccess(plan, api, dates, nowMs);
     if (!verdict.ok) {
@@ -215,11 +200,33 @@ export function createApp(deps: AppDeps): App {
           `(the latest ${plan.access[api].depthTradingDays} trading days, from ${verdict.earliest})`,
       );
     }
+    // A plan without downloads can never get one: that is access (403), not a quota to wait
+    // for (429 with a Retry-After of hours would invite a retry that cannot succeed).
+    if (parquet && plan.parquetPerDay === 0) {
+      throw forbidden(`the ${plan.name} plan has no Parquet downloads of ${api}; use format=json or a plan with downloads (${PARQUET_PLANS})`);
+    }
     const daily = plan.access[api].dailyCalls;
     if (daily !== null) {
       const taken = limits.takeDaily(account.id, api, 'calls', daily, nowMs);
       if (!taken.ok) throw tooManyRequests(`the ${plan.name} plan's ${daily} calls per Beijing day on ${api} are used up`, taken.retryAfterSec);
     }
+  }
+
+  /**
+   * When the clock has run past the calendar's known range, the latest trading day is a weekday
+   * the calendar cannot vouch for: every answer says so (an HTTP Warning, so the envelope
+   * stays what clients parse), and the log says so once a day.
+   */
+  let warnedFor = '';
+  function pastKnownRangeWarning(nowMs: number): string | null {
+    const span = answerableSpan(nowMs);
+    if (span.last === span.knownLast) return null;
+    const text = `the latest trading day ${span.last} is past the trading calendar's known range (through ${span.knownLast}); closures after it are unknown`;
+    if (warnedFor !== span.last) {
+      warnedFor = span.last;
+      log.warn({ latest: span.last, knownLast: span.knownLast }, text);
+    }
+    return text;
   }
 
   app.use(router.routes());
@@ -285,15 +292,15 @@ function writeResult(ctx: Context, result: OperationResult): void {
         ctx.body = body;
         return;
       }
-      // Pieces go to the socket as they are: no per-request copy of a 1.6 MB page.
+      // Pieces go to the socket as they are: no per-request copy of a 1.6 MB page, and no
+      // stream pipeline (with its listeners) for what is already in memory.
       const pieces = body as readonly Buffer[];
       ctx.length = pieces.reduce((n, p) => n + p.length, 0);
-      ctx.body = new Readable({
-        read() {
-          for (const p of pieces) this.push(p);
-          this.push(null);
-        },
-      });
+      ctx.respond = false;
+      const res = ctx.res;
+      res.cork();
+      for (const p of pieces) res.write(p);
+      res.end();
       return;
     }
     case 'stream':

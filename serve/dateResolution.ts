@@ -1,4 +1,4 @@
-import { isValidDate, latestTradingDay, offsetFromLatest, tradingDaysBack } from '../calendar/tradingCalendar.js';
+import { isValidDate, knownRange, latestTradingDay, offsetFromLatest, tradingDaysBack } from '../calendar/tradingCalendar.js';
 import { badRequest } from './apiError.js';
 
 /**
@@ -37,9 +37,41 @@ function given(v: unknown): boolean {
   return v !== undefined && v !== null;
 }
 
-function dateParam(name: string, v: unknown): string {
+/**
+ * The dates a request may name: the trading calendar's known range (where its closures are
+ * known), stretched to the latest trading day when the clock has run past that range (then
+ * the days beyond are weekdays the calendar cannot vouch for; the app warns about them).
+ * Nothing outside is ever looked up, so no client value sets how far a loop over dates runs.
+ */
+export interface AnswerableSpan {
+  readonly first: string;
+  readonly last: string;
+  /** The calendar's known range itself. */
+  readonly knownFirst: string;
+  readonly knownLast: string;
+}
+
+export function answerableSpan(nowMs: number): AnswerableSpan {
+  const known = knownRange();
+  const latest = latestTradingDay(nowMs);
+  return { first: known.first, last: latest > known.last ? latest : known.last, knownFirst: known.first, knownLast: known.last };
+}
+
+function describeSpan(span: AnswerableSpan): string {
+  const known = `the trading calendar's known range ${span.knownFirst}-${span.knownLast}`;
+  return span.last === span.knownLast ? known : `${span.first}-${span.last} (${known}, then weekdays up to the latest trading day)`;
+}
+
+/** `date` (already a valid YYYYMMDD) must lie in the answerable span; 400 naming it otherwise. */
+export function requireAnswerableDate(what: string, date: string, nowMs: number): string {
+  const span = answerableSpan(nowMs);
+  if (date < span.first || date > span.last) throw badRequest(`${what} is outside ${describeSpan(span)}`);
+  return date;
+}
+
+function dateParam(name: string, v: unknown, nowMs: number): string {
   if (typeof v !== 'string' || !isValidDate(v)) throw badRequest(`params.${name} must be a date written YYYYMMDD`);
-  return v;
+  return requireAnswerableDate(`params.${name} ${v}`, v, nowMs);
 }
 
 function intParam(name: string, v: unknown, min: number, max: number): number {
@@ -84,10 +116,11 @@ export function resolveDates(params: DateParams, nowMs: number): DateSelection {
     throw badRequest('params.tradedate cannot be combined with params.startdate or params.enddate');
   }
 
-  if (has.tradedate) return { kind: 'day', day: dateParam('tradedate', params.tradedate) };
+  if (has.tradedate) return { kind: 'day', day: dateParam('tradedate', params.tradedate, nowMs) };
   if (has.offset) {
     const offset = intParam('tradedate_offset', params.tradedate_offset, -MAX_TRADING_DAYS_BACK, 0);
-    return { kind: 'day', day: offsetFromLatest(nowMs, offset) };
+    const day = offsetFromLatest(nowMs, offset);
+    return { kind: 'day', day: requireAnswerableDate(`params.tradedate_offset ${offset} reaches ${day}, which`, day, nowMs) };
   }
   const latest = latestTradingDay(nowMs);
   if (has.recentdays) {
@@ -95,21 +128,21 @@ export function resolveDates(params: DateParams, nowMs: number): DateSelection {
     return range({ from: tradingDaysBack(latest, n - 1), to: latest });
   }
   if (has.startdate && has.enddate) {
-    const from = dateParam('startdate', params.startdate);
-    const to = dateParam('enddate', params.enddate);
+    const from = dateParam('startdate', params.startdate, nowMs);
+    const to = dateParam('enddate', params.enddate, nowMs);
     if (from > to) throw badRequest(`params.startdate ${from} must not be after params.enddate ${to}`);
     return range({ from, to });
   }
   if (has.startdate) {
     // Alone, startdate runs to the latest trading day; that implied end is the enddate of
     // the "startdate after enddate" rule.
-    const from = dateParam('startdate', params.startdate);
+    const from = dateParam('startdate', params.startdate, nowMs);
     if (from > latest) throw badRequest(`params.startdate ${from} must not be after the latest trading day ${latest}`);
     return range({ from, to: latest });
   }
   if (has.enddate) {
     // Alone, enddate is that one day (decisions §5), so it never crosses a month.
-    const day = dateParam('enddate', params.enddate);
+    const day = dateParam('enddate', params.enddate, nowMs);
     return range({ from: day, to: day });
   }
   return { kind: 'day', day: latest };
@@ -132,11 +165,13 @@ export function effectiveSpan(sel: DateSelection): DayRange {
 /**
  * The envelope message (decisions §5): every range request states its requested and
  * effective range, success or no data; a single-day request says `success` or `no data`.
+ * A no-data message ends with `; ` and the reason (decisions §1) when one is given.
  */
-export function dateMessage(sel: DateSelection, hasData: boolean): string {
+export function dateMessage(sel: DateSelection, hasData: boolean, reason?: string): string {
   const head = hasData ? 'success' : 'no data';
-  if (sel.kind === 'day') return head;
+  const why = !hasData && reason !== undefined ? `; ${reason}` : '';
+  if (sel.kind === 'day') return head + why;
   const r = sel.requested;
   const e = sel.effective;
-  return `${head}; requested ${r.from}-${r.to}, effective ${e.from}-${e.to}`;
+  return `${head}; requested ${r.from}-${r.to}, effective ${e.from}-${e.to}${why}`;
 }

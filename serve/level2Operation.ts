@@ -9,6 +9,8 @@ import { parseLevel2Query, MAX_PAGE_SIZE, type Level2Query } from './level2Param
 import { boundarySearchSpan, groupsOf, lowerBound, minuteStarts, planPage } from './level2Paging.js';
 import { pageRowsJson } from './level2Rows.js';
 import type { Operation, OperationContext, OperationResult } from './operation.js';
+import { requireAnswerableDate } from './dateResolution.js';
+import { noDataOnDay } from './noDataReason.js';
 
 /**
  * `level2_quote_history` (spec + decisions §3): one stock, one trading day, from the sealed
@@ -22,12 +24,13 @@ export const level2Operation: Operation = {
   apiname: API,
   async handle(req, ctx) {
     const q = parseLevel2Query(req, ctx.services.cursors);
+    if (q.tradedate !== null) requireAnswerableDate(`params.tradedate ${q.tradedate}`, q.tradedate, ctx.nowMs);
     // The latest trading day of the calendar in Beijing time, stored or not: no fallback.
     const tradedate = q.tradedate ?? latestTradingDay(ctx.nowMs);
-    ctx.authorize([tradedate]);
+    ctx.authorize([tradedate], { parquet: q.format === 'parquet' });
     ctx.acquireSlot();
     const file = isTradingDay(tradedate) ? ctx.services.catalog.file('level2', tradedate, q.symbol) : null;
-    if (!file) return noData(q, tradedate);
+    if (!file) return noData(q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(ctx, req.params.symbol, q.symbol, tradedate)));
     if (q.format === 'parquet') return parquetFile(ctx, file);
     return jsonPage(ctx, q, file);
   },
@@ -50,8 +53,22 @@ function envelope(message: string, q: Level2Query, tradedate: string, items: rea
   return [Buffer.from(head), ...items, Buffer.from(tail)];
 }
 
-function noData(q: Level2Query, tradedate: string): OperationResult {
-  return { kind: 'rawJson', body: envelope('no data', q, tradedate, [], null, false), rows: 0 };
+function noData(q: Level2Query, tradedate: string, reason: string): OperationResult {
+  return { kind: 'rawJson', body: envelope(`no data; ${reason}`, q, tradedate, [], null, false), rows: 0 };
+}
+
+/**
+ * "Not stored", with a hint when six bare digits were probably meant as an index: `000300`
+ * resolves to the stock 000300.SZ (decisions §2), but the index 000300 is tick_history's.
+ * An index is assumed when one is stored under that code for the day, or the code is in
+ * Shenzhen's index range 399xxx, which no stock uses.
+ */
+function notStored(ctx: OperationContext, raw: unknown, symbol: string, tradedate: string): string {
+  const base = `${symbol} is not stored for ${tradedate}`;
+  const six = symbol.slice(0, 6);
+  if (typeof raw !== 'string' || raw.trim() !== six) return base;
+  if (!six.startsWith('399') && !ctx.services.catalog.file('index', tradedate, six)) return base;
+  return `${base} (${six} was read as the stock ${symbol}; the index ${six} is served by tick_history)`;
 }
 
 /** First row of `file` with time >= ms, via the minute index and at most one minute's times. */
@@ -84,8 +101,14 @@ async function jsonPage(ctx: OperationContext, q: Level2Query, file: CatalogFile
   const next = plan.hasMore
     ? cursors.encode({ symbol: file.symbol, tradedate: file.tradedate, startMs: q.startMs, endMs: q.endMs, position: plan.end })
     : null;
-  const message = plan.end > plan.first ? 'success' : 'no data';
+  const message = plan.end > plan.first ? 'success' : `no data; ${emptyPageReason(q, file, plan.lo === plan.hi)}`;
   return { kind: 'rawJson', body: envelope(message, q, file.tradedate, items, next, plan.hasMore), rows: plan.end - plan.first };
+}
+
+function emptyPageReason(q: Level2Query, file: CatalogFile, noneInWindow: boolean): string {
+  if (!noneInWindow) return 'the cursor is past the last row';
+  if (q.startMs !== null || q.endMs !== null) return `${file.symbol} has no rows between params.start_time and params.end_time on ${file.tradedate}`;
+  return `${file.symbol} has no rows stored for ${file.tradedate}`;
 }
 
 /**

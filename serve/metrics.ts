@@ -2,7 +2,8 @@ import type { Context, Middleware, Next } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from '../shared/logger.js';
 import { openapiRoute } from './openapiRoute.js';
-import { apinameOf, isApiRequest, onResponseDone, requestLog, summarize } from './requestLog.js';
+import { apinameOf, isApiRequest, requestLog, summarize } from './requestLog.js';
+import { onResponseDone } from './responseDone.js';
 
 /**
  * Prometheus metrics of one server process (GET /metrics), in a registry of its own so that

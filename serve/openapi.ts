@@ -1,6 +1,6 @@
 import { SCHEMAS, type DatasetSchema } from '../shared/schema.js';
 import type { ErrorCode } from './apiError.js';
-import { BODY_LIMIT_BYTES } from './app.js';
+import { BODY_ENCODINGS, BODY_LIMIT_BYTES } from './requestBody.js';
 import { MAX_TRADING_DAYS_BACK } from './dateResolution.js';
 import { PARQUET_MEDIA_TYPE } from './level2Operation.js';
 import { MAX_PAGE_SIZE, NOT_WITH_PARQUET } from './level2Params.js';
@@ -130,15 +130,16 @@ function envelope(title: string, data: Schema | Ref, message: Schema): Schema {
   };
 }
 
-const ERROR_CODES: readonly ErrorCode[] = [400, 401, 403, 413, 429, 500, 503];
+const ERROR_CODES: readonly ErrorCode[] = [400, 401, 403, 413, 415, 429, 500, 503];
 
 /** A function, not a table: app.ts may still be loading when this module is (import cycle). */
 function errorMeaning(code: ErrorCode): string {
   const meanings: Readonly<Record<ErrorCode, string>> = {
-  400: 'Bad request: body not JSON, unknown apiname, unknown or misspelled body member or parameter, unknown name in `fields`, a bad value or format, or a rejected combination of parameters. The message names the parameter. Not worth retrying.',
+  400: 'Bad request: body not JSON (or a corrupt compressed body), unknown apiname, unknown or misspelled body member or parameter, unknown name in `fields`, a bad value or format, a date outside the trading calendar\'s known range, or a rejected combination of parameters. The message names the parameter. Not worth retrying.',
   401: '`apikey` missing, unknown or revoked. Not worth retrying.',
-  403: "The account's plan has no access to the operation, or a date is outside the plan's history depth. Not worth retrying.",
-  413: `The request body is larger than ${BODY_LIMIT_BYTES} bytes.`,
+  403: "The account's plan has no access to the operation (or, for format=parquet, no Parquet downloads at all), or a date is outside the plan's history depth. Not worth retrying.",
+  413: `The request body is larger than ${BODY_LIMIT_BYTES} bytes (after decompression).`,
+  415: `The body's Content-Encoding is not one of ${BODY_ENCODINGS.join(', ')}.`,
   429: "Per-second limit exceeded, the trial plan's daily calls used up, or the daily Parquet quota used up. Retry after `Retry-After` seconds.",
   500: 'Unexpected server fault; the message carries no detail.',
   503: 'The account already has a request in progress on this interface (JSON and Parquet share the one slot, across keys and server processes). Not queued: retry after `Retry-After` seconds.',
@@ -271,7 +272,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
           tags: ['query'],
           requestBody: {
             required: true,
-            description: `JSON, at most ${BODY_LIMIT_BYTES} bytes (413 above). The body is read as JSON whatever its Content-Type.`,
+            description: `JSON, at most ${BODY_LIMIT_BYTES} bytes (413 above, counted after decompression). The body is read as JSON whatever its Content-Type; Content-Encoding may be ${BODY_ENCODINGS.join(', ')} (415 for any other).`,
             content: { 'application/json': { schema: ref('schemas', 'ApiRequest') } },
           },
           responses: {
@@ -335,7 +336,11 @@ export function buildOpenApi(version: string): OpenApiDocument {
               has_more: { type: 'boolean' },
             },
           },
-          { type: 'string', enum: ['success', 'no data'] },
+          {
+            type: 'string',
+            pattern: '^(?:success|no data(?:; .+)?)$',
+            description: 'success, or no data followed by "; " and the reason: not a trading day, after the latest trading day, not stored (with a hint when six digits meant as an index were read as a stock), or no rows in the time window.',
+          },
         ),
         TickHistoryResponse: envelope(
           'tick_history result',
@@ -353,8 +358,8 @@ export function buildOpenApi(version: string): OpenApiDocument {
           },
           {
             type: 'string',
-            pattern: '^(?:success|no data)(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?$',
-            description: 'success or no data; a range request (startdate, enddate or recentdays) adds "; requested YYYYMMDD-YYYYMMDD, effective YYYYMMDD-YYYYMMDD".',
+            pattern: '^(?:success(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?|no data(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?(?:; .+)?)$',
+            description: 'success or no data; a range request (startdate, enddate or recentdays) adds "; requested YYYYMMDD-YYYYMMDD, effective YYYYMMDD-YYYYMMDD"; no data then ends with "; " and the reason (not a trading day, after the latest trading day, no trading day in the effective range, not stored, no snapshot at the boundary).',
           },
         ),
       },

@@ -24,6 +24,11 @@ export interface Operation {
   handle(req: ApiRequest, ctx: OperationContext): Promise<OperationResult>;
 }
 
+export interface AuthorizeOptions {
+  /** The request asks for a Parquet download: a plan with no downloads at all is a 403. */
+  readonly parquet?: boolean;
+}
+
 /** What the app hands an operation for one request. */
 export interface OperationContext {
   /** The authenticated account. */
@@ -38,9 +43,10 @@ export interface OperationContext {
    * Plan checks for this operation (decisions §4): access (403), history depth of every date
    * in `dates` (403; dates after the latest trading day are not a depth violation), then the
    * trial plan's daily call count (429, counted on success). Pass the date(s) the request
-   * will read, or an empty list when no date applies.
+   * will read, or an empty list when no date applies. With `parquet`, a plan that has no
+   * Parquet downloads at all is refused here (403), before the trial count.
    */
-  authorize(dates: readonly string[]): void;
+  authorize(dates: readonly string[], opts?: AuthorizeOptions): void;
   /**
    * Takes the account's one in-progress slot for this interface (503 with Retry-After when
    * held elsewhere). The app releases it when the response finishes, fails or the client

@@ -1,7 +1,7 @@
-import type { ServerResponse } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../shared/logger.js';
 import { API_NAMES, type ApiName } from './plans.js';
+import { onResponseDone } from './responseDone.js';
 
 /**
  * One structured log line per request, written when the response has been sent (or the
@@ -47,18 +47,6 @@ export function apinameOf(ctx: Context): ApiName | 'unknown' | null {
   const body = (ctx.request as { body?: unknown }).body;
   const name = typeof body === 'object' && body !== null ? (body as { apiname?: unknown }).apiname : undefined;
   return typeof name === 'string' && KNOWN.has(name) ? (name as ApiName) : 'unknown';
-}
-
-/** Calls `cb` once, when the response is fully written (aborted false) or the connection closed first. */
-export function onResponseDone(res: ServerResponse, cb: (aborted: boolean) => void): void {
-  let fired = false;
-  const fire = (aborted: boolean) => {
-    if (fired) return;
-    fired = true;
-    cb(aborted);
-  };
-  res.once('finish', () => fire(false));
-  res.once('close', () => fire(!res.writableFinished));
 }
 
 /**

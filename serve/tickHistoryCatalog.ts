@@ -1,5 +1,6 @@
 import type { CatalogFile, CatalogReader } from '../shared/catalog.js';
 import { minuteStarts } from '../shared/minuteIndex.js';
+import { MS_PER_DAY } from '../shared/timeFormat.js';
 
 /**
  * The index files of a trading day as tick_history reads them: sorted by symbol, with the
@@ -68,10 +69,16 @@ export class TickCatalog {
 export function calendarDates(from: string, to: string): string[] {
   const out: string[] = [];
   const t = new Date(Date.UTC(+from.slice(0, 4), +from.slice(4, 6) - 1, +from.slice(6, 8)));
-  for (;;) {
-    const d = `${t.getUTCFullYear()}`.padStart(4, '0') + `${t.getUTCMonth() + 1}`.padStart(2, '0') + `${t.getUTCDate()}`.padStart(2, '0');
-    if (d > to) return out;
-    out.push(d);
+  const end = Date.UTC(+to.slice(0, 4), +to.slice(4, 6) - 1, +to.slice(6, 8));
+  // Compared as instants, not strings: past year 9999 a date string grows a digit and sorts
+  // before its end, which once made this loop run for minutes.
+  if (!(end - t.getTime() <= MAX_SPAN_DAYS * MS_PER_DAY)) throw new RangeError(`calendarDates: ${from}-${to} is longer than ${MAX_SPAN_DAYS} days`);
+  while (t.getTime() <= end) {
+    out.push(`${t.getUTCFullYear()}`.padStart(4, '0') + `${t.getUTCMonth() + 1}`.padStart(2, '0') + `${t.getUTCDate()}`.padStart(2, '0'));
     t.setUTCDate(t.getUTCDate() + 1);
   }
+  return out;
 }
+
+/** Longest span walked: the cross-month rule leaves at most one month to read. */
+const MAX_SPAN_DAYS = 31;

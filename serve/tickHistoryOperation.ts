@@ -1,6 +1,7 @@
 import { tradingDaysInRange } from '../calendar/tradingCalendar.js';
 import { SCHEMAS } from '../shared/schema.js';
 import { dateMessage, effectiveSpan, type DateSelection } from './dateResolution.js';
+import { noDataInRange, noDataOnDay } from './noDataReason.js';
 import type { Operation, OperationResult, OperationServices } from './operation.js';
 import { BoundaryIndex, boundaryRowTexts } from './tickBoundary.js';
 import { TickCatalog, type DayFiles } from './tickHistoryCatalog.js';
@@ -51,11 +52,11 @@ export const tickHistoryOperation: Operation = {
     const state = tickState(ctx.services);
     switch (q.mode) {
       case 'compatible':
-        return compatible(ctx.services, state, q);
+        return compatible(ctx.services, state, q, ctx.nowMs);
       case 'enhanced':
-        return enhanced(ctx.services, state, q);
+        return enhanced(ctx.services, state, q, ctx.nowMs);
       case 'boundary':
-        return boundary(state, q);
+        return boundary(state, q, ctx.nowMs);
     }
   },
 };
@@ -83,9 +84,20 @@ function singleDay(sel: DateSelection): string {
   return sel.kind === 'day' ? sel.day : sel.effective.to;
 }
 
-async function compatible(services: OperationServices, state: TickState, q: CompatibleQuery): Promise<OperationResult> {
+/** The no-data reason of a selection (decisions §1): calendar reasons first, then `notStored`. */
+function noDataReason(sel: DateSelection, nowMs: number, notStored: string): string {
+  return sel.kind === 'day' ? noDataOnDay(sel.day, nowMs, notStored) : noDataInRange(sel.effective, nowMs, notStored);
+}
+
+/** "for 20250103" or "in 20250101-20250131": where the request looked. */
+function where(sel: DateSelection): string {
+  const span = effectiveSpan(sel);
+  return span.from === span.to ? `for ${span.from}` : `in ${span.from}-${span.to}`;
+}
+
+async function compatible(services: OperationServices, state: TickState, q: CompatibleQuery, nowMs: number): Promise<OperationResult> {
   const df = state.catalog.day(singleDay(q.dates)).bySymbol.get(q.symbol);
-  if (!df) return envelope(dateMessage(q.dates, false), q.fields, '');
+  if (!df) return envelope(dateMessage(q.dates, false, noDataReason(q.dates, nowMs, `index ${q.symbol} is not stored ${where(q.dates)}`)), q.fields, '');
   const items = await wholeFileText(services.columns, df.file, q.fields);
   return envelope(dateMessage(q.dates, true), q.fields, items);
 }
@@ -98,20 +110,31 @@ function daysOf(state: TickState, sel: DateSelection): DayFiles[] {
   return state.catalog.daysIn(sel.effective.from, sel.effective.to);
 }
 
-async function enhanced(services: OperationServices, state: TickState, q: EnhancedQuery): Promise<OperationResult> {
-  const page = await detailPage(services.columns, daysOf(state, q.dates), q);
+async function enhanced(services: OperationServices, state: TickState, q: EnhancedQuery, nowMs: number): Promise<OperationResult> {
+  const days = daysOf(state, q.dates);
+  const page = await detailPage(services.columns, days, q);
   const hasMore = q.offset + page.count < page.total;
+  const stored = days.some((d) => q.symbols.some((s) => d.bySymbol.has(s)));
+  const notStored = stored
+    ? `the requested indexes have no rows at the selected times ${where(q.dates)}`
+    : `none of the requested indexes is stored ${where(q.dates)}`;
   return envelope(
-    dateMessage(q.dates, page.total > 0),
+    dateMessage(q.dates, page.total > 0, noDataReason(q.dates, nowMs, notStored)),
     q.fields,
     page.itemsText,
     `,"limit":${q.limit},"offset":${q.offset},"has_more":${hasMore}`,
   );
 }
 
-async function boundary(state: TickState, q: BoundaryQuery): Promise<OperationResult> {
-  const day = state.catalog.day(singleDay(q.dates));
+async function boundary(state: TickState, q: BoundaryQuery, nowMs: number): Promise<OperationResult> {
+  const date = singleDay(q.dates);
+  const day = state.catalog.day(date);
   const files = q.symbols === null ? day.files : q.symbols.map((s) => day.bySymbol.get(s)).filter((f) => f !== undefined);
   const rows = await boundaryRowTexts(state.boundary, files, q.minute, q.side, q.fields);
-  return envelope(dateMessage(q.dates, rows.length > 0), q.fields, rows.join(','));
+  const minute = `${String(Math.floor(q.minute / 60)).padStart(2, '0')}:${String(q.minute % 60).padStart(2, '0')}`;
+  const notStored =
+    files.length > 0
+      ? `no snapshot ${q.side === 'before' ? 'before' : 'at or after'} ${minute} on ${date}`
+      : q.symbols === null ? `no index is stored for ${date}` : `none of the requested indexes is stored for ${date}`;
+  return envelope(dateMessage(q.dates, rows.length > 0, noDataReason(q.dates, nowMs, notStored)), q.fields, rows.join(','));
 }

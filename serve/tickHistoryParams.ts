@@ -3,6 +3,7 @@ import { parseIndexSymbol } from '../shared/symbols.js';
 import { MS_PER_DAY, MS_PER_MINUTE, parseTickApiTime, parseTrademin } from '../shared/timeFormat.js';
 import { badRequest } from './apiError.js';
 import { checkParamNames, selectFields } from './apiRequest.js';
+import { excerpt } from './valueExcerpt.js';
 import { resolveDates, spansSeveralDays, type DateSelection } from './dateResolution.js';
 
 /**
@@ -122,7 +123,7 @@ export function parseTickQuery(params: Params, fields: string | null | undefined
 
 function indexSymbol(name: string, v: unknown): string {
   const r = parseIndexSymbol(v);
-  if (!r.ok) throw badRequest(`params.${name} must be a six-digit index code without suffix, got ${JSON.stringify(v)}`);
+  if (!r.ok) throw badRequest(`params.${name} must be a six-digit index code without suffix, got ${excerpt(v)}`);
   return r.symbol;
 }
 

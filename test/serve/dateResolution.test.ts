@@ -207,3 +207,67 @@ rejected('recentdays and tradedate_offset values', () => {
 });
 
 rejected.run();
+
+const bounded = suite('dates outside the calendar known range (20150101-20261231 shipped)');
+
+const KNOWN = "the trading calendar's known range 20150101-20261231";
+
+bounded('every date parameter outside the known range is a 400 naming the range', () => {
+  for (const [params, what] of [
+    [{ tradedate: '99991231' }, 'params.tradedate 99991231'],
+    [{ enddate: '99991231' }, 'params.enddate 99991231'],
+    [{ startdate: '20250101', enddate: '99991231' }, 'params.enddate 99991231'],
+    [{ startdate: '00010101', enddate: '20250131' }, 'params.startdate 00010101'],
+    [{ startdate: '20141231' }, 'params.startdate 20141231'],
+    [{ tradedate: '20270104' }, 'params.tradedate 20270104'],
+    [{ enddate: '20141231' }, 'params.enddate 20141231'],
+  ] as const) {
+    rejects(params, new RegExp(`^${what} is outside ${KNOWN}$`));
+  }
+  rejects({ tradedate_offset: -10_000 }, new RegExp(`^params\\.tradedate_offset -10000 reaches \\d{8}, which is outside ${KNOWN}$`));
+});
+
+bounded('the edges of the known range are answerable; recentdays reaching before it still resolves', () => {
+  assert.is(day({ tradedate: '20150101' }, FRI_20250214), '20150101');
+  assert.is(day({ tradedate: '20261231' }, FRI_20250214), '20261231');
+  // The requested start lies before 2015, but only the end month is read (rule 5).
+  const [from, to, effFrom, effTo] = rangeOf({ recentdays: 10_000 }, FRI_20250214);
+  assert.ok(from < '20150101', from);
+  assert.equal([to, effFrom, effTo], ['20250214', '20250201', '20250214']);
+});
+
+bounded('a clock past the known range stretches it to the latest trading day, no further', () => {
+  // Tuesday 5 January 2027: the calendar knows no 2027 closures, so the latest "trading day"
+  // is the weekday itself, and dates up to it are answered (with a warning, by the app).
+  const jan2027 = at('2027-01-05T16:30:00+08:00');
+  assert.is(day({}, jan2027), '20270105');
+  assert.is(day({ tradedate: '20270104' }, jan2027), '20270104');
+  assertApiError(
+    () => resolveDates({ tradedate: '20270106' }, jan2027),
+    400,
+    new RegExp(`^params\\.tradedate 20270106 is outside 20150101-20270105 \\(${KNOWN}, then weekdays up to the latest trading day\\)$`),
+    '20270106',
+  );
+});
+
+bounded('answering a request far out of range takes no time (it used to walk dates past year 9999)', () => {
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < 1000; i++) {
+    try {
+      resolveDates({ enddate: '99991231' }, FRI_20250214);
+    } catch {
+      // expected: 400
+    }
+  }
+  // Not a timing assertion of speed, a bound on the work: 1000 rejections, well under a second.
+  assert.ok(Number(process.hrtime.bigint() - t0) / 1e9 < 5);
+});
+
+bounded('no-data messages end with the reason', () => {
+  const sel = resolveDates({ startdate: '20250120', enddate: '20250214' }, FRI_20250214);
+  assert.is(dateMessage(sel, false, 'x'), 'no data; requested 20250120-20250214, effective 20250201-20250214; x');
+  assert.is(dateMessage(sel, true, 'x'), 'success; requested 20250120-20250214, effective 20250201-20250214');
+  assert.is(dateMessage(resolveDates({}, FRI_20250214), false, 'why'), 'no data; why');
+});
+
+bounded.run();

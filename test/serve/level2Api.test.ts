@@ -187,7 +187,7 @@ json('start_time and end_time are inclusive, in all four formats', async () => {
   const onlyEnd = await query({ symbol: '002001.SZ', tradedate: '20250106', end_time: '09:15:30' });
   assert.equal(onlyEnd.json.data!.items, between('000000000', '091530000'));
   const none = await query({ symbol: '002001.SZ', tradedate: '20250106', start_time: '12:00', end_time: '12:30' });
-  assert.is(none.json.message, 'no data');
+  assert.is(none.json.message, 'no data; 002001.SZ has no rows between params.start_time and params.end_time on 20250106');
   assert.equal(none.json.data!.items, []);
   isEnvelopeError(await query({ symbol: '600000', start_time: '11:00', end_time: '10:59:59' }), 400, /params\.start_time must not be after params\.end_time/);
 });
@@ -226,12 +226,24 @@ json('a cursor is bound to its symbol and date and cannot be altered', async () 
   assert.is(next.json.data!.tradedate, '20250103');
 });
 
-json('no data: a non-trading day, a trading day not stored, a stock not stored', async () => {
-  for (const [symbol, tradedate] of [['600000', '20250104'], ['600000', '20241231'], ['600001', '20250102']]) {
+json('no data: a non-trading day, a trading day not stored, a stock not stored, an index sent as a stock', async () => {
+  const hint = (six: string) => `no data; ${six}.SZ is not stored for 20250102 (${six} was read as the stock ${six}.SZ; the index ${six} is served by tick_history)`;
+  for (const [symbol, tradedate, message] of [
+    ['600000', '20250104', 'no data; 20250104 is not a trading day'],
+    ['600000', '20241231', 'no data; 600000.SH is not stored for 20241231'],
+    ['600001', '20250102', 'no data; 600001.SH is not stored for 20250102'],
+    ['600000', '20250107', 'no data; 20250107 is after the latest trading day 20250106'],
+    // 000300 is stored as an index that day; 399xxx is Shenzhen's index range, never a stock.
+    ['000300', '20250102', hint('000300')],
+    ['399001', '20250102', hint('399001')],
+    ['399006', '20250102', hint('399006')],
+    // With a suffix the stock was meant: no hint.
+    ['000300.SZ', '20250102', 'no data; 000300.SZ is not stored for 20250102'],
+  ]) {
     const r = await query({ symbol, tradedate });
     assert.is(r.status, 200);
     assert.is(r.json.code, 200);
-    assert.is(r.json.message, 'no data');
+    assert.is(r.json.message, message);
     assert.equal(r.json.data, {
       fields: [...NAMES], items: [], tradedate, page_size: 10000, next_cursor: null, has_more: false,
     });
@@ -279,7 +291,7 @@ parquet('unsupported parameters are a 400 and cost nothing; no stored file is JS
     isEnvelopeError(r, 400, new RegExp(`params\\.${Object.keys(extra)[0]} is not supported with format=parquet`));
   }
   const none = await query({ symbol: '600000', tradedate: '20250104', format: 'parquet' }, {}, pro.key);
-  assert.is(none.json.message, 'no data');
+  assert.is(none.json.message, 'no data; 20250104 is not a trading day');
   assert.equal(none.json.data!.items, []);
   assert.is(parquetCount(pro.id), 0);
 });
@@ -294,8 +306,27 @@ parquet('quota: professional 30 per Beijing day, then 429 with Retry-After; tria
   const retry = Number(over.headers['retry-after']);
   assert.ok(retry > 7 * 3600 && retry <= 7.5 * 3600, `Retry-After ${retry}`);
   assert.is(parquetCount(pro.id), 30);
+});
+
+parquet('a plan with no downloads at all is a 403 naming the plan, and costs no trial call', async () => {
+  const body = { apiname: API, params: { symbol: '600000', tradedate: '20250102', format: 'parquet' } };
   const trial = addAccount(dataDir, 'trial');
-  isEnvelopeError(await postApi(server, { ...body, apikey: trial.key }), 429, /trial plan's 0 Parquet files/);
+  for (let i = 0; i < 3; i++) {
+    const r = await postApi(server, { ...body, apikey: trial.key });
+    isEnvelopeError(r, 403, /^the trial plan has no Parquet downloads of level2_quote_history; use format=json or a plan with downloads \(professional, weekly-card, flagship\)$/);
+    assert.is(r.headers['retry-after'], undefined);
+  }
+  const db = openServiceDb(join(dataDir, 'service.db'));
+  try {
+    assert.is(new Limits(db).daily(trial.id, API, 'calls', Date.parse(DEFAULT_SERVER_NOW)), 0);
+  } finally {
+    db.close();
+  }
+  // The same account's JSON query is served (and counted).
+  assert.is((await postApi(server, { apiname: API, apikey: trial.key, params: { symbol: '600000', tradedate: '20250102', page_size: 1 } })).status, 200);
+  // Plans without access keep their access message.
+  const free = addAccount(dataDir, 'free');
+  isEnvelopeError(await postApi(server, { ...body, apikey: free.key }), 403, /^the free plan has no access to level2_quote_history$/);
 });
 
 parquet('an interrupted download still costs its unit', async () => {
@@ -333,7 +364,7 @@ access('professional and weekly-card: the latest 30 trading days, the 30th inclu
     const { key } = addAccount(dataDir, plan);
     const inside = await query({ symbol: '600000', tradedate: '20241125' }, {}, key);
     assert.is(inside.status, 200);
-    assert.is(inside.json.message, 'no data');
+    assert.is(inside.json.message, 'no data; 600000.SH is not stored for 20241125');
     isEnvelopeError(
       await query({ symbol: '600000', tradedate: '20241122' }, {}, key),
       403,

@@ -64,7 +64,7 @@ server('tradedate omitted: the latest trading day by the calendar, no fallback w
     const { key } = addAccount(dataDir, 'flagship');
     const r = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000' } });
     assert.is(r.status, 200);
-    assert.is(r.json.message, 'no data');
+    assert.is(r.json.message, 'no data; 600000.SH is not stored for 20250107');
     assert.is((r.json.data as { tradedate: string }).tradedate, '20250107');
     const m = await postApi(monday, { apiname: API, apikey: key, params: { symbol: '600000', page_size: 1 } });
     assert.is((m.json.data as { tradedate: string }).tradedate, '20250106');

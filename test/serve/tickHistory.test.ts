@@ -94,14 +94,14 @@ compatible('fields picks and orders columns; pre_close stays null', async () => 
 });
 
 compatible('a holiday, an unknown index, a day not stored: 200 no data with fields listed', async () => {
-  for (const params of [
-    { symbol: d.symbols[0], tradedate: '20250130' },
-    { symbol: '999999', tradedate: '20250121' },
-    { symbol: d.symbols[0], tradedate: '20250217' },
-  ]) {
+  for (const [params, message] of [
+    [{ symbol: d.symbols[0], tradedate: '20250130' }, 'no data; 20250130 is not a trading day'],
+    [{ symbol: '999999', tradedate: '20250121' }, 'no data; index 999999 is not stored for 20250121'],
+    [{ symbol: d.symbols[0], tradedate: '20250217' }, 'no data; 20250217 is after the latest trading day 20250214'],
+  ] as const) {
     const res = await tick(server, key, params);
     assert.is(res.status, 200);
-    assert.is(res.json.message, 'no data');
+    assert.is(res.json.message, message);
     assert.equal(res.json.data!.items, []);
     assert.equal(res.json.data!.fields, [...FIELDS]);
   }
@@ -205,8 +205,9 @@ enhanced('enddate alone is that one day, with the range message', async () => {
 
 enhanced('an end month without data gives no data and names both ranges', async () => {
   for (const [params, message] of [
-    [{ startdate: '20250127', enddate: '20250203' }, 'no data; requested 20250127-20250203, effective 20250201-20250203'],
-    [{ startdate: '20250120', enddate: '20250303' }, 'no data; requested 20250120-20250303, effective 20250301-20250303'],
+    // 1 to 3 February 2025: a weekend and the Spring Festival closure.
+    [{ startdate: '20250127', enddate: '20250203' }, 'no data; requested 20250127-20250203, effective 20250201-20250203; the effective range holds no trading day'],
+    [{ startdate: '20250120', enddate: '20250303' }, 'no data; requested 20250120-20250303, effective 20250301-20250303; the effective range begins after the latest trading day 20250214'],
   ] as const) {
     const res = await tick(server, key, { symbols: d.symbols[0], ...params });
     assert.is(res.status, 200);
@@ -252,9 +253,12 @@ boundary('over the lunch break, at the open and after the close', async () => {
 });
 
 boundary('no qualifying snapshot: the index is left out, no data when none has one', async () => {
-  for (const [hhmm, side] of [['0925', 'before'], ['1501', 'after']] as const) {
+  for (const [hhmm, side, message] of [
+    ['0925', 'before', 'no data; no snapshot before 09:25 on 20250207'],
+    ['1501', 'after', 'no data; no snapshot at or after 15:01 on 20250207'],
+  ] as const) {
     const res = await tick(server, key, { trademin: hhmm, side, tradedate: '20250207' });
-    assert.is(res.json.message, 'no data');
+    assert.is(res.json.message, message);
     assert.equal(res.json.data!.items, []);
   }
 });
@@ -271,7 +275,9 @@ boundary('latest day by default; one-day enddate and tradedate_offset; symbol al
 
 boundary('a day not stored: no data', async () => {
   const res = await tick(server, key, { trademin: '1030', side: 'before', tradedate: '20250131' });
-  assert.is(res.json.message, 'no data');
+  assert.is(res.json.message, 'no data; 20250131 is not a trading day');
+  const notStored = await tick(server, key, { symbols: '999999', trademin: '1030', side: 'before', tradedate: '20250207' });
+  assert.is(notStored.json.message, 'no data; none of the requested indexes is stored for 20250207');
   assert.equal(res.json.data!.items, []);
 });
 
