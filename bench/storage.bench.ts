@@ -59,7 +59,8 @@ async function generateAndReplay(dir: string, stocks: number): Promise<ReplayFig
   const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', String(stocks), '--indexes', '0', '--seed', 'bench']);
   if (gen.code !== 0) throw new Error(`generate failed: ${gen.stderr.slice(-500)}`);
   const dataDir = join(dir, `data-${stocks}`);
-  const rep = await runCli(['replay', feed, '--data-dir', dataDir]);
+  // 'replay finished' (the figures as JSON) is logged at debug: the default level prints the stdout summary only.
+  const rep = await runCli(['replay', feed, '--data-dir', dataDir, '--log-level', 'debug']);
   if (rep.code !== 0) throw new Error(`replay failed: ${rep.stderr.slice(-500)}`);
   const line = rep.stderr.split('\n').find((l) => l.includes('"replay finished"'));
   if (!line) throw new Error('replay printed no summary line');

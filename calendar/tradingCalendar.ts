@@ -1,16 +1,22 @@
 import { DateTime } from 'luxon';
 import { BEIJING } from '../shared/clock.js';
-import { CLOSURE_DATES, CLOSURES } from './closures.js';
+import { CLOSURE_DATES } from './closures.js';
 
 /**
  * SSE/SZSE trading calendar. Dates are YYYYMMDD strings; for a fixed width the string order is
  * the date order, so dates are compared and binary-searched as strings.
  *
- * The holiday closures are known for CALENDAR_FIRST … CALENDAR_LAST only. Outside that span every
+ * The holiday closures are known for a range: the shipped list covers CALENDAR_FIRST …
+ * CALENDAR_LAST, and an operator's import (calendar/closureStore.ts, installed here through
+ * installClosures) extends it year by year without a release. Outside the known range every
  * weekday is treated as a trading day (only weekends are known there), so the functions keep
- * working but may count a holiday as a trading day.
+ * working but may count a holiday as a trading day: callers check knownRange() and warn.
+ *
+ * The effective calendar is module state, installed once per process at start (every command
+ * does so with its data directory); the query functions only read it.
  */
 export const CALENDAR_FIRST = '20150101';
+/** The end of the shipped closure list; knownRange().last is the effective end. */
 export const CALENDAR_LAST = '20261231';
 
 const DATE_RE = /^[0-9]{8}$/;
@@ -56,6 +62,16 @@ function isWeekday(n: number): boolean {
   return dow !== 0 && dow !== 6;
 }
 
+/** Monday to Friday; `d` must be a valid date. */
+export function isWeekdayDate(d: string): boolean {
+  return isWeekday(dayNum(d));
+}
+
+/** Whole days from a to b (b - a), both valid dates. */
+export function daysBetween(a: string, b: string): number {
+  return dayNum(b) - dayNum(a);
+}
+
 /** True for a real calendar date written as strict YYYYMMDD (no separators, no padding tricks). */
 export function isValidDate(d: string): boolean {
   if (typeof d !== 'string' || !DATE_RE.test(d)) return false;
@@ -72,27 +88,72 @@ function requireCount(n: number, what: string): void {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} must be a non-negative integer, got ${n}`);
 }
 
-function buildTradingDays(): readonly string[] {
-  // A typo in the closure list would silently turn a trading day into a holiday (or be a no-op
-  // on a weekend), so the data is checked once here rather than trusted.
-  for (const c of CLOSURE_DATES) {
-    if (!isValidDate(c) || c < CALENDAR_FIRST || c > CALENDAR_LAST || !isWeekday(dayNum(c))) {
-      throw new Error(`calendar/closures.ts: ${c} is not a weekday inside ${CALENDAR_FIRST}..${CALENDAR_LAST}`);
-    }
-  }
-  const out: string[] = [];
-  for (let n = dayNum(CALENDAR_FIRST), last = dayNum(CALENDAR_LAST); n <= last; n++) {
-    if (!isWeekday(n)) continue;
-    const d = civilFromDays(n);
-    if (!CLOSURES.has(d)) out.push(d);
-  }
-  return Object.freeze(out);
+/**
+ * Closures beyond (or replacing years of) the shipped list: every weekday closure of each year
+ * in `years`, which must run without a gap from the shipped list's first year on. The years
+ * named replace the shipped list's closures for those years.
+ */
+export interface CalendarExtension {
+  readonly years: readonly number[];
+  readonly closures: readonly string[];
 }
 
-/** Every trading day of the covered span, ascending. */
-const TRADING_DAYS = buildTradingDays();
-const FIRST_TRADING = TRADING_DAYS[0]!;
-const LAST_TRADING = TRADING_DAYS[TRADING_DAYS.length - 1]!;
+interface CalendarState {
+  readonly closures: ReadonlySet<string>;
+  readonly last: string;
+  /** Every trading day of the known range, ascending. */
+  readonly days: readonly string[];
+  readonly firstTrading: string;
+  readonly lastTrading: string;
+}
+
+function buildState(ext: CalendarExtension | null): CalendarState {
+  const years = new Set(ext?.years ?? []);
+  const closures = new Set(CLOSURE_DATES.filter((c) => !years.has(Number(c.slice(0, 4)))));
+  for (const c of ext?.closures ?? []) closures.add(c);
+  const lastYear = Math.max(Number(CALENDAR_LAST.slice(0, 4)), ...years);
+  const last = `${lastYear}1231`;
+  // A typo in the closure list would silently turn a trading day into a holiday (or be a no-op
+  // on a weekend), so the data is checked once here rather than trusted.
+  for (const c of closures) {
+    if (!isValidDate(c) || c < CALENDAR_FIRST || c > last || !isWeekday(dayNum(c))) {
+      throw new Error(`calendar closures: ${c} is not a weekday inside ${CALENDAR_FIRST}..${last}`);
+    }
+  }
+  const days: string[] = [];
+  for (let n = dayNum(CALENDAR_FIRST), end = dayNum(last); n <= end; n++) {
+    if (!isWeekday(n)) continue;
+    const d = civilFromDays(n);
+    if (!closures.has(d)) days.push(d);
+  }
+  return { closures, last, days: Object.freeze(days), firstTrading: days[0]!, lastTrading: days[days.length - 1]! };
+}
+
+let state = buildState(null);
+let TRADING_DAYS = state.days;
+let FIRST_TRADING = state.firstTrading;
+let LAST_TRADING = state.lastTrading;
+let KNOWN_LAST = state.last;
+let CLOSED = state.closures;
+
+/**
+ * Makes the shipped list plus `ext` the calendar of this process (null: the shipped list alone).
+ * Throws, leaving the calendar unchanged, when a closure is not a weekday of the range.
+ */
+export function installClosures(ext: CalendarExtension | null): KnownRange {
+  state = buildState(ext);
+  TRADING_DAYS = state.days;
+  FIRST_TRADING = state.firstTrading;
+  LAST_TRADING = state.lastTrading;
+  KNOWN_LAST = state.last;
+  CLOSED = state.closures;
+  return knownRange();
+}
+
+/** The shipped closures of one year (what `--replace` of that year overrides). */
+export function shippedClosuresOf(year: number): string[] {
+  return CLOSURE_DATES.filter((c) => Number(c.slice(0, 4)) === year);
+}
 
 /** Index of the first element of TRADING_DAYS that is >= d. */
 function lowerBound(d: string): number {
@@ -120,17 +181,17 @@ function upperBound(d: string): number {
 
 /** Weekend, exchange closure or not a valid date → false. */
 export function isTradingDay(d: string): boolean {
-  return isValidDate(d) && isWeekday(dayNum(d)) && !CLOSURES.has(d);
+  return isValidDate(d) && isWeekday(dayNum(d)) && !CLOSED.has(d);
 }
 
 function prevUnchecked(d: string): string {
-  if (d > FIRST_TRADING && d <= CALENDAR_LAST) return TRADING_DAYS[lowerBound(d) - 1]!;
+  if (d > FIRST_TRADING && d <= KNOWN_LAST) return TRADING_DAYS[lowerBound(d) - 1]!;
   // Outside the table: walk back over weekends; once inside it, the table has the answer.
   let n = dayNum(d) - 1;
   for (;;) {
     const x = civilFromDays(n);
-    if (x <= CALENDAR_LAST && x >= FIRST_TRADING) return TRADING_DAYS[upperBound(x) - 1]!;
-    if ((x < CALENDAR_FIRST || x > CALENDAR_LAST) && isWeekday(n)) return x;
+    if (x <= KNOWN_LAST && x >= FIRST_TRADING) return TRADING_DAYS[upperBound(x) - 1]!;
+    if ((x < CALENDAR_FIRST || x > KNOWN_LAST) && isWeekday(n)) return x;
     n--;
   }
 }
@@ -141,7 +202,7 @@ function nextUnchecked(d: string): string {
   for (;;) {
     const x = civilFromDays(n);
     if (x >= CALENDAR_FIRST && x <= LAST_TRADING) return TRADING_DAYS[lowerBound(x)]!;
-    if ((x < CALENDAR_FIRST || x > CALENDAR_LAST) && isWeekday(n)) return x;
+    if ((x < CALENDAR_FIRST || x > KNOWN_LAST) && isWeekday(n)) return x;
     n++;
   }
 }
@@ -225,11 +286,11 @@ export function tradingDaysInRange(from: string, to: string): string[] {
   if (from > to) return [];
   const out: string[] = [];
   const firstN = dayNum(CALENDAR_FIRST);
-  const lastN = dayNum(CALENDAR_LAST);
+  const lastN = dayNum(KNOWN_LAST);
   const fromN = dayNum(from);
   const toN = dayNum(to);
   weekdaysBetween(fromN, Math.min(toN, firstN - 1), out);
-  if (to >= CALENDAR_FIRST && from <= CALENDAR_LAST) {
+  if (to >= CALENDAR_FIRST && from <= KNOWN_LAST) {
     for (let i = lowerBound(from), j = upperBound(to); i < j; i++) out.push(TRADING_DAYS[i]!);
   }
   weekdaysBetween(Math.max(fromN, lastN + 1), toN, out);
@@ -261,7 +322,28 @@ export interface KnownRange {
   readonly last: string;
 }
 
-/** The calendar's known range: requests and seals outside it cannot be trusted to the day. */
+/** The calendar's known range (shipped list plus any import): outside it only weekends are known. */
 export function knownRange(): KnownRange {
-  return { first: CALENDAR_FIRST, last: CALENDAR_LAST };
+  return { first: CALENDAR_FIRST, last: KNOWN_LAST };
+}
+
+/** True when the closures of d's day are known (d a valid date). */
+export function isInKnownRange(d: string): boolean {
+  return d >= CALENDAR_FIRST && d <= KNOWN_LAST;
+}
+
+/** How many days before the end of the known range operators are warned. */
+export const KNOWN_RANGE_WARN_DAYS = 30;
+
+/**
+ * A warning when the Beijing date of `nowMs` is within `warnDays` of the end of the known range
+ * or past it; null otherwise. Worded for operators: it says what to do.
+ */
+export function knownRangeWarning(nowMs: number, warnDays = KNOWN_RANGE_WARN_DAYS): string | null {
+  const today = beijingToday(nowMs);
+  const left = daysBetween(today, KNOWN_LAST);
+  const fix = 'import the exchanges\' published closures of the next year with `tickvault calendar import FILE`';
+  if (left < 0) return `the trading calendar is known only through ${KNOWN_LAST}; today (${today}) is past it, so every weekday counts as a trading day: ${fix}`;
+  if (left <= warnDays) return `the trading calendar is known only through ${KNOWN_LAST} (${left} days left): ${fix}`;
+  return null;
 }

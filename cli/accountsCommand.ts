@@ -12,13 +12,18 @@ import { UsageError, type Command } from './command.js';
  * and request slot.
  */
 const USAGE =
-  'tickvault accounts add --plan PLAN [--key KEY] | accounts add --account ID [--key KEY] | accounts list | accounts revoke --key KEY';
+  'tickvault accounts add --plan PLAN [--key KEY] [--account ID] | accounts list | accounts revoke --key KEY';
 
 export const accountsCommand: Command = {
   name: 'accounts',
-  summary: 'create accounts and API keys, list them, revoke keys',
+  summary: 'create accounts and API keys (--account: another key of an existing account), list them, revoke keys',
   usage: USAGE,
   options: { plan: { type: 'string' }, key: { type: 'string' }, account: { type: 'string' } },
+  help: [
+    { flag: 'plan', value: 'PLAN', help: `add: the new account's plan (${PLAN_NAMES.join(', ')}); with --account it must match that account's plan` },
+    { flag: 'key', value: 'KEY', help: 'add: use this key (8-200 of A-Z a-z 0-9 _ - . ~) instead of a random one; revoke: the key to revoke' },
+    { flag: 'account', value: 'ID', help: 'add: add another key to this existing account' },
+  ],
   positionals: 'any',
   async run(ctx) {
     const [sub, ...extra] = ctx.positionals;
@@ -50,8 +55,13 @@ export const accountsCommand: Command = {
           const plan = flag('plan');
           try {
             if (accountText !== undefined) {
-              if (plan !== undefined) throw new UsageError('--plan and --account exclude each other (a new key shares its account\'s plan)');
               if (!/^\d+$/.test(accountText)) throw new UsageError(`--account must be an account id, got "${accountText}"`);
+              // A new key shares its account's plan; --plan with --account is a check of it.
+              const account = store.list().find((a) => a.id === Number(accountText));
+              if (account === undefined) throw new UsageError(`no account ${accountText}`);
+              if (plan !== undefined && plan !== account.plan) {
+                throw new UsageError(`account ${accountText} has the ${account.plan} plan, not ${plan} (a new key shares its account's plan)`);
+              }
               const added = store.addKey(Number(accountText), now, key);
               if (added === null) throw new UsageError(`no account ${accountText}`);
               ctx.log.info({ account: Number(accountText) }, 'key added');

@@ -1,6 +1,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadCommonConfig, OPTIONS, type CommonConfig, type Env, type Flags } from '../shared/config.js';
 import { createLogger, type Logger } from '../shared/logger.js';
+import type { OptionDoc } from './helpText.js';
+import { stderrAboveBar } from './progress.js';
 
 /** What every command receives: its parsed flags, positionals, common config and a logger. */
 export interface CommandContext {
@@ -18,6 +20,8 @@ export interface Command {
   readonly summary: string;
   readonly usage: string;
   readonly options: NonNullable<ParseArgsConfig['options']>;
+  /** One entry per key of `options`, for `--help`. */
+  readonly help: readonly OptionDoc[];
   readonly positionals?: 'none' | 'some' | 'any';
   /** Resolves to the exit code. */
   run(ctx: CommandContext): Promise<number>;
@@ -57,7 +61,12 @@ export function buildContext(cmd: Command, argv: readonly string[], env: Env): C
     positionals: parsed.positionals,
     env,
     config,
-    log: createLogger(config.logLevel, cmd.name),
+    log: commandLogger(config.logLevel, cmd.name, config.progress),
     out: (line) => process.stdout.write(line + '\n'),
   };
+}
+
+/** A command's logger: with progress bars on, its lines are printed above the bar. */
+export function commandLogger(level: string, ns: string, progress: boolean): Logger {
+  return progress ? createLogger(level, ns, stderrAboveBar) : createLogger(level, ns);
 }

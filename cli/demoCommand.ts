@@ -11,7 +11,8 @@ import { openServiceDb } from '../serve/serviceDb.js';
 import { generateCommand } from './generateCommand.js';
 import { replayCommand } from './replayCommand.js';
 import { serveCommand } from './serveCommand.js';
-import type { Command, CommandContext } from './command.js';
+import { commandLogger, type Command, type CommandContext } from './command.js';
+import { docOf } from './helpText.js';
 
 /**
  * `tickvault demo` (what `npm start` runs): a working service from an empty directory in one
@@ -40,6 +41,13 @@ export const demoCommand: Command = {
   options: {
     port: { type: 'string' }, host: { type: 'string' }, stocks: { type: 'string' }, indexes: { type: 'string' }, days: { type: 'string' },
   },
+  help: [
+    docOf(SERVE_OPTIONS.port, 'N'),
+    docOf(SERVE_OPTIONS.host, 'ADDR'),
+    { flag: 'stocks', value: 'N', help: 'stocks to generate when the data directory holds no sealed data', default: '50' },
+    { flag: 'indexes', value: 'N', help: 'indexes to generate', default: '20' },
+    { flag: 'days', value: 'N', help: 'trading days to generate, the latest up to the clock', default: '5' },
+  ],
   positionals: 'none',
   async run(ctx) {
     const count = (flag: string, defaultValue: number) => resolveOption({ flag, defaultValue, parse: parsePositiveInt, help: '' }, ctx.flags, {});
@@ -86,14 +94,8 @@ export const demoCommand: Command = {
       const m = /^listening on (\S+)$/.exec(line);
       if (m) setImmediate(() => banner(m[1], key, dataDir, sample).forEach((l) => ctx.out(l)));
     };
-    try {
-      return await runSub({ ...ctx, out }, serveCommand, level, { port: String(port), host });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new Error(`port ${port} on ${host} is already in use (another demo or server?); pass --port N, or --port 0 for a free one`);
-      }
-      throw e;
-    }
+    // A busy port fails inside serve with one line naming the port and --port.
+    return await runSub({ ...ctx, out }, serveCommand, level, { port: String(port), host });
   },
 };
 
@@ -104,7 +106,7 @@ function runSub(ctx: CommandContext, cmd: Command, level: string, flags: Flags, 
     positionals,
     env: ctx.env,
     config: { ...ctx.config, logLevel: level },
-    log: createLogger(level, cmd.name),
+    log: commandLogger(level, cmd.name, ctx.config.progress),
     out: ctx.out,
   };
   return cmd.run(sub).then((code) => {

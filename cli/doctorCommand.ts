@@ -1,5 +1,6 @@
-import { statSync } from 'node:fs';
 import { checkDataDir, openDoctorIo, removeStaleTempFiles, summarizeKinds, type DoctorReport } from '../ingest/doctorCheck.js';
+import { knownRange, knownRangeWarning, type KnownRange } from '../calendar/tradingCalendar.js';
+import { requireDataDir } from './dataDirCheck.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command, type CommandContext } from './command.js';
 
@@ -19,16 +20,16 @@ export const doctorCommand: Command = {
     json: { type: 'boolean' },
     'remove-temps': { type: 'boolean' },
   },
+  help: [
+    { flag: 'quick', help: 'skip the SHA-256 check (sizes, footers, row counts still checked)' },
+    { flag: 'deep', help: 'also decode every page of every file (slow)' },
+    { flag: 'json', help: 'print the report as one JSON object' },
+    { flag: 'remove-temps', help: 'delete leftover *.tmp-PID files whose process is gone' },
+  ],
   positionals: 'none',
   async run(ctx) {
     const { dataDir } = ctx.config;
-    let isDir = false;
-    try {
-      isDir = statSync(dataDir).isDirectory();
-    } catch {
-      isDir = false;
-    }
-    if (!isDir) throw new UsageError(`data directory not found: ${dataDir}`);
+    requireDataDir(dataDir);
     const quick = ctx.flags.quick === true;
     const deep = ctx.flags.deep === true;
     if (quick && deep) throw new UsageError('--quick and --deep exclude each other');
@@ -46,12 +47,14 @@ export const doctorCommand: Command = {
     }
 
     const removed = ctx.flags['remove-temps'] === true ? await removeStaleTempFiles(dataDir, report) : [];
-    ctx.log.info(
+    ctx.log.debug(
       { dataDir, files: report.catalogFiles, problems: report.problems.length, warnings: report.warnings.length, removed: removed.length },
       'doctor finished',
     );
-    if (ctx.flags.json === true) ctx.out(JSON.stringify({ dataDir, ...report, removedTemps: removed }));
-    else printReport(ctx, dataDir, report, removed);
+    // The calendar's known range (shipped plus this directory's imports), with a warning near its end.
+    const calendar = { ...knownRange(), warning: knownRangeWarning(ctx.config.clock.nowMs()) };
+    if (ctx.flags.json === true) ctx.out(JSON.stringify({ dataDir, ...report, calendar, removedTemps: removed }));
+    else printReport(ctx, dataDir, report, removed, calendar);
     return report.ok ? 0 : DOCTOR_EXIT_PROBLEMS;
   },
 };
@@ -60,10 +63,12 @@ export const doctorCommand: Command = {
  * The text report: a header, one line per finding (`PROBLEM kind path: detail`, then
  * `WARNING …`), a summary line starting `ok:` or `FAILED:`. Stable, so scripts may grep it.
  */
-function printReport(ctx: CommandContext, dataDir: string, r: DoctorReport, removed: readonly string[]): void {
+function printReport(ctx: CommandContext, dataDir: string, r: DoctorReport, removed: readonly string[], cal: KnownRange & { warning: string | null }): void {
   const mib = (r.catalogBytes / 1048576).toFixed(1);
   ctx.out(`data directory ${dataDir}`);
   ctx.out(`catalog: ${r.catalogFiles} files, ${mib} MiB; on disk: ${r.diskFiles} files; checked: ${r.checks.join(', ')}`);
+  ctx.out(`calendar: known range ${cal.first}..${cal.last}`);
+  if (cal.warning !== null) ctx.out(`WARNING ${'calendar'.padEnd(18)} ${cal.warning}`);
   for (const p of r.problems) ctx.out(`PROBLEM ${p.kind.padEnd(18)} ${p.path}: ${p.detail}`);
   for (const w of r.warnings) {
     const gone = removed.includes(w.path) ? ' (removed)' : '';

@@ -28,6 +28,15 @@ export const generateCommand: Command = {
     out: { type: 'string' }, from: { type: 'string' }, days: { type: 'string' }, stocks: { type: 'string' },
     indexes: { type: 'string' }, seed: { type: 'string' }, faults: { type: 'string' },
   },
+  help: [
+    { flag: 'out', value: 'FILE', help: 'feed file to write (required); .zst or .gz compresses' },
+    { flag: 'from', value: 'YYYYMMDD', help: 'first trading day on or after this date', default: 'the latest --days trading days up to the clock' },
+    { flag: 'days', value: 'N', help: 'trading days', default: '5' },
+    { flag: 'stocks', value: 'N', help: 'stocks (0 allowed)', default: '50' },
+    { flag: 'indexes', value: 'N', help: 'indexes (0 allowed)', default: '20' },
+    { flag: 'seed', value: 'S', help: 'seed: the same seed writes the same feed', default: 'tickvault' },
+    { flag: 'faults', value: 'RATE', help: 'share of lines (0-1) followed by a bad line or a corrected duplicate', default: '0' },
+  ],
   positionals: 'none',
   async run(ctx) {
     const out = ctx.flags.out;
@@ -54,7 +63,7 @@ export const generateCommand: Command = {
     }
     await writer.close();
     bar.stop();
-    ctx.log.info({ out, lines, days, stocks, indexes, seed, faults }, 'feed generated');
+    ctx.log.debug({ out, lines, days, stocks, indexes, seed, faults }, 'feed generated');
     ctx.out(`generated ${lines} lines, ${days.length} trading days ${days[0]}..${days[days.length - 1]}, ${stocks} stocks, ${indexes} indexes -> ${out}`);
     return 0;
   },

@@ -4,6 +4,8 @@ import { KafkaIngestor } from '../ingest/kafkaConsumer.js';
 import { encodeParquet } from '../ingest/parquetEncode.js';
 import { createProgress, type Progress } from './progress.js';
 import type { Command } from './command.js';
+import { docOf } from './helpText.js';
+import { INGEST_OPTIONS } from '../ingest/ingestConfig.js';
 
 /** Exit promptly even if some library left a handle open: never linger after stopping. */
 const EXIT_GRACE_MS = 5000;
@@ -18,6 +20,15 @@ export const ingestCommand: Command = {
     brokers: { type: 'string' }, topics: { type: 'string' }, group: { type: 'string' }, 'seal-after': { type: 'string' },
     'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' }, 'session-timeout': { type: 'string' },
   },
+  help: [
+    docOf(INGEST_OPTIONS.brokers, 'HOST:PORT[,…]'),
+    docOf(INGEST_OPTIONS.topics, 'L2,INDEX', 'md.level2,md.index'),
+    docOf(INGEST_OPTIONS.group, 'NAME'),
+    docOf(INGEST_OPTIONS.sealAfter, 'HH:MM', '16:00'),
+    docOf(INGEST_OPTIONS.metricsPort, 'N', 'off'),
+    docOf(INGEST_OPTIONS.metricsHost, 'ADDR'),
+    docOf(INGEST_OPTIONS.sessionTimeout, 'MS'),
+  ],
   positionals: 'none',
   async run(ctx) {
     const config = loadIngestConfig(ctx.flags, ctx.env);

@@ -1,5 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { ClosureFileError } from '../calendar/closureFile.js';
+import { loadCalendarExtension } from '../calendar/closureStore.js';
 import { ConfigError } from '../shared/config.js';
 import { buildContext, type Command } from './command.js';
+import { COMMON_DOCS, formatHelp } from './helpText.js';
+
+// `tickvault calendar … | head -1`: the reader is gone, the rest of the output has nowhere to
+// go. End quietly, as other Unix tools do, rather than die on an unhandled EPIPE.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
+/** package.json's version: dist/cli/main.js and cli/main.ts both sit two levels below it. */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
 
 /**
  * Commands load on demand: a `tickvault calendar` should not pay for loading Koa, kafkajs
@@ -21,7 +38,8 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
 async function usage(): Promise<string> {
   const cmds = await Promise.all(Object.values(COMMANDS).map((load) => load()));
   const lines = cmds.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
-  return `usage: tickvault COMMAND [options]\n\ncommands:\n${lines.join('\n')}\n\nEvery command takes --data-dir DIR (env TICKVAULT_DATA_DIR, default ./data). 'tickvault COMMAND --help' for its options.`;
+  const common = COMMON_DOCS.map((d) => `--${d.flag}`).join(', ');
+  return `usage: tickvault COMMAND [options]\n       tickvault --version\n\ncommands:\n${lines.join('\n')}\n\nEvery command takes ${common}. 'tickvault COMMAND --help' lists its options with defaults and environment variables.`;
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -29,6 +47,10 @@ async function main(argv: readonly string[]): Promise<number> {
   if (name === undefined) {
     process.stderr.write(`tickvault: missing command (one of: ${Object.keys(COMMANDS).join(', ')}; try tickvault --help)\n`);
     return 2;
+  }
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`tickvault ${version()}\n`);
+    return 0;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write((await usage()) + '\n');
@@ -43,12 +65,14 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     const ctx = buildContext(cmd, rest, process.env);
     if (ctx === 'help') {
-      process.stdout.write(`usage: ${cmd.usage}\n${cmd.summary}\n`);
+      process.stdout.write(formatHelp(cmd.usage, cmd.summary, cmd.help) + '\n');
       return 0;
     }
+    // Every command runs on the data directory's calendar (shipped list plus imports).
+    loadCalendarExtension(ctx.config.dataDir);
     return await cmd.run(ctx);
   } catch (e) {
-    if (e instanceof ConfigError) {
+    if (e instanceof ConfigError || e instanceof ClosureFileError) {
       process.stderr.write(`tickvault ${name}: ${e.message}\n`);
       return 2;
     }

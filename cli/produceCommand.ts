@@ -3,6 +3,8 @@ import { loadProduceConfig } from '../ingest/ingestConfig.js';
 import { produceFeedFiles } from '../ingest/kafkaProducer.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command } from './command.js';
+import { docOf } from './helpText.js';
+import { INGEST_OPTIONS } from '../ingest/ingestConfig.js';
 
 export const produceCommand: Command = {
   name: 'produce',
@@ -12,6 +14,7 @@ export const produceCommand: Command = {
     'Lines with kind level2/index go to their topic without `kind`; any other line is published\n' +
     'unchanged to the level2 topic with header tickvault-reject: REASON, so the ingestor quarantines it.',
   options: { brokers: { type: 'string' }, topics: { type: 'string' } },
+  help: [docOf(INGEST_OPTIONS.brokers, 'HOST:PORT[,…]'), docOf(INGEST_OPTIONS.topics, 'L2,INDEX', 'md.level2,md.index')],
   positionals: 'some',
   async run(ctx) {
     const config = loadProduceConfig(ctx.flags, ctx.env);
@@ -49,7 +52,7 @@ export const produceCommand: Command = {
     });
     bar.stop();
     const secs = stats.ms / 1000;
-    ctx.log.info({ ...stats, topics: config.topics }, 'feed published');
+    ctx.log.debug({ ...stats, topics: config.topics }, 'feed published');
     ctx.out(
       `produced ${stats.messages} messages from ${stats.files} file(s): ${stats.level2} to ${config.topics.level2}, ` +
         `${stats.index} to ${config.topics.index}, ${stats.flagged} bad lines flagged to ${config.topics.level2} ` +

@@ -3,6 +3,12 @@ import cliProgress from 'cli-progress';
 /**
  * A progress bar on stderr for long work, or nothing at all when disabled (not a TTY):
  * logs and pipes stay clean.
+ *
+ * Log lines written while a bar is drawn go above it (through `stderrAboveBar`), never glued to
+ * the end of the bar's line. The bar is a cli-progress MultiBar of one bar because its SingleBar
+ * saves the cursor position at start and restores it at stop: once log lines have scrolled the
+ * terminal, that restored position is an old line, and the summary printed next lands on top of
+ * earlier output. MultiBar moves relative to the bar instead and prints logs above it.
  */
 export interface Progress {
   update(done: number, total?: number): void;
@@ -11,9 +17,24 @@ export interface Progress {
 
 const silent: Progress = { update() {}, stop() {} };
 
+/** The bar on screen, if any: log writes go through it. */
+let active: cliProgress.MultiBar | null = null;
+
+/** A pino destination for stderr that keeps log lines and a live progress bar apart. */
+export const stderrAboveBar = {
+  write(line: string): void {
+    if (active === null) {
+      process.stderr.write(line);
+      return;
+    }
+    active.log(line);
+    active.update(); // print now: a buffered line would be lost if the process ended first
+  },
+};
+
 export function createProgress(enabled: boolean, label: string, total: number, unit = 'rows'): Progress {
   if (!enabled) return silent;
-  const bar = new cliProgress.SingleBar(
+  const multi = new cliProgress.MultiBar(
     {
       format: `${label.padEnd(10)} [{bar}] {percentage}% | {value}/{total} ${unit} | {eta_formatted} left`,
       stream: process.stderr,
@@ -22,14 +43,20 @@ export function createProgress(enabled: boolean, label: string, total: number, u
     },
     cliProgress.Presets.shades_classic,
   );
-  bar.start(total, 0);
+  const bar = multi.create(total, 0);
+  active = multi;
+  let stopped = false;
   return {
     update(done, newTotal) {
       if (newTotal !== undefined) bar.setTotal(newTotal);
       bar.update(done);
     },
     stop() {
-      bar.stop();
+      if (stopped) return;
+      stopped = true;
+      multi.update(); // flush logs waiting above the bar, draw its final state
+      multi.stop();
+      if (active === multi) active = null;
     },
   };
 }

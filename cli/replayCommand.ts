@@ -13,6 +13,7 @@ export const replayCommand: Command = {
   summary: 'ingest feed files without Kafka and seal every day they contain',
   usage: 'tickvault replay FILE… [--data-dir DIR]',
   options: {},
+  help: [],
   positionals: 'some',
   async run(ctx) {
     const files = ctx.positionals;
@@ -40,7 +41,7 @@ export const replayCommand: Command = {
           stats,
         );
         doneBytes += statSync(f).size;
-        ctx.log.info({ file: f, lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined }, 'feed replayed');
+        ctx.log.debug({ file: f, lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined }, 'feed replayed');
       }
       replayBar.stop();
       const stagedAt = Date.now();
@@ -62,7 +63,8 @@ export const replayCommand: Command = {
       const sealSecs = (Date.now() - stagedAt) / 1000;
       const filesOut = results.reduce((a, r) => a + r.files, 0);
       const rowsOut = results.reduce((a, r) => a + r.rows, 0);
-      ctx.log.info(
+      // The summary is printed on stdout; as a JSON line it would only repeat it (debug level).
+      ctx.log.debug(
         {
           lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined, late: stats.late, files: filesOut,
           rows: rowsOut, stagingMs: Math.round((secs - sealSecs) * 1000), sealingMs: Math.round(sealSecs * 1000),
@@ -75,9 +77,26 @@ export const replayCommand: Command = {
         `replayed ${stats.lines} lines: ${stats.staged} staged, ${stats.quarantined} quarantined (${stats.late} late); ` +
           `sealed ${results.length} dataset-days, ${filesOut} files, ${rowsOut} rows in ${secs.toFixed(1)} s (staging ${(secs - sealSecs).toFixed(1)} s, sealing ${sealSecs.toFixed(1)} s)`,
       );
+      const failure = replayFailure(stats, results.length, stores.layout.dataDir);
+      if (failure !== null) {
+        process.stderr.write(`tickvault replay: ${failure}\n`);
+        return 1;
+      }
       return 0;
     } finally {
       stores.close();
     }
   },
 };
+
+/**
+ * A replay that changed nothing is a mistake to say loudly (exit 1): every line quarantined,
+ * e.g. a feed of days already sealed, or an empty file. Sealing a day left half-sealed by a
+ * crash counts as work, so re-running a replay to recover from a crash still succeeds.
+ */
+export function replayFailure(stats: { lines: number; staged: number; quarantined: number; late: number }, daysSealed: number, dataDir: string): string | null {
+  if (stats.staged > 0 || daysSealed > 0) return null;
+  if (stats.lines === 0) return 'nothing replayed: the feed files hold no lines';
+  const late = stats.late > 0 ? ` (${stats.late} late: their days were already sealed)` : '';
+  return `nothing staged: all ${stats.lines} lines were quarantined${late}; reasons in the quarantine table of ${dataDir}/ingest.db`;
+}

@@ -4,18 +4,44 @@ import { openIngestStores } from '../ingest/stores.js';
 import { DATASETS } from '../shared/schema.js';
 import { isValidDateText } from '../shared/timeFormat.js';
 import { createProgress } from './progress.js';
+import { isInKnownRange, isTradingDay, knownRange, latestTradingDay } from '../calendar/tradingCalendar.js';
 import { UsageError, type Command } from './command.js';
+
+/**
+ * Why sealing `date` now would be a mistake, or null. Sealing is irreversible (every later
+ * message of the day is quarantined as late), so a day that cannot have complete data yet is
+ * refused unless the operator passes --force.
+ */
+export function sealRefusal(date: string, nowMs: number): string | null {
+  const range = knownRange();
+  if (!isInKnownRange(date)) {
+    return `${date} is outside the calendar's known range ${range.first}..${range.last}; import that year's closures with \`tickvault calendar import FILE\` first`;
+  }
+  if (!isTradingDay(date)) return `${date} is not a trading day (weekend or exchange closure)`;
+  const latest = latestTradingDay(nowMs);
+  if (date > latest) return `${date} is after the latest trading day ${latest}: its data cannot be complete yet`;
+  return null;
+}
 
 export const sealCommand: Command = {
   name: 'seal',
   summary: 'seal one day now: write its staged rows to Parquet; later messages for it are late',
-  usage: 'tickvault seal --date YYYYMMDD [--data-dir DIR]',
-  options: { date: { type: 'string' } },
+  usage: 'tickvault seal --date YYYYMMDD [--force] [--data-dir DIR]',
+  options: { date: { type: 'string' }, force: { type: 'boolean' } },
+  help: [
+    { flag: 'date', value: 'YYYYMMDD', help: 'the trading day to seal (required)' },
+    { flag: 'force', help: 'seal even a day that is not a trading day, is after the latest trading day or is past the calendar\'s known range' },
+  ],
   positionals: 'none',
   async run(ctx) {
     const date = ctx.flags.date;
     if (!isValidDateText(date)) throw new UsageError('--date YYYYMMDD is required and must be a real date');
     const clock = ctx.config.clock;
+    const refusal = sealRefusal(date, clock.nowMs());
+    if (refusal !== null) {
+      if (ctx.flags.force !== true) throw new UsageError(`refusing to seal: ${refusal} (sealing is irreversible; --force if you mean it)`);
+      ctx.log.warn({ tradedate: date, reason: refusal }, 'sealing anyway (--force)');
+    }
     const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     try {
       const bar = createProgress(ctx.config.progress, 'seal', 0, 'rows');

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { CatalogReader, openCatalog } from '../shared/catalog.js';
@@ -8,6 +8,8 @@ import { OPERATIONS } from '../serve/operations.js';
 import { loadServeConfig, SERVE_OPTIONS } from '../serve/serveConfig.js';
 import { openServiceDb } from '../serve/serviceDb.js';
 import type { Command } from './command.js';
+import { requireDataDir } from './dataDirCheck.js';
+import { docOf } from './helpText.js';
 
 /**
  * `tickvault serve`: the query server. Prints `listening on http://HOST:PORT` on stdout once
@@ -22,11 +24,18 @@ export const serveCommand: Command = {
   usage:
     'tickvault serve [--port 8080] [--host 127.0.0.1] [--rate-limit 20] [--lease-seconds 30] [--cache-mb 256] [--data-dir DIR]',
   options: Object.fromEntries(Object.values(SERVE_OPTIONS).map((o) => [o.flag, { type: 'string' as const }])),
+  help: [
+    docOf(SERVE_OPTIONS.port, 'N'),
+    docOf(SERVE_OPTIONS.host, 'ADDR'),
+    docOf(SERVE_OPTIONS.rateLimit, 'N'),
+    docOf(SERVE_OPTIONS.leaseSeconds, 'S'),
+    docOf(SERVE_OPTIONS.cacheMb, 'MB'),
+  ],
   positionals: 'none',
   async run(ctx) {
     const config = loadServeConfig(ctx.flags, ctx.env);
     const layout = layoutFor(ctx.config.dataDir);
-    mkdirSync(layout.dataDir, { recursive: true });
+    requireDataDir(layout.dataDir);
     // The catalog is the sealer's; a server started before any seal creates it empty once.
     if (!existsSync(layout.catalogDb)) openCatalog(layout.catalogDb, false).close();
     const catalogDb = openCatalog(layout.catalogDb, true);
@@ -45,6 +54,13 @@ export const serveCommand: Command = {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
+    }).catch((e: unknown) => {
+      serviceDb.close();
+      catalogDb.close();
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new Error(`port ${config.port} on ${config.host} is already in use (another tickvault serve or demo?); choose another with --port N, or --port 0 for a free one`);
+      }
+      throw e;
     });
     const addr = server.address() as AddressInfo;
     const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
@@ -72,3 +88,4 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+

@@ -71,15 +71,15 @@ export const INGEST_OPTIONS = {
   } satisfies OptionSpec<string[]>,
   topics: {
     flag: 'topics', env: 'TICKVAULT_TOPICS', defaultValue: DEFAULT_TOPICS,
-    parse: parseTopics, help: 'LEVEL2_TOPIC,INDEX_TOPIC (default md.level2,md.index)',
+    parse: parseTopics, help: 'LEVEL2_TOPIC,INDEX_TOPIC',
   } satisfies OptionSpec<KafkaTopics>,
   group: {
     flag: 'group', env: 'TICKVAULT_GROUP', defaultValue: DEFAULT_GROUP,
-    parse: parseGroup, help: 'consumer group (default tickvault-ingest)',
+    parse: parseGroup, help: 'consumer group',
   } satisfies OptionSpec<string>,
   sealAfter: {
     flag: 'seal-after', env: 'TICKVAULT_SEAL_AFTER', defaultValue: DEFAULT_SEAL_AFTER_MS,
-    parse: parseClockTime, help: 'Beijing time HH:MM after which a day may be sealed (default 16:00)',
+    parse: parseClockTime, help: 'Beijing time HH:MM after which a day may be sealed',
   } satisfies OptionSpec<number>,
   metricsPort: {
     flag: 'metrics-port', env: 'TICKVAULT_METRICS_PORT', defaultValue: null,
@@ -87,11 +87,11 @@ export const INGEST_OPTIONS = {
   } satisfies OptionSpec<number | null>,
   metricsHost: {
     flag: 'metrics-host', env: 'TICKVAULT_METRICS_HOST', defaultValue: '127.0.0.1',
-    parse: (t: string) => t, help: 'address the metrics endpoint binds (default 127.0.0.1)',
+    parse: (t: string) => t, help: 'address the metrics endpoint binds',
   } satisfies OptionSpec<string>,
   sessionTimeout: {
     flag: 'session-timeout', env: 'TICKVAULT_SESSION_TIMEOUT', defaultValue: 30_000,
-    parse: parseSessionTimeout, help: 'consumer group session timeout in ms (default 30000)',
+    parse: parseSessionTimeout, help: 'consumer group session timeout in ms',
   } satisfies OptionSpec<number>,
 };
 

@@ -75,7 +75,7 @@ export const OPTIONS = {
       }
       return t;
     },
-    help: 'log level',
+    help: 'log level: fatal, error, warn, info, debug, trace or silent (JSON lines on stderr)',
   } satisfies OptionSpec<string>,
   now: {
     flag: 'now', env: 'TICKVAULT_NOW', defaultValue: '',

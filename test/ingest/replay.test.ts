@@ -148,7 +148,10 @@ gen('replaying the same feed again: every good line is late, bad lines keep thei
   }));
   const catBefore = catalogFiles(G.data);
   const qBefore = quarantine(G.data).length;
-  const out = await cli(['replay', G.feed, '--data-dir', G.data]);
+  // Nothing staged: the summary still prints, and the replay says so loudly and exits 1.
+  const out = await runCli(['replay', G.feed, '--data-dir', G.data]);
+  assert.is(out.code, 1, out.stderr);
+  assert.match(out.stderr, new RegExp(`^tickvault replay: nothing staged: all ${exp.lineCount} lines were quarantined \\(${exp.goodLines.size} late: their days were already sealed\\); reasons in the quarantine table of .*ingest\\.db\n$`));
   const s = summary(out.stdout);
   assert.is(s.lines, exp.lineCount);
   assert.is(s.staged, 0);
@@ -319,7 +322,10 @@ hand('a second feed for a sealed day: its lines are late, the files stay', async
   ].join('\n') + '\n');
   const before = filesOnDisk(H.data).map((p) => [p, sha256(join(H.data, p))]);
   const qBefore = quarantine(H.data).length;
-  const s = summary((await cli(['replay', extra, '--data-dir', H.data])).stdout);
+  const r = await runCli(['replay', extra, '--data-dir', H.data]);
+  assert.is(r.code, 1, 'nothing staged is a failure');
+  assert.match(r.stderr, /nothing staged: all 3 lines were quarantined \(2 late/);
+  const s = summary(r.stdout);
   assert.is(s.late, 2);
   assert.is(s.staged, 0);
   const q = quarantine(H.data).slice(qBefore);
@@ -387,13 +393,16 @@ formats('a line longer than any read chunk (3 MiB), good and bad, keeps the numb
   assert.is(q[1].raw, lines[3]);
 });
 
-formats('empty feeds (.jsonl and an empty .jsonl.zst) replay to nothing', async () => {
+formats('empty feeds (.jsonl and an empty .jsonl.zst) replay to nothing, and say so with exit 1', async () => {
   const e1 = join(root, 'empty.jsonl');
   const e2 = join(root, 'empty.jsonl.zst');
   writeFileSync(e1, '');
   writeFileSync(e2, '');
   const data = join(root, 'empty', 'data');
-  const s = summary((await cli(['replay', e1, e2, '--data-dir', data])).stdout);
+  const r = await runCli(['replay', e1, e2, '--data-dir', data]);
+  assert.is(r.code, 1, r.stderr);
+  assert.is(r.stderr, 'tickvault replay: nothing replayed: the feed files hold no lines\n');
+  const s = summary(r.stdout);
   assert.equal(s, { lines: 0, staged: 0, quarantined: 0, late: 0 });
   assert.equal(filesOnDisk(data), []);
 });
