@@ -1,6 +1,6 @@
 import { SCHEMAS } from '../shared/schema.js';
 import { parseStockSymbol } from '../shared/symbols.js';
-import { isValidDateText, parseLevel2ApiTime } from '../shared/timeFormat.js';
+import { API_TIME_FORMS, isValidDateText, parseApiTime } from '../shared/timeFormat.js';
 import { badRequest } from './apiError.js';
 import { checkParamNames, selectFields, type ApiRequest } from './apiRequest.js';
 import type { CursorCodec, CursorState } from './cursor.js';
@@ -46,8 +46,8 @@ const present = (params: Readonly<Record<string, unknown>>, name: string): boole
 
 function parseTime(params: Readonly<Record<string, unknown>>, name: string): number | null {
   if (!present(params, name)) return null;
-  const ms = parseLevel2ApiTime(params[name]);
-  if (ms === null) throw badRequest(`params.${name} must be a time HH:MM, HH:MM:SS, HHMMSS or HHMMSSmmm`);
+  const ms = parseApiTime(params[name]);
+  if (ms === null) throw badRequest(`params.${name} must be a time ${API_TIME_FORMS}`);
   return ms;
 }
 

@@ -1,6 +1,7 @@
 import { SCHEMAS, type DatasetSchema } from '../shared/schema.js';
 import type { ErrorCode } from './apiError.js';
 import { BODY_ENCODINGS, BODY_LIMIT_BYTES } from './requestBody.js';
+import { API_TIME_FORMS } from '../shared/timeFormat.js';
 import { MAX_TRADING_DAYS_BACK } from './dateResolution.js';
 import { PARQUET_MEDIA_TYPE } from './level2Operation.js';
 import { MAX_PAGE_SIZE, NOT_WITH_PARQUET } from './level2Params.js';
@@ -83,6 +84,8 @@ export interface OpenApiDocument {
 
 const ref = (kind: 'schemas' | 'responses' | 'headers', name: string): Ref => ({ $ref: `#/components/${kind}/${name}` });
 const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as JsonType, 'null'] });
+/** start_time / end_time of both operations (shared/timeFormat.ts parseApiTime). */
+const API_TIME_PATTERN = '^(?:\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{3})?)?|\\d{6}(?:\\d{3})?)$';
 const DATE: Schema = { type: 'string', pattern: '^\\d{8}$', description: 'A date written YYYYMMDD.', examples: ['20250102'] };
 const INDEX_CODE: Schema = { type: 'string', pattern: '^\\d{6}$', description: 'A six-digit index code without exchange suffix.', examples: ['000300'] };
 
@@ -162,8 +165,8 @@ const level2Params: Readonly<Record<string, Schema>> = {
     description: 'One trading day. Omitted: the latest trading day of the calendar (Beijing time), stored or not; a day not stored is no data, never another day.',
   }),
   format: { type: ['string', 'null'], enum: ['json', 'parquet', null], default: 'json', description: `json pages rows by cursor; parquet returns the stored single-stock single-day ZSTD Parquet file (${PARQUET_MEDIA_TYPE}). With parquet, ${NOT_WITH_PARQUET.join(', ')} are a 400.` },
-  start_time: nullable({ type: 'string', pattern: '^(?:\\d{2}:\\d{2}(?::\\d{2})?|\\d{6}(?:\\d{3})?)$', description: 'Start time, included: HH:MM, HH:MM:SS, HHMMSS or HHMMSSmmm.', examples: ['09:30'] }),
-  end_time: nullable({ type: 'string', pattern: '^(?:\\d{2}:\\d{2}(?::\\d{2})?|\\d{6}(?:\\d{3})?)$', description: 'End time, included; same formats as start_time. start after end is a 400.', examples: ['113000000'] }),
+  start_time: nullable({ type: 'string', pattern: API_TIME_PATTERN, description: `Start time, included: ${API_TIME_FORMS}.`, examples: ['09:30'] }),
+  end_time: nullable({ type: 'string', pattern: API_TIME_PATTERN, description: 'End time, included; same formats as start_time. start after end is a 400.', examples: ['113000000'] }),
   page_size: nullable({ type: 'integer', minimum: 1, default: MAX_PAGE_SIZE, description: `Rows per page, default and maximum ${MAX_PAGE_SIZE}; a larger value is served as ${MAX_PAGE_SIZE}.` }),
   cursor: {
     type: ['string', 'null'],
@@ -174,7 +177,7 @@ const level2Params: Readonly<Record<string, Schema>> = {
 
 // ---- tick_history ----------------------------------------------------------------------------
 
-const TICK_TIME: Schema = { type: 'string', pattern: '^\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{3})?$' };
+const TICK_TIME: Schema = { type: 'string', pattern: API_TIME_PATTERN };
 
 const tickParams: Readonly<Record<string, Schema>> = {
   asset: { type: ['string', 'null'], enum: ['index', null], description: 'Asset type; only index.' },
@@ -197,7 +200,7 @@ const tickParams: Readonly<Record<string, Schema>> = {
   offset: nullable({ type: 'integer', minimum: 0, default: 0, description: 'Row offset of an enhanced query.' }),
   trademin: nullable({ type: 'string', pattern: '^\\d{4}$', description: 'A minute HHMM. Alone: the rows of [HH:MM:00, next minute). With side: the boundary.', examples: ['1000'] }),
   side: { type: ['string', 'null'], enum: ['before', 'after', null], description: 'Boundary mode (needs trademin, one trading day): before = per index the last snapshot strictly earlier than the minute; after = the first at or later.' },
-  start_time: nullable({ ...TICK_TIME, description: 'Plain detail start time, included: HH:MM:SS or HH:MM:SS.mmm. Not combinable with trademin.' }),
+  start_time: nullable({ ...TICK_TIME, description: `Plain detail start time, included: ${API_TIME_FORMS}. Not combinable with trademin.` }),
   end_time: nullable({ ...TICK_TIME, description: 'Plain detail end time, excluded. Not combinable with trademin.' }),
 };
 

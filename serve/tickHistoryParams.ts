@@ -1,6 +1,6 @@
 import { SCHEMAS } from '../shared/schema.js';
 import { parseIndexSymbol } from '../shared/symbols.js';
-import { MS_PER_DAY, MS_PER_MINUTE, parseTickApiTime, parseTrademin } from '../shared/timeFormat.js';
+import { API_TIME_FORMS, MS_PER_DAY, MS_PER_MINUTE, parseApiTime, parseTrademin } from '../shared/timeFormat.js';
 import { badRequest } from './apiError.js';
 import { checkParamNames, selectFields } from './apiRequest.js';
 import { excerpt } from './valueExcerpt.js';
@@ -150,8 +150,8 @@ function trademinParam(v: unknown): number {
 }
 
 function timeParam(name: string, v: unknown): number {
-  const ms = parseTickApiTime(v);
-  if (ms === null) throw badRequest(`params.${name} must be a time written HH:MM:SS or HH:MM:SS.mmm`);
+  const ms = parseApiTime(v);
+  if (ms === null) throw badRequest(`params.${name} must be a time ${API_TIME_FORMS}`);
   return ms;
 }
 

@@ -58,29 +58,22 @@ export function isValidDateText(text: unknown): text is string {
   return d <= days;
 }
 
-/**
- * API time for level2 `start_time`/`end_time`: `HH:MM`, `HH:MM:SS`, `HHMMSS` or `HHMMSSmmm`.
- * Shorter forms mean the start of the minute/second (decisions §3).
- */
-export function parseLevel2ApiTime(text: unknown): number | null {
-  if (typeof text !== 'string') return null;
-  let m = /^(\d{2}):(\d{2})$/.exec(text);
-  if (m) return hmsToMs(+m[1], +m[2], 0, 0);
-  m = /^(\d{2}):(\d{2}):(\d{2})$/.exec(text);
-  if (m) return hmsToMs(+m[1], +m[2], +m[3], 0);
-  m = /^(\d{2})(\d{2})(\d{2})$/.exec(text);
-  if (m) return hmsToMs(+m[1], +m[2], +m[3], 0);
-  m = /^(\d{2})(\d{2})(\d{2})(\d{3})$/.exec(text);
-  if (m) return hmsToMs(+m[1], +m[2], +m[3], +m[4]);
-  return null;
-}
+/** The API's time forms, named together so every message and document lists the same ones. */
+export const API_TIME_FORMS = 'HH:MM, HH:MM:SS, HH:MM:SS.mmm, HHMMSS or HHMMSSmmm';
 
-/** API time for tick_history `start_time`/`end_time`: `HH:MM:SS` or `HH:MM:SS.mmm`. */
-export function parseTickApiTime(text: unknown): number | null {
+/**
+ * API time for `start_time`/`end_time` of both operations: every unambiguous form the spec
+ * names for either, `HH:MM`, `HH:MM:SS`, `HH:MM:SS.mmm`, `HHMMSS` and `HHMMSSmmm` (level 2
+ * named four, tick_history two; clients send one operation's form to the other). Shorter
+ * forms mean the start of the minute/second (decisions §3); inclusivity is each operation's.
+ */
+export function parseApiTime(text: unknown): number | null {
   if (typeof text !== 'string') return null;
-  const m = /^(\d{2}):(\d{2}):(\d{2})(?:\.(\d{3}))?$/.exec(text);
-  if (!m) return null;
-  return hmsToMs(+m[1], +m[2], +m[3], m[4] === undefined ? 0 : +m[4]);
+  let m = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{3}))?)?$/.exec(text);
+  if (m) return hmsToMs(+m[1], +m[2], m[3] === undefined ? 0 : +m[3], m[4] === undefined ? 0 : +m[4]);
+  m = /^(\d{2})(\d{2})(\d{2})(\d{3})?$/.exec(text);
+  if (m) return hmsToMs(+m[1], +m[2], +m[3], m[4] === undefined ? 0 : +m[4]);
+  return null;
 }
 
 /** `trademin` is `HHMM`; returns the minute's start in ms. */

@@ -186,6 +186,11 @@ json('start_time and end_time are inclusive, in all four formats', async () => {
   assert.equal(onlyStart.json.data!.items, between('145900000', '999999999'));
   const onlyEnd = await query({ symbol: '002001.SZ', tradedate: '20250106', end_time: '09:15:30' });
   assert.equal(onlyEnd.json.data!.items, between('000000000', '091530000'));
+  // tick_history's forms mean the same here (both bounds included for level 2).
+  const withMs = await query({ symbol: '002001.SZ', tradedate: '20250106', start_time: '10:00:00.500', end_time: '10:01:30.250' });
+  assert.equal(withMs.json.data!.items, between('100000500', '100130250'));
+  const sameAs = await query({ symbol: '002001.SZ', tradedate: '20250106', start_time: '100000500', end_time: '100130250' });
+  assert.equal(sameAs.json.data!.items, withMs.json.data!.items);
   const none = await query({ symbol: '002001.SZ', tradedate: '20250106', start_time: '12:00', end_time: '12:30' });
   assert.is(none.json.message, 'no data; 002001.SZ has no rows between params.start_time and params.end_time on 20250106');
   assert.equal(none.json.data!.items, []);

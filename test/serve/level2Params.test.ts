@@ -107,8 +107,8 @@ bad('format other than json or parquet', () => {
 });
 
 bad('times in no accepted format, or out of range', () => {
-  for (const t of ['9:30', '0930', '09:30:00.000', '930000000', '25:00', '09:61', '093060', 12, '']) {
-    rejects({ symbol: '600000', start_time: t }, /params\.start_time must be a time HH:MM, HH:MM:SS, HHMMSS or HHMMSSmmm/);
+  for (const t of ['9:30', '0930', '09:30:00.5', '930000000', '25:00', '09:61', '093060', 12, '']) {
+    rejects({ symbol: '600000', start_time: t }, /params\.start_time must be a time HH:MM, HH:MM:SS, HH:MM:SS\.mmm, HHMMSS or HHMMSSmmm$/);
     rejects({ symbol: '600000', end_time: t }, /params\.end_time must be a time/);
   }
 });

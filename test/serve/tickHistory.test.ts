@@ -164,6 +164,29 @@ enhanced('start_time included, end_time excluded, to the millisecond', async () 
   assert.ok(excl.json.data!.items.every((r) => String(r[2]).slice(11) < exact));
 });
 
+enhanced('every time form of either operation is accepted, with the same meaning (start included, end excluded)', async () => {
+  const syms = d.symbols.slice(0, 3);
+  const where = `tradedate = '20250213' AND ${symbolWhere(syms)} AND ${timeWhere('10:00:00.000', '10:05:00.000')}`;
+  const expected = await expectedRows({ where });
+  assert.ok(expected.length > 0);
+  for (const [start_time, end_time] of [
+    ['10:00', '10:05'],
+    ['10:00:00', '10:05:00'],
+    ['10:00:00.000', '10:05:00.000'],
+    ['100000', '100500'],
+    ['100000000', '100500000'],
+    ['10:00', '100500000'],
+  ]) {
+    const res = await tick(server, key, { symbols: syms, tradedate: '20250213', start_time, end_time });
+    assert.equal(res.json.data!.items, expected, `${start_time}..${end_time}`);
+  }
+  const ms = await tick(server, key, { symbols: syms, tradedate: '20250213', start_time: '100001500', end_time: '10:05:00.250' });
+  assert.equal(
+    ms.json.data!.items,
+    await expectedRows({ where: `tradedate = '20250213' AND ${symbolWhere(syms)} AND ${timeWhere('10:00:01.500', '10:05:00.250')}` }),
+  );
+});
+
 enhanced('trademin alone: the whole minute over recentdays (fewer days after the month cut)', async () => {
   const res = await tick(server, key, { symbols: d.symbols.join(','), recentdays: 10, trademin: '1000', order_dir: 'desc' });
   assert.is(res.json.message, 'success; requested 20250124-20250214, effective 20250201-20250214');

@@ -7,9 +7,8 @@ import {
   MS_PER_DAY,
   MS_PER_MINUTE,
   parseIndexTime,
-  parseLevel2ApiTime,
+  parseApiTime,
   parseLevel2Time,
-  parseTickApiTime,
   parseTrademin,
 } from '../../shared/timeFormat.js';
 
@@ -142,62 +141,50 @@ dates('wrong shapes', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-const l2api = suite('parseLevel2ApiTime (HH:MM, HH:MM:SS, HHMMSS, HHMMSSmmm)');
+const apiTime = suite('parseApiTime (HH:MM, HH:MM:SS, HH:MM:SS.mmm, HHMMSS, HHMMSSmmm)');
 
-l2api('each accepted form; shorter forms mean the start of the minute/second', () => {
-  assert.is(parseLevel2ApiTime('09:30'), ms(9, 30, 0, 0));
-  assert.is(parseLevel2ApiTime('09:30:15'), ms(9, 30, 15, 0));
-  assert.is(parseLevel2ApiTime('093015'), ms(9, 30, 15, 0));
-  assert.is(parseLevel2ApiTime('093015123'), ms(9, 30, 15, 123));
-  assert.is(parseLevel2ApiTime('00:00'), 0);
-  assert.is(parseLevel2ApiTime('23:59'), ms(23, 59));
-  assert.is(parseLevel2ApiTime('23:59:59'), ms(23, 59, 59));
-  assert.is(parseLevel2ApiTime('235959999'), ms(23, 59, 59, 999));
-  assert.is(parseLevel2ApiTime('150000'), ms(15, 0));
+apiTime('each accepted form; shorter forms mean the start of the minute/second', () => {
+  assert.is(parseApiTime('09:30'), ms(9, 30, 0, 0));
+  assert.is(parseApiTime('09:30:15'), ms(9, 30, 15, 0));
+  assert.is(parseApiTime('09:30:15.123'), ms(9, 30, 15, 123));
+  assert.is(parseApiTime('093015'), ms(9, 30, 15, 0));
+  assert.is(parseApiTime('093015123'), ms(9, 30, 15, 123));
+  assert.is(parseApiTime('00:00'), 0);
+  assert.is(parseApiTime('00:00:00'), 0);
+  assert.is(parseApiTime('23:59'), ms(23, 59));
+  assert.is(parseApiTime('23:59:59'), ms(23, 59, 59));
+  assert.is(parseApiTime('23:59:59.999'), ms(23, 59, 59, 999));
+  assert.is(parseApiTime('235959999'), ms(23, 59, 59, 999));
+  assert.is(parseApiTime('150000'), ms(15, 0));
+  assert.is(parseApiTime('10:00:00.500'), ms(10, 0, 0, 500));
 });
 
-l2api('the forms agree with each other', () => {
-  assert.is(parseLevel2ApiTime('13:05'), parseLevel2ApiTime('130500'));
-  assert.is(parseLevel2ApiTime('13:05:07'), parseLevel2ApiTime('130507'));
-  assert.is(parseLevel2ApiTime('130507000'), parseLevel2ApiTime('13:05:07'));
+apiTime('the forms agree with each other', () => {
+  assert.is(parseApiTime('13:05'), parseApiTime('130500'));
+  assert.is(parseApiTime('13:05:07'), parseApiTime('130507'));
+  assert.is(parseApiTime('130507000'), parseApiTime('13:05:07'));
+  assert.is(parseApiTime('13:05:07.250'), parseApiTime('130507250'));
+  assert.is(parseApiTime('13:05:00.000'), parseApiTime('13:05'));
 });
 
-l2api('out-of-range values', () => {
-  for (const t of ['25:00', '24:00', '12:60', '12:00:60', '250000', '126000', '120060', '250000000', '126000000', '120060000']) {
-    assert.is(parseLevel2ApiTime(t), null, t);
-  }
-});
-
-l2api('other shapes: 8 digits, 7 digits, HHMM, one-digit hours, separators', () => {
+apiTime('out-of-range values', () => {
   for (const t of [
-    '09300000', '0930000', '0930', '930', '9:30', '09:3', '9:30:00', '09:30:00.000', '09:30:00.5', '0930001234', '09-30',
-    '09.30', ' 09:30', '09:30 ', '09:30\n', '', 'ab:cd', '0930a0', '09:30:00:000',
+    '25:00', '24:00', '12:60', '12:00:60', '250000', '126000', '120060', '250000000', '126000000', '120060000',
+    '24:00:00.000', '12:60:00.000', '12:00:60.000',
   ]) {
-    assert.is(parseLevel2ApiTime(t), null, JSON.stringify(t));
+    assert.is(parseApiTime(t), null, t);
   }
-  for (const v of NON_STRINGS) assert.is(parseLevel2ApiTime(v), null, String(v));
 });
 
-// ---------------------------------------------------------------------------------------------
-const tickapi = suite('parseTickApiTime (HH:MM:SS, HH:MM:SS.mmm)');
-
-tickapi('both forms', () => {
-  assert.is(parseTickApiTime('09:30:00'), ms(9, 30));
-  assert.is(parseTickApiTime('09:30:00.000'), ms(9, 30));
-  assert.is(parseTickApiTime('14:59:59.999'), ms(14, 59, 59, 999));
-  assert.is(parseTickApiTime('13:00:01.500'), ms(13, 0, 1, 500));
-  assert.is(parseTickApiTime('00:00:00'), 0);
-  assert.is(parseTickApiTime('23:59:59.999'), ms(23, 59, 59, 999));
-});
-
-tickapi('rejected', () => {
+apiTime('other shapes: 8 digits, 7 digits, HHMM, one-digit hours, short fractions, separators', () => {
   for (const t of [
-    '09:30', '093000', '093000000', '09:30:00.5', '09:30:00.50', '09:30:00.0000', '25:00:00', '24:00:00', '12:60:00',
-    '12:00:60', '9:30:00', '09:30:00.', ' 09:30:00', '09:30:00 ', '09:30:00\n', '', '2025-01-02 09:30:00.000',
+    '09300000', '0930000', '0930', '930', '9:30', '09:3', '9:30:00', '09:30:00.5', '09:30:00.50', '09:30:00.0000',
+    '09:30:00.', '0930001234', '09-30', '09.30', ' 09:30', '09:30 ', '09:30\n', '', 'ab:cd', '0930a0', '09:30:00:000',
+    '09:30.000', '093000.000', '2025-01-02 09:30:00.000',
   ]) {
-    assert.is(parseTickApiTime(t), null, JSON.stringify(t));
+    assert.is(parseApiTime(t), null, JSON.stringify(t));
   }
-  for (const v of NON_STRINGS) assert.is(parseTickApiTime(v), null, String(v));
+  for (const v of NON_STRINGS) assert.is(parseApiTime(v), null, String(v));
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -221,6 +208,5 @@ constants.run();
 l2.run();
 idx.run();
 dates.run();
-l2api.run();
-tickapi.run();
+apiTime.run();
 trademin.run();
