@@ -40,6 +40,8 @@ export function createProgress(enabled: boolean, label: string, total: number, u
       stream: process.stderr,
       hideCursor: true,
       etaBuffer: 50,
+      // A log line printed above the bar takes the bar's line; it must be drawn again below.
+      forceRedraw: true,
     },
     cliProgress.Presets.shades_classic,
   );
