@@ -327,6 +327,14 @@ export function knownRange(): KnownRange {
   return { first: CALENDAR_FIRST, last: KNOWN_LAST };
 }
 
+/** The instant the known range ends: 00:00 Beijing time (UTC+8, no DST) after its last day. */
+export function knownRangeEndMs(): number {
+  const y = Number(KNOWN_LAST.slice(0, 4));
+  const m = Number(KNOWN_LAST.slice(4, 6));
+  const d = Number(KNOWN_LAST.slice(6, 8));
+  return Date.UTC(y, m - 1, d + 1) - 8 * 3_600_000;
+}
+
 /** True when the closures of d's day are known (d a valid date). */
 export function isInKnownRange(d: string): boolean {
   return d >= CALENDAR_FIRST && d <= KNOWN_LAST;

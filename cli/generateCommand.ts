@@ -2,6 +2,7 @@ import { isValidDate, recentTradingDays, tradingDaysFrom } from '../calendar/tra
 import { parsePositiveInt, resolveOption, ConfigError } from '../shared/config.js';
 import { generateFeed } from '../ingest/feedGenerate.js';
 import { FeedWriter } from '../ingest/feedWriter.js';
+import { warnPastKnownRange } from './calendarWarning.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command } from './command.js';
 
@@ -49,6 +50,7 @@ export const generateCommand: Command = {
       opt('days', 5, parsePositiveInt),
       ctx.config.clock.nowMs(),
     );
+    warnPastKnownRange(ctx, days);
     const stocks = opt('stocks', 50, count);
     const indexes = opt('indexes', 20, count);
     const seed = opt('seed', 'tickvault', (t) => t);

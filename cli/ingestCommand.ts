@@ -5,6 +5,7 @@ import { encodeParquet } from '../ingest/parquetEncode.js';
 import { createProgress, type Progress } from './progress.js';
 import type { Command } from './command.js';
 import { docOf } from './helpText.js';
+import { warnNearKnownRangeEnd } from './calendarWarning.js';
 import { INGEST_OPTIONS } from '../ingest/ingestConfig.js';
 
 /** Exit promptly even if some library left a handle open: never linger after stopping. */
@@ -33,6 +34,7 @@ export const ingestCommand: Command = {
   async run(ctx) {
     const config = loadIngestConfig(ctx.flags, ctx.env);
     const clock = ctx.config.clock;
+    warnNearKnownRangeEnd(ctx);
     const metrics = new IngestMetrics();
     let server: MetricsServer | null = null;
     if (config.metricsPort !== null) {

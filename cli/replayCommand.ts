@@ -5,6 +5,7 @@ import { encodeParquet } from '../ingest/parquetEncode.js';
 import { emptyReplayStats, replayFiles } from '../ingest/replayFeed.js';
 import { sealDays } from '../ingest/sealDays.js';
 import { openIngestStores } from '../ingest/stores.js';
+import { warnPastKnownRange } from './calendarWarning.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command } from './command.js';
 
@@ -44,6 +45,7 @@ export const replayCommand: Command = {
         ctx.log.debug({ file: f, lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined }, 'feed replayed');
       }
       replayBar.stop();
+      warnPastKnownRange(ctx, [...stats.days].map((d) => d.split('|')[1]!));
       const stagedAt = Date.now();
       const peakRssStagingBytes = process.resourceUsage().maxRSS * 1024;
       const bar = createProgress(ctx.config.progress, 'seal', stats.staged, 'rows');

@@ -9,6 +9,7 @@ import { loadServeConfig, SERVE_OPTIONS } from '../serve/serveConfig.js';
 import { openServiceDb } from '../serve/serviceDb.js';
 import type { Command } from './command.js';
 import { requireDataDir } from './dataDirCheck.js';
+import { warnNearKnownRangeEnd } from './calendarWarning.js';
 import { docOf } from './helpText.js';
 
 /**
@@ -36,6 +37,7 @@ export const serveCommand: Command = {
     const config = loadServeConfig(ctx.flags, ctx.env);
     const layout = layoutFor(ctx.config.dataDir);
     requireDataDir(layout.dataDir);
+    warnNearKnownRangeEnd(ctx);
     // The catalog is the sealer's; a server started before any seal creates it empty once.
     if (!existsSync(layout.catalogDb)) openCatalog(layout.catalogDb, false).close();
     const catalogDb = openCatalog(layout.catalogDb, true);

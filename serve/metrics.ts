@@ -1,5 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { knownRangeEndMs } from '../calendar/tradingCalendar.js';
 import type { Logger } from '../shared/logger.js';
 import { openapiRoute } from './openapiRoute.js';
 import { apinameOf, isApiRequest, requestLog, summarize } from './requestLog.js';
@@ -17,6 +18,8 @@ import { onResponseDone } from './responseDone.js';
  *   tickvault_api_slots_held                              one-request slots this process holds
  *   tickvault_quota_rejections_total{apiname,reason}      429/503: rate_limit, trial_calls,
  *                                                         parquet_quota, slot_busy, other
+ *   tickvault_calendar_known_range_end_timestamp_seconds  end of the calendar's known range (alert
+ *                                                         when it is less than 30 days away)
  *   tickvault_process_… / tickvault_nodejs_…              prom-client's default process metrics
  *
  * `apiname` is level2_quote_history, tick_history or unknown (anything a client sent that is
@@ -84,6 +87,14 @@ export class ServeMetrics {
       registers,
       collect() {
         this.set(slotsHeld ? slotsHeld() : 0);
+      },
+    });
+    new Gauge({
+      name: 'tickvault_calendar_known_range_end_timestamp_seconds',
+      help: 'Unix time (00:00 Beijing) after the last day whose closures are known; past it every weekday counts as a trading day',
+      registers,
+      collect() {
+        this.set(knownRangeEndMs() / 1000);
       },
     });
     if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'tickvault_' });

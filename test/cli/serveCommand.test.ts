@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { runCli } from '../support/cli.js';
+import { exited, runCli, startCli, waitForLine } from '../support/cli.js';
 import { tempDir } from '../support/tempDir.js';
 
 const root = tempDir('tickvault-serve-cli-');
@@ -18,7 +18,7 @@ function oneLineFailure(r: { code: number | null; stdout: string; stderr: string
   return line;
 }
 
-const serve = suite('tickvault serve: refusals');
+const serve = suite('tickvault serve: refusals and the calendar');
 
 serve('a missing --data-dir is refused with one line (exit 2) and not created', async () => {
   const missing = join(root, 'does', 'not', 'exist');
@@ -39,6 +39,28 @@ serve('a busy port: one line naming the port and --port (exit 1)', async () => {
     assert.match(line, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use.*--port`));
   } finally {
     busy.close();
+  }
+});
+
+serve('the known range: a warning at start near its end, and a gauge on /metrics (the import included)', async () => {
+  const data = join(root, 'with-import');
+  mkdirSync(data);
+  const file = join(root, 'fixture-2027.txt'); // a fixture, not the published 2027 calendar
+  writeFileSync(file, '20270101\n');
+  assert.is((await runCli(['calendar', 'import', file, '--data-dir', data])).code, 0);
+  const child = startCli(['serve', '--port', '0', '--data-dir', data], { env: { TICKVAULT_NOW: '2027-12-15T10:00:00+08:00' } });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  try {
+    const url = (await waitForLine(child, /^listening on http/)).replace('listening on ', '').trim();
+    assert.match(stderr, /known only through 20271231 \(16 days left\)/);
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const m = /^tickvault_calendar_known_range_end_timestamp_seconds (\d+)$/m.exec(text);
+    assert.ok(m, 'the gauge is exposed');
+    assert.is(Number(m[1]) * 1000, Date.parse('2028-01-01T00:00:00+08:00'));
+  } finally {
+    child.kill('SIGTERM');
+    await exited(child);
   }
 });
 
