@@ -1,6 +1,8 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { decompress } from '@mongodb-js/zstd';
+import { tableFromIPC } from 'apache-arrow';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { readParquet } from 'parquet-wasm/node';
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -128,6 +130,25 @@ function expectedStats(day: SymbolDayColumns, start: number, end: number): Map<s
   return out;
 }
 
+/**
+ * arrow-rs's Parquet reader compiled to WebAssembly (parquet-wasm): a third implementation,
+ * independent of DuckDB's C++ and hyparquet's JavaScript. It hands back Arrow IPC, which
+ * apache-arrow decodes into rows.
+ */
+function readWithParquetWasm(bytes: Uint8Array): Record<string, unknown>[] {
+  const wasmTable = readParquet(bytes);
+  const table = tableFromIPC(wasmTable.intoIPCStream());
+  const names = table.schema.fields.map((f) => f.name);
+  const columns = names.map((n) => table.getChild(n)!);
+  const rows: Record<string, unknown>[] = [];
+  for (let i = 0; i < table.numRows; i++) {
+    const row: Record<string, unknown> = {};
+    names.forEach((n, k) => (row[n] = columns[k]!.get(i)));
+    rows.push(row);
+  }
+  return rows;
+}
+
 /** hyparquet only takes synchronous decompressors: inflate every page up front, keyed by its bytes. */
 async function readWithHyparquet(bytes: Uint8Array): Promise<Record<string, unknown>[]> {
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
@@ -199,7 +220,7 @@ async function writeCase(name: string, bytes: Uint8Array): Promise<string> {
 }
 
 for (const c of cases) {
-  t(`${c.name}: reads back identically with DuckDB and hyparquet`, async () => {
+  t(`${c.name}: reads back identically with DuckDB, hyparquet and arrow-rs (parquet-wasm)`, async () => {
     const day = c.day();
     const bytes = await encodeParquet(day, { rowGroupSize: c.rowGroupSize });
     assert.equal(Buffer.from(bytes.subarray(0, 4)).toString(), 'PAR1');
@@ -209,6 +230,7 @@ for (const c of cases) {
     const rows = await query(`select * exclude (file_row_number) from read_parquet('${path}', file_row_number = true) order by file_row_number`);
     assertRows('duckdb', day, rows);
     assertRows('hyparquet', day, await readWithHyparquet(bytes));
+    assertRows('parquet-wasm', day, readWithParquetWasm(bytes));
   });
 
   t(`${c.name}: schema, ZSTD, row groups and statistics`, async () => {
