@@ -12,6 +12,9 @@ const API = 'level2_quote_history';
 
 const server = suite('serve: limits, faults and the clock');
 
+/** Wall-clock seconds (the rate limiter's windows) touched between two instants. */
+const secondsSpanned = (fromMs: number, toMs: number): number => Math.floor(toMs / 1000) - Math.floor(fromMs / 1000) + 1;
+
 server('per-second limit per account: beyond it 429 with Retry-After 1, other accounts unaffected', async () => {
   const { dataDir } = await preparedData();
   const s = await startServer(dataDir, { env: { TICKVAULT_RATE_LIMIT: '3' } });
@@ -20,12 +23,16 @@ server('per-second limit per account: beyond it 429 with Retry-After 1, other ac
     const other = addAccount(dataDir, 'flagship').key;
     // Invalid params: every request reaches the limiter (which comes before validation) and
     // none takes the account's request slot.
+    const t0 = Date.now();
     const burst = await Promise.all(Array.from({ length: 12 }, () => postApi(s, { apiname: API, apikey: key, params: {} })));
+    const windows = secondsSpanned(t0, Date.now());
     const limited = burst.filter((r) => r.status === 429);
     const passed = burst.filter((r) => r.status === 400);
     assert.is(limited.length + passed.length, 12);
-    // A burst can straddle two one-second windows: at most 2 × 3 pass.
-    assert.ok(passed.length >= 3 && passed.length <= 6, `${passed.length} passed`);
+    // Windows are wall-clock seconds: at most 3 pass in each second the burst touched (on a
+    // loaded machine a burst can take more than one).
+    assert.ok(passed.length >= 3 && passed.length <= 3 * windows, `${passed.length} passed in ${windows} one-second windows`);
+    assert.ok(limited.length > 0 || windows >= 4, 'the limit refused part of the burst');
     for (const r of limited) {
       assert.equal(r.json, { code: 429, message: 'more than 3 requests per second for this account', data: null });
       assert.is(r.headers['retry-after'], '1');
@@ -42,12 +49,15 @@ server('the rate limit is shared by two server processes', async () => {
   const [s1, s2] = await Promise.all([startServer(dataDir, { env }), startServer(dataDir, { env })]);
   try {
     const { key } = addAccount(dataDir, 'flagship');
+    const t0 = Date.now();
     const burst = await Promise.all(
       Array.from({ length: 16 }, (_, i) => postApi(i % 2 ? s1 : s2, { apiname: API, apikey: key, params: {} })),
     );
+    const windows = secondsSpanned(t0, Date.now());
     const passed = burst.filter((r) => r.status === 400).length;
-    assert.ok(passed <= 8, `${passed} passed across both processes (limit 4/s)`);
-    assert.ok(burst.some((r) => r.status === 429));
+    // Two processes with separate counters would let up to 2 × 4 through in every second.
+    assert.ok(passed <= 4 * windows, `${passed} passed across both processes in ${windows} one-second windows (limit 4/s)`);
+    assert.ok(burst.some((r) => r.status === 429) || windows >= 4);
   } finally {
     await Promise.all([s1.stop(), s2.stop()]);
   }
@@ -81,6 +91,35 @@ server('tradedate omitted: the latest trading day by the calendar, no fallback w
     }
   } finally {
     await Promise.all([s.stop(), monday.stop()]);
+  }
+});
+
+server('a clock past the calendar known range: answers carry a Warning, no-data says so, far dates are a 400', async () => {
+  const { dataDir } = await preparedData();
+  // Tuesday 5 January 2027 in Beijing: the shipped calendar knows closures through 2026 only.
+  const s = await startServer(dataDir, { now: '2027-01-05T10:00:00+08:00' });
+  const inRange = await startServer(dataDir);
+  try {
+    const { key } = addAccount(dataDir, 'flagship');
+    const warning = /^299 tickvault "the latest trading day 20270105 is past the trading calendar's known range \(through 20261231\); closures after it are unknown"$/;
+    const r = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000' } });
+    assert.is(r.status, 200);
+    assert.match(String(r.headers.warning), warning);
+    assert.is(
+      r.json.message,
+      "no data; 600000.SH is not stored for 20270105 (the trading calendar's known range ends 20261231; closures after it are unknown)",
+    );
+    const tick = await postApi(s, { apiname: 'tick_history', apikey: key, params: { symbol: '000300', tradedate: '20270106' } });
+    assert.is(tick.status, 400);
+    assert.match(String(tick.headers.warning), warning);
+    assert.match(tick.json.message, /^params\.tradedate 20270106 is outside 20150101-20270105 \(the trading calendar's known range 20150101-20261231, then weekdays up to the latest trading day\)$/);
+    assert.match(s.logs(), /"msg":"the latest trading day 20270105 is past the trading calendar's known range/);
+    // Inside the known range no answer carries the warning.
+    const plain = await postApi(inRange, { apiname: API, apikey: key, params: { symbol: '600000', page_size: 1 } });
+    assert.is(plain.status, 200);
+    assert.is(plain.headers.warning, undefined);
+  } finally {
+    await Promise.all([s.stop(), inRange.stop()]);
   }
 });
 
