@@ -1,8 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { CLI, runCli } from '../support/cli.js';
+import { commandOnPath } from '../support/commandOnPath.js';
 import { screenOf } from '../support/terminalScreen.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -11,14 +12,7 @@ const feed = join(root, 'feed.jsonl.zst');
 let n = 0;
 
 /** util-linux `script` gives the command a pseudo-terminal, as an operator's shell would. */
-function hasScript(): boolean {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+const hasScript = () => commandOnPath('script');
 
 /** Runs `tickvault ARGS` on a terminal (stdout and stderr both on it); resolves with the raw output. */
 function onTerminal(args: string[], env: Record<string, string | undefined>): Promise<string> {

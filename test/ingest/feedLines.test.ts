@@ -6,21 +6,14 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { compressionOf, readFeedLines, type LineBatch } from '../../ingest/feedLines.js';
 import { FeedWriter } from '../../ingest/feedWriter.js';
+import { commandOnPath } from '../support/commandOnPath.js';
 import { tempDir } from '../support/tempDir.js';
 
 const dir = tempDir('tickvault-feedlines-');
 let fileNo = 0;
 const path = (suffix: string) => join(dir, `f${++fileNo}${suffix}`);
 
-function hasZstdCli(): boolean {
-  try {
-    execFileSync('which', ['zstd'], { stdio: 'pipe' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const ZSTD_CLI = hasZstdCli();
+const ZSTD_CLI = commandOnPath('zstd');
 
 /** Writes raw bytes as a .zst with the zstd CLI when present, else with FeedWriter (text only). */
 async function writeZst(target: string, raw: Buffer, cliArgs: string[] = []): Promise<void> {
