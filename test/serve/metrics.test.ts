@@ -110,9 +110,12 @@ t('requests by apiname and code, latency, bytes and every kind of quota rejectio
   const b503 = await l2(busy.key, { symbol: '600000.SH', tradedate: '20250103', page_size: 1 });
   assert.is(b503.status, 503, b503.text);
   // per-second limit: a burst well above it within one or two seconds
+  const t0 = Date.now();
   const codes = await Promise.all(Array.from({ length: 3 * RATE }, () => postApi(server, { apiname: 'tick_history', apikey: burst.key, params: { symbol: 'bad' } }).then((r) => r.status)));
+  // At most RATE pass in each wall-clock second the burst touched (more than two on a loaded machine).
+  const windows = Math.floor(Date.now() / 1000) - Math.floor(t0 / 1000) + 1;
   const limited = codes.filter((c) => c === 429).length;
-  assert.ok(limited >= RATE, `burst of ${codes.length} at ${RATE}/s: ${limited} limited`);
+  assert.ok(limited >= codes.length - RATE * windows, `burst of ${codes.length} at ${RATE}/s over ${windows} s: ${limited} limited`);
 
   const after = await metrics();
   const req = (apiname: string, code: number) => delta(after, key('tickvault_api_requests_total', { apiname, code: String(code) }));
