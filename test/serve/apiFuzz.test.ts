@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { seededRandom } from '../../ingest/feedGenerate.js';
 import { addAccount, httpRequest, preparedData, startServer, type ServerHandle } from '../support/server.js';
 
 /**
@@ -14,18 +15,6 @@ const test = suite('serve: generated requests');
 
 const REQUESTS = 3000;
 const CONCURRENCY = 4;
-
-/** Deterministic PRNG (mulberry32): a failure is reproducible from its index. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const nest = (depth: number, inner: unknown): unknown => {
   let v = inner;
@@ -129,7 +118,8 @@ test.after(async () => {
 });
 
 test(`${REQUESTS} generated bodies: never a 5xx, always a short envelope, /healthz stays live`, async () => {
-  const r = prng(20261125);
+  // Deterministic: a failure is reproducible from its index.
+  const r = seededRandom('tickvault-api-fuzz');
   const bodies = Array.from({ length: REQUESTS }, () => body(r, keys));
   const seen = new Map<number, number>();
   let next = 0;
