@@ -107,6 +107,29 @@ imp('a damaged stored file fails every command on the directory with its line', 
   assert.match(r.stderr, /calendar-closures\.txt:2: expected one date YYYYMMDD, got "bogus"/);
 });
 
+imp('doctor shows the known range, with a warning near its end (not a problem: exit 0)', async () => {
+  const data = join(freshDir(), 'data');
+  mkdirSync(data);
+  const r = await runCli(['doctor', '--data-dir', data], { env: { TICKVAULT_NOW: '2026-12-20T10:00:00+08:00' } });
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^calendar: known range 20150101\.\.20261231$/m);
+  assert.match(r.stdout, /^WARNING calendar +the trading calendar is known only through 20261231 \(11 days left\)/m);
+  const j = await runCli(['doctor', '--json', '--data-dir', data], { env: { TICKVAULT_NOW: '2026-06-01T10:00:00+08:00' } });
+  assert.equal((JSON.parse(j.stdout) as { calendar: unknown }).calendar, { first: '20150101', last: '20261231', warning: null });
+});
+
+imp('generate and replay warn about days past the known range', async () => {
+  const dir = freshDir();
+  const feed = join(dir, 'f.jsonl');
+  const gen = await runCli(['generate', '--out', feed, '--from', '20270104', '--days', '1', '--stocks', '1', '--indexes', '0']);
+  assert.is(gen.code, 0, gen.stderr);
+  const warning = /1 day\(s\) past the calendar's known range \(through 20261231\), from 20270104/;
+  assert.match(gen.stderr, warning);
+  const rep = await runCli(['replay', feed, '--data-dir', join(dir, 'data')], { env: { TICKVAULT_NOW: '2027-01-05T18:00:00+08:00' } });
+  assert.is(rep.code, 0, rep.stderr);
+  assert.match(rep.stderr, warning);
+});
+
 imp.run();
 
 const pipe = suite('tickvault calendar | head -1');
