@@ -11,8 +11,9 @@
  * `exchange_calendars` Python project (precomputed holidays, incl. SSE notice of 2025-12-22
  * for 2026) and the CN list of `pandas_market_calendars`; all three agree on every weekday here.
  *
- * When a new year's notice is published: append its dates here and move CALENDAR_LAST in
- * tradingCalendar.ts.
+ * When a new year's notice is published, operators add it to their data directory at once with
+ * `tickvault calendar import FILE` (calendar/closureStore.ts); a release then appends its dates
+ * here and moves CALENDAR_LAST in tradingCalendar.ts. Never list a year before its notice.
  */
 export const CLOSURE_DATES: readonly string[] = Object.freeze([
   // 2015 New Year: 1 – 3 Jan
