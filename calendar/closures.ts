@@ -189,4 +189,3 @@ export const CLOSURE_DATES: readonly string[] = Object.freeze([
   '20261001', '20261002', '20261005', '20261006', '20261007',
 ]);
 
-export const CLOSURES: ReadonlySet<string> = new Set(CLOSURE_DATES);
