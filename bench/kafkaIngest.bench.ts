@@ -25,7 +25,7 @@ import { generateFeed } from '../ingest/feedGenerate.js';
 import { loadIngestConfig, type KafkaTopics } from '../ingest/ingestConfig.js';
 import { KafkaIngestor } from '../ingest/kafkaConsumer.js';
 import { feedLineToMessage } from '../ingest/kafkaProducer.js';
-import { encodeParquet } from '../ingest/parquetEncode.js';
+import { encodeParquet } from '../storage/parquet/writer.js';
 import { openCatalog } from '../shared/catalog.js';
 import { startMockBroker, type TestBroker } from '../test/support/kafkaBroker.js';
 

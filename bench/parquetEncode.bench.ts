@@ -9,7 +9,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { encodeParquet, DEFAULT_ZSTD_LEVEL, type SymbolDayColumns } from '../ingest/parquetEncode.js';
+import { encodeParquet, DEFAULT_ZSTD_LEVEL, type SymbolDayColumns } from '../storage/parquet/writer.js';
 import { SCHEMAS } from '../shared/schema.js';
 import { formatLevel2Time } from '../shared/timeFormat.js';
 

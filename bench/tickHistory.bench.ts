@@ -31,7 +31,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { tradingDaysFrom } from '../calendar/tradingCalendar.js';
 import { markSealed, ROW_GROUP_SIZE } from '../ingest/daySealer.js';
 import { indexCode, seededRandom } from '../ingest/feedGenerate.js';
-import { encodeParquet, type SymbolDayColumns } from '../ingest/parquetEncode.js';
+import { encodeParquet, type SymbolDayColumns } from '../storage/parquet/writer.js';
 import { openCatalog } from '../shared/catalog.js';
 import { layoutFor, sealedDayDir, sealedFileRelPath } from '../shared/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../shared/minuteIndex.js';

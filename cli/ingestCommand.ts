@@ -1,7 +1,7 @@
 import { loadIngestConfig } from '../ingest/ingestConfig.js';
 import { IngestMetrics, startMetricsServer, type MetricsServer } from '../ingest/ingestMetrics.js';
 import { KafkaIngestor } from '../ingest/kafkaConsumer.js';
-import { encodeParquet } from '../ingest/parquetEncode.js';
+import { encodeParquet } from '../storage/parquet/writer.js';
 import { createProgress, type Progress } from './progress.js';
 import type { Command } from './command.js';
 import { docOf } from './helpText.js';

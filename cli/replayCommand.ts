@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { CatalogReader } from '../shared/catalog.js';
 import type { Dataset } from '../shared/schema.js';
-import { encodeParquet } from '../ingest/parquetEncode.js';
+import { encodeParquet } from '../storage/parquet/writer.js';
 import { emptyReplayStats, replayFiles } from '../ingest/replayFeed.js';
 import { sealDays } from '../ingest/sealDays.js';
 import { openIngestStores } from '../ingest/stores.js';

@@ -1,4 +1,4 @@
-import { encodeParquet } from '../ingest/parquetEncode.js';
+import { encodeParquet } from '../storage/parquet/writer.js';
 import { sealDays } from '../ingest/sealDays.js';
 import { openIngestStores } from '../ingest/stores.js';
 import { DATASETS } from '../shared/schema.js';

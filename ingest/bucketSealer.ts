@@ -6,7 +6,7 @@ import type { Dataset } from '../shared/schema.js';
 import { sealedFileRelPath } from '../shared/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../shared/minuteIndex.js';
 import { readStagedBucket } from './staging.js';
-import type { EncodeOptions, SymbolDayColumns } from './parquetEncode.js';
+import type { EncodeOptions, SymbolDayColumns } from '../storage/parquet/writer.js';
 
 /**
  * Step 1 of sealing for one staging bucket: each symbol-day's file written to a temporary

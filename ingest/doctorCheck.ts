@@ -3,11 +3,10 @@ import { isProcessAlive } from '../shared/processAlive.js';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { decompress as fzstdDecompress } from 'fzstd';
-import { parquetMetadata, parquetRead, type FileMetaData } from 'hyparquet';
 import { CatalogReader, openCatalog } from '../shared/catalog.js';
 import { layoutFor, sealedFileRelPath } from '../shared/layout.js';
 import { DATASETS, SCHEMAS, type Dataset } from '../shared/schema.js';
+import { parseFooterOrReason, readColumnRuns, type FileMetaData } from '../storage/parquet/generalReader.js';
 
 /**
  * `tickvault doctor`: is every sealed file the catalog names on disk, byte for byte as it was
@@ -94,9 +93,7 @@ export interface DoctorReport {
 /** Temp names written by the sealer: `NAME.tmp-PID` (ingest/daySealer.ts). */
 const TEMP_RE = /\.tmp-([^/]*)$/;
 
-const MAGIC = [0x50, 0x41, 0x52, 0x31]; // "PAR1"
 
-const compressors = { ZSTD: (input: Uint8Array) => fzstdDecompress(input) };
 
 export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Promise<DoctorReport> {
   const problems: Problem[] = [];
@@ -179,7 +176,7 @@ async function checkFile(io: DoctorIo, e: DoctorCatalogEntry, opts: DoctorOption
     if (sha !== e.sha256) problem('checksum-mismatch', `sha256 ${sha.slice(0, 16)}… differs from the catalog's ${e.sha256.slice(0, 16)}…`);
   }
 
-  const footer = readFooter(bytes);
+  const footer = parseFooterOrReason(bytes);
   if (typeof footer === 'string') {
     problem('unreadable', footer);
     return out;
@@ -198,39 +195,18 @@ async function checkFile(io: DoctorIo, e: DoctorCatalogEntry, opts: DoctorOption
   return out;
 }
 
-/** The parsed footer, or why there is none: magic at both ends, then hyparquet's parser. */
-export function readFooter(bytes: Uint8Array): FileMetaData | string {
-  if (bytes.length < 12) return `too short to be Parquet (${bytes.length} bytes)`;
-  const at = (off: number) => MAGIC.every((m, i) => bytes[off + i] === m);
-  if (!at(0) || !at(bytes.length - 4)) return 'no Parquet magic "PAR1" at its start or end';
-  try {
-    return parquetMetadata(toArrayBuffer(bytes));
-  } catch (err) {
-    return `footer cannot be parsed: ${(err as Error).message}`;
-  }
-}
-
 /** Decodes every column of every row group; null when all of it reads back. */
 async function decodeAll(bytes: Uint8Array, metadata: FileMetaData, rows: number): Promise<string | null> {
   const counts = new Map<string, number>();
   try {
-    await parquetRead({
-      file: toArrayBuffer(bytes),
-      metadata,
-      compressors,
-      onChunk: ({ columnName, columnData }) => {
-        counts.set(columnName, (counts.get(columnName) ?? 0) + columnData.length);
-      },
+    await readColumnRuns(bytes, metadata, ({ columnName, values }) => {
+      counts.set(columnName, (counts.get(columnName) ?? 0) + values.length);
     });
   } catch (err) {
     return `pages cannot be decoded: ${(err as Error).message}`;
   }
   for (const [name, n] of counts) if (n !== rows) return `column ${name} decodes to ${n} values, footer says ${rows} rows`;
   return null;
-}
-
-function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
 // ---- the real file system -----------------------------------------------------------------

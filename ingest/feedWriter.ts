@@ -1,7 +1,7 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createGzip, type Gzip } from 'node:zlib';
-import { compress } from '@mongodb-js/zstd';
+import { zstdCompress } from '../storage/parquet/zstd.js';
 import { compressionOf } from './feedLines.js';
 
 /**
@@ -61,7 +61,7 @@ export class FeedWriter {
     this.pending = [];
     this.pendingBytes = 0;
     const buf = Buffer.from(text);
-    const data = this.zstd ? await compress(buf, 3) : buf;
+    const data = this.zstd ? await zstdCompress(buf, 3) : buf;
     this.check();
     const sink = this.gzip ?? this.out;
     if (!sink.write(data)) await this.race(sink, 'drain');

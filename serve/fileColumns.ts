@@ -1,11 +1,11 @@
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { parquetMetadata, parquetRead } from 'hyparquet';
-import { decompress as fzstdDecompress } from 'fzstd';
 import type { CatalogFile } from '../shared/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
-import { readFooter, readRowGroups, UnsupportedParquetError, withFile, type DecodedColumn, type ParquetFooter } from './parquetReader.js';
+import { UnsupportedParquetError } from '../storage/parquet/format.js';
+import { readFooter, type ParquetFooter } from '../storage/parquet/metadata.js';
+import { readNamedColumns } from '../storage/parquet/generalReader.js';
+import { readRowGroups, withFile, type DecodedColumn } from '../storage/parquet/reader.js';
 
 /**
  * Decoded sealed files, cached. Sealed files are immutable, so nothing cached here can go
@@ -170,7 +170,7 @@ export class FileColumnCache {
       if (!(e instanceof UnsupportedParquetError)) throw e;
       // Not the layout our sealer writes: decode with the general reader and slice it into
       // the catalog's row groups, so callers see the same shape either way.
-      const whole = await decodeWithHyparquet(this.dataDir, file);
+      const whole = await decodeWithGeneralReader(this.dataDir, file);
       return new Map(
         groups.map((g) => {
           const lo = g * file.rowGroupSize;
@@ -235,31 +235,7 @@ function sliceColumn(values: readonly (string | number | null)[], lo: number, hi
   return { kind: 'number', values: out };
 }
 
-const compressors = { ZSTD: (input: Uint8Array) => fzstdDecompress(input) };
-
-/** General-purpose decode of a whole file (hyparquet), schema order; the fallback path. */
-async function decodeWithHyparquet(dataDir: string, file: CatalogFile): Promise<(string | number | null)[][]> {
-  const path = join(dataDir, file.path);
-  await stat(path);
-  const buf = await readFile(path);
-  const arrayBuffer = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
-  const metadata = parquetMetadata(arrayBuffer);
-  const names = SCHEMAS[file.dataset].fieldNames;
-  const columns: (string | number | null)[][] = names.map(() => new Array(file.rows).fill(null));
-  const positions = new Map(names.map((n, i) => [n, i]));
-  await parquetRead({
-    file: arrayBuffer,
-    metadata,
-    compressors,
-    onChunk: ({ columnName, columnData, rowStart }) => {
-      const pos = positions.get(columnName);
-      if (pos === undefined) return;
-      const target = columns[pos];
-      for (let i = 0; i < columnData.length; i++) {
-        const v = columnData[i] as string | number | bigint | null;
-        target[rowStart + i] = typeof v === 'bigint' ? Number(v) : v;
-      }
-    },
-  });
-  return columns;
+/** General-purpose decode of a whole file (the general reader), schema order; the fallback path. */
+async function decodeWithGeneralReader(dataDir: string, file: CatalogFile): Promise<(string | number | null)[][]> {
+  return readNamedColumns(await readFile(join(dataDir, file.path)), SCHEMAS[file.dataset].fieldNames, file.rows);
 }

@@ -1,7 +1,7 @@
 import type { CatalogFile } from '../shared/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
 import type { FileColumnCache } from './fileColumns.js';
-import type { DecodedColumn } from './parquetReader.js';
+import type { DecodedColumn } from '../storage/parquet/reader.js';
 import { groupsOf } from './level2Paging.js';
 import { JsonBytesWriter } from './level2JsonBytes.js';
 

@@ -2,7 +2,7 @@ import type { CatalogFile } from '../shared/catalog.js';
 import { INDEX_ALWAYS_NULL, SCHEMAS } from '../shared/schema.js';
 import type { FileColumnCache } from './fileColumns.js';
 import { boundarySearchSpan, groupsOf, lowerBound, type RowSpan } from './level2Paging.js';
-import type { DecodedColumn } from './parquetReader.js';
+import type { DecodedColumn } from '../storage/parquet/reader.js';
 
 /**
  * Rows of sealed index files for tick_history, on top of the shared column cache: snapshot

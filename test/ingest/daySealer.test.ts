@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROW_GROUP_SIZE, sealDay, type SealDeps } from '../../ingest/daySealer.js';
-import { encodeParquet } from '../../ingest/parquetEncode.js';
+import { encodeParquet } from '../../storage/parquet/writer.js';
 import { openIngestStores, type IngestStores } from '../../ingest/stores.js';
 import { CatalogReader } from '../../shared/catalog.js';
 import { SCHEMAS, type SnapshotRow } from '../../shared/schema.js';

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkDataDir, readFooter, summarizeKinds, type DoctorCatalogEntry, type DoctorIo } from '../../ingest/doctorCheck.js';
-import { encodeParquet, type SymbolDayColumns } from '../../ingest/parquetEncode.js';
+import { parseFooterOrReason } from '../../storage/parquet/generalReader.js';
+import { checkDataDir, summarizeKinds, type DoctorCatalogEntry, type DoctorIo } from '../../ingest/doctorCheck.js';
+import { encodeParquet, type SymbolDayColumns } from '../../storage/parquet/writer.js';
 import { sealedFileRelPath } from '../../shared/layout.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 
@@ -190,9 +191,9 @@ t('several kinds at once: each reported once, sorted by path; progress sees ever
   assert.is(summarizeKinds(r.problems), '1 checksum-mismatch, 1 extra, 1 missing');
 });
 
-t('readFooter: too short, no magic', () => {
-  assert.match(String(readFooter(new Uint8Array(5))), /too short/);
-  assert.match(String(readFooter(new Uint8Array(64))), /magic/);
+t('parseFooterOrReason: too short, no magic', () => {
+  assert.match(String(parseFooterOrReason(new Uint8Array(5))), /too short/);
+  assert.match(String(parseFooterOrReason(new Uint8Array(64))), /magic/);
 });
 
 t.run();

@@ -4,7 +4,7 @@ import { Kafka, logLevel, CompressionTypes, Partitioners } from 'kafkajs';
 import { pino, type Logger } from 'pino';
 import { loadIngestConfig } from '../../ingest/ingestConfig.js';
 import { KafkaIngestor } from '../../ingest/kafkaConsumer.js';
-import { encodeParquet } from '../../ingest/parquetEncode.js';
+import { encodeParquet } from '../../storage/parquet/writer.js';
 import { formatLevel2Time } from '../../shared/timeFormat.js';
 import { brokerForTests, startMockBroker, uniqueTopicPrefix, type TestBroker } from '../support/kafkaBroker.js';
 import { tempDir } from '../support/tempDir.js';

@@ -10,7 +10,7 @@ import { partitionForKey } from '../../ingest/kafkaPartitions.js';
 import type { Assignment, KafkaView, Watermarks } from '../../ingest/kafkaPositions.js';
 import { KafkaSealer } from '../../ingest/kafkaSealer.js';
 import { KafkaSealState, PartitionLateGuard } from '../../ingest/kafkaSealState.js';
-import { encodeParquet } from '../../ingest/parquetEncode.js';
+import { encodeParquet } from '../../storage/parquet/writer.js';
 import { openIngestStores, type IngestStores } from '../../ingest/stores.js';
 import { formatLevel2Time } from '../../shared/timeFormat.js';
 import { tempDir } from '../support/tempDir.js';

@@ -7,7 +7,7 @@ import { tempDir } from './tempDir.js';
 import { openServiceDb } from '../../serve/serviceDb.js';
 import { AccountStore } from '../../serve/accounts.js';
 import type { PlanName } from '../../serve/plans.js';
-import { encodeParquet } from '../../ingest/parquetEncode.js';
+import { encodeParquet } from '../../storage/parquet/writer.js';
 import { ROW_GROUP_SIZE } from '../../ingest/daySealer.js';
 import { openCatalog } from '../../shared/catalog.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../shared/minuteIndex.js';

@@ -9,9 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encodeParquet, type SymbolDayColumns } from '../../ingest/parquetEncode.js';
-import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
+import { encodeParquet, type SymbolDayColumns } from '../../../storage/parquet/writer.js';
+import { readNamedColumns } from '../../../storage/parquet/generalReader.js';
+import { readFooter } from '../../../storage/parquet/metadata.js';
+import { readRowGroups, withFile } from '../../../storage/parquet/reader.js';
+import { SCHEMAS, type Dataset } from '../../../shared/schema.js';
+import { formatIndexTime, formatLevel2Time } from '../../../shared/timeFormat.js';
 
 const HOUR = 3_600_000;
 const MIN = 60_000;
@@ -149,6 +152,38 @@ function readWithParquetWasm(bytes: Uint8Array): Record<string, unknown>[] {
   return rows;
 }
 
+/** A decoded value in the rows' JS form: NaN is null, INT64 columns are bigint. */
+function asRowValue(v: string | number | null, type: 'string' | 'double' | 'int64'): unknown {
+  if (v === null || (typeof v === 'number' && Number.isNaN(v))) return null;
+  return type === 'int64' ? BigInt(v) : v;
+}
+
+/** Our fast reader (storage/parquet/reader.ts): every row group, every column, through the footer. */
+async function readWithFastReader(path: string, dataset: Dataset): Promise<Record<string, unknown>[]> {
+  const fields = SCHEMAS[dataset].fields;
+  return withFile(path, async (fh) => {
+    const footer = await readFooter(fh, (await fh.stat()).size);
+    assert.equal(footer.columns.map((c) => c.name), SCHEMAS[dataset].fieldNames);
+    const groups = await readRowGroups(fh, footer, footer.rowGroups.map((_, g) => g), fields.map((_, c) => c));
+    const rows: Record<string, unknown>[] = [];
+    groups.forEach((cols, g) => {
+      for (let r = 0; r < footer.rowGroups[g].numRows; r++) {
+        const row: Record<string, unknown> = {};
+        fields.forEach((f, c) => (row[f.name] = asRowValue(cols.get(c)!.values[r], f.type)));
+        rows.push(row);
+      }
+    });
+    return rows;
+  });
+}
+
+/** Our general reader (storage/parquet/generalReader.ts, hyparquet with the synchronous codec). */
+async function readWithGeneralReader(bytes: Uint8Array, day: SymbolDayColumns): Promise<Record<string, unknown>[]> {
+  const fields = SCHEMAS[day.dataset].fields;
+  const columns = await readNamedColumns(bytes, SCHEMAS[day.dataset].fieldNames, day.rows);
+  return Array.from({ length: day.rows }, (_, r) => Object.fromEntries(fields.map((f, c) => [f.name, asRowValue(columns[c][r], f.type)])));
+}
+
 /** hyparquet only takes synchronous decompressors: inflate every page up front, keyed by its bytes. */
 async function readWithHyparquet(bytes: Uint8Array): Promise<Record<string, unknown>[]> {
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
@@ -194,7 +229,7 @@ const cases: { name: string; day: () => SymbolDayColumns; rowGroupSize: number }
 ];
 
 const ctx: { dir: string; inst?: DuckDBInstance; con?: DuckDBConnection } = { dir: '' };
-const t = suite('parquetEncode');
+const t = suite('storage/parquet: the writer read back by both our readers, DuckDB, hyparquet and arrow-rs');
 
 t.before(async () => {
   ctx.dir = await mkdtemp(join(tmpdir(), 'tickvault-parquet-test-'));
@@ -220,7 +255,7 @@ async function writeCase(name: string, bytes: Uint8Array): Promise<string> {
 }
 
 for (const c of cases) {
-  t(`${c.name}: reads back identically with DuckDB, hyparquet and arrow-rs (parquet-wasm)`, async () => {
+  t(`${c.name}: reads back identically with our fast and general readers, DuckDB, hyparquet and arrow-rs (parquet-wasm)`, async () => {
     const day = c.day();
     const bytes = await encodeParquet(day, { rowGroupSize: c.rowGroupSize });
     assert.equal(Buffer.from(bytes.subarray(0, 4)).toString(), 'PAR1');
@@ -231,6 +266,8 @@ for (const c of cases) {
     assertRows('duckdb', day, rows);
     assertRows('hyparquet', day, await readWithHyparquet(bytes));
     assertRows('parquet-wasm', day, readWithParquetWasm(bytes));
+    assertRows('fast reader', day, await readWithFastReader(path.replaceAll("''", "'"), day.dataset));
+    assertRows('general reader', day, await readWithGeneralReader(bytes, day));
   });
 
   t(`${c.name}: schema, ZSTD, row groups and statistics`, async () => {

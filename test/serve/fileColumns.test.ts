@@ -9,7 +9,7 @@ import { duckRows, sqlString } from '../support/duckdb.js';
 import { preparedData } from '../support/server.js';
 import { tempDir } from '../support/tempDir.js';
 
-const test = suite('sealed-file reader');
+const test = suite('serve/fileColumns: decoded sealed files, fast reader and fallback');
 
 async function duckColumns(path: string, dataset: 'level2' | 'index'): Promise<unknown[][]> {
   const rows = await duckRows(`SELECT * FROM read_parquet(${sqlString(path)}, hive_partitioning = false)`);

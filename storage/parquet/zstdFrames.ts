@@ -1,4 +1,4 @@
-import { decompress as nativeDecompress } from '@mongodb-js/zstd';
+import { zstdDecompress as nativeDecompress } from './zstd.js';
 import { Decompress } from 'fzstd';
 
 /**

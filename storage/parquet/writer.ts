@@ -13,20 +13,11 @@
  * symbol-day) dictionary-encoded with a single entry; `time` PLAIN.
  */
 import { endianness } from 'node:os';
-import { SCHEMAS, type Dataset, type FieldDef } from '../shared/schema.js';
-import { formatIndexTime, formatLevel2Time, MS_PER_DAY } from '../shared/timeFormat.js';
-import {
-  Encoding,
-  fileMetaData,
-  pageHeader,
-  PhysicalType,
-  Repetition,
-  type ColumnChunkMeta,
-  type RowGroupMeta,
-  type SchemaLeaf,
-  type Statistics,
-} from './parquetThrift.js';
-import { zstdCompress } from './parquetZstd.js';
+import { SCHEMAS, type Dataset, type FieldDef } from '../../shared/schema.js';
+import { formatIndexTime, formatLevel2Time, MS_PER_DAY } from '../../shared/timeFormat.js';
+import { Encoding, PhysicalType, Repetition } from './format.js';
+import { fileMetaData, pageHeader, type ColumnChunkMeta, type RowGroupMeta, type SchemaLeaf, type Statistics } from './metadata.js';
+import { zstdCompress } from './zstd.js';
 
 export interface SymbolDayColumns {
   dataset: Dataset;

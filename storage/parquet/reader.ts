@@ -1,8 +1,11 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { decompress as zstdDecompress } from '@mongodb-js/zstd';
+import { Codec, Encoding, PageType, PhysicalType, UnsupportedParquetError } from './format.js';
+import type { ColumnDesc, ParquetFooter } from './metadata.js';
+import { CompactReader, num, struct } from './thrift.js';
+import { zstdDecompress } from './zstd.js';
 
 /**
- * A dedicated reader for the sealed files this project writes (ingest/parquetEncode.ts):
+ * A dedicated reader for the sealed files this project writes (storage/parquet/writer.ts):
  * flat schema, v1 data pages, PLAIN or dictionary encoding, OPTIONAL columns with RLE
  * definition levels, ZSTD or no compression. It reads only the byte ranges of the row groups
  * asked for, decompresses every page of them at once in libuv's thread pool (native zstd),
@@ -12,230 +15,8 @@ import { decompress as zstdDecompress } from '@mongodb-js/zstd';
  * Anything outside that subset throws `UnsupportedParquetError`; the caller may fall back to
  * a general reader. Files are immutable, so a parsed footer is valid forever.
  */
-export class UnsupportedParquetError extends Error {
-  override name = 'UnsupportedParquetError';
-}
-
-// ---- Thrift compact protocol (just a reader of generic values) ---------------------------
-
-type TValue = number | boolean | Uint8Array | TValue[] | TStruct;
-interface TStruct {
-  [fieldId: number]: TValue;
-}
-
-class CompactReader {
-  pos: number;
-  constructor(private readonly buf: Uint8Array, start = 0) {
-    this.pos = start;
-  }
-
-  private varint(): number {
-    let result = 0;
-    let mul = 1;
-    for (;;) {
-      const b = this.buf[this.pos++];
-      if (b === undefined) throw new UnsupportedParquetError('truncated thrift varint');
-      result += (b & 0x7f) * mul;
-      if (b < 0x80) return result;
-      mul *= 128;
-    }
-  }
-
-  private zigzag(): number {
-    const n = this.varint();
-    // Arithmetic rather than bit operations: i64 offsets may exceed 32 bits.
-    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
-  }
-
-  private value(type: number): TValue {
-    switch (type) {
-      case 1:
-        return true;
-      case 2:
-        return false;
-      case 3: {
-        const b = this.buf[this.pos++];
-        return b > 127 ? b - 256 : b;
-      }
-      case 4:
-      case 5:
-      case 6:
-        return this.zigzag();
-      case 7: {
-        const v = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, 8).getFloat64(0, true);
-        this.pos += 8;
-        return v;
-      }
-      case 8: {
-        const len = this.varint();
-        const v = this.buf.subarray(this.pos, this.pos + len);
-        this.pos += len;
-        return v;
-      }
-      case 9:
-      case 10:
-        return this.list();
-      case 11:
-        return this.map();
-      case 12:
-        return this.struct();
-      default:
-        throw new UnsupportedParquetError(`unknown thrift type ${type}`);
-    }
-  }
-
-  private list(): TValue[] {
-    const header = this.buf[this.pos++];
-    let size = header >> 4;
-    const elem = header & 0x0f;
-    if (size === 15) size = this.varint();
-    const out: TValue[] = new Array(size);
-    for (let i = 0; i < size; i++) {
-      // In lists a bool is a whole byte, not folded into a type nibble.
-      out[i] = elem === 1 || elem === 2 ? this.buf[this.pos++] === 1 : this.value(elem);
-    }
-    return out;
-  }
-
-  private map(): TValue[] {
-    const size = this.varint();
-    if (size === 0) return [];
-    const types = this.buf[this.pos++];
-    const out: TValue[] = [];
-    for (let i = 0; i < size; i++) out.push([this.value(types >> 4), this.value(types & 0x0f)]);
-    return out;
-  }
-
-  struct(): TStruct {
-    const out: TStruct = {};
-    let lastId = 0;
-    for (;;) {
-      const header = this.buf[this.pos++];
-      if (header === undefined) throw new UnsupportedParquetError('truncated thrift struct');
-      if (header === 0) return out;
-      const delta = header >> 4;
-      const type = header & 0x0f;
-      const id = delta === 0 ? this.zigzag() : lastId + delta;
-      lastId = id;
-      out[id] = this.value(type);
-    }
-  }
-}
-
-const num = (v: TValue | undefined, what: string): number => {
-  if (typeof v !== 'number') throw new UnsupportedParquetError(`missing ${what}`);
-  return v;
-};
-const struct = (v: TValue | undefined, what: string): TStruct => {
-  if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof Uint8Array) {
-    throw new UnsupportedParquetError(`missing ${what}`);
-  }
-  return v as TStruct;
-};
-const list = (v: TValue | undefined, what: string): TValue[] => {
-  if (!Array.isArray(v)) throw new UnsupportedParquetError(`missing ${what}`);
-  return v;
-};
 const latin1 = new TextDecoder('latin1');
 const utf8 = new TextDecoder('utf-8');
-
-// ---- Footer ------------------------------------------------------------------------------
-
-const PHYSICAL_INT64 = 2;
-const PHYSICAL_DOUBLE = 5;
-const PHYSICAL_BYTE_ARRAY = 6;
-const CODEC_UNCOMPRESSED = 0;
-const CODEC_ZSTD = 6;
-const ENC_PLAIN = 0;
-const ENC_PLAIN_DICTIONARY = 2;
-const ENC_RLE = 3;
-const ENC_RLE_DICTIONARY = 8;
-const PAGE_DATA = 0;
-const PAGE_DICTIONARY = 2;
-
-export interface ColumnDesc {
-  readonly name: string;
-  readonly physicalType: number;
-  readonly optional: boolean;
-}
-
-export interface ChunkDesc {
-  /** First byte of the chunk (dictionary page if any, else first data page). */
-  readonly start: number;
-  readonly length: number;
-  readonly codec: number;
-  readonly numValues: number;
-}
-
-export interface RowGroupDesc {
-  readonly numRows: number;
-  /** Row position of the group's first row in the file. */
-  readonly firstRow: number;
-  /** Byte span of all its column chunks. */
-  readonly start: number;
-  readonly end: number;
-  readonly chunks: readonly ChunkDesc[];
-}
-
-export interface ParquetFooter {
-  readonly numRows: number;
-  readonly columns: readonly ColumnDesc[];
-  readonly rowGroups: readonly RowGroupDesc[];
-}
-
-export function parseFooter(meta: Uint8Array): ParquetFooter {
-  const fmd = new CompactReader(meta).struct();
-  const schema = list(fmd[2], 'schema').map((s) => struct(s, 'schema element'));
-  const root = schema[0];
-  const nChildren = num(root?.[5], 'schema root num_children');
-  if (schema.length !== nChildren + 1) throw new UnsupportedParquetError('nested schemas are not supported');
-  const columns: ColumnDesc[] = schema.slice(1).map((s) => {
-    if (s[5] !== undefined) throw new UnsupportedParquetError('nested schemas are not supported');
-    const rep = num(s[3], 'repetition');
-    if (rep === 2) throw new UnsupportedParquetError('repeated columns are not supported');
-    const name = s[4];
-    if (!(name instanceof Uint8Array)) throw new UnsupportedParquetError('column without a name');
-    return { name: utf8.decode(name), physicalType: num(s[1], 'physical type'), optional: rep === 1 };
-  });
-  let firstRow = 0;
-  const rowGroups: RowGroupDesc[] = list(fmd[4], 'row groups').map((rgv) => {
-    const rg = struct(rgv, 'row group');
-    const numRows = num(rg[3], 'row group num_rows');
-    const chunks: ChunkDesc[] = list(rg[1], 'column chunks').map((ccv) => {
-      const cc = struct(ccv, 'column chunk');
-      if (cc[1] !== undefined) throw new UnsupportedParquetError('column chunks in other files are not supported');
-      const md = struct(cc[3], 'column metadata');
-      const dataOffset = num(md[9], 'data_page_offset');
-      const dictOffset = md[11] === undefined ? undefined : num(md[11], 'dictionary_page_offset');
-      return {
-        start: dictOffset !== undefined && dictOffset > 0 && dictOffset < dataOffset ? dictOffset : dataOffset,
-        length: num(md[7], 'total_compressed_size'),
-        codec: num(md[4], 'codec'),
-        numValues: num(md[5], 'num_values'),
-      };
-    });
-    if (chunks.length !== columns.length) throw new UnsupportedParquetError('row group column count differs from the schema');
-    const start = Math.min(...chunks.map((c) => c.start));
-    const end = Math.max(...chunks.map((c) => c.start + c.length));
-    const desc: RowGroupDesc = { numRows, firstRow, start, end, chunks };
-    firstRow += numRows;
-    return desc;
-  });
-  return { numRows: num(fmd[3], 'num_rows'), columns, rowGroups };
-}
-
-/** Reads and parses the footer of an open file. */
-export async function readFooter(fh: FileHandle, fileBytes: number): Promise<ParquetFooter> {
-  if (fileBytes < 12) throw new UnsupportedParquetError('file too short for Parquet');
-  const tail = Buffer.allocUnsafe(8);
-  await fh.read(tail, 0, 8, fileBytes - 8);
-  if (tail.toString('latin1', 4, 8) !== 'PAR1') throw new UnsupportedParquetError('not a Parquet file');
-  const metaLen = tail.readUInt32LE(0);
-  if (metaLen + 12 > fileBytes) throw new UnsupportedParquetError('footer length exceeds the file');
-  const meta = Buffer.allocUnsafe(metaLen);
-  await fh.read(meta, 0, metaLen, fileBytes - 8 - metaLen);
-  return parseFooter(meta);
-}
 
 // ---- Pages -------------------------------------------------------------------------------
 
@@ -264,13 +45,13 @@ function splitPages(buf: Uint8Array, start: number, end: number): RawPage[] {
     const body = buf.subarray(r.pos, r.pos + compressedSize);
     if (body.length !== compressedSize) throw new UnsupportedParquetError('truncated page');
     pos = r.pos + compressedSize;
-    if (type === PAGE_DATA) {
+    if (type === PageType.DATA_PAGE) {
       const dh = struct(h[5], 'data page header');
       pages.push({ type, numValues: num(dh[1], 'num_values'), encoding: num(dh[2], 'encoding'), uncompressedSize, body });
-    } else if (type === PAGE_DICTIONARY) {
+    } else if (type === PageType.DICTIONARY_PAGE) {
       const dh = struct(h[7], 'dictionary page header');
       pages.push({ type, numValues: num(dh[1], 'num_values'), encoding: num(dh[2], 'encoding'), uncompressedSize, body });
-    } else if (type === 1) {
+    } else if (type === PageType.INDEX_PAGE) {
       continue; // index page: nothing to decode
     } else {
       throw new UnsupportedParquetError(`page type ${type} is not supported`);
@@ -331,7 +112,7 @@ function plainStrings(buf: Uint8Array, count: number, decoder: { decode(b: Uint8
 
 function plainNumbers(buf: Uint8Array, pos: number, count: number, physicalType: number): Float64Array {
   const out = new Float64Array(count);
-  if (physicalType === PHYSICAL_DOUBLE) {
+  if (physicalType === PhysicalType.DOUBLE) {
     if ((buf.byteOffset + pos) % 8 === 0) {
       out.set(new Float64Array(buf.buffer, buf.byteOffset + pos, count));
     } else {
@@ -346,8 +127,8 @@ function plainNumbers(buf: Uint8Array, pos: number, count: number, physicalType:
 
 /** Decodes one column chunk's pages (already decompressed) into `rows` values. */
 function decodeChunk(col: ColumnDesc, pages: readonly { page: RawPage; data: Uint8Array }[], rows: number): DecodedColumn {
-  const isString = col.physicalType === PHYSICAL_BYTE_ARRAY;
-  if (!isString && col.physicalType !== PHYSICAL_DOUBLE && col.physicalType !== PHYSICAL_INT64) {
+  const isString = col.physicalType === PhysicalType.BYTE_ARRAY;
+  if (!isString && col.physicalType !== PhysicalType.DOUBLE && col.physicalType !== PhysicalType.INT64) {
     throw new UnsupportedParquetError(`physical type ${col.physicalType} of ${col.name} is not supported`);
   }
   const numbers = isString ? null : new Float64Array(rows).fill(NaN);
@@ -357,8 +138,8 @@ function decodeChunk(col: ColumnDesc, pages: readonly { page: RawPage; data: Uin
   let row = 0;
   const defs = new Int32Array(rows);
   for (const { page, data } of pages) {
-    if (page.type === PAGE_DICTIONARY) {
-      if (page.encoding !== ENC_PLAIN && page.encoding !== ENC_PLAIN_DICTIONARY) throw new UnsupportedParquetError('dictionary encoding');
+    if (page.type === PageType.DICTIONARY_PAGE) {
+      if (page.encoding !== Encoding.PLAIN && page.encoding !== Encoding.PLAIN_DICTIONARY) throw new UnsupportedParquetError('dictionary encoding');
       if (isString) dictStrings = plainStrings(data, page.numValues, utf8);
       else dictNumbers = plainNumbers(data, 0, page.numValues, col.physicalType);
       continue;
@@ -375,7 +156,7 @@ function decodeChunk(col: ColumnDesc, pages: readonly { page: RawPage; data: Uin
       for (let i = 0; i < n; i++) present += defs[i];
     }
     const body = data.subarray(pos);
-    if (page.encoding === ENC_PLAIN) {
+    if (page.encoding === Encoding.PLAIN) {
       if (isString) {
         const vals = plainStrings(body, present, isTimeLike(col) ? latin1 : utf8);
         scatter(vals, strings!, row, n, col.optional ? defs : null);
@@ -384,7 +165,7 @@ function decodeChunk(col: ColumnDesc, pages: readonly { page: RawPage; data: Uin
         if (!col.optional || present === n) numbers!.set(vals, row);
         else for (let i = 0, k = 0; i < n; i++) if (defs[i]) numbers![row + i] = vals[k++];
       }
-    } else if (page.encoding === ENC_RLE_DICTIONARY || page.encoding === ENC_PLAIN_DICTIONARY) {
+    } else if (page.encoding === Encoding.RLE_DICTIONARY || page.encoding === Encoding.PLAIN_DICTIONARY) {
       const idx = new Int32Array(present);
       decodeHybrid(body, 1, body.length, body[0], present, idx);
       if (isString) {
@@ -432,8 +213,8 @@ async function decompressPages(pages: readonly { codec: number; page: RawPage }[
   let zstdIn = 0;
   let zstdOut = 0;
   pages.forEach(({ codec, page }, i) => {
-    if (codec === CODEC_UNCOMPRESSED) out[i] = page.body;
-    else if (codec !== CODEC_ZSTD) throw new UnsupportedParquetError(`codec ${codec} is not supported`);
+    if (codec === Codec.UNCOMPRESSED) out[i] = page.body;
+    else if (codec !== Codec.ZSTD) throw new UnsupportedParquetError(`codec ${codec} is not supported`);
     else if (page.uncompressedSize === 0) out[i] = new Uint8Array(0);
     else {
       zstd.push(i);
