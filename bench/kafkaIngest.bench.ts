@@ -26,7 +26,7 @@ import { loadIngestConfig, type KafkaTopics } from '../ingest/ingestConfig.js';
 import { KafkaIngestor } from '../ingest/kafkaConsumer.js';
 import { feedLineToMessage } from '../ingest/kafkaProducer.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
-import { openCatalog } from '../shared/catalog.js';
+import { openCatalog } from '../storage/catalog.js';
 import { startMockBroker, type TestBroker } from '../test/support/kafkaBroker.js';
 
 export interface KafkaIngestBenchOptions {

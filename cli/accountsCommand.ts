@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { layoutFor } from '../shared/layout.js';
+import { layoutFor } from '../storage/layout.js';
 import { AccountStore, DuplicateKeyError, validKeyText } from '../serve/accounts.js';
 import { isPlanName, PLAN_NAMES } from '../serve/plans.js';
 import { openServiceDb } from '../serve/serviceDb.js';

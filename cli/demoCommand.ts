@@ -1,9 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CatalogReader, openCatalog } from '../shared/catalog.js';
+import { CatalogReader, openCatalog } from '../storage/catalog.js';
 import { parsePositiveInt, resolveOption, type Flags } from '../shared/config.js';
-import { layoutFor } from '../shared/layout.js';
+import { layoutFor } from '../storage/layout.js';
 import { createLogger } from '../shared/logger.js';
 import { AccountStore, validKeyText } from '../serve/accounts.js';
 import { SERVE_OPTIONS } from '../serve/serveConfig.js';

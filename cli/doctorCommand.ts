@@ -1,4 +1,4 @@
-import { checkDataDir, openDoctorIo, removeStaleTempFiles, summarizeKinds, type DoctorReport } from '../ingest/doctorCheck.js';
+import { checkDataDir, openDoctorIo, removeStaleTempFiles, summarizeKinds, type DoctorReport } from '../storage/doctorCheck.js';
 import { knownRange, knownRangeWarning, type KnownRange } from '../calendar/tradingCalendar.js';
 import { requireDataDir } from './dataDirCheck.js';
 import { createProgress } from './progress.js';

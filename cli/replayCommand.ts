@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { CatalogReader } from '../shared/catalog.js';
+import { CatalogReader } from '../storage/catalog.js';
 import type { Dataset } from '../shared/schema.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { emptyReplayStats, replayFiles } from '../ingest/replayFeed.js';

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
-import { CatalogReader, openCatalog } from '../shared/catalog.js';
-import { layoutFor } from '../shared/layout.js';
+import { CatalogReader, openCatalog } from '../storage/catalog.js';
+import { layoutFor } from '../storage/layout.js';
 import { createApp } from '../serve/app.js';
 import { OPERATIONS } from '../serve/operations.js';
 import { loadServeConfig, SERVE_OPTIONS } from '../serve/serveConfig.js';

@@ -3,8 +3,8 @@ import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
-import { sealedFileRelPath } from '../shared/layout.js';
-import { buildMinuteIndex, encodeMinuteCounts } from '../shared/minuteIndex.js';
+import { sealedFileRelPath } from '../storage/layout.js';
+import { buildMinuteIndex, encodeMinuteCounts } from '../storage/minuteIndex.js';
 import { readStagedBucket } from './staging.js';
 import type { EncodeOptions, SymbolDayColumns } from '../storage/parquet/writer.js';
 

@@ -2,7 +2,7 @@ import { mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
-import { sealedDayDir } from '../shared/layout.js';
+import { sealedDayDir } from '../storage/layout.js';
 import { isProcessAlive } from '../shared/processAlive.js';
 import type { Staging } from './staging.js';
 import { ROW_GROUP_SIZE, sealBucket, type Encoder, type WrittenFile } from './bucketSealer.js';

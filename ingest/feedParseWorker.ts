@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openCatalog } from '../shared/catalog.js';
+import { openCatalog } from '../storage/catalog.js';
 import { LateGuard } from './lateGuard.js';
 import { RecordPacker, type RecordPack } from './recordCodec.js';
 import { validateFeedLine } from './snapshotValidate.js';

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { openCatalog } from '../shared/catalog.js';
-import { layoutFor, type Layout } from '../shared/layout.js';
+import { openCatalog } from '../storage/catalog.js';
+import { layoutFor, type Layout } from '../storage/layout.js';
 import type { Db } from '../shared/sqlite.js';
 import { LateGuard } from './lateGuard.js';
 import { Staging } from './staging.js';

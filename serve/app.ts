@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import type { CatalogReader } from '../shared/catalog.js';
+import type { CatalogReader } from '../storage/catalog.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { Db } from '../shared/sqlite.js';
-import { layoutFor } from '../shared/layout.js';
+import { layoutFor } from '../storage/layout.js';
 import { ApiError, busy, forbidden, tooManyRequests, unauthorized } from './apiError.js';
 import { parseApiRequest } from './apiRequest.js';
 import { requestBody } from './requestBody.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import type { CatalogFile } from '../shared/catalog.js';
+import type { CatalogFile } from '../storage/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
 import { UnsupportedParquetError } from '../storage/parquet/format.js';
 import { readFooter, type ParquetFooter } from '../storage/parquet/metadata.js';

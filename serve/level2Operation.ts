@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTradingDay, latestTradingDay } from '../calendar/tradingCalendar.js';
-import type { CatalogFile } from '../shared/catalog.js';
+import type { CatalogFile } from '../storage/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
 import { parseLevel2Time } from '../shared/timeFormat.js';
 import type { FileColumnCache } from './fileColumns.js';

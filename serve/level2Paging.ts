@@ -1,4 +1,4 @@
-import { minuteStarts, rowsBeforeMinute, type MinuteIndex } from '../shared/minuteIndex.js';
+import { minuteStarts, rowsBeforeMinute, type MinuteIndex } from '../storage/minuteIndex.js';
 import { MS_PER_MINUTE } from '../shared/timeFormat.js';
 import type { Level2Start } from './level2Params.js';
 

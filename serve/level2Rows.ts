@@ -1,4 +1,4 @@
-import type { CatalogFile } from '../shared/catalog.js';
+import type { CatalogFile } from '../storage/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
 import type { FileColumnCache } from './fileColumns.js';
 import type { DecodedColumn } from '../storage/parquet/reader.js';

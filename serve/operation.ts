@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from '../shared/logger.js';
-import type { CatalogReader } from '../shared/catalog.js';
+import type { CatalogReader } from '../storage/catalog.js';
 import type { ApiRequest } from './apiRequest.js';
 import type { Account } from './accounts.js';
 import type { ApiName } from './plans.js';

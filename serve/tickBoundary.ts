@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { rowsBeforeMinute } from '../shared/minuteIndex.js';
+import { rowsBeforeMinute } from '../storage/minuteIndex.js';
 import { INDEX_ALWAYS_NULL, SCHEMAS } from '../shared/schema.js';
 import { ByteLru, type FileColumnCache } from './fileColumns.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../storage/parquet/reader.js';

@@ -1,5 +1,5 @@
-import type { CatalogFile, CatalogReader } from '../shared/catalog.js';
-import { minuteStarts } from '../shared/minuteIndex.js';
+import type { CatalogFile, CatalogReader } from '../storage/catalog.js';
+import { minuteStarts } from '../storage/minuteIndex.js';
 import { MS_PER_DAY } from '../shared/timeFormat.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { CatalogFile } from '../shared/catalog.js';
+import type { CatalogFile } from '../storage/catalog.js';
 import { INDEX_ALWAYS_NULL, SCHEMAS } from '../shared/schema.js';
 import type { FileColumnCache } from './fileColumns.js';
 import { boundarySearchSpan, groupsOf, lowerBound, type RowSpan } from './level2Paging.js';

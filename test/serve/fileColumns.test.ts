@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyFileSync, mkdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { CatalogReader, openCatalog, type CatalogFile } from '../../shared/catalog.js';
+import { CatalogReader, openCatalog, type CatalogFile } from '../../storage/catalog.js';
 import { SCHEMAS } from '../../shared/schema.js';
 import { FileColumnCache, ByteLru } from '../../serve/fileColumns.js';
 import { duckRows, sqlString } from '../support/duckdb.js';

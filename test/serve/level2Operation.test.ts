@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import pino from 'pino';
-import { CatalogReader, openCatalog } from '../../shared/catalog.js';
+import { CatalogReader, openCatalog } from '../../storage/catalog.js';
 import { CursorCodec } from '../../serve/cursor.js';
 import { FileColumnCache } from '../../serve/fileColumns.js';
 import { level2Operation } from '../../serve/level2Operation.js';

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildMinuteIndex, minuteStarts } from '../../shared/minuteIndex.js';
+import { buildMinuteIndex, minuteStarts } from '../../storage/minuteIndex.js';
 import { boundarySearchSpan, groupsOf, lowerBound, planPage } from '../../serve/level2Paging.js';
 
 const test = suite('level2 paging arithmetic');

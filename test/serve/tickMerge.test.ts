@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildMinuteIndex, minuteStarts } from '../../shared/minuteIndex.js';
+import { buildMinuteIndex, minuteStarts } from '../../storage/minuteIndex.js';
 import { mergeDay, planDay, selectedRows, type Direction, type MergeSource } from '../../serve/tickMerge.js';
 
 /**

@@ -9,8 +9,8 @@ import { AccountStore } from '../../serve/accounts.js';
 import type { PlanName } from '../../serve/plans.js';
 import { encodeParquet } from '../../storage/parquet/writer.js';
 import { ROW_GROUP_SIZE } from '../../ingest/daySealer.js';
-import { openCatalog } from '../../shared/catalog.js';
-import { buildMinuteIndex, encodeMinuteCounts } from '../../shared/minuteIndex.js';
+import { openCatalog } from '../../storage/catalog.js';
+import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { SCHEMAS } from '../../shared/schema.js';
 
 /**

@@ -3,10 +3,10 @@ import { isProcessAlive } from '../shared/processAlive.js';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CatalogReader, openCatalog } from '../shared/catalog.js';
-import { layoutFor, sealedFileRelPath } from '../shared/layout.js';
+import { CatalogReader, openCatalog } from './catalog.js';
+import { layoutFor, sealedFileRelPath } from './layout.js';
 import { DATASETS, SCHEMAS, type Dataset } from '../shared/schema.js';
-import { parseFooterOrReason, readColumnRuns, type FileMetaData } from '../storage/parquet/generalReader.js';
+import { parseFooterOrReason, readColumnRuns, type FileMetaData } from './parquet/generalReader.js';
 
 /**
  * `tickvault doctor`: is every sealed file the catalog names on disk, byte for byte as it was

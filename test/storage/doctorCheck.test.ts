@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseFooterOrReason } from '../../storage/parquet/generalReader.js';
-import { checkDataDir, summarizeKinds, type DoctorCatalogEntry, type DoctorIo } from '../../ingest/doctorCheck.js';
+import { checkDataDir, summarizeKinds, type DoctorCatalogEntry, type DoctorIo } from '../../storage/doctorCheck.js';
 import { encodeParquet, type SymbolDayColumns } from '../../storage/parquet/writer.js';
-import { sealedFileRelPath } from '../../shared/layout.js';
+import { sealedFileRelPath } from '../../storage/layout.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 
 /**

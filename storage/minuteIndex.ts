@@ -1,4 +1,4 @@
-import { MS_PER_MINUTE } from './timeFormat.js';
+import { MS_PER_MINUTE } from '../shared/timeFormat.js';
 
 /**
  * Per-file row-position index by minute, built at seal time and kept in the catalog: how many

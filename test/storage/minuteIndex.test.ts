@@ -6,7 +6,7 @@ import {
   encodeMinuteCounts,
   minuteStarts,
   rowsBeforeMinute,
-} from '../../shared/minuteIndex.js';
+} from '../../storage/minuteIndex.js';
 
 const ms = (h: number, m: number, s = 0, f = 0): number => ((h * 60 + m) * 60 + s) * 1000 + f;
 const minute = (h: number, m: number): number => h * 60 + m;

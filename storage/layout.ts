@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Dataset } from './schema.js';
+import type { Dataset } from '../shared/schema.js';
 
 /**
  * Where everything lives under the data directory. The server and the ingestor both use this,

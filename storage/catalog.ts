@@ -1,5 +1,5 @@
-import { openDb, type Db } from './sqlite.js';
-import type { Dataset } from './schema.js';
+import { openDb, type Db } from '../shared/sqlite.js';
+import type { Dataset } from '../shared/schema.js';
 import { decodeMinuteCounts, type MinuteIndex } from './minuteIndex.js';
 
 /**
