@@ -26,7 +26,7 @@ import { loadIngestConfig, type KafkaTopics } from '../ingest/ingestConfig.js';
 import { KafkaIngestor } from '../ingest/kafkaConsumer.js';
 import { feedLineToMessage } from '../ingest/kafkaProducer.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
-import { openCatalog } from '../storage/catalog.js';
+import { CatalogReader, openCatalog } from '../storage/catalog.js';
 import { startMockBroker, type TestBroker } from '../test/support/kafkaBroker.js';
 
 export interface KafkaIngestBenchOptions {
@@ -190,10 +190,10 @@ export async function runKafkaIngestBench(opts: KafkaIngestBenchOptions = {}): P
     sealer.setNow(AFTER_CLOSE);
     const due = performance.now();
     const catalog = openCatalog(join(sealDir, 'catalog.db'), true);
-    const sealedDay = catalog.prepare('SELECT 1 FROM sealed_days WHERE dataset = ? AND tradedate = ?');
-    await until(() => sealedDay.get('level2', DAY) !== undefined, 1_800_000, 'the day to be sealed');
+    const reader = new CatalogReader(catalog);
+    await until(() => reader.isDaySealed('level2', DAY), 1_800_000, 'the day to be sealed');
     const sealed = performance.now();
-    const files = catalog.prepare('SELECT count(*) AS files, sum(rows) AS rows FROM files WHERE dataset = ? AND tradedate = ?').get('level2', DAY) as { files: number; rows: number };
+    const files = reader.dayTotals('level2', DAY);
     catalog.close();
     await sealer.ingestor.stop();
     if (files.files !== sealStocks || files.rows !== total) {

@@ -29,10 +29,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { tradingDaysFrom } from '../calendar/tradingCalendar.js';
-import { markSealed, ROW_GROUP_SIZE } from '../ingest/daySealer.js';
+import { ROW_GROUP_SIZE } from '../ingest/daySealer.js';
 import { indexCode, seededRandom } from '../ingest/feedGenerate.js';
 import { encodeParquet, type SymbolDayColumns } from '../storage/parquet/writer.js';
-import { openCatalog } from '../storage/catalog.js';
+import { CatalogWriter, openCatalog, type NewCatalogFile } from '../storage/catalog.js';
 import { layoutFor, sealedDayDir, sealedFileRelPath } from '../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../storage/minuteIndex.js';
 import { SCHEMAS } from '../shared/schema.js';
@@ -150,15 +150,14 @@ async function generate(dataDir: string, scale: Scale, log: (l: string) => void)
   const layout = layoutFor(dataDir);
   mkdirSync(dataDir, { recursive: true });
   const catalog = openCatalog(layout.catalogDb);
-  const insert = catalog.prepare(`INSERT OR REPLACE INTO files (dataset, tradedate, symbol, path, rows, first_time_ms,
-      last_time_ms, bytes, sha256, row_group_size, minute_base, minute_counts, sealed_at_ms)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const writer = new CatalogWriter(catalog);
   let rows = 0;
   let files = 0;
   const days = tradingDays(Math.max(scale.wideDays, scale.deepDays));
   for (const [di, day] of days.entries()) {
     mkdirSync(sealedDayDir(dataDir, 'index', day), { recursive: true });
     const inFlight = new Set<Promise<void>>();
+    const written: NewCatalogFile[] = [];
     for (const symbol of symbolsOn(scale, di)) {
       const job = (async () => {
         const cols = symbolDay(symbol, day, 1);
@@ -166,8 +165,10 @@ async function generate(dataDir: string, scale: Scale, log: (l: string) => void)
         const rel = sealedFileRelPath('index', day, symbol);
         await writeFile(join(dataDir, rel), data);
         const idx = buildMinuteIndex(cols.timesMs);
-        insert.run('index', day, symbol, rel, cols.rows, cols.timesMs[0], cols.timesMs[cols.rows - 1], data.length,
-          createHash('sha256').update(data).digest('hex'), ROW_GROUP_SIZE.index, idx.base, encodeMinuteCounts(idx.counts), Date.now());
+        written.push({
+          symbol, relPath: rel, rows: cols.rows, firstTimeMs: cols.timesMs[0], lastTimeMs: cols.timesMs[cols.rows - 1], bytes: data.length,
+          sha256: createHash('sha256').update(data).digest('hex'), minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
+        });
         rows += cols.rows;
         files++;
       })();
@@ -176,7 +177,8 @@ async function generate(dataDir: string, scale: Scale, log: (l: string) => void)
       if (inFlight.size >= 6) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
-    markSealed(catalog, 'index', day, Date.now());
+    writer.recordFiles('index', day, ROW_GROUP_SIZE.index, written, Date.now());
+    writer.markDaySealed('index', day, Date.now());
     log(`   generated ${day}: ${symbolsOn(scale, di).length} indexes (${files} files, ${(rows / 1e6).toFixed(1)}M rows so far)`);
   }
   catalog.close();

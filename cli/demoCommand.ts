@@ -121,12 +121,13 @@ function storedSample(dataDir: string): Sample | null {
   if (!existsSync(catalogDb)) return null;
   const db = openCatalog(catalogDb, true);
   try {
-    const files = (db.prepare('SELECT count(*) AS n FROM files').get() as { n: number }).n;
-    const level2Date = db.prepare("SELECT max(tradedate) FROM files WHERE dataset = 'level2'").pluck().get() as string | null;
+    const catalog = new CatalogReader(db);
+    const files = catalog.fileCount();
+    const level2Date = catalog.latestDay('level2');
     if (files === 0 || level2Date === null) return null;
-    const symbols = new CatalogReader(db).filesOfDay('level2', level2Date).map((f) => f.symbol);
+    const symbols = catalog.symbolsOfDay('level2', level2Date);
     const symbol = symbols.includes('600000.SH') ? '600000.SH' : symbols[0];
-    const indexDate = db.prepare("SELECT max(tradedate) FROM files WHERE dataset = 'index'").pluck().get() as string | null;
+    const indexDate = catalog.latestDay('index');
     return { level2Date, symbol, indexDate, files };
   } finally {
     db.close();

@@ -2,6 +2,7 @@ import { mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
+import { CatalogReader, CatalogWriter } from '../storage/catalog.js';
 import { sealedDayDir } from '../storage/layout.js';
 import { isProcessAlive } from '../shared/processAlive.js';
 import type { Staging } from './staging.js';
@@ -60,9 +61,8 @@ async function fsyncDir(dir: string): Promise<void> {
 export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: string, opts: SealOptions = {}): Promise<SealResult> {
   const { catalog, staging } = deps;
   const wanted = opts.symbols ?? staging.symbolsOf(dataset, tradedate);
-  const listed = new Set(
-    catalog.prepare('SELECT symbol FROM files WHERE dataset = ? AND tradedate = ?').pluck().all(dataset, tradedate) as string[],
-  );
+  const writer = new CatalogWriter(catalog);
+  const listed = new Set(new CatalogReader(catalog).symbolsOfDay(dataset, tradedate));
   const already = wanted.filter((s) => listed.has(s));
   if (already.length > 0) staging.drop(dataset, tradedate, already);
   const todo = wanted.filter((s) => !listed.has(s));
@@ -70,16 +70,6 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
   const dir = sealedDayDir(deps.dataDir, dataset, tradedate);
   await mkdir(dir, { recursive: true });
   await removeStaleTemps(dir);
-  const insertFile = catalog.prepare(`INSERT INTO files (dataset, tradedate, symbol, path, rows, first_time_ms,
-      last_time_ms, bytes, sha256, row_group_size, minute_base, minute_counts, sealed_at_ms)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const recordFiles = catalog.transaction((written: readonly WrittenFile[]) => {
-    const at = deps.nowMs();
-    for (const w of written) {
-      insertFile.run(dataset, tradedate, w.symbol, w.relPath, w.rows, w.firstTimeMs, w.lastTimeMs, w.bytes, w.sha256,
-        ROW_GROUP_SIZE[dataset], w.minuteBase, Buffer.from(w.minuteCounts), at);
-    }
-  });
 
   let files = 0;
   let rows = 0;
@@ -88,7 +78,7 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
   const finish = async (written: readonly WrittenFile[]) => {
     if (written.length === 0) return;
     await fsyncDir(dir);
-    recordFiles(written);
+    writer.recordFiles(dataset, tradedate, ROW_GROUP_SIZE[dataset], written, deps.nowMs());
     staging.drop(dataset, tradedate, written.map((w) => w.symbol));
     for (const w of written) {
       files++;
@@ -118,17 +108,8 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
     const env = { dataDir: deps.dataDir, ingestDb: staging.db, encode: deps.encode, onFile: deps.onFile };
     for (const job of jobs) await finish(await sealBucket(env, job));
   }
-  if (opts.markDaySealed ?? true) markSealed(catalog, dataset, tradedate, deps.nowMs());
+  if (opts.markDaySealed ?? true) writer.markDaySealed(dataset, tradedate, deps.nowMs());
   return { dataset, tradedate, files, rows, bytes, skipped: already.length };
-}
-
-/** Marks a day sealed and, when it has files, records it as a trading day in the calendar. */
-export function markSealed(catalog: Db, dataset: Dataset, tradedate: string, atMs: number): void {
-  catalog.transaction(() => {
-    catalog.prepare('INSERT OR IGNORE INTO sealed_days (dataset, tradedate, sealed_at_ms) VALUES (?, ?, ?)').run(dataset, tradedate, atMs);
-    const hasFiles = catalog.prepare('SELECT 1 FROM files WHERE dataset = ? AND tradedate = ? LIMIT 1').get(dataset, tradedate);
-    if (hasFiles) catalog.prepare("INSERT OR IGNORE INTO calendar_days (tradedate, source) VALUES (?, 'stored-data')").run(tradedate);
-  })();
 }
 
 /**

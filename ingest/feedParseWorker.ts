@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openCatalog } from '../storage/catalog.js';
+import { CatalogReader, openCatalog } from '../storage/catalog.js';
 import { LateGuard } from './lateGuard.js';
 import { RecordPacker, type RecordPack } from './recordCodec.js';
 import { validateFeedLine } from './snapshotValidate.js';
@@ -67,7 +67,7 @@ export function parseChunk(req: ParseRequest, late: LateGuard): Omit<Extract<Par
 if (parentPort && workerData) {
   const port = parentPort;
   const catalog = openCatalog((workerData as ParseWorkerInput).catalogDb, true);
-  const late = new LateGuard(catalog);
+  const late = new LateGuard(new CatalogReader(catalog));
   port.on('message', (req: ParseRequest) => {
     try {
       const out = parseChunk(req, late);

@@ -1,4 +1,5 @@
-import { markSealed, sealDay, type Encoder, type SealDeps } from './daySealer.js';
+import { sealDay, type Encoder, type SealDeps } from './daySealer.js';
+import { CatalogReader, CatalogWriter } from '../storage/catalog.js';
 import { SealPool } from './sealPool.js';
 import type { IngestMetrics } from './ingestMetrics.js';
 import type { KafkaTopics } from './ingestConfig.js';
@@ -81,8 +82,8 @@ export class KafkaSealer {
   private candidates(nowMs: number): DayRef[] {
     const { stores, sealState, sealAfterMs } = this.deps;
     const open = [...stores.staging.openDays(), ...sealState.daysInProgress()];
-    const sealedDay = stores.catalog.prepare('SELECT 1 FROM sealed_days WHERE dataset = ? AND tradedate = ?');
-    return dueDays(open, nowMs, sealAfterMs).filter((d) => sealedDay.get(d.dataset, d.tradedate) === undefined);
+    const catalog = new CatalogReader(stores.catalog);
+    return dueDays(open, nowMs, sealAfterMs).filter((d) => !catalog.isDaySealed(d.dataset, d.tradedate));
   }
 
   private async runTick(): Promise<TickResult> {
@@ -175,12 +176,10 @@ export class KafkaSealer {
     // seal it with the day rather than leave it behind.
     const leftover = stores.staging.symbolsOf(day.dataset, day.tradedate);
     const sweep = leftover.length > 0 ? await sealDay(this.sealDeps(), day.dataset, day.tradedate, { symbols: leftover, markDaySealed: false }) : null;
-    markSealed(stores.catalog, day.dataset, day.tradedate, this.deps.nowMs());
+    new CatalogWriter(stores.catalog).markDaySealed(day.dataset, day.tradedate, this.deps.nowMs());
     sealState.forgetDay(day.dataset, day.tradedate);
     late.afterSeal(day.dataset, day.tradedate, true);
-    const totals = stores.catalog
-      .prepare('SELECT count(*) AS files, coalesce(sum(rows), 0) AS rows FROM files WHERE dataset = ? AND tradedate = ?')
-      .get(day.dataset, day.tradedate) as { files: number; rows: number };
+    const totals = new CatalogReader(stores.catalog).dayTotals(day.dataset, day.tradedate);
     log.info({ dataset: day.dataset, tradedate: day.tradedate, files: totals.files, rows: totals.rows, swept: sweep?.files ?? 0 }, 'day sealed');
     return true;
   }

@@ -1,5 +1,5 @@
-import type { Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
+import type { CatalogReader } from '../storage/catalog.js';
 
 /**
  * Answers "is this message late?": its day is sealed, or its symbol-day already has a file.
@@ -8,21 +8,13 @@ import type { Dataset } from '../shared/schema.js';
  */
 export class LateGuard {
   private readonly cache = new Map<string, boolean>();
-  private readonly daySealed;
-  private readonly fileListed;
-
-  constructor(catalog: Db) {
-    this.daySealed = catalog.prepare('SELECT 1 FROM sealed_days WHERE dataset = ? AND tradedate = ?');
-    this.fileListed = catalog.prepare('SELECT 1 FROM files WHERE dataset = ? AND tradedate = ? AND symbol = ?');
-  }
+  constructor(private readonly catalog: CatalogReader) {}
 
   isLate(dataset: Dataset, tradedate: string, symbol: string): boolean {
     const key = `${dataset}|${tradedate}|${symbol}`;
     let late = this.cache.get(key);
     if (late === undefined) {
-      late =
-        this.daySealed.get(dataset, tradedate) !== undefined ||
-        this.fileListed.get(dataset, tradedate, symbol) !== undefined;
+      late = this.catalog.isDaySealed(dataset, tradedate) || this.catalog.hasFile(dataset, tradedate, symbol);
       this.cache.set(key, late);
     }
     return late;

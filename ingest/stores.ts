@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { openCatalog } from '../storage/catalog.js';
+import { CatalogReader, openCatalog } from '../storage/catalog.js';
 import { layoutFor, type Layout } from '../storage/layout.js';
 import type { Db } from '../shared/sqlite.js';
 import { LateGuard } from './lateGuard.js';
@@ -23,7 +23,7 @@ export function openIngestStores(dataDir: string, nowMs: () => number): IngestSt
     layout,
     catalog,
     staging,
-    late: new LateGuard(catalog),
+    late: new LateGuard(new CatalogReader(catalog)),
     close() {
       staging.close();
       catalog.close();

@@ -3,9 +3,10 @@ import type { Dataset } from '../shared/schema.js';
 import { decodeMinuteCounts, type MinuteIndex } from './minuteIndex.js';
 
 /**
- * The catalog of sealed files (catalog.db). Sealing is its only writer; servers open it read
- * only. A file is visible to queries exactly when its row is here, so the row is inserted only
- * after the file is durably in place.
+ * The catalog of sealed files (catalog.db), and the only code that speaks SQL to it:
+ * CatalogReader for every question asked of it, CatalogWriter for sealing, its one writer.
+ * Servers open it read only. A file is visible to queries exactly when its row is here, so the
+ * row is inserted only after the file is durably in place.
  */
 export const CATALOG_SCHEMA = `
 CREATE TABLE IF NOT EXISTS files (
@@ -78,11 +79,26 @@ export class CatalogReader {
   private readonly sealedDay;
   private readonly allFiles;
 
+  private readonly daySymbols;
+  private readonly fileListed;
+  private readonly dayTotalsStmt;
+  private readonly countFiles;
+  private readonly latestDayStmt;
+  private readonly sealedDayList;
+  private readonly calendarDayList;
+
   constructor(readonly db: Db) {
     this.getFile = db.prepare('SELECT * FROM files WHERE dataset = ? AND tradedate = ? AND symbol = ?');
     this.dayFiles = db.prepare('SELECT * FROM files WHERE dataset = ? AND tradedate = ? ORDER BY symbol');
     this.sealedDay = db.prepare('SELECT 1 FROM sealed_days WHERE dataset = ? AND tradedate = ?');
     this.allFiles = db.prepare('SELECT * FROM files ORDER BY dataset, tradedate, symbol');
+    this.daySymbols = db.prepare('SELECT symbol FROM files WHERE dataset = ? AND tradedate = ? ORDER BY symbol').pluck();
+    this.fileListed = db.prepare('SELECT 1 FROM files WHERE dataset = ? AND tradedate = ? AND symbol = ?');
+    this.dayTotalsStmt = db.prepare('SELECT count(*) AS files, coalesce(sum(rows), 0) AS rows FROM files WHERE dataset = ? AND tradedate = ?');
+    this.countFiles = db.prepare('SELECT count(*) FROM files').pluck();
+    this.latestDayStmt = db.prepare('SELECT max(tradedate) FROM files WHERE dataset = ?').pluck();
+    this.sealedDayList = db.prepare('SELECT dataset, tradedate FROM sealed_days ORDER BY tradedate, dataset');
+    this.calendarDayList = db.prepare('SELECT tradedate FROM calendar_days ORDER BY tradedate').pluck();
   }
 
   file(dataset: Dataset, tradedate: string, symbol: string): CatalogFile | null {
@@ -100,5 +116,92 @@ export class CatalogReader {
 
   *everyFile(): Generator<CatalogFile> {
     for (const r of this.allFiles.iterate() as IterableIterator<FileRow>) yield fileFromRow(r);
+  }
+
+  /** Symbols of a day that already have a file. */
+  symbolsOfDay(dataset: Dataset, tradedate: string): string[] {
+    return this.daySymbols.all(dataset, tradedate) as string[];
+  }
+
+  /** True when the symbol-day has a file. */
+  hasFile(dataset: Dataset, tradedate: string, symbol: string): boolean {
+    return this.fileListed.get(dataset, tradedate, symbol) !== undefined;
+  }
+
+  /** Files and rows of a day. */
+  dayTotals(dataset: Dataset, tradedate: string): { readonly files: number; readonly rows: number } {
+    return this.dayTotalsStmt.get(dataset, tradedate) as { files: number; rows: number };
+  }
+
+  /** Files in the whole catalog. */
+  fileCount(): number {
+    return this.countFiles.get() as number;
+  }
+
+  /** Every sealed dataset-day, by date. */
+  sealedDays(): { readonly dataset: Dataset; readonly tradedate: string }[] {
+    return this.sealedDayList.all() as { dataset: Dataset; tradedate: string }[];
+  }
+
+  /** Days the calendar learnt from stored data (a day with sealed files trades), ascending. */
+  storedTradingDays(): string[] {
+    return this.calendarDayList.all() as string[];
+  }
+
+  /** The latest day with files of a dataset, or null. */
+  latestDay(dataset: Dataset): string | null {
+    return (this.latestDayStmt.get(dataset) as string | null) ?? null;
+  }
+}
+
+/** A file just written and fsynced, to be listed. */
+export interface NewCatalogFile {
+  readonly symbol: string;
+  readonly relPath: string;
+  readonly rows: number;
+  readonly firstTimeMs: number;
+  readonly lastTimeMs: number;
+  readonly bytes: number;
+  readonly sha256: string;
+  readonly minuteBase: number;
+  /** Encoded per-minute row counts (minuteIndex.ts encodeMinuteCounts). */
+  readonly minuteCounts: Uint8Array;
+}
+
+/**
+ * The catalog's one writer (sealing): lists files, marks days sealed. Each method is one
+ * transaction, so a reader sees a day's batch of files whole or not at all.
+ */
+export class CatalogWriter {
+  private readonly insertFile;
+  private readonly insertSealedDay;
+  private readonly anyFile;
+  private readonly insertCalendarDay;
+
+  constructor(readonly db: Db) {
+    this.insertFile = db.prepare(`INSERT INTO files (dataset, tradedate, symbol, path, rows, first_time_ms,
+      last_time_ms, bytes, sha256, row_group_size, minute_base, minute_counts, sealed_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertSealedDay = db.prepare('INSERT OR IGNORE INTO sealed_days (dataset, tradedate, sealed_at_ms) VALUES (?, ?, ?)');
+    this.anyFile = db.prepare('SELECT 1 FROM files WHERE dataset = ? AND tradedate = ? LIMIT 1');
+    this.insertCalendarDay = db.prepare("INSERT OR IGNORE INTO calendar_days (tradedate, source) VALUES (?, 'stored-data')");
+  }
+
+  /** Lists files of one day (already durable on disk), in one transaction. */
+  recordFiles(dataset: Dataset, tradedate: string, rowGroupSize: number, files: readonly NewCatalogFile[], atMs: number): void {
+    this.db.transaction(() => {
+      for (const w of files) {
+        this.insertFile.run(dataset, tradedate, w.symbol, w.relPath, w.rows, w.firstTimeMs, w.lastTimeMs, w.bytes, w.sha256,
+          rowGroupSize, w.minuteBase, Buffer.from(w.minuteCounts), atMs);
+      }
+    })();
+  }
+
+  /** Marks a day sealed and, when it has files, records it as a trading day in the calendar. */
+  markDaySealed(dataset: Dataset, tradedate: string, atMs: number): void {
+    this.db.transaction(() => {
+      this.insertSealedDay.run(dataset, tradedate, atMs);
+      if (this.anyFile.get(dataset, tradedate)) this.insertCalendarDay.run(tradedate);
+    })();
   }
 }

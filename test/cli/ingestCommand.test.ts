@@ -7,6 +7,7 @@ import { CompressionTypes, Kafka, logLevel, Partitioners } from 'kafkajs';
 import { brokerForTests, uniqueTopicPrefix } from '../support/kafkaBroker.js';
 import { exited, runCli, startCli, waitForLine } from '../support/cli.js';
 import { tempDir } from '../support/tempDir.js';
+import { readCatalog } from '../support/catalog.js';
 
 const broker = await brokerForTests('ingest command broker tests');
 
@@ -113,7 +114,7 @@ if (broker) {
     assert.is(metricSum(text, 'tickvault_ingest_staged_total'), lines - bad);
     assert.match(text, /tickvault_ingest_seal_duration_seconds/);
     await until('the lag gauge at zero', async () => /tickvault_ingest_lag_messages\{[^}]+\} 0/.test(await metricsText(port)), child);
-    assert.is(count(join(dataDir, 'catalog.db'), 'SELECT count(*) FROM files'), 0, 'nothing is due before 16:00');
+    assert.is(readCatalog(dataDir, (c) => c.fileCount(), 0), 0, 'nothing is due before 16:00');
 
     child.kill('SIGTERM');
     const r = await exited(child);
@@ -144,8 +145,8 @@ if (broker) {
     );
     child.stdout!.resume();
     try {
-      await until('both dataset-days sealed', () => count(join(dataDir, 'catalog.db'), 'SELECT count(*) FROM sealed_days') === 2, child);
-      assert.is(count(join(dataDir, 'catalog.db'), 'SELECT count(*) FROM files'), 4);
+      await until('both dataset-days sealed', () => readCatalog(dataDir, (c) => c.sealedDays().length, 0) === 2, child);
+      assert.is(readCatalog(dataDir, (c) => c.fileCount(), 0), 4);
       const before = count(ingestDb, 'SELECT count(*) FROM quarantine');
       const kafka = new Kafka({ brokers: [broker.brokers], logLevel: logLevel.NOTHING });
       const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });

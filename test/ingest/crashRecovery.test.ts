@@ -5,11 +5,11 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exited, runCli, startCli, waitForLine } from '../support/cli.js';
+import { readCatalog } from '../support/catalog.js';
 import { tempDir } from '../support/tempDir.js';
 import {
   assertDataDirMatches,
   catalogFiles,
-  catalogQuery,
   expectedFromLines,
   feedFileLines,
   fileKey,
@@ -130,7 +130,7 @@ crash('killed as soon as the first .parquet appears', async () => {
   await until(child, 'the first .parquet', () => parquetFiles(data).length > 0);
   await kill(child);
   const listed = listedKeys(data);
-  const sealed = catalogQuery<{ n: number }>(data, 'SELECT count(*) AS n FROM sealed_days')[0].n;
+  const sealed = readCatalog(data, (c) => c.sealedDays().length, 0);
   assert.ok(sealed < 4, 'killed before every day was sealed');
   await cli(['replay', FEED, '--data-dir', data]);
   await assertDataDirMatches(data, EXP, 'after first-file crash');
@@ -140,7 +140,7 @@ crash('killed as soon as the first .parquet appears', async () => {
 crash('killed once the catalog lists files but before every day is sealed', async () => {
   const data = freshDataDir();
   const child = startCli(['replay', FEED, '--data-dir', data]);
-  await until(child, 'a listed file', () => count(join(data, 'catalog.db'), 'SELECT count(*) FROM files') > 0);
+  await until(child, 'a listed file', () => readCatalog(data, (c) => c.fileCount(), 0) > 0);
   await kill(child);
   const listed = listedKeys(data);
   assert.ok(listed.size > 0);
@@ -191,11 +191,12 @@ states('files listed but the day not yet marked sealed: replaying again marks it
   // marks the day sealed. A kill between the last two steps leaves this state.
   const data = freshDataDir();
   await cli(['replay', FEED, '--data-dir', data]);
+  // Raw SQL on purpose: this builds a state the catalog's writer never leaves on its own.
   const db = new Database(join(data, 'catalog.db'));
   db.prepare("DELETE FROM sealed_days WHERE dataset = 'level2' AND tradedate = ?").run(DAYS[0]);
   db.close();
   await cli(['replay', FEED, '--data-dir', data]);
-  await assertDataDirMatches(data, EXP, 'after a crash before markSealed');
+  await assertDataDirMatches(data, EXP, 'after a crash before the day was marked sealed');
 });
 
 states('a temporary file left by a crash mid-write is cleaned up by the next seal', async () => {

@@ -58,7 +58,7 @@ sealSuite('writes the file, lists it with its facts, drops staging, seals the da
   ]);
   assert.equal(stores.staging.openDays(), []);
   assert.ok(new CatalogReader(stores.catalog).isDaySealed('level2', DAY));
-  assert.equal(stores.catalog.prepare('SELECT tradedate FROM calendar_days').pluck().all(), [DAY]);
+  assert.equal(new CatalogReader(stores.catalog).storedTradingDays(), [DAY]);
   stores.close();
 });
 

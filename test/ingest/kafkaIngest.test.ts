@@ -19,6 +19,7 @@ import { brokerForTests, uniqueTopicPrefix } from '../support/kafkaBroker.js';
 import { exited, runCli, startCli } from '../support/cli.js';
 import { duckRows, sqlString } from '../support/duckdb.js';
 import { tempDir } from '../support/tempDir.js';
+import { readCatalog } from '../support/catalog.js';
 
 const broker = await brokerForTests('kafka ingest end-to-end tests');
 
@@ -120,7 +121,7 @@ function scalar(path: string, sql: string, ...params: unknown[]): number {
 
 const stagedOffsets = (dir: string, topics: readonly string[]) =>
   scalar(join(dir, 'ingest.db'), `SELECT coalesce(sum(next_offset), 0) FROM kafka_offsets WHERE topic IN (${topics.map(() => '?').join(',')})`, ...topics);
-const sealedDays = (dir: string) => scalar(join(dir, 'catalog.db'), 'SELECT count(*) FROM sealed_days');
+const sealedDays = (dir: string) => readCatalog(dir, (c) => c.sealedDays().length, 0);
 
 function sealedFileAppeared(dir: string): boolean {
   for (const ds of ['level2', 'index']) {
@@ -132,13 +133,7 @@ function sealedFileAppeared(dir: string): boolean {
 }
 
 function catalogFiles(dir: string): Map<string, string> {
-  const db = readonlyDb(join(dir, 'catalog.db'))!;
-  try {
-    const rows = db.prepare('SELECT path, sha256, rows FROM files ORDER BY path').all() as { path: string; sha256: string; rows: number }[];
-    return new Map(rows.map((r) => [r.path, `${r.sha256}:${r.rows}`]));
-  } finally {
-    db.close();
-  }
+  return readCatalog(dir, (c) => new Map([...c.everyFile()].map((f) => [f.path, `${f.sha256}:${f.rows}`])), new Map<string, string>());
 }
 
 function quarantine(dir: string): { source: string; reason: string }[] {

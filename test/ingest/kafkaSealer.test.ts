@@ -14,6 +14,7 @@ import { encodeParquet } from '../../storage/parquet/writer.js';
 import { openIngestStores, type IngestStores } from '../../ingest/stores.js';
 import { formatLevel2Time } from '../../shared/timeFormat.js';
 import { tempDir } from '../support/tempDir.js';
+import { CatalogReader } from '../../storage/catalog.js';
 
 const TOPICS = { level2: 'md.level2', index: 'md.index' };
 const DAY = '20250102';
@@ -84,11 +85,11 @@ class Proc {
   }
 
   files(): string[] {
-    return this.stores.catalog.prepare('SELECT symbol FROM files WHERE dataset = ? AND tradedate = ? ORDER BY symbol').pluck().all('level2', DAY) as string[];
+    return new CatalogReader(this.stores.catalog).symbolsOfDay('level2', DAY);
   }
 
   daySealed(): boolean {
-    return this.stores.catalog.prepare('SELECT 1 FROM sealed_days WHERE dataset = ? AND tradedate = ?').get('level2', DAY) !== undefined;
+    return new CatalogReader(this.stores.catalog).isDaySealed('level2', DAY);
   }
 }
 
@@ -156,7 +157,7 @@ s('two processes on one data directory seal their own symbols; the last marks th
   assert.equal(rb, { due: 1, caughtUp: true, partitionsSealed: 2, daysSealed: 1 });
   assert.equal(b.files(), SYMBOLS);
   assert.ok(b.daySealed());
-  const rows = b.stores.catalog.prepare('SELECT symbol, rows FROM files WHERE tradedate = ?').all(DAY) as { symbol: string; rows: number }[];
+  const rows = new CatalogReader(b.stores.catalog).filesOfDay('level2', DAY);
   for (const r of rows) assert.is(r.rows, partitionForKey(r.symbol, 4) < 2 ? 3 : 4, r.symbol);
 
   // Once the catalog marks the day, every message for it is late, for either process.

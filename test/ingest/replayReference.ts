@@ -239,6 +239,11 @@ export interface CatalogFileRow {
   minute_counts: Buffer; sealed_at_ms: number;
 }
 
+/**
+ * Raw rows of catalog.db, read with SQL rather than through CatalogReader on purpose: this
+ * reference checks what is stored (the minute-count blob byte by byte, the calendar rows)
+ * independently of the code that writes and reads it.
+ */
 export function catalogFiles(dataDir: string): CatalogFileRow[] {
   const db = new Database(join(dataDir, 'catalog.db'), { readonly: true, fileMustExist: true });
   try {

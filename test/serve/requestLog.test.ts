@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { countItems } from '../../serve/requestLog.js';
+import { readCatalog } from '../support/catalog.js';
 import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../support/server.js';
 
 /**
@@ -89,9 +89,7 @@ t('API requests are logged once each with account, code, rows, bytes and ms; key
   const [page, file, boundary, enhanced, unauth, forbidden, bad] = lines;
   assert.equal([page.apiname, page.account, page.code, page.rows], ['level2_quote_history', flagship.id, 200, 7]);
   const stored = statSync(join(dataDir, 'level2', 'date=20250102', '600000.SH.parquet')).size;
-  const catalog = new Database(join(dataDir, 'catalog.db'), { readonly: true });
-  const fileRows = catalog.prepare("SELECT rows FROM files WHERE dataset = 'level2' AND tradedate = '20250102' AND symbol = '600000.SH'").pluck().get();
-  catalog.close();
+  const fileRows = readCatalog(dataDir, (c) => c.file('level2', '20250102', '600000.SH')?.rows, undefined);
   assert.equal([file.code, file.rows, file.bytes], [200, fileRows, stored], 'a Parquet download logs the rows of the file');
   assert.equal([boundary.apiname, boundary.rows], ['tick_history', bodies[1].rows]);
   assert.equal([enhanced.rows, enhanced.account], [bodies[2].rows, flagship.id]);

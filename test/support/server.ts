@@ -9,7 +9,7 @@ import { AccountStore } from '../../serve/accounts.js';
 import type { PlanName } from '../../serve/plans.js';
 import { encodeParquet } from '../../storage/parquet/writer.js';
 import { ROW_GROUP_SIZE } from '../../ingest/daySealer.js';
-import { openCatalog } from '../../storage/catalog.js';
+import { CatalogWriter, openCatalog } from '../../storage/catalog.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { SCHEMAS } from '../../shared/schema.js';
 
@@ -215,10 +215,10 @@ export async function sealSyntheticFile(dataDir: string, symbol: string, tradeda
   const db = openCatalog(join(dataDir, 'catalog.db'));
   try {
     const idx = buildMinuteIndex(timesMs);
-    db.prepare(
-      `INSERT INTO files (dataset, tradedate, symbol, path, rows, first_time_ms, last_time_ms, bytes, sha256,
-       row_group_size, minute_base, minute_counts, sealed_at_ms) VALUES ('level2', ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?)`,
-    ).run(tradedate, symbol, rel, rows, timesMs[0], timesMs[rows - 1], data.length, ROW_GROUP_SIZE.level2, idx.base, encodeMinuteCounts(idx.counts), Date.now());
+    new CatalogWriter(db).recordFiles('level2', tradedate, ROW_GROUP_SIZE.level2, [{
+      symbol, relPath: rel, rows, firstTimeMs: timesMs[0], lastTimeMs: timesMs[rows - 1], bytes: data.length, sha256: '',
+      minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
+    }], Date.now());
   } finally {
     db.close();
   }
