@@ -33,11 +33,11 @@ import { offsetClock, parseInstant } from '../shared/clock.js';
 import { layoutFor } from '../storage/layout.js';
 import { createLogger } from '../shared/logger.js';
 import { SCHEMAS } from '../shared/schema.js';
-import { AccountStore } from '../serve/accounts.js';
+import { AccountStore } from '../serve/access/accounts.js';
 import { createApp, type App } from '../serve/app.js';
 import { OPERATIONS } from '../serve/operations.js';
-import { openServiceDb } from '../serve/serviceDb.js';
-import { SlotTable } from '../serve/slots.js';
+import { openServiceDb } from '../serve/access/serviceDb.js';
+import { SlotTable } from '../serve/access/slots.js';
 
 /** The slice of autocannon's API used here (the package ships no types). */
 interface CannonResult {

@@ -36,8 +36,8 @@ import { CatalogWriter, openCatalog, type NewCatalogFile } from '../storage/cata
 import { layoutFor, sealedDayDir, sealedFileRelPath } from '../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../storage/minuteIndex.js';
 import { SCHEMAS } from '../shared/schema.js';
-import { openServiceDb } from '../serve/serviceDb.js';
-import { AccountStore } from '../serve/accounts.js';
+import { openServiceDb } from '../serve/access/serviceDb.js';
+import { AccountStore } from '../serve/access/accounts.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 const FIRST_DAY = '20250303';

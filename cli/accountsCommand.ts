@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { layoutFor } from '../storage/layout.js';
-import { AccountStore, DuplicateKeyError, validKeyText } from '../serve/accounts.js';
-import { isPlanName, PLAN_NAMES } from '../serve/plans.js';
-import { openServiceDb } from '../serve/serviceDb.js';
+import { AccountStore, DuplicateKeyError, validKeyText } from '../serve/access/accounts.js';
+import { isPlanName, PLAN_NAMES } from '../serve/access/plans.js';
+import { openServiceDb } from '../serve/access/serviceDb.js';
 import { UsageError, type Command } from './command.js';
 
 /**

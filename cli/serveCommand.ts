@@ -6,7 +6,7 @@ import { layoutFor } from '../storage/layout.js';
 import { createApp } from '../serve/app.js';
 import { OPERATIONS } from '../serve/operations.js';
 import { loadServeConfig, SERVE_OPTIONS } from '../serve/serveConfig.js';
-import { openServiceDb } from '../serve/serviceDb.js';
+import { openServiceDb } from '../serve/access/serviceDb.js';
 import type { Command } from './command.js';
 import { requireDataDir } from './dataDirCheck.js';
 import { warnNearKnownRangeEnd } from './calendarWarning.js';

@@ -11,14 +11,14 @@ import { parseApiRequest } from './apiRequest.js';
 import { requestBody } from './requestBody.js';
 import { answerableSpan } from './dateResolution.js';
 import { onResponseDone } from './responseDone.js';
-import { AccountStore, type Account } from './accounts.js';
+import { AccountStore, type Account } from './access/accounts.js';
 import { CursorCodec, loadOrCreateCursorKey } from './cursor.js';
 import { FileColumnCache } from './fileColumns.js';
-import { Limits } from './limits.js';
+import { Limits } from './access/limits.js';
 import type { Operation, OperationContext, OperationResult, OperationServices } from './operation.js';
-import { checkAccess, PLAN_NAMES, PLANS, type ApiName } from './plans.js';
+import { checkAccess, PLAN_NAMES, PLANS, type ApiName } from './access/plans.js';
 import type { ServeConfig } from './serveConfig.js';
-import { SlotTable, type Slot } from './slots.js';
+import { SlotTable, type Slot } from './access/slots.js';
 import { serveExtras, type ServeMetrics } from './metrics.js';
 
 /**

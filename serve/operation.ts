@@ -2,8 +2,8 @@ import type { Readable } from 'node:stream';
 import type { Logger } from '../shared/logger.js';
 import type { CatalogReader } from '../storage/catalog.js';
 import type { ApiRequest } from './apiRequest.js';
-import type { Account } from './accounts.js';
-import type { ApiName } from './plans.js';
+import type { Account } from './access/accounts.js';
+import type { ApiName } from './access/plans.js';
 import type { FileColumnCache } from './fileColumns.js';
 import type { CursorCodec } from './cursor.js';
 

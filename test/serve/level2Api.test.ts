@@ -5,8 +5,8 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { decompress } from '@mongodb-js/zstd';
 import { SCHEMAS } from '../../shared/schema.js';
-import { openServiceDb } from '../../serve/serviceDb.js';
-import { Limits } from '../../serve/limits.js';
+import { openServiceDb } from '../../serve/access/serviceDb.js';
+import { Limits } from '../../serve/access/limits.js';
 import { duckRows, sqlString } from '../support/duckdb.js';
 import { runCli } from '../support/cli.js';
 import {

@@ -7,7 +7,7 @@ import { CursorCodec } from '../../serve/cursor.js';
 import { FileColumnCache } from '../../serve/fileColumns.js';
 import { level2Operation } from '../../serve/level2Operation.js';
 import type { OperationContext, OperationResult } from '../../serve/operation.js';
-import { PLANS } from '../../serve/plans.js';
+import { PLANS } from '../../serve/access/plans.js';
 import { preparedData } from '../support/server.js';
 
 /**

@@ -6,7 +6,7 @@ import {
 } from '../support/server.js';
 import { tempDir } from '../support/tempDir.js';
 import { join } from 'node:path';
-import { openServiceDb } from '../../serve/serviceDb.js';
+import { openServiceDb } from '../../serve/access/serviceDb.js';
 
 /**
  * The one-request-in-progress rule across two server processes on one data directory

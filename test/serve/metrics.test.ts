@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { beijingDate, parseInstant } from '../../shared/clock.js';
 import { rejectionReason } from '../../serve/metrics.js';
-import { openServiceDb } from '../../serve/serviceDb.js';
+import { openServiceDb } from '../../serve/access/serviceDb.js';
 import { addAccount, DEFAULT_SERVER_NOW, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../support/server.js';
 
 /**

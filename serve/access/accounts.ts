@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../shared/sqlite.js';
+import type { Db } from '../../shared/sqlite.js';
 import { isPlanName, PLANS, type Plan, type PlanName } from './plans.js';
 
 /**

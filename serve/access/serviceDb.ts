@@ -1,4 +1,4 @@
-import { openDb, type Db } from '../shared/sqlite.js';
+import { openDb, type Db } from '../../shared/sqlite.js';
 
 /**
  * service.db: accounts and keys (written by the `accounts` command), and the counters every

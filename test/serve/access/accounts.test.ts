@@ -2,11 +2,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { AccountStore, hashKey } from '../../serve/accounts.js';
-import { openServiceDb } from '../../serve/serviceDb.js';
-import { PLANS } from '../../serve/plans.js';
-import { runCli } from '../support/cli.js';
-import { tempDir } from '../support/tempDir.js';
+import { AccountStore, hashKey } from '../../../serve/access/accounts.js';
+import { openServiceDb } from '../../../serve/access/serviceDb.js';
+import { PLANS } from '../../../serve/access/plans.js';
+import { runCli } from '../../support/cli.js';
+import { tempDir } from '../../support/tempDir.js';
 
 const store = suite('account store');
 

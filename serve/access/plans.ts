@@ -1,4 +1,4 @@
-import { latestTradingDay, tradingDaysBack } from '../calendar/tradingCalendar.js';
+import { latestTradingDay, tradingDaysBack } from '../../calendar/tradingCalendar.js';
 
 /**
  * The plan table of decisions §4, as data, and the pure window arithmetic on it. Nothing here

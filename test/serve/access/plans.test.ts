@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkAccess, earliestAllowedDate, PLANS, PLAN_NAMES } from '../../serve/plans.js';
+import { checkAccess, earliestAllowedDate, PLANS, PLAN_NAMES } from '../../../serve/access/plans.js';
 
 const test = suite('plans');
 

@@ -1,5 +1,5 @@
-import type { Db } from '../shared/sqlite.js';
-import { beijingDate, beijingDayStartMs } from '../shared/clock.js';
+import type { Db } from '../../shared/sqlite.js';
+import { beijingDate, beijingDayStartMs } from '../../shared/clock.js';
 import type { ApiName } from './plans.js';
 
 /**

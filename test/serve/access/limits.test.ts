@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { Limits, secondsToNextBeijingDay } from '../../serve/limits.js';
-import { openServiceDb } from '../../serve/serviceDb.js';
-import { SlotTable } from '../../serve/slots.js';
-import { tempDir } from '../support/tempDir.js';
+import { Limits, secondsToNextBeijingDay } from '../../../serve/access/limits.js';
+import { openServiceDb } from '../../../serve/access/serviceDb.js';
+import { SlotTable } from '../../../serve/access/slots.js';
+import { tempDir } from '../../support/tempDir.js';
 
 const limits = suite('limits (service.db counters)');
 

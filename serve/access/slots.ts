@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../shared/sqlite.js';
+import type { Db } from '../../shared/sqlite.js';
 
 /**
  * The one-request-in-progress rule (decisions §4): a row per (account, interface) in
