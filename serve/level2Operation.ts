@@ -4,13 +4,15 @@ import { isTradingDay, latestTradingDay } from '../calendar/tradingCalendar.js';
 import type { CatalogFile } from '../storage/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
 import { parseLevel2Time } from '../shared/timeFormat.js';
-import type { FileColumnCache } from './fileColumns.js';
+import type { FileColumnCache } from './reading/fileColumns.js';
 import { parseLevel2Query, MAX_PAGE_SIZE, type Level2Query } from './level2Params.js';
-import { boundarySearchSpan, groupsOf, lowerBound, minuteStarts, planPage } from './level2Paging.js';
+import { planPage } from './level2Paging.js';
+import { firstRowAtOrAfter, groupsOf, type RowSpan } from './reading/rowSearch.js';
+import { minuteStarts } from '../storage/minuteIndex.js';
 import { pageRowsJson } from './level2Rows.js';
 import type { Operation, OperationContext, OperationResult } from './operation.js';
-import { requireAnswerableDate } from './dateResolution.js';
-import { noDataOnDay } from './noDataReason.js';
+import { requireAnswerableDate } from './reading/answerableDates.js';
+import { noDataOnDay } from './reading/noDataReason.js';
 
 /**
  * `level2_quote_history` (spec + decisions §3): one stock, one trading day, from the sealed
@@ -71,30 +73,30 @@ function notStored(ctx: OperationContext, raw: unknown, symbol: string, tradedat
   return `${base} (${six} was read as the stock ${symbol}; the index ${six} is served by tick_history)`;
 }
 
-/** First row of `file` with time >= ms, via the minute index and at most one minute's times. */
-async function firstRowAtOrAfter(cache: FileColumnCache, file: CatalogFile, starts: Uint32Array, ms: number): Promise<number> {
-  const span = boundarySearchSpan(file.minuteIndex, starts, ms);
-  if (span.lo === span.hi) return span.lo;
-  const groups = groupsOf(span, file.rowGroupSize);
-  const decoded = await cache.rowGroups(file, groups, [TIME_COLUMN]);
-  const times = new Map(groups.map((g, i) => [g, decoded[i].get(TIME_COLUMN)!]));
-  return lowerBound(span, ms, (row) => {
-    const g = Math.floor(row / file.rowGroupSize);
-    const col = times.get(g)!;
-    const text = col.kind === 'string' ? col.values[row - g * file.rowGroupSize] : undefined;
-    const t = parseLevel2Time(text);
-    if (t === null) throw new Error(`sealed file ${file.path} holds a malformed time at row ${row}`);
-    return t;
-  });
+/** The times of a span's rows (HHMMSSmmm text → ms), decoded from the row groups holding it. */
+function level2Times(cache: FileColumnCache, file: CatalogFile) {
+  return async (span: RowSpan): Promise<(row: number) => number> => {
+    const groups = groupsOf(span, file.rowGroupSize);
+    const decoded = await cache.rowGroups(file, groups, [TIME_COLUMN]);
+    const times = new Map(groups.map((g, i) => [g, decoded[i].get(TIME_COLUMN)!]));
+    return (row) => {
+      const g = Math.floor(row / file.rowGroupSize);
+      const col = times.get(g)!;
+      const text = col.kind === 'string' ? col.values[row - g * file.rowGroupSize] : undefined;
+      const t = parseLevel2Time(text);
+      if (t === null) throw new Error(`sealed file ${file.path} holds a malformed time at row ${row}`);
+      return t;
+    };
+  };
 }
 
 async function jsonPage(ctx: OperationContext, q: Level2Query, file: CatalogFile): Promise<OperationResult> {
   const { columns: cache, cursors } = ctx.services;
   const starts = minuteStarts(file.minuteIndex);
   const [lo, hiRaw] = await Promise.all([
-    q.startMs === null ? 0 : firstRowAtOrAfter(cache, file, starts, q.startMs),
+    q.startMs === null ? 0 : firstRowAtOrAfter(file, starts, q.startMs, level2Times(cache, file)),
     // end_time is inclusive: the filtered rows end before the first row later than it.
-    q.endMs === null ? file.rows : firstRowAtOrAfter(cache, file, starts, q.endMs + 1),
+    q.endMs === null ? file.rows : firstRowAtOrAfter(file, starts, q.endMs + 1, level2Times(cache, file)),
   ]);
   const plan = planPage({ lo, hi: Math.max(lo, hiRaw) }, q.start, q.pageSize);
   const items = await pageRowsJson(cache, file, plan.first, plan.end, q.fields);

@@ -1,8 +1,8 @@
 import type { CatalogFile } from '../storage/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
-import type { FileColumnCache } from './fileColumns.js';
+import type { FileColumnCache } from './reading/fileColumns.js';
 import type { DecodedColumn } from '../storage/parquet/reader.js';
-import { groupsOf } from './level2Paging.js';
+import { groupsOf } from './reading/rowSearch.js';
 import { JsonBytesWriter } from './level2JsonBytes.js';
 
 /**

@@ -4,7 +4,7 @@ import type { CatalogReader } from '../storage/catalog.js';
 import type { ApiRequest } from './apiRequest.js';
 import type { Account } from './access/accounts.js';
 import type { ApiName } from './access/plans.js';
-import type { FileColumnCache } from './fileColumns.js';
+import type { FileColumnCache } from './reading/fileColumns.js';
 import type { CursorCodec } from './cursor.js';
 
 /**

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { rowsBeforeMinute } from '../storage/minuteIndex.js';
 import { INDEX_ALWAYS_NULL, SCHEMAS } from '../shared/schema.js';
-import { ByteLru, type FileColumnCache } from './fileColumns.js';
+import { ByteLru, type FileColumnCache } from './reading/fileColumns.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../storage/parquet/reader.js';
 import type { DayFile } from './tickHistoryCatalog.js';
 import type { Side } from './tickHistoryParams.js';

@@ -1,6 +1,6 @@
 import { MS_PER_DAY } from '../shared/timeFormat.js';
-import type { FileColumnCache } from './fileColumns.js';
-import { groupsOf } from './level2Paging.js';
+import type { FileColumnCache } from './reading/fileColumns.js';
+import { groupsOf } from './reading/rowSearch.js';
 import type { DayFile, DayFiles } from './tickHistoryCatalog.js';
 import type { EnhancedQuery } from './tickHistoryParams.js';
 import { mergeDay, planDay, selectedRows, type DayPlan, type MergeSource } from './tickMerge.js';

@@ -1,7 +1,7 @@
 import { tradingDaysInRange } from '../calendar/tradingCalendar.js';
 import { SCHEMAS } from '../shared/schema.js';
 import { dateMessage, effectiveSpan, type DateSelection } from './dateResolution.js';
-import { noDataInRange, noDataOnDay } from './noDataReason.js';
+import { noDataInRange, noDataOnDay } from './reading/noDataReason.js';
 import type { Operation, OperationResult, OperationServices } from './operation.js';
 import { BoundaryIndex, boundaryRowTexts } from './tickBoundary.js';
 import { TickCatalog, type DayFiles } from './tickHistoryCatalog.js';

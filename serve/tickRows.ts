@@ -1,7 +1,7 @@
 import type { CatalogFile } from '../storage/catalog.js';
 import { INDEX_ALWAYS_NULL, SCHEMAS } from '../shared/schema.js';
-import type { FileColumnCache } from './fileColumns.js';
-import { boundarySearchSpan, groupsOf, lowerBound, type RowSpan } from './level2Paging.js';
+import type { FileColumnCache } from './reading/fileColumns.js';
+import { firstRowAtOrAfter as searchFirstRow, groupsOf, type RowSpan } from './reading/rowSearch.js';
 import type { DecodedColumn } from '../storage/parquet/reader.js';
 
 /**
@@ -62,12 +62,12 @@ export async function spanTimes(cache: FileColumnCache, file: CatalogFile, span:
 }
 
 /** Position of the first row with time >= ms: the minute index, then at most one minute's times. */
-export async function firstRowAtOrAfter(cache: FileColumnCache, file: CatalogFile, starts: Uint32Array, ms: number): Promise<number> {
-  const span = boundarySearchSpan(file.minuteIndex, starts, ms);
-  if (span.lo === span.hi) return span.lo;
-  const times = await spanTimes(cache, file, span);
-  const size = file.rowGroupSize;
-  return lowerBound(span, ms, (row) => times.get(Math.floor(row / size))![row % size]);
+export function firstRowAtOrAfter(cache: FileColumnCache, file: CatalogFile, starts: Uint32Array, ms: number): Promise<number> {
+  return searchFirstRow(file, starts, ms, async (span) => {
+    const times = await spanTimes(cache, file, span);
+    const size = file.rowGroupSize;
+    return (row) => times.get(Math.floor(row / size))![row % size];
+  });
 }
 
 /** Rows of one row group as JSON text for one field list, made on first use, and their times. */

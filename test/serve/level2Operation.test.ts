@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { CatalogReader, openCatalog } from '../../storage/catalog.js';
 import { CursorCodec } from '../../serve/cursor.js';
-import { FileColumnCache } from '../../serve/fileColumns.js';
+import { FileColumnCache } from '../../serve/reading/fileColumns.js';
 import { level2Operation } from '../../serve/level2Operation.js';
 import type { OperationContext, OperationResult } from '../../serve/operation.js';
 import { PLANS } from '../../serve/access/plans.js';

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import type { CatalogFile } from '../storage/catalog.js';
-import { SCHEMAS } from '../shared/schema.js';
-import { UnsupportedParquetError } from '../storage/parquet/format.js';
-import { readFooter, type ParquetFooter } from '../storage/parquet/metadata.js';
-import { readNamedColumns } from '../storage/parquet/generalReader.js';
-import { readRowGroups, withFile, type DecodedColumn } from '../storage/parquet/reader.js';
+import type { CatalogFile } from '../../storage/catalog.js';
+import { SCHEMAS } from '../../shared/schema.js';
+import { UnsupportedParquetError } from '../../storage/parquet/format.js';
+import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
+import { readNamedColumns } from '../../storage/parquet/generalReader.js';
+import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
 
 /**
  * Decoded sealed files, cached. Sealed files are immutable, so nothing cached here can go

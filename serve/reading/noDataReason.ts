@@ -1,5 +1,10 @@
-import { isTradingDay, knownRange, latestTradingDay, tradingDaysInRange } from '../calendar/tradingCalendar.js';
-import type { DayRange } from './dateResolution.js';
+import { isTradingDay, knownRange, latestTradingDay, tradingDaysInRange } from '../../calendar/tradingCalendar.js';
+
+/** Both ends inclusive, YYYYMMDD. */
+interface DayRange {
+  readonly from: string;
+  readonly to: string;
+}
 
 /**
  * Why an answer holds no rows, in words a client can act on (decisions §1: `no data; ` and

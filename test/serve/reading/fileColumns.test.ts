@@ -2,12 +2,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyFileSync, mkdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { CatalogReader, openCatalog, type CatalogFile } from '../../storage/catalog.js';
-import { SCHEMAS } from '../../shared/schema.js';
-import { FileColumnCache, ByteLru } from '../../serve/fileColumns.js';
-import { duckRows, sqlString } from '../support/duckdb.js';
-import { preparedData } from '../support/server.js';
-import { tempDir } from '../support/tempDir.js';
+import { CatalogReader, openCatalog, type CatalogFile } from '../../../storage/catalog.js';
+import { SCHEMAS } from '../../../shared/schema.js';
+import { FileColumnCache, ByteLru } from '../../../serve/reading/fileColumns.js';
+import { duckRows, sqlString } from '../../support/duckdb.js';
+import { preparedData } from '../../support/server.js';
+import { tempDir } from '../../support/tempDir.js';
 
 const test = suite('serve/fileColumns: decoded sealed files, fast reader and fallback');
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { noDataInRange, noDataOnDay } from '../../serve/noDataReason.js';
+import { noDataInRange, noDataOnDay } from '../../../serve/reading/noDataReason.js';
 
 /** Reasons worked out by hand from the exchanges' 2025 calendar (Spring Festival 28 Jan - 4 Feb). */
 const test = suite('no-data reasons');
