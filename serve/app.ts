@@ -12,7 +12,7 @@ import { requestBody } from './requestBody.js';
 import { answerableSpan } from './reading/answerableDates.js';
 import { onResponseDone } from './responseDone.js';
 import { AccountStore, type Account } from './access/accounts.js';
-import { CursorCodec, loadOrCreateCursorKey } from './cursor.js';
+import { CursorCodec, loadOrCreateCursorKey } from './level2/cursor.js';
 import { FileColumnCache } from './reading/fileColumns.js';
 import { Limits } from './access/limits.js';
 import type { Operation, OperationContext, OperationResult, OperationServices } from './operation.js';

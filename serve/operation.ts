@@ -5,7 +5,7 @@ import type { ApiRequest } from './apiRequest.js';
 import type { Account } from './access/accounts.js';
 import type { ApiName } from './access/plans.js';
 import type { FileColumnCache } from './reading/fileColumns.js';
-import type { CursorCodec } from './cursor.js';
+import type { CursorCodec } from './level2/cursor.js';
 
 /**
  * The contract between the app (envelope, auth, limits) and one `apiname`.

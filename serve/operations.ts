@@ -1,6 +1,6 @@
 import type { Operation } from './operation.js';
-import { level2Operation } from './level2Operation.js';
-import { tickHistoryOperation } from './tickHistoryOperation.js';
+import { level2Operation } from './level2/operation.js';
+import { tickHistoryOperation } from './tickHistory/operation.js';
 
 /**
  * Every operation the server answers, by `apiname`. The tick_history engineer adds

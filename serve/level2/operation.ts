@@ -1,18 +1,18 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isTradingDay, latestTradingDay } from '../calendar/tradingCalendar.js';
-import type { CatalogFile } from '../storage/catalog.js';
-import { SCHEMAS } from '../shared/schema.js';
-import { parseLevel2Time } from '../shared/timeFormat.js';
-import type { FileColumnCache } from './reading/fileColumns.js';
-import { parseLevel2Query, MAX_PAGE_SIZE, type Level2Query } from './level2Params.js';
-import { planPage } from './level2Paging.js';
-import { firstRowAtOrAfter, groupsOf, type RowSpan } from './reading/rowSearch.js';
-import { minuteStarts } from '../storage/minuteIndex.js';
-import { pageRowsJson } from './level2Rows.js';
-import type { Operation, OperationContext, OperationResult } from './operation.js';
-import { requireAnswerableDate } from './reading/answerableDates.js';
-import { noDataOnDay } from './reading/noDataReason.js';
+import { isTradingDay, latestTradingDay } from '../../calendar/tradingCalendar.js';
+import type { CatalogFile } from '../../storage/catalog.js';
+import { SCHEMAS } from '../../shared/schema.js';
+import { parseLevel2Time } from '../../shared/timeFormat.js';
+import type { FileColumnCache } from '../reading/fileColumns.js';
+import { parseLevel2Query, MAX_PAGE_SIZE, type Level2Query } from './params.js';
+import { planPage } from './paging.js';
+import { firstRowAtOrAfter, groupsOf, type RowSpan } from '../reading/rowSearch.js';
+import { minuteStarts } from '../../storage/minuteIndex.js';
+import { pageRowsJson } from './rows.js';
+import type { Operation, OperationContext, OperationResult } from '../operation.js';
+import { requireAnswerableDate } from '../reading/answerableDates.js';
+import { noDataOnDay } from '../reading/noDataReason.js';
 
 /**
  * `level2_quote_history` (spec + decisions §3): one stock, one trading day, from the sealed

@@ -2,13 +2,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import pino from 'pino';
-import { CatalogReader, openCatalog } from '../../storage/catalog.js';
-import { CursorCodec } from '../../serve/cursor.js';
-import { FileColumnCache } from '../../serve/reading/fileColumns.js';
-import { level2Operation } from '../../serve/level2Operation.js';
-import type { OperationContext, OperationResult } from '../../serve/operation.js';
-import { PLANS } from '../../serve/access/plans.js';
-import { preparedData } from '../support/server.js';
+import { CatalogReader, openCatalog } from '../../../storage/catalog.js';
+import { CursorCodec } from '../../../serve/level2/cursor.js';
+import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
+import { level2Operation } from '../../../serve/level2/operation.js';
+import type { OperationContext, OperationResult } from '../../../serve/operation.js';
+import { PLANS } from '../../../serve/access/plans.js';
+import { preparedData } from '../../support/server.js';
 
 /**
  * The level2 operation without HTTP, to see what it reads: a page must start from the

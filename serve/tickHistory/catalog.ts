@@ -1,6 +1,6 @@
-import type { CatalogFile, CatalogReader } from '../storage/catalog.js';
-import { minuteStarts } from '../storage/minuteIndex.js';
-import { MS_PER_DAY } from '../shared/timeFormat.js';
+import type { CatalogFile, CatalogReader } from '../../storage/catalog.js';
+import { minuteStarts } from '../../storage/minuteIndex.js';
+import { MS_PER_DAY } from '../../shared/timeFormat.js';
 
 /**
  * The index files of a trading day as tick_history reads them: sorted by symbol, with the

@@ -1,4 +1,4 @@
-import { rowsBeforeMinute, type MinuteIndex } from '../storage/minuteIndex.js';
+import { rowsBeforeMinute, type MinuteIndex } from '../../storage/minuteIndex.js';
 
 /**
  * Merge order of plain detail within one trading day (pure): rows of several symbol-day files

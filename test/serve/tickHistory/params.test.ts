@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertApiError } from '../support/apiErrors.js';
-import { parseTickQuery, type BoundaryQuery, type EnhancedQuery, type TickQuery } from '../../serve/tickHistoryParams.js';
+import { assertApiError } from '../../support/apiErrors.js';
+import { parseTickQuery, type BoundaryQuery, type EnhancedQuery, type TickQuery } from '../../../serve/tickHistory/params.js';
 
 /** Mode selection and parameter shaping of tick_history (decisions §5), without a server. */
 const NOW = Date.parse('2025-02-14T16:30:00+08:00');

@@ -1,9 +1,9 @@
-import type { CatalogFile } from '../storage/catalog.js';
-import { SCHEMAS } from '../shared/schema.js';
-import type { FileColumnCache } from './reading/fileColumns.js';
-import type { DecodedColumn } from '../storage/parquet/reader.js';
-import { groupsOf } from './reading/rowSearch.js';
-import { JsonBytesWriter } from './level2JsonBytes.js';
+import type { CatalogFile } from '../../storage/catalog.js';
+import { SCHEMAS } from '../../shared/schema.js';
+import type { FileColumnCache } from '../reading/fileColumns.js';
+import type { DecodedColumn } from '../../storage/parquet/reader.js';
+import { groupsOf } from '../reading/rowSearch.js';
+import { JsonBytesWriter } from './jsonBytes.js';
 
 /**
  * Rows of a level2 page as JSON bytes. The common request is every field, so each row group's

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { JsonBytesWriter } from '../../serve/level2JsonBytes.js';
-import { serializeRows, sliceRows } from '../../serve/level2Rows.js';
+import { JsonBytesWriter } from '../../../serve/level2/jsonBytes.js';
+import { serializeRows, sliceRows } from '../../../serve/level2/rows.js';
 
 const test = suite('JSON bytes writer');
 

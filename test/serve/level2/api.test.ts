@@ -4,15 +4,15 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { decompress } from '@mongodb-js/zstd';
-import { SCHEMAS } from '../../shared/schema.js';
-import { openServiceDb } from '../../serve/access/serviceDb.js';
-import { Limits } from '../../serve/access/limits.js';
-import { duckRows, sqlString } from '../support/duckdb.js';
-import { runCli } from '../support/cli.js';
+import { SCHEMAS } from '../../../shared/schema.js';
+import { openServiceDb } from '../../../serve/access/serviceDb.js';
+import { Limits } from '../../../serve/access/limits.js';
+import { duckRows, sqlString } from '../../support/duckdb.js';
+import { runCli } from '../../support/cli.js';
 import {
   addAccount, addKey, DEFAULT_SERVER_NOW, httpRequest, postApi, preparedData, startServer,
   type ApiResponse, type ServerHandle,
-} from '../support/server.js';
+} from '../../support/server.js';
 
 /**
  * level2_quote_history over HTTP against `tickvault serve` on replayed generated data

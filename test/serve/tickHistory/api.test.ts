@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ServerHandle } from '../support/server.js';
+import type { ServerHandle } from '../../support/server.js';
 import {
   account,
   expectedBoundary,
@@ -14,7 +14,7 @@ import {
   tickServer,
   timeWhere,
   type TickData,
-} from './tickHistorySupport.js';
+} from './support.js';
 
 /**
  * tick_history end to end over HTTP: compatible, enhanced and boundary modes on replayed

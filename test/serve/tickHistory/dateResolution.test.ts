@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertApiError } from '../support/apiErrors.js';
+import { assertApiError } from '../../support/apiErrors.js';
 import {
   crossMonthEffective,
   dateMessage,
@@ -8,7 +8,7 @@ import {
   spansSeveralDays,
   type DateParams,
   type DateSelection,
-} from '../../serve/dateResolution.js';
+} from '../../../serve/tickHistory/dateResolution.js';
 
 /**
  * Hand-worked cases around month ends, weekends, New Year and the Spring Festival closures

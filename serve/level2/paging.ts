@@ -1,5 +1,5 @@
-import type { Level2Start } from './level2Params.js';
-import type { RowSpan } from './reading/rowSearch.js';
+import type { Level2Start } from './params.js';
+import type { RowSpan } from '../reading/rowSearch.js';
 
 /**
  * Where a level-2 page lies among the rows a request's time filters select (pure). The rows

@@ -1,13 +1,13 @@
-import { tradingDaysInRange } from '../calendar/tradingCalendar.js';
-import { SCHEMAS } from '../shared/schema.js';
+import { tradingDaysInRange } from '../../calendar/tradingCalendar.js';
+import { SCHEMAS } from '../../shared/schema.js';
 import { dateMessage, effectiveSpan, type DateSelection } from './dateResolution.js';
-import { noDataInRange, noDataOnDay } from './reading/noDataReason.js';
-import type { Operation, OperationResult, OperationServices } from './operation.js';
-import { BoundaryIndex, boundaryRowTexts } from './tickBoundary.js';
-import { TickCatalog, type DayFiles } from './tickHistoryCatalog.js';
-import { detailPage } from './tickHistoryDetail.js';
-import { parseTickQuery, type BoundaryQuery, type CompatibleQuery, type EnhancedQuery } from './tickHistoryParams.js';
-import { wholeFileText } from './tickRows.js';
+import { noDataInRange, noDataOnDay } from '../reading/noDataReason.js';
+import type { Operation, OperationResult, OperationServices } from '../operation.js';
+import { BoundaryIndex, boundaryRowTexts } from './boundary.js';
+import { TickCatalog, type DayFiles } from './catalog.js';
+import { detailPage } from './detail.js';
+import { parseTickQuery, type BoundaryQuery, type CompatibleQuery, type EnhancedQuery } from './params.js';
+import { wholeFileText } from './rows.js';
 
 /**
  * `tick_history` (spec + decisions §5) over the sealed index files: compatible mode (one
@@ -17,7 +17,7 @@ import { wholeFileText } from './tickRows.js';
 const API = 'tick_history';
 
 /**
- * Memory for the boundary candidate rows (tickBoundary.ts), per server process: ~170 KB per
+ * Memory for the boundary candidate rows (boundary.ts), per server process: ~170 KB per
  * symbol-day, so about three whole-market days of 1,000 indexes.
  */
 export const BOUNDARY_CACHE_BYTES = 512 * 1024 * 1024;

@@ -1,8 +1,8 @@
-import type { CatalogFile } from '../storage/catalog.js';
-import { INDEX_ALWAYS_NULL, SCHEMAS } from '../shared/schema.js';
-import type { FileColumnCache } from './reading/fileColumns.js';
-import { firstRowAtOrAfter as searchFirstRow, groupsOf, type RowSpan } from './reading/rowSearch.js';
-import type { DecodedColumn } from '../storage/parquet/reader.js';
+import type { CatalogFile } from '../../storage/catalog.js';
+import { INDEX_ALWAYS_NULL, SCHEMAS } from '../../shared/schema.js';
+import type { FileColumnCache } from '../reading/fileColumns.js';
+import { firstRowAtOrAfter as searchFirstRow, groupsOf, type RowSpan } from '../reading/rowSearch.js';
+import type { DecodedColumn } from '../../storage/parquet/reader.js';
 
 /**
  * Rows of sealed index files for tick_history, on top of the shared column cache: snapshot

@@ -3,10 +3,10 @@ import * as assert from 'uvu/assert';
 import { connect, type Socket } from 'node:net';
 import {
   addAccount, addKey, postApi, sealSyntheticFile, startServer, type ApiResponse, type ServerHandle,
-} from '../support/server.js';
-import { tempDir } from '../support/tempDir.js';
+} from '../../support/server.js';
+import { tempDir } from '../../support/tempDir.js';
 import { join } from 'node:path';
-import { openServiceDb } from '../../serve/access/serviceDb.js';
+import { openServiceDb } from '../../../serve/access/serviceDb.js';
 
 /**
  * The one-request-in-progress rule across two server processes on one data directory

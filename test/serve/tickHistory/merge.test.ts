@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildMinuteIndex, minuteStarts } from '../../storage/minuteIndex.js';
-import { mergeDay, planDay, selectedRows, type Direction, type MergeSource } from '../../serve/tickMerge.js';
+import { buildMinuteIndex, minuteStarts } from '../../../storage/minuteIndex.js';
+import { mergeDay, planDay, selectedRows, type Direction, type MergeSource } from '../../../serve/tickHistory/merge.js';
 
 /**
  * planDay + mergeDay against a brute-force sort of every selected row, over synthetic
@@ -69,7 +69,7 @@ function page(fx: Fixture, rank: number, take: number, dir: Direction): [number,
   }).map((r) => [r.source, r.position]);
 }
 
-const merge = suite('tickMerge');
+const merge = suite('tickHistory/merge');
 
 merge('pages at every kind of rank equal the brute-force order, both directions', () => {
   const fx = fixture(7, 6);

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import { readFeedLines } from '../../ingest/feedLines.js';
-import { SCHEMAS } from '../../shared/schema.js';
-import { duckRows, sqlString } from '../support/duckdb.js';
-import { addAccount, postApi, preparedData, startServer, type ApiResponse, type ServerHandle } from '../support/server.js';
-import type { PlanName } from '../../serve/access/plans.js';
+import { readFeedLines } from '../../../ingest/feedLines.js';
+import { SCHEMAS } from '../../../shared/schema.js';
+import { duckRows, sqlString } from '../../support/duckdb.js';
+import { addAccount, postApi, preparedData, startServer, type ApiResponse, type ServerHandle } from '../../support/server.js';
+import type { PlanName } from '../../../serve/access/plans.js';
 
 /**
  * Shared fixture of the tick_history tests: generated index snapshots of 20250120..20250214

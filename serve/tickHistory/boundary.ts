@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { rowsBeforeMinute } from '../storage/minuteIndex.js';
-import { INDEX_ALWAYS_NULL, SCHEMAS } from '../shared/schema.js';
-import { ByteLru, type FileColumnCache } from './reading/fileColumns.js';
-import { readRowGroups, withFile, type DecodedColumn } from '../storage/parquet/reader.js';
-import type { DayFile } from './tickHistoryCatalog.js';
-import type { Side } from './tickHistoryParams.js';
+import { rowsBeforeMinute } from '../../storage/minuteIndex.js';
+import { INDEX_ALWAYS_NULL, SCHEMAS } from '../../shared/schema.js';
+import { ByteLru, type FileColumnCache } from '../reading/fileColumns.js';
+import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
+import type { DayFile } from './catalog.js';
+import type { Side } from './params.js';
 
 /**
  * Boundary snapshots (decisions §5): per index, the last snapshot strictly before HH:MM:00.000

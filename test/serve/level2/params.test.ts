@@ -1,11 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertApiError } from '../support/apiErrors.js';
-import { ApiError } from '../../serve/apiError.js';
-import { parseApiRequest, type ApiRequest } from '../../serve/apiRequest.js';
-import { CursorCodec } from '../../serve/cursor.js';
-import { parseLevel2Query, type Level2Query } from '../../serve/level2Params.js';
-import { SCHEMAS } from '../../shared/schema.js';
+import { assertApiError } from '../../support/apiErrors.js';
+import { ApiError } from '../../../serve/apiError.js';
+import { parseApiRequest, type ApiRequest } from '../../../serve/apiRequest.js';
+import { CursorCodec } from '../../../serve/level2/cursor.js';
+import { parseLevel2Query, type Level2Query } from '../../../serve/level2/params.js';
+import { SCHEMAS } from '../../../shared/schema.js';
 
 const codec = new CursorCodec(Buffer.alloc(32, 1));
 const API = new Set(['level2_quote_history', 'tick_history']);

@@ -1,10 +1,10 @@
-import { MS_PER_DAY } from '../shared/timeFormat.js';
-import type { FileColumnCache } from './reading/fileColumns.js';
-import { groupsOf } from './reading/rowSearch.js';
-import type { DayFile, DayFiles } from './tickHistoryCatalog.js';
-import type { EnhancedQuery } from './tickHistoryParams.js';
-import { mergeDay, planDay, selectedRows, type DayPlan, type MergeSource } from './tickMerge.js';
-import { firstRowAtOrAfter, groupRowsOf, type GroupRows } from './tickRows.js';
+import { MS_PER_DAY } from '../../shared/timeFormat.js';
+import type { FileColumnCache } from '../reading/fileColumns.js';
+import { groupsOf } from '../reading/rowSearch.js';
+import type { DayFile, DayFiles } from './catalog.js';
+import type { EnhancedQuery } from './params.js';
+import { mergeDay, planDay, selectedRows, type DayPlan, type MergeSource } from './merge.js';
+import { firstRowAtOrAfter, groupRowsOf, type GroupRows } from './rows.js';
 
 /**
  * Enhanced plain detail: the rows of several index files over several days, sorted by
@@ -12,7 +12,7 @@ import { firstRowAtOrAfter, groupRowsOf, type GroupRows } from './tickRows.js';
  *
  * The offset is reached by counting, never by reading: whole days are skipped by their
  * selected-row totals, and inside the day holding the offset the per-minute counts of the
- * catalog's minute index locate the minute (tickMerge.planDay). Only that minute's rows and
+ * catalog's minute index locate the minute (merge.ts planDay). Only that minute's rows and
  * those after it up to the page's end are read, from the row groups that hold them.
  */
 export interface DetailPage {

@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CursorCodec, loadOrCreateCursorKey, type CursorState } from '../../serve/cursor.js';
-import { tempDir } from '../support/tempDir.js';
+import { CursorCodec, loadOrCreateCursorKey, type CursorState } from '../../../serve/level2/cursor.js';
+import { tempDir } from '../../support/tempDir.js';
 
 const test = suite('cursor codec');
 const key = Buffer.alloc(32, 7);
@@ -84,7 +84,7 @@ keys('a damaged key file is an error, never silently replaced', () => {
 keys('concurrent first use by several processes yields one key', async () => {
   const dir = tempDir();
   const path = join(dir, 'cursor.key');
-  const module = join(fileURLToPath(import.meta.url), '..', '..', '..', 'serve', 'cursor.js');
+  const module = join(fileURLToPath(import.meta.url), '..', '..', '..', '..', 'serve', 'level2', 'cursor.js');
   const script = `import(${JSON.stringify(module)}).then(m => process.stdout.write(m.loadOrCreateCursorKey(${JSON.stringify(path)}).toString('hex')))`;
   const outputs = await Promise.all(
     Array.from({ length: 6 }, () => new Promise<string>((resolve, reject) => {

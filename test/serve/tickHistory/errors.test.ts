@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { postApi, type ServerHandle } from '../support/server.js';
-import { account, tick, tickData, tickServer, type TickData } from './tickHistorySupport.js';
+import { postApi, type ServerHandle } from '../../support/server.js';
+import { account, tick, tickData, tickServer, type TickData } from './support.js';
 
 /**
  * tick_history over HTTP: every rejected combination and value (400, naming the parameter),
