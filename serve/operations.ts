@@ -1,4 +1,4 @@
-import type { Operation } from './operation.js';
+import type { Operation } from './http/operation.js';
 import { level2Operation } from './level2/operation.js';
 import { tickHistoryOperation } from './tickHistory/operation.js';
 

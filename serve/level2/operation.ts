@@ -10,7 +10,7 @@ import { planPage } from './paging.js';
 import { firstRowAtOrAfter, groupsOf, type RowSpan } from '../reading/rowSearch.js';
 import { minuteStarts } from '../../storage/minuteIndex.js';
 import { pageRowsJson } from './rows.js';
-import type { Operation, OperationContext, OperationResult } from '../operation.js';
+import type { Operation, OperationContext, OperationResult } from '../http/operation.js';
 import { requireAnswerableDate } from '../reading/answerableDates.js';
 import { noDataOnDay } from '../reading/noDataReason.js';
 

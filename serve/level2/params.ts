@@ -1,8 +1,8 @@
 import { SCHEMAS } from '../../shared/schema.js';
 import { parseStockSymbol } from '../../shared/symbols.js';
 import { API_TIME_FORMS, isValidDateText, parseApiTime } from '../../shared/timeFormat.js';
-import { badRequest } from '../apiError.js';
-import { checkParamNames, selectFields, type ApiRequest } from '../apiRequest.js';
+import { badRequest } from '../http/apiError.js';
+import { checkParamNames, selectFields, type ApiRequest } from '../http/apiRequest.js';
 import type { CursorCodec, CursorState } from './cursor.js';
 
 /**

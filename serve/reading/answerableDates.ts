@@ -1,5 +1,5 @@
 import { knownRange, latestTradingDay } from '../../calendar/tradingCalendar.js';
-import { badRequest } from '../apiError.js';
+import { badRequest } from '../http/apiError.js';
 
 /**
  * The dates a request may name: the trading calendar's known range (where its closures are

@@ -1,6 +1,6 @@
 import { isValidDate, latestTradingDay, offsetFromLatest, tradingDaysBack } from '../../calendar/tradingCalendar.js';
 import { requireAnswerableDate } from '../reading/answerableDates.js';
-import { badRequest } from '../apiError.js';
+import { badRequest } from '../http/apiError.js';
 
 /**
  * Which trading day(s) a tick_history request reads (spec rules 1-5, decisions §5). Pure:

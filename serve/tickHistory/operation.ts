@@ -2,7 +2,7 @@ import { tradingDaysInRange } from '../../calendar/tradingCalendar.js';
 import { SCHEMAS } from '../../shared/schema.js';
 import { dateMessage, effectiveSpan, type DateSelection } from './dateResolution.js';
 import { noDataInRange, noDataOnDay } from '../reading/noDataReason.js';
-import type { Operation, OperationResult, OperationServices } from '../operation.js';
+import type { Operation, OperationResult, OperationServices } from '../http/operation.js';
 import { BoundaryIndex, boundaryRowTexts } from './boundary.js';
 import { TickCatalog, type DayFiles } from './catalog.js';
 import { detailPage } from './detail.js';

@@ -1,9 +1,9 @@
 import { SCHEMAS } from '../../shared/schema.js';
 import { parseIndexSymbol } from '../../shared/symbols.js';
 import { API_TIME_FORMS, MS_PER_DAY, MS_PER_MINUTE, parseApiTime, parseTrademin } from '../../shared/timeFormat.js';
-import { badRequest } from '../apiError.js';
-import { checkParamNames, selectFields } from '../apiRequest.js';
-import { excerpt } from '../valueExcerpt.js';
+import { badRequest } from '../http/apiError.js';
+import { checkParamNames, selectFields } from '../http/apiRequest.js';
+import { excerpt } from '../http/valueExcerpt.js';
 import { resolveDates, spansSeveralDays, type DateSelection } from './dateResolution.js';
 
 /**

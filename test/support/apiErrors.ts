@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { ApiError } from '../../serve/apiError.js';
+import { ApiError } from '../../serve/http/apiError.js';
 
 /** Asserts that `run` throws an ApiError with this code whose message matches (names the parameter). */
 export function assertApiError(run: () => unknown, code: number, message: RegExp, what: string): void {

@@ -6,7 +6,7 @@ import { CatalogReader, openCatalog } from '../../../storage/catalog.js';
 import { CursorCodec } from '../../../serve/level2/cursor.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { level2Operation } from '../../../serve/level2/operation.js';
-import type { OperationContext, OperationResult } from '../../../serve/operation.js';
+import type { OperationContext, OperationResult } from '../../../serve/http/operation.js';
 import { PLANS } from '../../../serve/access/plans.js';
 import { preparedData } from '../../support/server.js';
 

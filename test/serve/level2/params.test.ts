@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertApiError } from '../../support/apiErrors.js';
-import { ApiError } from '../../../serve/apiError.js';
-import { parseApiRequest, type ApiRequest } from '../../../serve/apiRequest.js';
+import { ApiError } from '../../../serve/http/apiError.js';
+import { parseApiRequest, type ApiRequest } from '../../../serve/http/apiRequest.js';
 import { CursorCodec } from '../../../serve/level2/cursor.js';
 import { parseLevel2Query, type Level2Query } from '../../../serve/level2/params.js';
 import { SCHEMAS } from '../../../shared/schema.js';

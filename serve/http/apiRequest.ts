@@ -1,4 +1,4 @@
-import type { DatasetSchema } from '../shared/schema.js';
+import type { DatasetSchema } from '../../shared/schema.js';
 import { badRequest } from './apiError.js';
 import { excerpt } from './valueExcerpt.js';
 

@@ -1,4 +1,4 @@
-import { parsePort, parsePositiveInt, resolveOption, type Env, type Flags, type OptionSpec } from '../shared/config.js';
+import { parsePort, parsePositiveInt, resolveOption, type Env, type Flags, type OptionSpec } from '../../shared/config.js';
 
 /** Options of `tickvault serve`: flags over TICKVAULT_* environment over these defaults. */
 export const SERVE_OPTIONS = {

@@ -1,11 +1,11 @@
-import { SCHEMAS, type DatasetSchema } from '../shared/schema.js';
+import { SCHEMAS, type DatasetSchema } from '../../shared/schema.js';
 import type { ErrorCode } from './apiError.js';
 import { BODY_ENCODINGS, BODY_LIMIT_BYTES } from './requestBody.js';
-import { API_TIME_FORMS } from '../shared/timeFormat.js';
-import { MAX_TRADING_DAYS_BACK } from './tickHistory/dateResolution.js';
-import { PARQUET_MEDIA_TYPE } from './level2/operation.js';
-import { MAX_PAGE_SIZE, NOT_WITH_PARQUET } from './level2/params.js';
-import { ENHANCED_LIMIT, MAX_SYMBOLS } from './tickHistory/params.js';
+import { API_TIME_FORMS } from '../../shared/timeFormat.js';
+import { MAX_TRADING_DAYS_BACK } from '../tickHistory/dateResolution.js';
+import { PARQUET_MEDIA_TYPE } from '../level2/operation.js';
+import { MAX_PAGE_SIZE, NOT_WITH_PARQUET } from '../level2/params.js';
+import { ENHANCED_LIMIT, MAX_SYMBOLS } from '../tickHistory/params.js';
 
 /**
  * The OpenAPI 3.1 description of the service, served at GET /openapi.json. Field names, limits

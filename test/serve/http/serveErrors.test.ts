@@ -2,11 +2,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../../shared/config.js';
-import { loadServeConfig } from '../../serve/serveConfig.js';
-import { runCli } from '../support/cli.js';
-import { addAccount, postApi, preparedData, sealSyntheticFile, startServer } from '../support/server.js';
-import { tempDir } from '../support/tempDir.js';
+import { ConfigError } from '../../../shared/config.js';
+import { loadServeConfig } from '../../../serve/http/serveConfig.js';
+import { runCli } from '../../support/cli.js';
+import { addAccount, postApi, preparedData, sealSyntheticFile, startServer } from '../../support/server.js';
+import { tempDir } from '../../support/tempDir.js';
 
 const API = 'level2_quote_history';
 

@@ -1,7 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { knownRangeEndMs } from '../calendar/tradingCalendar.js';
-import type { Logger } from '../shared/logger.js';
+import { knownRangeEndMs } from '../../calendar/tradingCalendar.js';
+import type { Logger } from '../../shared/logger.js';
 import { openapiRoute } from './openapiRoute.js';
 import { apinameOf, isApiRequest, requestLog, summarize } from './requestLog.js';
 import { onResponseDone } from './responseDone.js';

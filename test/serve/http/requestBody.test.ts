@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
 
 /**
  * Reading the body (serve/requestBody.ts) against a real server: every fault in a body is the

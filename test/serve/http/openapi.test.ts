@@ -1,11 +1,12 @@
 import { suite } from 'uvu';
+import { readFileSync } from 'node:fs';
 import * as assert from 'uvu/assert';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020Module from 'ajv/dist/2020.js';
-import { LEVEL2_PARAMS } from '../../serve/level2/params.js';
-import { DOCUMENTED_PARAMS, type OpenApiDocument, type Schema } from '../../serve/openapi.js';
-import { SCHEMAS } from '../../shared/schema.js';
-import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { LEVEL2_PARAMS } from '../../../serve/level2/params.js';
+import { DOCUMENTED_PARAMS, type OpenApiDocument, type Schema } from '../../../serve/http/openapi.js';
+import { SCHEMAS } from '../../../shared/schema.js';
+import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
 
 /**
  * GET /openapi.json of a started `tickvault serve`: a valid OpenAPI 3.1 document (checked by
@@ -61,8 +62,10 @@ t('the served document is valid OpenAPI 3.1', async () => {
   assert.ok(result.valid, JSON.stringify(result.errors, null, 2));
   assert.is(validator.version, '3.1');
   assert.is(doc.openapi, '3.1.0');
+  const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  assert.is((doc as unknown as { info: { version: string } }).info.version, pkg.version, 'info.version is the package version');
   assert.ok(doc.paths['/api'].post, 'POST /api');
-  for (const code of ['200', '400', '401', '403', '413', '429', '500', '503']) assert.ok(doc.paths['/api'].post!.responses[code], `response ${code}`);
+  for (const code of ['200', '400', '401', '403', '413', '415', '429', '500', '503']) assert.ok(doc.paths['/api'].post!.responses[code], `response ${code}`);
   assert.ok(doc.paths['/api'].post!.responses['200'] && 'content' in doc.paths['/api'].post!.responses['200']);
   const ok200 = doc.paths['/api'].post!.responses['200'] as { content: Record<string, unknown> };
   assert.ok(ok200.content['application/vnd.apache.parquet'], 'the Parquet media type');

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { seededRandom } from '../../ingest/feedGenerate.js';
-import { addAccount, httpRequest, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { seededRandom } from '../../../ingest/feedGenerate.js';
+import { addAccount, httpRequest, preparedData, startServer, type ServerHandle } from '../../support/server.js';
 
 /**
  * Generated requests against a real server: a few thousand bodies built from every parameter

@@ -9,10 +9,10 @@ import { buildOpenApi } from './openapi.js';
  */
 export const OPENAPI_PATH = '/openapi.json';
 
-/** The package version, for `info.version` (package.json sits two levels above dist/serve/). */
+/** The package version, for `info.version` (package.json sits three levels above dist/serve/http/). */
 function packageVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
     return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
   } catch {
     return '0.0.0';

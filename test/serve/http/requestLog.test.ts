@@ -2,9 +2,9 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { countItems } from '../../serve/requestLog.js';
-import { readCatalog } from '../support/catalog.js';
-import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { countItems } from '../../../serve/http/requestLog.js';
+import { readCatalog } from '../../support/catalog.js';
+import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
 
 /**
  * One JSON log line per request from a started `tickvault serve` at log level info: apiname,

@@ -1,24 +1,24 @@
 import type { ServerResponse } from 'node:http';
 import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
-import type { CatalogReader } from '../storage/catalog.js';
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/logger.js';
-import type { Db } from '../shared/sqlite.js';
-import { layoutFor } from '../storage/layout.js';
+import type { CatalogReader } from '../../storage/catalog.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
+import type { Db } from '../../shared/sqlite.js';
+import { layoutFor } from '../../storage/layout.js';
 import { ApiError, busy, forbidden, tooManyRequests, unauthorized } from './apiError.js';
 import { parseApiRequest } from './apiRequest.js';
 import { requestBody } from './requestBody.js';
-import { answerableSpan } from './reading/answerableDates.js';
+import { answerableSpan } from '../reading/answerableDates.js';
 import { onResponseDone } from './responseDone.js';
-import { AccountStore, type Account } from './access/accounts.js';
-import { CursorCodec, loadOrCreateCursorKey } from './level2/cursor.js';
-import { FileColumnCache } from './reading/fileColumns.js';
-import { Limits } from './access/limits.js';
+import { AccountStore, type Account } from '../access/accounts.js';
+import { CursorCodec, loadOrCreateCursorKey } from '../level2/cursor.js';
+import { FileColumnCache } from '../reading/fileColumns.js';
+import { Limits } from '../access/limits.js';
 import type { Operation, OperationContext, OperationResult, OperationServices } from './operation.js';
-import { checkAccess, PLAN_NAMES, PLANS, type ApiName } from './access/plans.js';
+import { checkAccess, PLAN_NAMES, PLANS, type ApiName } from '../access/plans.js';
 import type { ServeConfig } from './serveConfig.js';
-import { SlotTable, type Slot } from './access/slots.js';
+import { SlotTable, type Slot } from '../access/slots.js';
 import { serveExtras, type ServeMetrics } from './metrics.js';
 
 /**

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { beijingDate, parseInstant } from '../../shared/clock.js';
-import { rejectionReason } from '../../serve/metrics.js';
-import { openServiceDb } from '../../serve/access/serviceDb.js';
-import { addAccount, DEFAULT_SERVER_NOW, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { beijingDate, parseInstant } from '../../../shared/clock.js';
+import { rejectionReason } from '../../../serve/http/metrics.js';
+import { openServiceDb } from '../../../serve/access/serviceDb.js';
+import { addAccount, DEFAULT_SERVER_NOW, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
 
 /**
  * GET /metrics of a started `tickvault serve`: after a known mix of answers (200, 400, 401,

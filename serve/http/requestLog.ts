@@ -1,6 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { Logger } from '../shared/logger.js';
-import { API_NAMES, type ApiName } from './access/plans.js';
+import type { Logger } from '../../shared/logger.js';
+import { API_NAMES, type ApiName } from '../access/plans.js';
 import { onResponseDone } from './responseDone.js';
 
 /**

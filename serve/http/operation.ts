@@ -1,11 +1,11 @@
 import type { Readable } from 'node:stream';
-import type { Logger } from '../shared/logger.js';
-import type { CatalogReader } from '../storage/catalog.js';
+import type { Logger } from '../../shared/logger.js';
+import type { CatalogReader } from '../../storage/catalog.js';
 import type { ApiRequest } from './apiRequest.js';
-import type { Account } from './access/accounts.js';
-import type { ApiName } from './access/plans.js';
-import type { FileColumnCache } from './reading/fileColumns.js';
-import type { CursorCodec } from './level2/cursor.js';
+import type { Account } from '../access/accounts.js';
+import type { ApiName } from '../access/plans.js';
+import type { FileColumnCache } from '../reading/fileColumns.js';
+import type { CursorCodec } from '../level2/cursor.js';
 
 /**
  * The contract between the app (envelope, auth, limits) and one `apiname`.
