@@ -34,7 +34,7 @@ import { layoutFor } from '../storage/layout.js';
 import { createLogger } from '../shared/logger.js';
 import { SCHEMAS } from '../shared/schema.js';
 import { AccountStore } from '../serve/access/accounts.js';
-import { createApp, type App } from '../serve/app.js';
+import { createApp, type App } from '../serve/http/app.js';
 import { OPERATIONS } from '../serve/operations.js';
 import { openServiceDb } from '../serve/access/serviceDb.js';
 import { SlotTable } from '../serve/access/slots.js';

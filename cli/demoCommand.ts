@@ -6,7 +6,7 @@ import { parsePositiveInt, resolveOption, type Flags } from '../shared/config.js
 import { layoutFor } from '../storage/layout.js';
 import { createLogger } from '../shared/logger.js';
 import { AccountStore, validKeyText } from '../serve/access/accounts.js';
-import { SERVE_OPTIONS } from '../serve/serveConfig.js';
+import { SERVE_OPTIONS } from '../serve/http/serveConfig.js';
 import { openServiceDb } from '../serve/access/serviceDb.js';
 import { generateCommand } from './generateCommand.js';
 import { replayCommand } from './replayCommand.js';
