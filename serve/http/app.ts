@@ -9,6 +9,7 @@ import { layoutFor } from '../../storage/layout.js';
 import { ApiError, busy, forbidden, tooManyRequests, unauthorized } from './apiError.js';
 import { parseApiRequest } from './apiRequest.js';
 import { requestBody } from './requestBody.js';
+import { errorEnvelope, JSON_TYPE } from './envelope.js';
 import { answerableSpan } from '../reading/answerableDates.js';
 import { onResponseDone } from './responseDone.js';
 import { AccountStore, type Account } from '../access/accounts.js';
@@ -45,14 +46,9 @@ export interface AppDeps {
 }
 
 export { BODY_LIMIT_BYTES } from './requestBody.js';
-const JSON_TYPE = 'application/json; charset=utf-8';
 const INTERNAL_MESSAGE = 'internal server error';
 const PARQUET_PLANS = PLAN_NAMES.filter((p) => PLANS[p].parquetPerDay > 0).join(', ');
 
-/** The envelope of a failure (decisions §1): HTTP status = code, data null. */
-function errorBody(code: number, message: string): string {
-  return JSON.stringify({ code, message, data: null });
-}
 
 export interface App {
   readonly koa: Koa;
@@ -95,13 +91,13 @@ export function createApp(deps: AppDeps): App {
         log.error({ err: e, path: ctx.path }, 'request failed');
         ctx.status = 500;
         ctx.type = JSON_TYPE;
-        ctx.body = errorBody(500, INTERNAL_MESSAGE);
+        ctx.body = errorEnvelope(500, INTERNAL_MESSAGE);
         return;
       }
       if (err.opts.retryAfterSec !== undefined) ctx.set('Retry-After', String(err.opts.retryAfterSec));
       ctx.status = err.code;
       ctx.type = JSON_TYPE;
-      ctx.body = errorBody(err.code, err.message);
+      ctx.body = errorEnvelope(err.code, err.message);
     }
   });
   app.use(requestBody());
@@ -236,7 +232,7 @@ export function createApp(deps: AppDeps): App {
     ctx.status = known ? 405 : 404;
     if (known) ctx.set('Allow', ctx.path === '/api' ? 'POST' : 'GET');
     ctx.type = JSON_TYPE;
-    ctx.body = errorBody(ctx.status, known ? `use ${ctx.path === '/api' ? 'POST' : 'GET'} ${ctx.path}` : 'no such endpoint; queries go to POST /api');
+    ctx.body = errorEnvelope(ctx.status, known ? `use ${ctx.path === '/api' ? 'POST' : 'GET'} ${ctx.path}` : 'no such endpoint; queries go to POST /api');
   });
   // Errors after the response started (Koa reports them here): a client that went away
   // mid-body is routine, not a fault.
@@ -279,10 +275,6 @@ function onLastByteWritten(res: ServerResponse, fn: () => void): void {
 function writeResult(ctx: Context, result: OperationResult): void {
   ctx.status = 200;
   switch (result.kind) {
-    case 'json':
-      ctx.type = JSON_TYPE;
-      ctx.body = JSON.stringify({ code: 200, message: result.message ?? 'success', data: result.data });
-      return;
     case 'rawJson': {
       ctx.type = JSON_TYPE;
       // For the request log: the row count of a body it cannot scan (a stream of pieces).

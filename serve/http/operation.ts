@@ -68,13 +68,12 @@ export interface OperationServices {
 }
 
 /**
- * An operation's answer. `json`: the app wraps `data` in the envelope (code 200, `message`,
- * default `success`). `rawJson`: an already serialised complete envelope: text, UTF-8 bytes, or
- * UTF-8 pieces written in order (the level2 fast path sends slices of cached row bytes without
- * copying them into one buffer). `stream`: a file body with its own headers (Parquet downloads).
+ * An operation's answer. `rawJson`: a complete envelope made by envelope.ts: text, UTF-8
+ * bytes, or UTF-8 pieces written in order (the level2 fast path sends slices of cached row
+ * bytes without copying them into one buffer). `stream`: a file body with its own headers
+ * (Parquet downloads).
  */
 export type OperationResult =
-  | { readonly kind: 'json'; readonly message?: string; readonly data: unknown }
   | { readonly kind: 'rawJson'; readonly body: string | Buffer | readonly Buffer[]; readonly rows?: number }
   | {
       readonly kind: 'stream';

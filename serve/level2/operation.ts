@@ -10,6 +10,7 @@ import { planPage } from './paging.js';
 import { firstRowAtOrAfter, groupsOf, type RowSpan } from '../reading/rowSearch.js';
 import { minuteStarts } from '../../storage/minuteIndex.js';
 import { pageRowsJson } from './rows.js';
+import { successPieces } from '../http/envelope.js';
 import type { Operation, OperationContext, OperationResult } from '../http/operation.js';
 import { requireAnswerableDate } from '../reading/answerableDates.js';
 import { noDataOnDay } from '../reading/noDataReason.js';
@@ -42,17 +43,12 @@ function fieldNames(q: Level2Query): string[] {
   return q.fields.map((i) => SCHEMAS.level2.fieldNames[i]);
 }
 
-/**
- * The envelope around already serialised rows. Written by hand so the rows (cached bytes) are
- * spliced in rather than parsed and re-serialised; member order as in the spec.
- */
+/** The envelope around a page's rows (cached bytes, spliced in) and level 2's own data members. */
 function envelope(message: string, q: Level2Query, tradedate: string, items: readonly Buffer[], nextCursor: string | null, hasMore: boolean): Buffer[] {
-  const head =
-    `{"code":200,"message":${JSON.stringify(message)},"data":{"fields":${JSON.stringify(fieldNames(q))},"items":[`;
-  const tail =
-    `],"tradedate":${JSON.stringify(tradedate)},"page_size":${q.format === 'json' ? q.pageSize : MAX_PAGE_SIZE},` +
-    `"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"has_more":${hasMore}}}`;
-  return [Buffer.from(head), ...items, Buffer.from(tail)];
+  const rest =
+    `,"tradedate":${JSON.stringify(tradedate)},"page_size":${q.format === 'json' ? q.pageSize : MAX_PAGE_SIZE},` +
+    `"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"has_more":${hasMore}`;
+  return successPieces(message, fieldNames(q), items, rest);
 }
 
 function noData(q: Level2Query, tradedate: string, reason: string): OperationResult {

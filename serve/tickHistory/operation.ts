@@ -2,6 +2,7 @@ import { tradingDaysInRange } from '../../calendar/tradingCalendar.js';
 import { SCHEMAS } from '../../shared/schema.js';
 import { dateMessage, effectiveSpan, type DateSelection } from './dateResolution.js';
 import { noDataInRange, noDataOnDay } from '../reading/noDataReason.js';
+import { successText } from '../http/envelope.js';
 import type { Operation, OperationResult, OperationServices } from '../http/operation.js';
 import { BoundaryIndex, boundaryRowTexts } from './boundary.js';
 import { TickCatalog, type DayFiles } from './catalog.js';
@@ -68,15 +69,8 @@ function datesRead(sel: DateSelection): string[] {
   return tradingDaysInRange(span.from, span.to);
 }
 
-function fieldsJson(fields: readonly number[]): string {
-  return JSON.stringify(fields.map((i) => SCHEMAS.index.fieldNames[i]));
-}
-
 function envelope(message: string, fields: readonly number[], itemsText: string, extra = ''): OperationResult {
-  return {
-    kind: 'rawJson',
-    body: `{"code":200,"message":${JSON.stringify(message)},"data":{"fields":${fieldsJson(fields)},"items":[${itemsText}]${extra}}}`,
-  };
+  return { kind: 'rawJson', body: successText(message, fields.map((i) => SCHEMAS.index.fieldNames[i]), itemsText, extra) };
 }
 
 /** The one day of a single-day selection (boundary mode guarantees one). */
