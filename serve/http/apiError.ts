@@ -2,13 +2,41 @@
  * Every failure a client can see, as a typed value; mapped to the envelope in one place
  * (the app's error middleware). `expose: false` errors are internal: the client gets a fixed
  * 500 message and the detail only reaches the log.
+ *
+ * `reason` says which rule refused the request. Metrics label rejections by it, the request
+ * log records it, and only the limits worth waiting for (rate, trial, quota, slot) carry a
+ * Retry-After; nothing reads the message text to find out what happened.
  */
 export type ErrorCode = 400 | 401 | 403 | 413 | 415 | 429 | 500 | 503;
+
+export type ErrorReason =
+  /** The body could not be read as a JSON object (400, 413, 415). */
+  | 'body'
+  /** A body member, parameter or field list is wrong (400). */
+  | 'param'
+  /** The API key is missing, unknown or revoked (401). */
+  | 'key'
+  /** The plan does not allow it: no access, history depth, no Parquet downloads (403). */
+  | 'plan'
+  /** The per-second limit (429). */
+  | 'rate'
+  /** The trial plan's daily calls (429). */
+  | 'trial'
+  /** The daily Parquet quota (429). */
+  | 'quota'
+  /** The account's one request in progress (503). */
+  | 'slot'
+  /** A fault of the server (500). */
+  | 'internal';
+
+/** Limits that lift after a while: their answers say when (Retry-After, whole seconds). */
+export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot'>;
 
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(
     readonly code: ErrorCode,
+    readonly reason: ErrorReason,
     message: string,
     readonly opts: { readonly retryAfterSec?: number; readonly expose?: boolean } = {},
   ) {
@@ -20,8 +48,12 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (message: string): ApiError => new ApiError(400, message);
-export const unauthorized = (message: string): ApiError => new ApiError(401, message);
-export const forbidden = (message: string): ApiError => new ApiError(403, message);
-export const tooManyRequests = (message: string, retryAfterSec: number): ApiError => new ApiError(429, message, { retryAfterSec });
-export const busy = (message: string, retryAfterSec: number): ApiError => new ApiError(503, message, { retryAfterSec });
+export const badRequest = (message: string): ApiError => new ApiError(400, 'param', message);
+export const badBody = (code: 400 | 413 | 415, message: string): ApiError => new ApiError(code, 'body', message);
+export const unauthorized = (message: string): ApiError => new ApiError(401, 'key', message);
+export const forbidden = (message: string): ApiError => new ApiError(403, 'plan', message);
+export const tooManyRequests = (reason: Exclude<WaitReason, 'slot'>, message: string, retryAfterSec: number): ApiError =>
+  new ApiError(429, reason, message, { retryAfterSec });
+export const busy = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'slot', message, { retryAfterSec });
+/** A bug, never shown to the client (fixed 500 message). */
+export const internal = (message: string): ApiError => new ApiError(500, 'internal', message, { expose: false });

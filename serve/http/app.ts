@@ -6,7 +6,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Db } from '../../shared/sqlite.js';
 import { layoutFor } from '../../storage/layout.js';
-import { ApiError, busy, forbidden, tooManyRequests, unauthorized } from './apiError.js';
+import { ApiError, busy, forbidden, internal, tooManyRequests, unauthorized, type ErrorReason } from './apiError.js';
 import { parseApiRequest } from './apiRequest.js';
 import { requestBody } from './requestBody.js';
 import { errorEnvelope, JSON_TYPE } from './envelope.js';
@@ -87,6 +87,8 @@ export function createApp(deps: AppDeps): App {
       await next();
     } catch (e) {
       const err = e instanceof ApiError ? e : null;
+      // For the request log and the metrics: which rule refused the request.
+      (ctx.state as { errorReason?: ErrorReason }).errorReason = err?.expose ? err.reason : 'internal';
       if (!err || !err.expose) {
         log.error({ err: e, path: ctx.path }, 'request failed');
         ctx.status = 500;
@@ -120,7 +122,7 @@ export function createApp(deps: AppDeps): App {
     // For request logging and metrics middleware: the account, never the key.
     ctx.state.accountId = account.id;
     const rate = limits.hitRate(account.id, config.rateLimitPerSec, wallMs());
-    if (!rate.ok) throw tooManyRequests(`more than ${config.rateLimitPerSec} requests per second for this account`, rate.retryAfterSec);
+    if (!rate.ok) throw tooManyRequests('rate', `more than ${config.rateLimitPerSec} requests per second for this account`, rate.retryAfterSec);
 
     const op = operations.get(req.apiname)!;
     const api = op.apiname;
@@ -149,7 +151,7 @@ export function createApp(deps: AppDeps): App {
       log,
       signal: abort.signal,
       authorize(dates, opts) {
-        if (authorized) throw new ApiError(500, `${api}: authorize called twice`, { expose: false });
+        if (authorized) throw internal(`${api}: authorize called twice`);
         authorize(account, api, dates, nowMs, opts?.parquet === true);
         authorized = true;
       },
@@ -167,6 +169,7 @@ export function createApp(deps: AppDeps): App {
         const taken = limits.takeDaily(account.id, api, 'parquet', account.plan.parquetPerDay, nowMs);
         if (!taken.ok) {
           throw tooManyRequests(
+            'quota',
             `the ${account.plan.name} plan's ${account.plan.parquetPerDay} Parquet files per Beijing day on ${api} are used up`,
             taken.retryAfterSec,
           );
@@ -177,7 +180,7 @@ export function createApp(deps: AppDeps): App {
     let result: OperationResult;
     try {
       result = await op.handle(req, opCtx);
-      if (!authorized) throw new ApiError(500, `${api} returned without plan checks`, { expose: false });
+      if (!authorized) throw internal(`${api} returned without plan checks`);
     } catch (e) {
       releaseSlot();
       throw e;
@@ -204,7 +207,7 @@ export function createApp(deps: AppDeps): App {
     const daily = plan.access[api].dailyCalls;
     if (daily !== null) {
       const taken = limits.takeDaily(account.id, api, 'calls', daily, nowMs);
-      if (!taken.ok) throw tooManyRequests(`the ${plan.name} plan's ${daily} calls per Beijing day on ${api} are used up`, taken.retryAfterSec);
+      if (!taken.ok) throw tooManyRequests('trial', `the ${plan.name} plan's ${daily} calls per Beijing day on ${api} are used up`, taken.retryAfterSec);
     }
   }
 

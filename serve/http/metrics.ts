@@ -2,6 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { knownRangeEndMs } from '../../calendar/tradingCalendar.js';
 import type { Logger } from '../../shared/logger.js';
+import type { ErrorReason } from './apiError.js';
 import { openapiRoute } from './openapiRoute.js';
 import { apinameOf, isApiRequest, requestLog, summarize } from './requestLog.js';
 import { onResponseDone } from './responseDone.js';
@@ -17,7 +18,7 @@ import { onResponseDone } from './responseDone.js';
  *   tickvault_api_response_bytes_total{apiname}           body bytes sent (incl. Parquet files)
  *   tickvault_api_slots_held                              one-request slots this process holds
  *   tickvault_quota_rejections_total{apiname,reason}      429/503: rate_limit, trial_calls,
- *                                                         parquet_quota, slot_busy, other
+ *                                                         parquet_quota, slot_busy (ApiError.reason)
  *   tickvault_calendar_known_range_end_timestamp_seconds  end of the calendar's known range (alert
  *                                                         when it is less than 30 days away)
  *   tickvault_process_… / tickvault_nodejs_…              prom-client's default process metrics
@@ -27,20 +28,22 @@ import { onResponseDone } from './responseDone.js';
  */
 export const METRICS_PATH = '/metrics';
 
-export type RejectionReason = 'rate_limit' | 'trial_calls' | 'parquet_quota' | 'slot_busy' | 'other';
+export type RejectionReason = 'rate_limit' | 'trial_calls' | 'parquet_quota' | 'slot_busy';
 
-/**
- * Which limit a 429/503 answer came from, by its message (app.ts words them; the metrics test
- * provokes each one against a real server, so a rewording is caught there).
- */
-export function rejectionReason(code: number, message: string | undefined): RejectionReason | null {
-  if (code === 503) return 'slot_busy';
-  if (code !== 429) return null;
-  const m = message ?? '';
-  if (/per second/.test(m)) return 'rate_limit';
-  if (/Parquet/.test(m)) return 'parquet_quota';
-  if (/calls per Beijing day/.test(m)) return 'trial_calls';
-  return 'other';
+/** The rejection label of an answer refused by a limit (ApiError.reason); null for anything else. */
+export function rejectionReason(reason: ErrorReason | undefined): RejectionReason | null {
+  switch (reason) {
+    case 'rate':
+      return 'rate_limit';
+    case 'trial':
+      return 'trial_calls';
+    case 'quota':
+      return 'parquet_quota';
+    case 'slot':
+      return 'slot_busy';
+    default:
+      return null;
+  }
 }
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -115,7 +118,7 @@ export class ServeMetrics {
         this.duration.observe({ apiname, code }, s.ms / 1000);
         if (s.bytes !== null && !aborted) this.bytes.inc({ apiname }, s.bytes);
         if (aborted) this.aborted.inc({ apiname });
-        const reason = rejectionReason(s.code, s.error);
+        const reason = rejectionReason(s.reason);
         if (reason) this.rejections.inc({ apiname, reason });
       });
       await next();

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
-import { ApiError } from './apiError.js';
+import { badBody, type ApiError } from './apiError.js';
 
 /**
  * Reading the POST body: JSON whatever the Content-Type, at most BODY_LIMIT_BYTES after
@@ -40,20 +40,20 @@ function bodyError(e: unknown, encoding: string): ApiError {
   const status = (e as { status?: unknown } | null)?.status;
   const type = (e as { type?: unknown } | null)?.type;
   if (status === 413 || type === 'entity.too.large') {
-    return new ApiError(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes (1 MiB)${encoding === 'identity' ? '' : ' once decompressed'}`);
+    return badBody(413, `request body exceeds ${BODY_LIMIT_BYTES} bytes (1 MiB)${encoding === 'identity' ? '' : ' once decompressed'}`);
   }
   if (status === 415) return unsupportedEncoding(encoding);
   const code = (e as { code?: unknown } | null)?.code;
   // zlib's errors (Z_DATA_ERROR, Z_BUF_ERROR, brotli's ERR__ERROR_…) carry no HTTP status.
   if (typeof code === 'string' && /^(Z_|ERR__|ERR_BROTLI|ERR_ZLIB)/.test(code)) {
-    return new ApiError(400, `request body is not valid ${encoding} data (Content-Encoding: ${encoding})`);
+    return badBody(400, `request body is not valid ${encoding} data (Content-Encoding: ${encoding})`);
   }
-  return new ApiError(400, 'request body must be a JSON object');
+  return badBody(400, 'request body must be a JSON object');
 }
 
 function unsupportedEncoding(encoding: string): ApiError {
   const shown = encoding.length > 40 ? `${encoding.slice(0, 40)}…` : encoding;
-  return new ApiError(415, `Content-Encoding ${JSON.stringify(shown)} is not supported; send ${BODY_ENCODINGS.join(', ')}`);
+  return badBody(415, `Content-Encoding ${JSON.stringify(shown)} is not supported; send ${BODY_ENCODINGS.join(', ')}`);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../../shared/logger.js';
 import { API_NAMES, type ApiName } from '../access/plans.js';
 import { onResponseDone } from './responseDone.js';
+import type { ErrorReason } from './apiError.js';
 
 /**
  * One structured log line per request, written when the response has been sent (or the
@@ -33,6 +34,8 @@ export interface RequestSummary {
   readonly aborted: boolean;
   /** The envelope message of an error answer. */
   readonly error?: string;
+  /** Which rule refused the request (ApiError.reason), for any answer but 200. */
+  readonly reason?: ErrorReason;
 }
 
 const KNOWN: ReadonlySet<string> = new Set(API_NAMES);
@@ -95,7 +98,7 @@ function isJsonBody(body: unknown): body is string | Buffer {
 export function summarize(ctx: Context, apiname: ApiName | 'unknown' | null, startedNs: bigint, aborted: boolean, countRows = true): RequestSummary {
   const code = ctx.status;
   const body: unknown = ctx.body;
-  const state = ctx.state as { accountId?: unknown; rows?: unknown };
+  const state = ctx.state as { accountId?: unknown; rows?: unknown; errorReason?: ErrorReason };
   const accountId = state.accountId;
   const length = ctx.response.length;
   return {
@@ -108,7 +111,7 @@ export function summarize(ctx: Context, apiname: ApiName | 'unknown' | null, sta
     bytes: typeof length === 'number' ? length : null,
     ms: Math.round(Number(process.hrtime.bigint() - startedNs) / 1e4) / 100,
     aborted,
-    ...(code !== 200 ? { error: errorMessage(body) } : {}),
+    ...(code !== 200 ? { error: errorMessage(body), reason: state.errorReason } : {}),
   };
 }
 

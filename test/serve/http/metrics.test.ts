@@ -65,13 +65,12 @@ t.after(async () => {
   await server?.stop();
 });
 
-t('rejectionReason: each limit message of app.ts maps to its reason', () => {
-  assert.is(rejectionReason(429, 'more than 20 requests per second for this account'), 'rate_limit');
-  assert.is(rejectionReason(429, "the trial plan's 100 calls per Beijing day on tick_history are used up"), 'trial_calls');
-  assert.is(rejectionReason(429, "the professional plan's 30 Parquet files per Beijing day on level2_quote_history are used up"), 'parquet_quota');
-  assert.is(rejectionReason(503, 'anything'), 'slot_busy');
-  assert.is(rejectionReason(429, 'something new'), 'other');
-  assert.is(rejectionReason(400, 'params.symbol is required'), null);
+t('rejectionReason: each limit reason of ApiError maps to its label; other refusals are not rejections', () => {
+  assert.is(rejectionReason('rate'), 'rate_limit');
+  assert.is(rejectionReason('trial'), 'trial_calls');
+  assert.is(rejectionReason('quota'), 'parquet_quota');
+  assert.is(rejectionReason('slot'), 'slot_busy');
+  for (const r of ['param', 'body', 'key', 'plan', 'internal', undefined] as const) assert.is(rejectionReason(r), null, String(r));
 });
 
 t('requests by apiname and code, latency, bytes and every kind of quota rejection', async () => {

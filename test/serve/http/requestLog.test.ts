@@ -28,6 +28,7 @@ interface LogLine {
   ms?: number;
   aborted?: boolean;
   error?: string;
+  reason?: string;
 }
 
 function requestLines(stderr: string): LogLine[] {
@@ -93,10 +94,11 @@ t('API requests are logged once each with account, code, rows, bytes and ms; key
   assert.equal([file.code, file.rows, file.bytes], [200, fileRows, stored], 'a Parquet download logs the rows of the file');
   assert.equal([boundary.apiname, boundary.rows], ['tick_history', bodies[1].rows]);
   assert.equal([enhanced.rows, enhanced.account], [bodies[2].rows, flagship.id]);
-  assert.equal([unauth.code, unauth.account, unauth.rows], [401, null, null]);
+  assert.equal([unauth.code, unauth.account, unauth.rows, unauth.reason], [401, null, null, 'key']);
   assert.match(String(unauth.error), /apikey/);
-  assert.equal([forbidden.code, forbidden.account], [403, free.id]);
-  assert.equal([bad.code, bad.apiname], [400, 'level2_quote_history']);
+  assert.equal([forbidden.code, forbidden.account, forbidden.reason], [403, free.id, 'plan']);
+  assert.equal([bad.code, bad.apiname, bad.reason], [400, 'level2_quote_history', 'param']);
+  assert.is(page.reason, undefined, 'a 200 carries no reason');
   assert.match(String(bad.error), /params\.symbol/);
 
   // The row count read off the text agrees with parsing it.
