@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
 import { readFile } from 'node:fs/promises';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { SCHEMAS } from '../../shared/schema.js';
@@ -39,59 +40,41 @@ export type RowGroupColumns = ReadonlyMap<number, DecodedColumn>;
 const STRING_BYTES = 40;
 const ENTRY_OVERHEAD = 200;
 
-interface Entry {
-  readonly bytes: number;
-  readonly value: Promise<unknown>;
-}
-
-/** A byte-bounded LRU of promises; a rejected promise is dropped so the next call retries. */
+/**
+ * A byte-bounded LRU of promises (lru-cache, sized by the caller's estimate); a rejected
+ * promise is dropped so the next call retries. An entry larger than the whole budget is
+ * handed back but not kept: caching it would evict everything else for one value.
+ */
 export class ByteLru {
-  private readonly entries = new Map<string, Entry>();
-  private used = 0;
+  private readonly cache: LRUCache<string, Promise<unknown>>;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(readonly maxBytes: number) {
+    this.cache = new LRUCache<string, Promise<unknown>>({ maxSize: maxBytes, sizeCalculation: () => 1 });
+  }
 
   get<T>(key: string): Promise<T> | undefined {
-    const hit = this.entries.get(key);
-    if (!hit) return undefined;
-    // Re-insert to mark as most recently used (a Map iterates in insertion order).
-    this.entries.delete(key);
-    this.entries.set(key, hit);
-    return hit.value as Promise<T>;
+    return this.cache.get(key) as Promise<T> | undefined;
   }
 
   set<T>(key: string, bytes: number, value: Promise<T>): Promise<T> {
-    this.drop(key);
-    this.entries.set(key, { bytes, value });
-    this.used += bytes;
+    this.cache.set(key, value, { size: Math.max(1, bytes) });
     value.catch(() => {
-      if (this.entries.get(key)?.value === value) this.drop(key);
+      if (this.cache.peek(key) === value) this.cache.delete(key);
     });
-    for (const k of this.entries.keys()) {
-      if (this.used <= this.maxBytes || k === key) break;
-      this.drop(k);
-    }
     return value;
   }
 
-  private drop(key: string): void {
-    const e = this.entries.get(key);
-    if (!e) return;
-    this.entries.delete(key);
-    this.used -= e.bytes;
-  }
-
   get usedBytes(): number {
-    return this.used;
+    return this.cache.calculatedSize;
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.cache.size;
   }
 
   /** Keys from least to most recently used (for tests and diagnostics). */
   keys(): string[] {
-    return [...this.entries.keys()];
+    return [...this.cache.rkeys()];
   }
 }
 

@@ -93,9 +93,16 @@ test('the LRU stays within its byte budget and keeps recently used entries', asy
   assert.ok(lru.usedBytes <= 1000);
   assert.ok(lru.get('a') !== undefined, 'recently used a kept');
   assert.is(lru.get('b'), undefined, 'least recently used b evicted');
-  // An entry larger than the whole budget is still served once, then alone in the cache.
-  await lru.set('huge', 5000, Promise.resolve(4));
-  assert.is(lru.size, 1);
+  assert.equal(lru.keys(), ['c', 'a'], 'least to most recently used');
+  // An entry larger than the whole budget is still served, but not kept (it would evict all).
+  assert.is(await lru.set('huge', 5000, Promise.resolve(4)), 4);
+  assert.is(lru.get('huge'), undefined);
+  assert.equal(lru.keys(), ['c', 'a']);
+  // A rejected value is dropped, so the next call computes again.
+  const failed = lru.set('bad', 10, Promise.reject(new Error('decode failed')));
+  await failed.catch(() => undefined);
+  assert.is(lru.get('bad'), undefined);
+  assert.ok(lru.usedBytes <= 1000 && lru.usedBytes >= 800, `${lru.usedBytes} bytes accounted`);
 });
 
 test.run();
