@@ -76,10 +76,11 @@ export function parseApiTime(text: unknown): number | null {
   return null;
 }
 
-/** `trademin` is `HHMM`; returns the minute's start in ms. */
+/** `trademin` is `HHMM` or `HH:MM`; returns the minute's start in ms. */
 export function parseTrademin(text: unknown): number | null {
   if (typeof text !== 'string') return null;
-  const m = /^(\d{2})(\d{2})$/.exec(text);
+  // HHMM as the spec writes it, HH:MM as clients in the field also send it (decisions §5).
+  const m = /^(\d{2}):?(\d{2})$/.exec(text);
   if (!m) return null;
   return hmsToMs(+m[1], +m[2], 0, 0);
 }

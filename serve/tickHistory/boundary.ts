@@ -150,10 +150,14 @@ export async function boundaryRowTexts(
   minute: number,
   side: Side,
   fields: readonly number[],
-): Promise<string[]> {
-  const wanted = files.map((df) => ({ df, position: boundaryPosition(df, minute, side) })).filter((w) => w.position >= 0);
+  page: { readonly offset: number; readonly limit: number } = { offset: 0, limit: Infinity },
+): Promise<{ readonly rows: string[]; readonly total: number }> {
+  // Which files have a boundary row is known from the minute index alone, so a page is cut
+  // before any row is read: only the page's rows are decoded.
+  const all = files.map((df) => ({ df, position: boundaryPosition(df, minute, side) })).filter((w) => w.position >= 0);
+  const wanted = all.slice(page.offset, page.offset + page.limit);
   const rows = await Promise.all(wanted.map((w) => index.rowsOf(w.df, w.position)));
-  return wanted.map((w, i) => {
+  const texts = wanted.map((w, i) => {
     const k = indexOfPosition(rows[i].positions, w.position);
     if (k < 0) throw new Error(`boundary row ${w.position} of ${w.df.file.path} is not among its candidates`);
     const values = fields.map((c) => {
@@ -164,4 +168,5 @@ export async function boundaryRowTexts(
     });
     return JSON.stringify(values);
   });
+  return { rows: texts, total: all.length };
 }

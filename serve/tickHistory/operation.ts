@@ -124,11 +124,16 @@ async function boundary(state: TickState, q: BoundaryQuery, nowMs: number): Prom
   const date = singleDay(q.dates);
   const day = state.catalog.day(date);
   const files = q.symbols === null ? day.files : q.symbols.map((s) => day.bySymbol.get(s)).filter((f) => f !== undefined);
-  const rows = await boundaryRowTexts(state.boundary, files, q.minute, q.side, q.fields);
+  const { rows, total } = await boundaryRowTexts(state.boundary, files, q.minute, q.side, q.fields, q);
   const minute = `${String(Math.floor(q.minute / 60)).padStart(2, '0')}:${String(q.minute % 60).padStart(2, '0')}`;
   const notStored =
     files.length > 0
       ? `no snapshot ${q.side === 'before' ? 'before' : 'at or after'} ${minute} on ${date}`
       : q.symbols === null ? `no index is stored for ${date}` : `none of the requested indexes is stored for ${date}`;
-  return envelope(dateMessage(q.dates, rows.length > 0, noDataReason(q.dates, nowMs, notStored)), q.fields, rows.join(','));
+  return envelope(
+    dateMessage(q.dates, total > 0, noDataReason(q.dates, nowMs, notStored)),
+    q.fields,
+    rows.join(','),
+    `,"limit":${q.limit},"offset":${q.offset},"has_more":${q.offset + rows.length < total}`,
+  );
 }

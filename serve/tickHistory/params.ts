@@ -27,8 +27,8 @@ const NOT_COMPATIBLE = [
   'start_time', 'end_time', 'limit', 'offset', 'order_dir',
 ] as const;
 
-/** Meaningless for one row per index: rejected in boundary mode rather than ignored. */
-const NOT_BOUNDARY = ['limit', 'offset', 'order_dir'] as const;
+/** Boundary rows are sorted by symbol, not time: an order is meaningless there, rejected rather than ignored. */
+const NOT_BOUNDARY = ['order_dir'] as const;
 
 /** Selected times of day, ms since midnight: start included, end excluded. */
 export interface TimeWindow {
@@ -69,6 +69,9 @@ export interface BoundaryQuery extends Common {
   /** The boundary minute, minute of day. */
   readonly minute: number;
   readonly side: Side;
+  /** A page of the boundary rows (one per symbol, by symbol), as in enhanced mode (decisions §5). */
+  readonly limit: number;
+  readonly offset: number;
 }
 
 export type TickQuery = CompatibleQuery | EnhancedQuery | BoundaryQuery;
@@ -96,16 +99,25 @@ export function parseTickQuery(params: Params, fields: string | null | undefined
 
   if (given(params.side)) {
     if (params.side !== 'before' && params.side !== 'after') throw badRequest('params.side must be "before" or "after"');
-    if (trademin === null) throw badRequest('params.side needs params.trademin, the boundary minute HHMM');
+    if (trademin === null) throw badRequest('params.side needs params.trademin, the boundary minute HHMM or HH:MM');
     for (const k of NOT_BOUNDARY) {
-      if (given(params[k])) throw badRequest(`params.${k} cannot be combined with params.side: boundary snapshots return one row per index`);
+      if (given(params[k])) throw badRequest(`params.${k} cannot be combined with params.side: boundary rows are ordered by symbol`);
     }
     const dates = resolveDates(params, nowMs);
     if (spansSeveralDays(dates) && dates.kind === 'range') {
       const r = dates.requested;
       throw badRequest(`params.side needs a single trading day, but the dates cover ${r.from}-${r.to}`);
     }
-    return { mode: 'boundary', symbols, minute: trademin / MS_PER_MINUTE, side: params.side, dates, fields: fieldPositions };
+    return {
+      mode: 'boundary',
+      symbols,
+      minute: trademin / MS_PER_MINUTE,
+      side: params.side,
+      dates,
+      fields: fieldPositions,
+      limit: given(params.limit) ? limitParam(params.limit) : ENHANCED_LIMIT,
+      offset: given(params.offset) ? offsetParam(params.offset) : 0,
+    };
   }
 
   if (symbols === null) throw badRequest('params.symbols (or params.symbol) is required for enhanced detail');
@@ -145,7 +157,7 @@ function symbolList(v: unknown): string[] {
 
 function trademinParam(v: unknown): number {
   const ms = parseTrademin(v);
-  if (ms === null) throw badRequest('params.trademin must be a minute written HHMM (00-23, 00-59)');
+  if (ms === null) throw badRequest('params.trademin must be a minute written HHMM or HH:MM (00-23, 00-59)');
   return ms;
 }
 

@@ -188,17 +188,19 @@ apiTime('other shapes: 8 digits, 7 digits, HHMM, one-digit hours, short fraction
 });
 
 // ---------------------------------------------------------------------------------------------
-const trademin = suite('parseTrademin (HHMM)');
+const trademin = suite('parseTrademin (HHMM, HH:MM)');
 
 trademin('minute start', () => {
   assert.is(parseTrademin('0930'), ms(9, 30));
   assert.is(parseTrademin('1459'), ms(14, 59));
   assert.is(parseTrademin('0000'), 0);
   assert.is(parseTrademin('2359'), ms(23, 59));
+  assert.is(parseTrademin('09:30'), ms(9, 30));
+  assert.is(parseTrademin('09:25'), parseTrademin('0925'));
 });
 
 trademin('rejected', () => {
-  for (const t of ['2400', '2500', '0960', '930', '09300', '09:30', '093000', ' 0930', '0930 ', '0930\n', '', 'ab12']) {
+  for (const t of ['2400', '2500', '0960', '930', '09300', '9:30', '09:3', '24:00', '09:60', '09::30', '093000', ' 0930', '0930 ', '0930\n', '', 'ab12']) {
     assert.is(parseTrademin(t), null, JSON.stringify(t));
   }
   for (const v of [930, null, undefined, true, {}, ['0930']]) assert.is(parseTrademin(v), null, String(v));

@@ -251,7 +251,8 @@ boundary('before/after a minute, whole market when symbols is omitted, sorted by
   for (const side of ['before', 'after'] as const) {
     const res = await tick(server, key, { trademin: '1030', side, tradedate: '20250121' });
     assert.is(res.json.message, 'success');
-    assert.equal(Object.keys(res.json.data!), ['fields', 'items']);
+    // Boundary answers page like enhanced ones (decisions §5): limit, offset and has_more follow.
+    assert.equal(Object.keys(res.json.data!), ['fields', 'items', 'limit', 'offset', 'has_more']);
     const items = res.json.data!.items;
     assert.is(items.length, d.symbols.length);
     assert.equal(items, await expectedBoundary('20250121', '1030', side));
@@ -284,6 +285,32 @@ boundary('no qualifying snapshot: the index is left out, no data when none has o
     assert.is(res.json.message, message);
     assert.equal(res.json.data!.items, []);
   }
+});
+
+boundary('limit and offset page the boundary rows by symbol; trademin HH:MM equals HHMM', async () => {
+  const all = await expectedBoundary('20250211', '1337', 'after');
+  assert.ok(all.length >= 3, `${all.length} boundary rows`);
+  const whole = await tick(server, key, { trademin: '1337', side: 'after', tradedate: '20250211' });
+  assert.equal(whole.json.data!.items, all);
+  assert.equal([whole.json.data!.limit, whole.json.data!.offset, whole.json.data!.has_more], [6000, 0, false]);
+  // Clients in the field send limit: 200 with every boundary query.
+  const client = await tick(server, key, { trademin: '13:37', side: 'after', tradedate: '20250211', limit: 200 });
+  assert.equal(client.json.data!.items, all);
+  const pages: unknown[][] = [];
+  for (let offset = 0; ; offset += 2) {
+    const page = await tick(server, key, { trademin: '1337', side: 'after', tradedate: '20250211', limit: 2, offset });
+    assert.is(page.status, 200);
+    assert.equal(page.json.data!.items, all.slice(offset, offset + 2), `offset ${offset}`);
+    assert.is(page.json.data!.has_more, offset + 2 < all.length, `has_more at ${offset}`);
+    pages.push(...page.json.data!.items);
+    if (!page.json.data!.has_more) break;
+  }
+  assert.equal(pages, all);
+  // Past the end: success with no rows (there are boundary rows, just not on this page).
+  const past = await tick(server, key, { trademin: '1337', side: 'after', tradedate: '20250211', offset: all.length });
+  assert.equal([past.json.message, past.json.data!.items.length, past.json.data!.has_more], ['success', 0, false]);
+  const before = await tick(server, key, { trademin: '13:37', side: 'before', tradedate: '20250211' }, 'symbol,time');
+  assert.equal(before.json.data!.items, (await expectedBoundary('20250211', '1337', 'before')).map((r) => [r[1], r[2]]));
 });
 
 boundary('latest day by default; one-day enddate and tradedate_offset; symbol alone is a list', async () => {
