@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import { TickvaultClient, TickvaultDownloadError, TickvaultError, PARQUET_MEDIA_TYPE } from '../../client/index.js';
 import { tempDir } from '../support/tempDir.js';
 import { addAccount, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { rejection } from './rejection.js';
 import { envelope, scriptedServer, type ScriptedServer } from './scriptedServer.js';
 
 /**
@@ -36,15 +37,6 @@ async function fake(...steps: Parameters<typeof scriptedServer>[0]): Promise<{ s
   const s = await scriptedServer(steps);
   scripted.push(s);
   return { server: s, client: new TickvaultClient({ baseUrl: s.baseUrl, apikey: 'k', retry: { maxWaitSec: 5 } }) };
-}
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }
 
 test('to a file path: the bytes of the stored file, and its name', async () => {

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TickvaultClient, TickvaultError } from '../../client/index.js';
 import { addAccount, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { rejection } from './rejection.js';
 import { countingFetch, envelope, scriptedServer, type ScriptedServer } from './scriptedServer.js';
 
 /**
@@ -26,15 +27,6 @@ test.after(async () => {
 function client(baseUrl: string, apikey: string, more: Partial<ConstructorParameters<typeof TickvaultClient>[0]> = {}) {
   const counted = countingFetch();
   return { counted, client: new TickvaultClient({ baseUrl, apikey, fetch: counted.fetch, ...more }) };
-}
-
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
 }
 
 test('a real 429 of the per-second limit is waited out and retried: every call succeeds', async () => {
