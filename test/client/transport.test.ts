@@ -30,17 +30,18 @@ function client(baseUrl: string, apikey: string, more: Partial<ConstructorParame
 }
 
 test('a real 429 of the per-second limit is waited out and retried: every call succeeds', async () => {
-  const { client: c, counted } = client(server.url, addAccount(dataDir, 'flagship').key);
-  // Three at once against a limit of 1/s: at least one lands in a full second and gets 429.
-  const results = await Promise.all([0, 1, 2].map(() => c.tickHistory({ symbol: '000300', tradedate: '20250102' })));
+  // Four at once against a limit of 1/s (fixed wall-clock seconds): unless they arrive spread
+  // over more than 3 s, two share a second and one gets 429. Enough attempts for the queue.
+  const { client: c, counted } = client(server.url, addAccount(dataDir, 'flagship').key, { retry: { maxAttempts: 8 } });
+  const results = await Promise.all([0, 1, 2, 3].map(() => c.tickHistory({ symbol: '000300', tradedate: '20250102' })));
   for (const r of results) {
     assert.is(r.code, 200);
     assert.ok(r.data.items.length > 0);
   }
   const limited = counted.statuses.filter((s) => s === 429).length;
   assert.ok(limited >= 1, `statuses ${counted.statuses.join(',')}`);
-  assert.is(counted.statuses.filter((s) => s === 200).length, 3);
-  assert.is(counted.statuses.length, 3 + limited, 'each 429 was followed by exactly one retry');
+  assert.is(counted.statuses.filter((s) => s === 200).length, 4);
+  assert.is(counted.statuses.length, 4 + limited, 'each 429 was followed by exactly one retry');
 });
 
 test('Retry-After is honoured: the retry comes no sooner than it says', async () => {
