@@ -19,7 +19,10 @@ export type DownloadResult =
   /** No stored file for that stock and day: the JSON no-data envelope (costs nothing). */
   | { readonly written: false; readonly message: string };
 
-/** A file path (created only once the answer is known to be the file; removed if it breaks) or a stream (ended at the end). */
+/**
+ * A file path (created only once the answer is known to be the file, removed if the download
+ * breaks) or a stream (ended when the file is complete, destroyed if it breaks).
+ */
 export type DownloadTarget = string | Writable;
 
 export async function writeParquet(res: Response, target: DownloadTarget): Promise<DownloadResult> {

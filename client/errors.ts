@@ -28,7 +28,7 @@ export class TickvaultDownloadError extends Error {
   constructor(
     readonly reason: 'media-type' | 'interrupted',
     message: string,
-    readonly options?: { readonly cause?: unknown },
+    options?: ErrorOptions,
   ) {
     super(message, options);
   }
