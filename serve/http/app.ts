@@ -152,7 +152,7 @@ export function createApp(deps: AppDeps): App {
       signal: abort.signal,
       authorize(dates, opts) {
         if (authorized) throw internal(`${api}: authorize called twice`);
-        authorize(account, api, dates, nowMs, opts?.parquet === true);
+        authorize(account, api, dates, nowMs, opts?.parquet === true, opts?.accessOf ?? api);
         authorized = true;
       },
       acquireSlot() {
@@ -189,14 +189,15 @@ export function createApp(deps: AppDeps): App {
   });
 
   /** Plan access, history depth, trial count (decisions §4), in that order. */
-  function authorize(account: Account, api: ApiName, dates: readonly string[], nowMs: number, parquet: boolean): void {
+  function authorize(account: Account, api: ApiName, dates: readonly string[], nowMs: number, parquet: boolean, accessOf: ApiName): void {
     const plan = account.plan;
-    const verdict = checkAccess(plan, api, dates, nowMs);
+    const verdict = checkAccess(plan, accessOf, dates, nowMs);
     if (!verdict.ok) {
-      if (verdict.reason === 'no-access') throw forbidden(`the ${plan.name} plan has no access to ${api}`);
+      const data = accessOf === api ? api : `${accessOf} data (asked through ${api})`;
+      if (verdict.reason === 'no-access') throw forbidden(`the ${plan.name} plan has no access to ${data}`);
       throw forbidden(
-        `tradedate ${verdict.date} is outside the ${plan.name} plan's history depth ` +
-          `(the latest ${plan.access[api].depthTradingDays} trading days, from ${verdict.earliest})`,
+        `tradedate ${verdict.date} is outside the ${plan.name} plan's history depth${accessOf === api ? '' : ` for ${accessOf} data`} ` +
+          `(the latest ${plan.access[accessOf].depthTradingDays} trading days, from ${verdict.earliest})`,
       );
     }
     // A plan without downloads can never get one: that is access (403), not a quota to wait

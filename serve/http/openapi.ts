@@ -88,6 +88,13 @@ const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as JsonType, 'nul
 const API_TIME_PATTERN = '^(?:\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{3})?)?|\\d{6}(?:\\d{3})?)$';
 const DATE: Schema = { type: 'string', pattern: '^\\d{8}$', description: 'A date written YYYYMMDD.', examples: ['20250102'] };
 const INDEX_CODE: Schema = { type: 'string', pattern: '^\\d{6}$', description: 'A six-digit index code without exchange suffix.', examples: ['000300'] };
+/** tick_history codes: index codes, or with asset=stock any stock form of level2_quote_history's symbol. */
+const TICK_CODE: Schema = {
+  type: 'string',
+  pattern: '^(?:\\d{6}(?:\\.[A-Za-z]{2,4})?|[A-Za-z]{2}\\d{6})$',
+  description: 'A six-digit index code; with asset=stock, a stock code in any form level2_quote_history accepts (rows show its six digits).',
+  examples: ['000300', '600000.SH'],
+};
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -180,15 +187,20 @@ const level2Params: Readonly<Record<string, Schema>> = {
 const TICK_TIME: Schema = { type: 'string', pattern: API_TIME_PATTERN };
 
 const tickParams: Readonly<Record<string, Schema>> = {
-  asset: { type: ['string', 'null'], enum: ['index', null], description: 'Asset type; only index.' },
-  symbol: nullable({ ...INDEX_CODE, description: 'One index code. Alone (none of the enhanced parameters): the compatible query, the whole day ascending without row limit. With `symbols`, `symbols` wins.' }),
+  asset: {
+    type: ['string', 'null'],
+    enum: ['index', 'stock', null],
+    default: 'index',
+    description: 'index (default): index snapshots. stock: level-2 stock snapshots in this shape (first 5 levels, vol = volume, transaction_num, pre_close and pct_chg null, six-digit symbol), with level2_quote_history\'s plan access and history depth, counted on tick_history.',
+  },
+  symbol: nullable({ ...TICK_CODE, description: 'One code. Alone (none of the enhanced parameters): the compatible query, the whole day ascending without row limit. With `symbols`, `symbols` wins.' }),
   symbols: {
     oneOf: [
-      { type: 'string', description: 'Comma-separated index codes.', examples: ['000300,000905'] },
-      { type: 'array', items: INDEX_CODE, minItems: 1 },
+      { type: 'string', description: 'Comma-separated codes.', examples: ['000300,000905'] },
+      { type: 'array', items: TICK_CODE, minItems: 1 },
       { type: 'null' },
     ],
-    description: `One or more index codes, at most ${MAX_SYMBOLS} after removing duplicates. In boundary mode, omitted means every index stored that day.`,
+    description: `One or more codes, at most ${MAX_SYMBOLS} after removing duplicates. In boundary mode, omitted means every index (or, with asset=stock, every stock) stored that day.`,
   },
   tradedate: nullable({ ...DATE, description: 'One trading day. Not combinable with startdate/enddate, recentdays or tradedate_offset.' }),
   startdate: nullable({ ...DATE, description: 'Range start; alone, the range runs to the latest trading day.' }),

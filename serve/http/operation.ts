@@ -27,6 +27,11 @@ export interface Operation {
 export interface AuthorizeOptions {
   /** The request asks for a Parquet download: a plan with no downloads at all is a 403. */
   readonly parquet?: boolean;
+  /**
+   * Check access and history depth as for this interface instead (tick_history's stock
+   * ticks are level-2 data); calls are still counted on the operation's own interface.
+   */
+  readonly accessOf?: ApiName;
 }
 
 /** What the app hands an operation for one request. */

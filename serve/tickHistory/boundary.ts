@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { rowsBeforeMinute } from '../../storage/minuteIndex.js';
-import { INDEX_ALWAYS_NULL, SCHEMAS } from '../../shared/schema.js';
+import { SCHEMAS } from '../../shared/schema.js';
 import { ByteLru, type FileColumnCache } from '../reading/fileColumns.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
 import type { DayFile } from './catalog.js';
 import type { Side } from './params.js';
+import { sourceOfFile, storedColumns, tickColumns } from './source.js';
 
 /**
  * Boundary snapshots (decisions §5): per index, the last snapshot strictly before HH:MM:00.000
@@ -22,9 +23,8 @@ import type { Side } from './params.js';
  * A seal-time version of this table (written next to the day's files) would remove the
  * first-use cost; see the tick_history report.
  */
-const SCHEMA = SCHEMAS.index;
-const ALWAYS_NULL = new Set(INDEX_ALWAYS_NULL.map((name) => SCHEMA.position.get(name)!));
-const DECODED_COLUMNS = SCHEMA.fields.map((_, i) => i).filter((i) => !ALWAYS_NULL.has(i));
+/** Every tick field (positions in SCHEMAS.index): the candidates keep whole rows. */
+const TICK_FIELDS: readonly number[] = SCHEMAS.index.fields.map((_, i) => i);
 /** Row groups decoded at once while building: bounds transient memory and file handles. */
 const BUILD_CONCURRENCY = 8;
 const STRING_BYTES = 40;
@@ -33,7 +33,7 @@ const STRING_BYTES = 40;
 export interface BoundaryRows {
   /** File positions, ascending, unique. */
   readonly positions: Int32Array;
-  /** Per schema position, the values at `positions` (null for the always-null fields). */
+  /** Per tick field, the values at `positions` (null for the always-null fields). */
   readonly columns: readonly (DecodedColumn | null)[];
 }
 
@@ -96,23 +96,30 @@ export class BoundaryIndex {
     const first = g * df.file.rowGroupSize;
     const all = candidatePositions(df.starts, df.file.rows);
     const positions = all.filter((p) => p >= first && p < first + df.file.rowGroupSize);
-    const bytes = 200 + positions.length * (4 + (DECODED_COLUMNS.length - 3) * 8 + 3 * STRING_BYTES);
+    const bytes = 200 + positions.length * (4 + (TICK_FIELDS.length - 3) * 8 + 3 * STRING_BYTES);
     return this.lru.set(key, bytes, this.limited(() => this.build(df, g, positions)));
   }
 
   private async build(df: DayFile, g: number, positions: Int32Array): Promise<BoundaryRows> {
     const { file } = df;
+    const source = sourceOfFile(file);
+    const stored = storedColumns(source, TICK_FIELDS);
     const footer = await this.columns.footer(file);
-    const [m] = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, [g], DECODED_COLUMNS));
+    const [m] = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, [g], stored));
     const rg = footer.rowGroups[g];
-    const columns: (DecodedColumn | null)[] = SCHEMA.fields.map((f, c) => {
-      if (ALWAYS_NULL.has(c)) return null;
-      return f.type === 'string'
-        ? { kind: 'string', values: new Array<string>(positions.length) }
-        : { kind: 'number', values: new Float64Array(positions.length) };
-    });
-    for (const c of DECODED_COLUMNS) pick(m.get(c)!, positions, rg.firstRow, rg.numRows, columns[c]!);
-    return { positions, columns };
+    const schema = SCHEMAS[file.dataset];
+    const picked = new Map<number, DecodedColumn>();
+    for (const c of stored) {
+      const out: DecodedColumn =
+        schema.fields[c].type === 'string'
+          ? { kind: 'string', values: new Array<string>(positions.length) }
+          : { kind: 'number', values: new Float64Array(positions.length) };
+      pick(m.get(c)!, positions, rg.firstRow, rg.numRows, out);
+      picked.set(c, out);
+    }
+    const timeCol = picked.get(source.timeColumn)!;
+    const times = Int32Array.from(timeCol.kind === 'string' ? timeCol.values : [], (t) => source.timeMs(t));
+    return { positions, columns: tickColumns(source, file, TICK_FIELDS, times, (c) => picked.get(c)!) };
   }
 
   /** Runs at most BUILD_CONCURRENCY builds at once; the rest queue in arrival order. */

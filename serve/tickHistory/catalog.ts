@@ -27,9 +27,13 @@ const MAX_CACHED_DAYS = 64;
 export class TickCatalog {
   private readonly days = new Map<string, DayFiles>();
 
-  constructor(private readonly catalog: CatalogReader) {}
+  constructor(
+    private readonly catalog: CatalogReader,
+    /** index files, or level-2 files for asset=stock. */
+    private readonly dataset: 'index' | 'level2' = 'index',
+  ) {}
 
-  /** The day's listed index files. */
+  /** The day's listed files of the dataset. */
   day(tradedate: string): DayFiles {
     const hit = this.days.get(tradedate);
     if (hit) {
@@ -38,9 +42,9 @@ export class TickCatalog {
       return hit;
     }
     // Asked before listing: a day sealed in between is listed complete and cached next time.
-    const sealed = this.catalog.isDaySealed('index', tradedate);
+    const sealed = this.catalog.isDaySealed(this.dataset, tradedate);
     const files = this.catalog
-      .filesOfDay('index', tradedate)
+      .filesOfDay(this.dataset, tradedate)
       .filter((f) => f.rows > 0)
       .map((file): DayFile => ({ file, starts: minuteStarts(file.minuteIndex) }));
     const day: DayFiles = { tradedate, files, bySymbol: new Map(files.map((f) => [f.file.symbol, f])) };
@@ -50,7 +54,7 @@ export class TickCatalog {
     return day;
   }
 
-  /** Days with index files within [from, to] (both YYYYMMDD), ascending. */
+  /** Days with files within [from, to] (both YYYYMMDD), ascending. */
   daysIn(from: string, to: string): DayFiles[] {
     const out: DayFiles[] = [];
     for (const d of calendarDates(from, to)) {

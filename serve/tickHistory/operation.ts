@@ -9,6 +9,7 @@ import { TickCatalog, type DayFiles } from './catalog.js';
 import { detailPage } from './detail.js';
 import { parseTickQuery, type BoundaryQuery, type CompatibleQuery, type EnhancedQuery } from './params.js';
 import { wholeFileText } from './rows.js';
+import type { Asset } from './source.js';
 
 /**
  * `tick_history` (spec + decisions §5) over the sealed index files: compatible mode (one
@@ -25,7 +26,9 @@ export const BOUNDARY_CACHE_BYTES = 512 * 1024 * 1024;
 
 /** Per-process state the operation keeps beside the app's services (one per app instance). */
 interface TickState {
-  readonly catalog: TickCatalog;
+  /** Index files, and level-2 files read as stock ticks. */
+  readonly catalogs: Readonly<Record<Asset, TickCatalog>>;
+  /** Boundary candidates of both (keyed by file). */
   readonly boundary: BoundaryIndex;
 }
 
@@ -35,7 +38,7 @@ export function tickState(services: OperationServices): TickState {
   let s = states.get(services);
   if (!s) {
     s = {
-      catalog: new TickCatalog(services.catalog),
+      catalogs: { index: new TickCatalog(services.catalog, 'index'), stock: new TickCatalog(services.catalog, 'level2') },
       boundary: new BoundaryIndex(services.dataDir, services.columns, BOUNDARY_CACHE_BYTES),
     };
     states.set(services, s);
@@ -49,15 +52,17 @@ export const tickHistoryOperation: Operation = {
     const q = parseTickQuery(req.params, req.fields, ctx.nowMs);
     // Plan access and the trial's daily count come before any data is read; a call that
     // passes them counts whether or not it finds data (decisions §4).
-    ctx.authorize(datesRead(q.dates));
+    // Stock ticks are level-2 data: level 2's access and history depth, counted here (decisions §5).
+    ctx.authorize(datesRead(q.dates), q.asset === 'stock' ? { accessOf: 'level2_quote_history' } : {});
     const state = tickState(ctx.services);
+    const catalog = state.catalogs[q.asset];
     switch (q.mode) {
       case 'compatible':
-        return compatible(ctx.services, state, q, ctx.nowMs);
+        return compatible(ctx.services, catalog, q, ctx.nowMs);
       case 'enhanced':
-        return enhanced(ctx.services, state, q, ctx.nowMs);
+        return enhanced(ctx.services, catalog, q, ctx.nowMs);
       case 'boundary':
-        return boundary(state, q, ctx.nowMs);
+        return boundary(state.boundary, catalog, q, ctx.nowMs);
     }
   },
 };
@@ -89,29 +94,32 @@ function where(sel: DateSelection): string {
   return span.from === span.to ? `for ${span.from}` : `in ${span.from}-${span.to}`;
 }
 
-async function compatible(services: OperationServices, state: TickState, q: CompatibleQuery, nowMs: number): Promise<OperationResult> {
-  const df = state.catalog.day(singleDay(q.dates)).bySymbol.get(q.symbol);
-  if (!df) return envelope(dateMessage(q.dates, false, noDataReason(q.dates, nowMs, `index ${q.symbol} is not stored ${where(q.dates)}`)), q.fields, '');
+async function compatible(services: OperationServices, catalog: TickCatalog, q: CompatibleQuery, nowMs: number): Promise<OperationResult> {
+  const df = catalog.day(singleDay(q.dates)).bySymbol.get(q.symbol);
+  if (!df) return envelope(dateMessage(q.dates, false, noDataReason(q.dates, nowMs, `${q.asset} ${q.symbol} is not stored ${where(q.dates)}`)), q.fields, '');
   const items = await wholeFileText(services.columns, df.file, q.fields);
   return envelope(dateMessage(q.dates, true), q.fields, items);
 }
 
-function daysOf(state: TickState, sel: DateSelection): DayFiles[] {
+function daysOf(catalog: TickCatalog, sel: DateSelection): DayFiles[] {
   if (sel.kind === 'day') {
-    const day = state.catalog.day(sel.day);
+    const day = catalog.day(sel.day);
     return day.files.length > 0 ? [day] : [];
   }
-  return state.catalog.daysIn(sel.effective.from, sel.effective.to);
+  return catalog.daysIn(sel.effective.from, sel.effective.to);
 }
 
-async function enhanced(services: OperationServices, state: TickState, q: EnhancedQuery, nowMs: number): Promise<OperationResult> {
-  const days = daysOf(state, q.dates);
+/** "indexes" or "stocks", for messages. */
+const plural = (asset: Asset) => (asset === 'stock' ? 'stocks' : 'indexes');
+
+async function enhanced(services: OperationServices, catalog: TickCatalog, q: EnhancedQuery, nowMs: number): Promise<OperationResult> {
+  const days = daysOf(catalog, q.dates);
   const page = await detailPage(services.columns, days, q);
   const hasMore = q.offset + page.count < page.total;
   const stored = days.some((d) => q.symbols.some((s) => d.bySymbol.has(s)));
   const notStored = stored
-    ? `the requested indexes have no rows at the selected times ${where(q.dates)}`
-    : `none of the requested indexes is stored ${where(q.dates)}`;
+    ? `the requested ${plural(q.asset)} have no rows at the selected times ${where(q.dates)}`
+    : `none of the requested ${plural(q.asset)} is stored ${where(q.dates)}`;
   return envelope(
     dateMessage(q.dates, page.total > 0, noDataReason(q.dates, nowMs, notStored)),
     q.fields,
@@ -120,16 +128,16 @@ async function enhanced(services: OperationServices, state: TickState, q: Enhanc
   );
 }
 
-async function boundary(state: TickState, q: BoundaryQuery, nowMs: number): Promise<OperationResult> {
+async function boundary(index: BoundaryIndex, catalog: TickCatalog, q: BoundaryQuery, nowMs: number): Promise<OperationResult> {
   const date = singleDay(q.dates);
-  const day = state.catalog.day(date);
+  const day = catalog.day(date);
   const files = q.symbols === null ? day.files : q.symbols.map((s) => day.bySymbol.get(s)).filter((f) => f !== undefined);
-  const { rows, total } = await boundaryRowTexts(state.boundary, files, q.minute, q.side, q.fields, q);
+  const { rows, total } = await boundaryRowTexts(index, files, q.minute, q.side, q.fields, q);
   const minute = `${String(Math.floor(q.minute / 60)).padStart(2, '0')}:${String(q.minute % 60).padStart(2, '0')}`;
   const notStored =
     files.length > 0
       ? `no snapshot ${q.side === 'before' ? 'before' : 'at or after'} ${minute} on ${date}`
-      : q.symbols === null ? `no index is stored for ${date}` : `none of the requested indexes is stored for ${date}`;
+      : q.symbols === null ? `no ${q.asset} is stored for ${date}` : `none of the requested ${plural(q.asset)} is stored for ${date}`;
   return envelope(
     dateMessage(q.dates, total > 0, noDataReason(q.dates, nowMs, notStored)),
     q.fields,

@@ -1,5 +1,6 @@
 import { SCHEMAS } from '../../shared/schema.js';
-import { parseIndexSymbol } from '../../shared/symbols.js';
+import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
+import type { Asset } from './source.js';
 import { API_TIME_FORMS, MS_PER_DAY, MS_PER_MINUTE, parseApiTime, parseTrademin } from '../../shared/timeFormat.js';
 import { badRequest } from '../http/apiError.js';
 import { checkParamNames, selectFields } from '../http/apiRequest.js';
@@ -42,6 +43,8 @@ export type Order = 'asc' | 'desc';
 export type Side = 'before' | 'after';
 
 interface Common {
+  /** index: index snapshots; stock: level-2 snapshots in tick_history's shape (decisions §5). */
+  readonly asset: Asset;
   readonly dates: DateSelection;
   /** Positions in SCHEMAS.index of the returned fields, in response order. */
   readonly fields: readonly number[];
@@ -82,16 +85,18 @@ const given = (v: unknown) => v !== undefined && v !== null;
 
 export function parseTickQuery(params: Params, fields: string | null | undefined, nowMs: number): TickQuery {
   checkParamNames(params, PARAMS);
-  if (given(params.asset) && params.asset !== 'index') throw badRequest('params.asset must be "index", the only asset tick_history serves');
+  if (given(params.asset) && params.asset !== 'index' && params.asset !== 'stock') throw badRequest('params.asset must be "index" or "stock"');
+  const asset: Asset = params.asset === 'stock' ? 'stock' : 'index';
+  const codeOf = (name: string, v: unknown) => (asset === 'stock' ? stockSymbol(name, v) : indexSymbol(name, v));
   const fieldPositions = selectFields(fields, SCHEMAS.index);
-  const symbol = given(params.symbol) ? indexSymbol('symbol', params.symbol) : null;
+  const symbol = given(params.symbol) ? codeOf('symbol', params.symbol) : null;
 
   if (symbol !== null && NOT_COMPATIBLE.every((k) => !given(params[k]))) {
-    return { mode: 'compatible', symbol, dates: resolveDates(params, nowMs), fields: fieldPositions };
+    return { mode: 'compatible', asset, symbol, dates: resolveDates(params, nowMs), fields: fieldPositions };
   }
 
   // `symbols` wins over `symbol`; `symbol` alone is a one-symbol list (decisions §5).
-  const symbols = given(params.symbols) ? symbolList(params.symbols) : symbol !== null ? [symbol] : null;
+  const symbols = given(params.symbols) ? symbolList(params.symbols, codeOf) : symbol !== null ? [symbol] : null;
   const trademin = given(params.trademin) ? trademinParam(params.trademin) : null;
   if (trademin !== null && (given(params.start_time) || given(params.end_time))) {
     throw badRequest('params.trademin cannot be combined with params.start_time or params.end_time');
@@ -110,6 +115,7 @@ export function parseTickQuery(params: Params, fields: string | null | undefined
     }
     return {
       mode: 'boundary',
+      asset,
       symbols,
       minute: trademin / MS_PER_MINUTE,
       side: params.side,
@@ -123,6 +129,7 @@ export function parseTickQuery(params: Params, fields: string | null | undefined
   if (symbols === null) throw badRequest('params.symbols (or params.symbol) is required for enhanced detail');
   return {
     mode: 'enhanced',
+    asset,
     symbols,
     dates: resolveDates(params, nowMs),
     window: trademin !== null ? { startMs: trademin, endMs: trademin + MS_PER_MINUTE } : timeWindow(params),
@@ -139,18 +146,25 @@ function indexSymbol(name: string, v: unknown): string {
   return r.symbol;
 }
 
+/** Any stock form of decisions §2; canonical `NNNNNN.XX` (rows show the six digits). */
+function stockSymbol(name: string, v: unknown): string {
+  const r = parseStockSymbol(v);
+  if (!r.ok) throw badRequest(`params.${name} must be a stock code (NNNNNN, NNNNNN.SH/.SZ/.BJ, …), got ${excerpt(v)}`);
+  return r.symbol;
+}
+
 /** Comma-separated string or array; blanks around commas tolerated, duplicates removed. */
-function symbolList(v: unknown): string[] {
+function symbolList(v: unknown, codeOf: (name: string, v: unknown) => string): string[] {
   let items: unknown[];
   if (typeof v === 'string') items = v.split(',').map((s) => s.trim());
   else if (Array.isArray(v)) items = v.map((s) => (typeof s === 'string' ? s.trim() : s));
-  else throw badRequest('params.symbols must be a comma-separated string or an array of index codes');
+  else throw badRequest('params.symbols must be a comma-separated string or an array of codes');
   const unique = new Set<string>();
   for (const item of items) {
     if (item === '') throw badRequest('params.symbols contains an empty code');
-    unique.add(indexSymbol('symbols', item));
+    unique.add(codeOf('symbols', item));
   }
-  if (unique.size === 0) throw badRequest('params.symbols must name at least one index code');
+  if (unique.size === 0) throw badRequest('params.symbols must name at least one code');
   if (unique.size > MAX_SYMBOLS) throw badRequest(`params.symbols names ${unique.size} codes; at most ${MAX_SYMBOLS} are allowed`);
   return [...unique].sort();
 }

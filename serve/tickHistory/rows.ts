@@ -1,11 +1,11 @@
 import type { CatalogFile } from '../../storage/catalog.js';
-import { INDEX_ALWAYS_NULL, SCHEMAS } from '../../shared/schema.js';
+import { sourceOfFile, storedColumns, tickColumns } from './source.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { firstRowAtOrAfter as searchFirstRow, groupsOf, type RowSpan } from '../reading/rowSearch.js';
 import type { DecodedColumn } from '../../storage/parquet/reader.js';
 
 /**
- * Rows of sealed index files for tick_history, on top of the shared column cache: snapshot
+ * Rows of sealed index files (or, for asset=stock, level-2 files seen through source.ts) for tick_history, on top of the shared column cache: snapshot
  * times as ms (for merging and time bounds) and rows as JSON array text. Both are memoised
  * per row group in the same byte-bounded LRU as the decoded columns they come from.
  *
@@ -13,9 +13,6 @@ import type { DecodedColumn } from '../../storage/parquet/reader.js';
  * group, and serialising the other 450 would cost more than the whole query. Once made, a
  * row's text is reused by every later request with the same field list.
  */
-const SCHEMA = SCHEMAS.index;
-export const TIME_COLUMN = SCHEMA.position.get('time')!;
-const ALWAYS_NULL = new Set(INDEX_ALWAYS_NULL.map((name) => SCHEMA.position.get(name)!));
 const ENTRY_OVERHEAD = 200;
 /**
  * Estimated bytes per row and field of a GroupRows entry: its text (digits, comma, string
@@ -27,18 +24,13 @@ export function groupRowCount(file: CatalogFile, g: number): number {
   return Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
 }
 
-/** `YYYY-MM-DD HH:mm:ss.SSS` → ms since midnight (the date part is the file's tradedate). */
-export function indexTimeMs(text: string): number {
-  if (text.length !== 23 || text[10] !== ' ' || text[13] !== ':' || text[16] !== ':' || text[19] !== '.') return NaN;
-  return ((+text.slice(11, 13) * 60 + +text.slice(14, 16)) * 60 + +text.slice(17, 19)) * 1000 + +text.slice(20, 23);
-}
-
 /** The decoded `time` column of a group → ms since midnight. */
 function timesOf(col: DecodedColumn | undefined, file: CatalogFile, g: number, rows: number): Int32Array {
   if (col === undefined || col.kind !== 'string') throw new Error(`sealed file ${file.path}: time column is not text`);
   const out = new Int32Array(rows);
+  const timeMs = sourceOfFile(file).timeMs;
   for (let r = 0; r < rows; r++) {
-    const ms = indexTimeMs(col.values[r]);
+    const ms = timeMs(col.values[r]);
     if (Number.isNaN(ms)) throw new Error(`sealed file ${file.path} holds a malformed time at row ${g * file.rowGroupSize + r}`);
     out[r] = ms;
   }
@@ -49,8 +41,9 @@ function timesOf(col: DecodedColumn | undefined, file: CatalogFile, g: number, r
 export function groupTimes(cache: FileColumnCache, file: CatalogFile, g: number): Promise<Int32Array> {
   const rows = groupRowCount(file, g);
   return cache.memo(`${file.path}#${g}#tick-ms`, ENTRY_OVERHEAD + rows * 4, async () => {
-    const [m] = await cache.rowGroups(file, [g], [TIME_COLUMN]);
-    return timesOf(m.get(TIME_COLUMN), file, g, rows);
+    const time = sourceOfFile(file).timeColumn;
+    const [m] = await cache.rowGroups(file, [g], [time]);
+    return timesOf(m.get(time), file, g, rows);
   });
 }
 
@@ -98,29 +91,23 @@ export class GroupRows {
   }
 }
 
-/** Schema positions to decode for a field list: never pre_close / pct_chg (always null). */
-function decodedFields(fields: readonly number[]): number[] {
-  return [...new Set([TIME_COLUMN, ...fields.filter((f) => !ALWAYS_NULL.has(f))])];
-}
-
 /**
  * GroupRows of several row groups of a file for one field list. Each is memoised on its own;
  * the ones not cached yet are decoded together in one pass over the file (one open, one read
  * per group), which is what a cold page or a whole day needs.
  */
 export function groupRowsOf(cache: FileColumnCache, file: CatalogFile, groups: readonly number[], fields: readonly number[]): Promise<GroupRows>[] {
-  const decode = decodedFields(fields);
+  const source = sourceOfFile(file);
+  // Only the stored columns the fields need (never pre_close / pct_chg: always null).
+  const decode = storedColumns(source, fields);
   const fieldsKey = fields.join(',');
   let batch: Promise<ReadonlyMap<number, DecodedColumn>[]> | null = null;
   return groups.map((g, i) =>
     cache.memo(`${file.path}#${g}#tick-rows#${fieldsKey}`, ENTRY_OVERHEAD + groupRowCount(file, g) * (4 + fields.length * ROW_BYTES_PER_FIELD), async () => {
       batch ??= cache.rowGroups(file, groups, decode);
       const m = (await batch)[i];
-      // pre_close / pct_chg are never read: the service reports them as null whatever is stored.
-      return new GroupRows(
-        timesOf(m.get(TIME_COLUMN), file, g, groupRowCount(file, g)),
-        fields.map((f) => (ALWAYS_NULL.has(f) ? null : m.get(f)!)),
-      );
+      const times = timesOf(m.get(source.timeColumn), file, g, groupRowCount(file, g));
+      return new GroupRows(times, tickColumns(source, file, fields, times, (c) => m.get(c)!));
     }),
   );
 }

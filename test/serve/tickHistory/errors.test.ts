@@ -24,7 +24,7 @@ rejected.before(async () => {
 const S = '000300';
 
 const CASES: readonly [string, Record<string, unknown>, RegExp, string?][] = [
-  ['asset other than index', { symbol: S, asset: 'stock' }, /^params\.asset must be "index"/],
+  ['asset other than index or stock', { symbol: S, asset: 'bond' }, /^params\.asset must be "index" or "stock"$/],
   ['tradedate with startdate', { symbols: S, tradedate: '20250205', startdate: '20250201' }, /^params\.tradedate cannot be combined with params\.startdate or params\.enddate$/],
   ['tradedate with enddate', { symbols: S, tradedate: '20250205', enddate: '20250206' }, /^params\.tradedate cannot be combined/],
   ['compatible tradedate with enddate', { symbol: S, tradedate: '20250205', enddate: '20250206' }, /^params\.tradedate cannot be combined/],

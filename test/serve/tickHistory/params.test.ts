@@ -76,11 +76,13 @@ modes('null members count as omitted', () => {
 
 modes('rejections are checked in a stable order', () => {
   rejects({ symbol: '000300', nope: 1 }, /^unknown parameter params\.nope$/);
-  rejects({ symbol: '000300', asset: 'stock' }, /^params\.asset must be "index"/);
+  rejects({ symbol: '000300', asset: 'bond' }, /^params\.asset must be "index" or "stock"$/);
+  rejects({ symbol: '000300.SH' }, /^params\.symbol must be a six-digit index code without suffix, got "000300\.SH"$/);
+  rejects({ symbol: 'x', asset: 'stock' }, /^params\.symbol must be a stock code/);
   rejects({ symbols: '000300', trademin: '1030', side: 'before', start_time: '10:00:00' }, /^params\.trademin cannot be combined/);
   rejects({ side: 'before' }, /^params\.side needs params\.trademin/);
   rejects({ symbols: [1, 2] }, /^params\.symbols must be a six-digit index code without suffix, got 1$/);
-  rejects({ symbols: [] }, /^params\.symbols must name at least one index code$/);
+  rejects({ symbols: [] }, /^params\.symbols must name at least one code$/);
   rejects({ symbols: '' }, /^params\.symbols contains an empty code$/);
 });
 

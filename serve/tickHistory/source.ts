@@ -1,0 +1,100 @@
+import type { CatalogFile } from '../../storage/catalog.js';
+import type { DecodedColumn } from '../../storage/parquet/reader.js';
+import { INDEX_ALWAYS_NULL, SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { formatIndexTime, parseLevel2Time } from '../../shared/timeFormat.js';
+
+/**
+ * Where tick_history's rows come from (decisions §5): index snapshots as stored, or, for
+ * `asset=stock`, level-2 stock snapshots seen in tick_history's shape: the first five levels,
+ * `vol` = `volume`, `transaction_num`, `pre_close` and `pct_chg` null, `symbol` the six digits
+ * without suffix, `time` as `YYYY-MM-DD HH:mm:ss.SSS`. Everything downstream (rows, merge,
+ * boundary) works on tick fields (positions in SCHEMAS.index) and asks the source which stored
+ * column holds each, and how its values read.
+ */
+export type Asset = 'index' | 'stock';
+
+export interface TickSource {
+  readonly asset: Asset;
+  readonly dataset: Extract<Dataset, 'index' | 'level2'>;
+  /** Position of the stored `time` column in the dataset's schema. */
+  readonly timeColumn: number;
+  /** Per tick field, the stored column it is read from; null when the field is always null. */
+  readonly columnOf: readonly (number | null)[];
+  /** ms since midnight of a stored time text; NaN when malformed. */
+  timeMs(text: string): number;
+}
+
+const TICK = SCHEMAS.index;
+const TICK_TIME = TICK.position.get('time')!;
+const TICK_SYMBOL = TICK.position.get('symbol')!;
+
+/** `YYYY-MM-DD HH:mm:ss.SSS` → ms since midnight (the date part is the file's tradedate). */
+export function indexTimeMs(text: string): number {
+  if (text.length !== 23 || text[10] !== ' ' || text[13] !== ':' || text[16] !== ':' || text[19] !== '.') return NaN;
+  return ((+text.slice(11, 13) * 60 + +text.slice(14, 16)) * 60 + +text.slice(17, 19)) * 1000 + +text.slice(20, 23);
+}
+
+const INDEX_NULL = new Set(INDEX_ALWAYS_NULL.map((name) => TICK.position.get(name)!));
+
+const INDEX_SOURCE: TickSource = {
+  asset: 'index',
+  dataset: 'index',
+  timeColumn: TICK_TIME,
+  columnOf: TICK.fields.map((_, i) => (INDEX_NULL.has(i) ? null : i)),
+  timeMs: indexTimeMs,
+};
+
+/** Stock fields by the name of the level-2 column they come from; absent = always null. */
+const STOCK_COLUMN_NAME: Readonly<Record<string, string>> = { vol: 'volume' };
+const STOCK_NULL = new Set(['pre_close', 'pct_chg', 'transaction_num']);
+
+const STOCK_SOURCE: TickSource = {
+  asset: 'stock',
+  dataset: 'level2',
+  timeColumn: SCHEMAS.level2.position.get('time')!,
+  columnOf: TICK.fields.map((f) => {
+    if (STOCK_NULL.has(f.name)) return null;
+    const pos = SCHEMAS.level2.position.get(STOCK_COLUMN_NAME[f.name] ?? f.name);
+    if (pos === undefined) throw new Error(`tick field ${f.name} has no level-2 column`);
+    return pos;
+  }),
+  timeMs: (text) => parseLevel2Time(text) ?? NaN,
+};
+
+export function tickSource(asset: Asset): TickSource {
+  return asset === 'stock' ? STOCK_SOURCE : INDEX_SOURCE;
+}
+
+/** The source of a stored file (by its dataset). */
+export function sourceOfFile(file: CatalogFile): TickSource {
+  return file.dataset === 'level2' ? STOCK_SOURCE : INDEX_SOURCE;
+}
+
+/** Stored columns to decode for a list of tick fields: the time (always needed) and each field's column. */
+export function storedColumns(source: TickSource, fields: readonly number[]): number[] {
+  const cols = fields.map((f) => source.columnOf[f]).filter((c): c is number => c !== null);
+  return [...new Set([source.timeColumn, ...cols])];
+}
+
+/**
+ * The tick fields' columns of decoded rows, in `fields` order (null = always null): index
+ * columns as stored; for stocks the time rewritten from `timesMs` and the symbol cut to its
+ * six digits. `stored(c)` gives the decoded stored column c.
+ */
+export function tickColumns(
+  source: TickSource,
+  file: CatalogFile,
+  fields: readonly number[],
+  timesMs: Int32Array,
+  stored: (column: number) => DecodedColumn,
+): (DecodedColumn | null)[] {
+  return fields.map((f) => {
+    const c = source.columnOf[f];
+    if (c === null) return null;
+    const col = stored(c);
+    if (source.asset === 'index') return col;
+    if (f === TICK_TIME) return { kind: 'string', values: Array.from(timesMs, (ms) => formatIndexTime(file.tradedate, ms)) };
+    if (f === TICK_SYMBOL && col.kind === 'string') return { kind: 'string', values: col.values.map((s) => s.slice(0, 6)) };
+    return col;
+  });
+}
