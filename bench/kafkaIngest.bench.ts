@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CompressionTypes, Kafka, logLevel, Partitioners, type Message, type Producer } from 'kafkajs';
 import { pino, type Logger } from 'pino';
-import { generateFeed } from '../ingest/feedGenerate.js';
+import { generateFeed } from '../ingest/feed/generate.js';
 import { loadIngestConfig, type KafkaTopics } from '../ingest/ingestConfig.js';
 import { KafkaIngestor } from '../ingest/kafkaConsumer.js';
 import { feedLineToMessage } from '../ingest/kafkaProducer.js';

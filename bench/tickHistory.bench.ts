@@ -30,7 +30,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { tradingDaysFrom } from '../calendar/tradingCalendar.js';
 import { ROW_GROUP_SIZE } from '../ingest/daySealer.js';
-import { indexCode, seededRandom } from '../ingest/feedGenerate.js';
+import { indexCode, seededRandom } from '../ingest/feed/generate.js';
 import { encodeParquet, type SymbolDayColumns } from '../storage/parquet/writer.js';
 import { CatalogWriter, openCatalog, type NewCatalogFile } from '../storage/catalog.js';
 import { layoutFor, sealedDayDir, sealedFileRelPath } from '../storage/layout.js';

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { CatalogReader } from '../storage/catalog.js';
 import type { Dataset } from '../shared/schema.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
-import { emptyReplayStats, replayFiles } from '../ingest/replayFeed.js';
+import { emptyReplayStats, replayFiles } from '../ingest/feed/replay.js';
 import { sealDays } from '../ingest/sealDays.js';
 import { openIngestStores } from '../ingest/stores.js';
 import { warnPastKnownRange } from './calendarWarning.js';

@@ -1,7 +1,7 @@
 import { CompressionTypes, Partitioners, type Message, type Producer } from 'kafkajs';
 import type { Logger } from '../shared/logger.js';
 import { parseIndexSymbol, parseStockSymbol } from '../shared/symbols.js';
-import { readFeedLines } from './feedLines.js';
+import { readFeedLines } from './feed/lines.js';
 import type { KafkaTopics } from './ingestConfig.js';
 import { createKafka } from './kafkaClient.js';
 import { REJECT_HEADER } from './kafkaMessages.js';

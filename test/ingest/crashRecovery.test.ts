@@ -17,7 +17,7 @@ import {
   quarantine,
   sha256,
   type Expected,
-} from './replayReference.js';
+} from './feed/replayReference.js';
 
 /**
  * SIGKILL a replay at several points, recover (replay again, or seal), and check that the

@@ -1,4 +1,4 @@
-import { formatIndexTime, formatLevel2Time } from '../shared/timeFormat.js';
+import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
 
 /**
  * Deterministic synthetic market feed: realistic Level-2 and index snapshot days for a seed.

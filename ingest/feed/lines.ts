@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
-import { decodeZstdStream } from '../storage/parquet/zstdFrames.js';
+import { decodeZstdStream } from '../../storage/parquet/zstdFrames.js';
 import type { Readable } from 'node:stream';
 
 /**

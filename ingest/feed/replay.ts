@@ -1,9 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { Buffer } from 'node:buffer';
-import { readFeedChunks } from './feedChunks.js';
-import type { ParseReply, ParseRequest, ParseWorkerInput } from './feedParseWorker.js';
-import type { Staging } from './staging.js';
+import { readFeedChunks } from './chunks.js';
+import type { ParseReply, ParseRequest, ParseWorkerInput } from './parseWorker.js';
+import type { Staging } from '../staging.js';
 
 /**
  * Replays feed files into staging. This thread decompresses and cuts line chunks; a pool of
@@ -47,7 +47,7 @@ export class ReplayPool {
   constructor(catalogDb: string, count: number) {
     const input: ParseWorkerInput = { catalogDb };
     this.workers = Array.from({ length: count }, () => {
-      const w = new Worker(new URL('./feedParseWorker.js', import.meta.url), { workerData: input });
+      const w = new Worker(new URL('./parseWorker.js', import.meta.url), { workerData: input });
       w.on('message', (reply: ParseReply) => {
         const waiter = this.waiting.get(reply.seq);
         if (!waiter) return;

@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import * as assert from 'uvu/assert';
-import { duckRows, sqlString } from '../support/duckdb.js';
+import { duckRows, sqlString } from '../../support/duckdb.js';
 
 export type Dataset = 'level2' | 'index';
 export type Value = string | number | bigint | null;

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { generateFeed, indexCode, seededRandom, stockCode, type GenerateOptions } from '../../ingest/feedGenerate.js';
-import { generationDays } from '../../cli/generateCommand.js';
+import { generateFeed, indexCode, seededRandom, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
+import { generationDays } from '../../../cli/generateCommand.js';
 
 // Independent reference values, written by hand.
 const ms = (h: number, m: number, s = 0, f = 0): number => ((h * 60 + m) * 60 + s) * 1000 + f;

@@ -2,9 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../support/cli.js';
-import { duckRows, sqlString } from '../support/duckdb.js';
-import { tempDir } from '../support/tempDir.js';
+import { runCli } from '../../support/cli.js';
+import { duckRows, sqlString } from '../../support/duckdb.js';
+import { tempDir } from '../../support/tempDir.js';
 import {
   assertDataDirMatches,
   assertRowsEqual,

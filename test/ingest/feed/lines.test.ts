@@ -4,10 +4,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { compressionOf, readFeedLines, type LineBatch } from '../../ingest/feedLines.js';
-import { FeedWriter } from '../../ingest/feedWriter.js';
-import { commandOnPath } from '../support/commandOnPath.js';
-import { tempDir } from '../support/tempDir.js';
+import { compressionOf, readFeedLines, type LineBatch } from '../../../ingest/feed/lines.js';
+import { FeedWriter } from '../../../ingest/feed/writer.js';
+import { commandOnPath } from '../../support/commandOnPath.js';
+import { tempDir } from '../../support/tempDir.js';
 
 const dir = tempDir('tickvault-feedlines-');
 let fileNo = 0;

@@ -1,4 +1,4 @@
-import { decompressed } from './feedLines.js';
+import { decompressed } from './lines.js';
 
 /**
  * Cuts a feed's decompressed bytes into chunks of whole lines (~`targetBytes` each) without

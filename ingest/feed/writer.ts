@@ -1,8 +1,8 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { createGzip, type Gzip } from 'node:zlib';
-import { zstdCompress } from '../storage/parquet/zstd.js';
-import { compressionOf } from './feedLines.js';
+import { zstdCompress } from '../../storage/parquet/zstd.js';
+import { compressionOf } from './lines.js';
 
 /**
  * Writes a JSON Lines feed, compressed by extension (`.zst`, `.gz`, else plain). zstd output
