@@ -4,7 +4,7 @@ import type { Dataset } from '../shared/schema.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { emptyReplayStats, replayFiles } from '../ingest/feed/replay.js';
 import { sealDays } from '../ingest/sealDays.js';
-import { openIngestStores } from '../ingest/stores.js';
+import { openIngestStores } from '../ingest/staging/stores.js';
 import { warnPastKnownRange } from './calendarWarning.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command } from './command.js';

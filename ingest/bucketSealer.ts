@@ -5,7 +5,7 @@ import type { Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
 import { sealedFileRelPath } from '../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../storage/minuteIndex.js';
-import { readStagedBucket } from './staging.js';
+import { readStagedBucket } from './staging/bucketRead.js';
 import type { EncodeOptions, SymbolDayColumns } from '../storage/parquet/writer.js';
 
 /**

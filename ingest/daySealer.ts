@@ -5,7 +5,7 @@ import type { Dataset } from '../shared/schema.js';
 import { CatalogReader, CatalogWriter } from '../storage/catalog.js';
 import { sealedDayDir } from '../storage/layout.js';
 import { isProcessAlive } from '../shared/processAlive.js';
-import type { Staging } from './staging.js';
+import type { Staging } from './staging/segments.js';
 import { ROW_GROUP_SIZE, sealBucket, type Encoder, type WrittenFile } from './bucketSealer.js';
 import type { SealPool } from './sealPool.js';
 

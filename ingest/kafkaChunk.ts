@@ -2,7 +2,7 @@ import { SCHEMAS, type Dataset, type SnapshotRow } from '../shared/schema.js';
 import type { DecodeReply } from './kafkaDecodeWorker.js';
 import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './kafkaMessages.js';
 import type { PartitionLateGuard } from './kafkaSealState.js';
-import type { QuarantineEntry } from './staging.js';
+import type { QuarantineEntry } from './staging/segments.js';
 
 /**
  * The first half of staging a chunk of consecutive messages of one partition: validate each

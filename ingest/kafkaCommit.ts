@@ -3,7 +3,7 @@ import type { Dataset } from '../shared/schema.js';
 import { ChunkError, type DecodedChunk } from './kafkaChunk.js';
 import type { KafkaOffsetStore } from './kafkaOffsets.js';
 import type { KafkaSealState } from './kafkaSealState.js';
-import type { QuarantineEntry, Staging } from './staging.js';
+import type { QuarantineEntry, Staging } from './staging/segments.js';
 
 /**
  * Group commit of decoded chunks: the second half of exactly-once staging.

@@ -15,7 +15,7 @@ import { ownedPositions, type Assignment, type KafkaView, type Watermarks } from
 import { KafkaSealer } from './kafkaSealer.js';
 import { KafkaSealState, PartitionLateGuard } from './kafkaSealState.js';
 import { lagOf } from './sealScheduler.js';
-import { openIngestStores, type IngestStores } from './stores.js';
+import { openIngestStores, type IngestStores } from './staging/stores.js';
 
 /**
  * The Kafka ingestor: a kafkajs consumer-group member that stages both snapshot topics into

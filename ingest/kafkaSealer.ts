@@ -7,7 +7,7 @@ import type { KafkaOffsetStore } from './kafkaOffsets.js';
 import { ownedPositions, type KafkaView } from './kafkaPositions.js';
 import type { KafkaSealState, PartitionLateGuard } from './kafkaSealState.js';
 import { dueDays, isCaughtUp, isDayComplete, lagOf, symbolsByOwnedPartition, type DayRef } from './sealScheduler.js';
-import type { IngestStores } from './stores.js';
+import type { IngestStores } from './staging/stores.js';
 import type { Logger } from '../shared/logger.js';
 import type { Dataset } from '../shared/schema.js';
 

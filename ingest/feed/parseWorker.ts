@@ -1,9 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { CatalogReader, openCatalog } from '../../storage/catalog.js';
 import { LateGuard } from '../lateGuard.js';
-import { RecordPacker, type RecordPack } from '../recordCodec.js';
-import { validateFeedLine } from '../snapshotValidate.js';
-import type { QuarantineEntry } from '../staging.js';
+import { RecordPacker, type RecordPack } from '../staging/recordCodec.js';
+import { validateFeedLine } from '../staging/validate.js';
+import type { QuarantineEntry } from '../staging/segments.js';
 
 /**
  * A parse worker of a replay: turns chunks of feed lines into encoded record packs plus

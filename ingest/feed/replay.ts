@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { Buffer } from 'node:buffer';
 import { readFeedChunks } from './chunks.js';
 import type { ParseReply, ParseRequest, ParseWorkerInput } from './parseWorker.js';
-import type { Staging } from '../staging.js';
+import type { Staging } from '../staging/segments.js';
 
 /**
  * Replays feed files into staging. This thread decompresses and cuts line chunks; a pool of

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'no
 import { join } from 'node:path';
 import { ROW_GROUP_SIZE, sealDay, type SealDeps } from '../../ingest/daySealer.js';
 import { encodeParquet } from '../../storage/parquet/writer.js';
-import { openIngestStores, type IngestStores } from '../../ingest/stores.js';
+import { openIngestStores, type IngestStores } from '../../ingest/staging/stores.js';
 import { CatalogReader } from '../../storage/catalog.js';
 import { SCHEMAS, type SnapshotRow } from '../../shared/schema.js';
 import { duckRows, sqlString } from '../support/duckdb.js';

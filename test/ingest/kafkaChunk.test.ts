@@ -7,7 +7,7 @@ import { GroupCommitter, type FlushedPartition } from '../../ingest/kafkaCommit.
 import { KeyCanon, REJECT_HEADER } from '../../ingest/kafkaMessages.js';
 import { KafkaOffsetStore } from '../../ingest/kafkaOffsets.js';
 import { KafkaSealState, PartitionLateGuard } from '../../ingest/kafkaSealState.js';
-import { openIngestStores, type IngestStores } from '../../ingest/stores.js';
+import { openIngestStores, type IngestStores } from '../../ingest/staging/stores.js';
 import { formatLevel2Time } from '../../shared/timeFormat.js';
 import { tempDir } from '../support/tempDir.js';
 

@@ -11,7 +11,7 @@ import type { Assignment, KafkaView, Watermarks } from '../../ingest/kafkaPositi
 import { KafkaSealer } from '../../ingest/kafkaSealer.js';
 import { KafkaSealState, PartitionLateGuard } from '../../ingest/kafkaSealState.js';
 import { encodeParquet } from '../../storage/parquet/writer.js';
-import { openIngestStores, type IngestStores } from '../../ingest/stores.js';
+import { openIngestStores, type IngestStores } from '../../ingest/staging/stores.js';
 import { formatLevel2Time } from '../../shared/timeFormat.js';
 import { tempDir } from '../support/tempDir.js';
 import { CatalogReader } from '../../storage/catalog.js';

@@ -1,4 +1,4 @@
-import { SCHEMAS, type Dataset, type SnapshotRow } from '../shared/schema.js';
+import { SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js';
 
 /**
  * The staged record: fixed size per dataset, so a segment needs no framing and a torn tail is

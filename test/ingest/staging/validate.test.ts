@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { validateFeedLine, validateSnapshot, type ValidationResult } from '../../ingest/snapshotValidate.js';
+import { validateFeedLine, validateSnapshot, type ValidationResult } from '../../../ingest/staging/validate.js';
 
 // Numeric fields of each dataset in the order of the spec's field tables, written out by hand
 // (not taken from shared/schema.ts), so a slip in the schema is caught here.

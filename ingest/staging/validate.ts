@@ -1,6 +1,6 @@
-import { INDEX_ALWAYS_NULL, SCHEMAS, type Dataset, type SnapshotRow } from '../shared/schema.js';
-import { parseIndexSymbol, parseStockSymbol } from '../shared/symbols.js';
-import { isValidDateText, parseIndexTime, parseLevel2Time } from '../shared/timeFormat.js';
+import { INDEX_ALWAYS_NULL, SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js';
+import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
+import { isValidDateText, parseIndexTime, parseLevel2Time } from '../../shared/timeFormat.js';
 
 /**
  * Turns one decoded feed object into a validated row, or names exactly why it is rejected

@@ -2,10 +2,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Staging, bucketOf, BUCKETS } from '../../ingest/staging.js';
-import { RecordPacker, recordBytes } from '../../ingest/recordCodec.js';
-import { SCHEMAS, type SnapshotRow } from '../../shared/schema.js';
-import { tempDir } from '../support/tempDir.js';
+import { Staging, bucketOf, BUCKETS } from '../../../ingest/staging/segments.js';
+import { RecordPacker, recordBytes } from '../../../ingest/staging/recordCodec.js';
+import { SCHEMAS, type SnapshotRow } from '../../../shared/schema.js';
+import { tempDir } from '../../support/tempDir.js';
 
 const WIDTH = SCHEMAS.level2.numericFields.length;
 
