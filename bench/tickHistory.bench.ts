@@ -29,7 +29,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { tradingDaysFrom } from '../calendar/tradingCalendar.js';
-import { ROW_GROUP_SIZE } from '../ingest/daySealer.js';
+import { ROW_GROUP_SIZE } from '../ingest/seal/day.js';
 import { indexCode, seededRandom } from '../ingest/feed/generate.js';
 import { encodeParquet, type SymbolDayColumns } from '../storage/parquet/writer.js';
 import { CatalogWriter, openCatalog, type NewCatalogFile } from '../storage/catalog.js';

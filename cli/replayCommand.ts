@@ -3,7 +3,7 @@ import { CatalogReader } from '../storage/catalog.js';
 import type { Dataset } from '../shared/schema.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { emptyReplayStats, replayFiles } from '../ingest/feed/replay.js';
-import { sealDays } from '../ingest/sealDays.js';
+import { sealDays } from '../ingest/seal/days.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
 import { warnPastKnownRange } from './calendarWarning.js';
 import { createProgress } from './progress.js';

@@ -1,5 +1,5 @@
 import { encodeParquet } from '../storage/parquet/writer.js';
-import { sealDays } from '../ingest/sealDays.js';
+import { sealDays } from '../ingest/seal/days.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
 import { DATASETS } from '../shared/schema.js';
 import { isValidDateText } from '../shared/timeFormat.js';

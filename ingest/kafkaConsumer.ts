@@ -1,7 +1,7 @@
 import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage, RetryOptions } from 'kafkajs';
 import type { Logger } from '../shared/logger.js';
 import type { Dataset } from '../shared/schema.js';
-import type { Encoder } from './daySealer.js';
+import type { Encoder } from './seal/day.js';
 import type { IngestConfig } from './ingestConfig.js';
 import { IngestMetrics } from './ingestMetrics.js';
 import { ChunkError, chunkFromReply } from './kafkaChunk.js';
@@ -14,7 +14,7 @@ import { BatchQueue, type QueueItem } from './kafkaQueue.js';
 import { ownedPositions, type Assignment, type KafkaView, type Watermarks } from './kafkaPositions.js';
 import { KafkaSealer } from './kafkaSealer.js';
 import { KafkaSealState, PartitionLateGuard } from './kafkaSealState.js';
-import { lagOf } from './sealScheduler.js';
+import { lagOf } from './seal/scheduler.js';
 import { openIngestStores, type IngestStores } from './staging/stores.js';
 
 /**

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { CatalogReader, openCatalog } from '../../storage/catalog.js';
-import { LateGuard } from '../lateGuard.js';
+import { LateGuard } from '../seal/lateGuard.js';
 import { RecordPacker, type RecordPack } from '../staging/recordCodec.js';
 import { validateFeedLine } from '../staging/validate.js';
 import type { QuarantineEntry } from '../staging/segments.js';

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { CatalogReader, openCatalog } from '../../storage/catalog.js';
 import { layoutFor, type Layout } from '../../storage/layout.js';
 import type { Db } from '../../shared/sqlite.js';
-import { LateGuard } from '../lateGuard.js';
+import { LateGuard } from '../seal/lateGuard.js';
 import { Staging } from './segments.js';
 
 /** The ingest side's handles on a data directory: catalog, staging, late-message guard. */

@@ -1,5 +1,5 @@
-import type { Dataset } from '../shared/schema.js';
-import type { CatalogReader } from '../storage/catalog.js';
+import type { Dataset } from '../../shared/schema.js';
+import type { CatalogReader } from '../../storage/catalog.js';
 
 /**
  * Answers "is this message late?": its day is sealed, or its symbol-day already has a file.

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { BucketJob, WrittenFile } from './bucketSealer.js';
-import type { SealReply, SealRequest, SealWorkerInput } from './sealWorker.js';
+import type { BucketJob, WrittenFile } from './bucket.js';
+import type { SealReply, SealRequest, SealWorkerInput } from './worker.js';
 
 /** Seal workers, one per core: each writes the files of the buckets it is handed. */
 export class SealPool {
@@ -13,7 +13,7 @@ export class SealPool {
 
   constructor(input: SealWorkerInput, size = Math.max(1, availableParallelism())) {
     this.workers = Array.from({ length: size }, () => {
-      const w = new Worker(new URL('./sealWorker.js', import.meta.url), { workerData: input });
+      const w = new Worker(new URL('./worker.js', import.meta.url), { workerData: input });
       w.on('message', (reply: SealReply) => {
         const p = this.pending.get(reply.id);
         if (!p) return;

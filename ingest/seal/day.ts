@@ -1,13 +1,13 @@
 import { mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Db } from '../shared/sqlite.js';
-import type { Dataset } from '../shared/schema.js';
-import { CatalogReader, CatalogWriter } from '../storage/catalog.js';
-import { sealedDayDir } from '../storage/layout.js';
-import { isProcessAlive } from '../shared/processAlive.js';
-import type { Staging } from './staging/segments.js';
-import { ROW_GROUP_SIZE, sealBucket, type Encoder, type WrittenFile } from './bucketSealer.js';
-import type { SealPool } from './sealPool.js';
+import type { Db } from '../../shared/sqlite.js';
+import type { Dataset } from '../../shared/schema.js';
+import { CatalogReader, CatalogWriter } from '../../storage/catalog.js';
+import { sealedDayDir } from '../../storage/layout.js';
+import { isProcessAlive } from '../../shared/processAlive.js';
+import type { Staging } from '../staging/segments.js';
+import { ROW_GROUP_SIZE, sealBucket, type Encoder, type WrittenFile } from './bucket.js';
+import type { SealPool } from './pool.js';
 
 /**
  * Seals a day: every staged symbol-day becomes an immutable Parquet file, durably in place
@@ -19,7 +19,7 @@ import type { SealPool } from './sealPool.js';
  * and 3 leaves staged rows whose file is already listed, which the next seal drops unwritten.
  * A listed file is never written again.
  */
-export { ROW_GROUP_SIZE, type Encoder } from './bucketSealer.js';
+export { ROW_GROUP_SIZE, type Encoder } from './bucket.js';
 
 export interface SealDeps {
   readonly dataDir: string;

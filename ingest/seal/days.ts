@@ -1,7 +1,7 @@
-import type { Dataset } from '../shared/schema.js';
-import { sealDay, type Encoder, type SealResult } from './daySealer.js';
-import { SealPool } from './sealPool.js';
-import type { IngestStores } from './staging/stores.js';
+import type { Dataset } from '../../shared/schema.js';
+import { sealDay, type Encoder, type SealResult } from './day.js';
+import { SealPool } from './pool.js';
+import type { IngestStores } from '../staging/stores.js';
 
 /**
  * Seals a list of `dataset|tradedate` days in date order, reporting rows as files land. Files

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDb } from '../shared/sqlite.js';
-import { sealBucket, type BucketJob, type WrittenFile } from './bucketSealer.js';
-import { encodeParquet } from '../storage/parquet/writer.js';
+import { openDb } from '../../shared/sqlite.js';
+import { sealBucket, type BucketJob, type WrittenFile } from './bucket.js';
+import { encodeParquet } from '../../storage/parquet/writer.js';
 
 /**
  * A seal worker: writes the files of the staging buckets it is handed (step 1 of sealing) on

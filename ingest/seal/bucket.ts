@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Db } from '../shared/sqlite.js';
-import type { Dataset } from '../shared/schema.js';
-import { sealedFileRelPath } from '../storage/layout.js';
-import { buildMinuteIndex, encodeMinuteCounts } from '../storage/minuteIndex.js';
-import { readStagedBucket } from './staging/bucketRead.js';
-import type { EncodeOptions, SymbolDayColumns } from '../storage/parquet/writer.js';
+import type { Db } from '../../shared/sqlite.js';
+import type { Dataset } from '../../shared/schema.js';
+import { sealedFileRelPath } from '../../storage/layout.js';
+import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
+import { readStagedBucket } from '../staging/bucketRead.js';
+import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writer.js';
 
 /**
  * Step 1 of sealing for one staging bucket: each symbol-day's file written to a temporary

@@ -10,8 +10,8 @@ import {
   sealDueAtMs,
   symbolsByOwnedPartition,
   type PartitionPosition,
-} from '../../ingest/sealScheduler.js';
-import { partitionForKey } from '../../ingest/kafkaPartitions.js';
+} from '../../../ingest/seal/scheduler.js';
+import { partitionForKey } from '../../../ingest/kafkaPartitions.js';
 
 const at = (iso: string) => Date.parse(iso);
 const H16 = 16 * 3_600_000;
