@@ -1,6 +1,6 @@
 import { beijingDayStartMs } from '../../shared/clock.js';
 import type { Dataset } from '../../shared/schema.js';
-import { partitionForKey } from '../kafkaPartitions.js';
+import { partitionForKey } from '../kafka/partitions.js';
 
 /**
  * Pure decisions of the running ingestor's sealing (decisions §6): a day is due once Beijing

@@ -11,7 +11,7 @@ import {
   symbolsByOwnedPartition,
   type PartitionPosition,
 } from '../../../ingest/seal/scheduler.js';
-import { partitionForKey } from '../../../ingest/kafkaPartitions.js';
+import { partitionForKey } from '../../../ingest/kafka/partitions.js';
 
 const at = (iso: string) => Date.parse(iso);
 const H16 = 16 * 3_600_000;

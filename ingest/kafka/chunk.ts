@@ -1,13 +1,13 @@
-import { SCHEMAS, type Dataset, type SnapshotRow } from '../shared/schema.js';
-import type { DecodeReply } from './kafkaDecodeWorker.js';
-import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './kafkaMessages.js';
-import type { PartitionLateGuard } from './kafkaSealState.js';
-import type { QuarantineEntry } from './staging/segments.js';
+import { SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js';
+import type { DecodeReply } from './decodeWorker.js';
+import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './messages.js';
+import type { PartitionLateGuard } from './sealState.js';
+import type { QuarantineEntry } from '../staging/segments.js';
 
 /**
  * The first half of staging a chunk of consecutive messages of one partition: validate each
  * (bad → a quarantine entry naming `topic/partition@offset`), late ones → quarantine entries,
- * good ones → rows. The group commit (kafkaCommit.ts) appends the rows of many chunks at once,
+ * good ones → rows. The group commit (commits.ts) appends the rows of many chunks at once,
  * makes them durable, and then records the quarantine entries and the partition's next offset.
  *
  * Every row carries its offset as `seq`, and staging resolves duplicates to the highest: a

@@ -1,7 +1,7 @@
-import type { Dataset } from '../shared/schema.js';
-import type { Db } from '../shared/sqlite.js';
-import type { LateGuard } from './seal/lateGuard.js';
-import type { OpenDay } from './staging/segments.js';
+import type { Dataset } from '../../shared/schema.js';
+import type { Db } from '../../shared/sqlite.js';
+import type { LateGuard } from '../seal/lateGuard.js';
+import type { OpenDay } from '../staging/segments.js';
 
 /**
  * Which partition carried each staged symbol-day, and which partitions of a day have been

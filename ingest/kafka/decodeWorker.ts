@@ -1,6 +1,6 @@
 import { parentPort } from 'node:worker_threads';
-import { SCHEMAS, type Dataset } from '../shared/schema.js';
-import { decodeSnapshotText, KeyCanon } from './kafkaMessages.js';
+import { SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { decodeSnapshotText, KeyCanon } from './messages.js';
 
 /**
  * The decode worker of the Kafka ingestor: JSON parsing and validation of message values,

@@ -2,7 +2,7 @@
  * The partition a keyed message lands on under the Java client's (and kafkajs's default)
  * partitioner: murmur2 of the key bytes, made positive, modulo the partition count. An
  * ingest process uses it to tell which symbols it owns when a symbol-day has no recorded
- * partition (see kafkaSealState.ts).
+ * partition (see sealState.ts).
  */
 const SEED = 0x9747b28c;
 const M = 0x5bd1e995;

@@ -1,5 +1,5 @@
 import { Kafka, logLevel, type LogEntry, type RetryOptions } from 'kafkajs';
-import type { Logger } from '../shared/logger.js';
+import type { Logger } from '../../shared/logger.js';
 
 /**
  * A kafkajs client whose own log lines go through the process's pino logger (child `kafkajs`),

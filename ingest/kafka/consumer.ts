@@ -1,29 +1,29 @@
 import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage, RetryOptions } from 'kafkajs';
-import type { Logger } from '../shared/logger.js';
-import type { Dataset } from '../shared/schema.js';
-import type { Encoder } from './seal/day.js';
-import type { IngestConfig } from './ingestConfig.js';
-import { IngestMetrics } from './ingestMetrics.js';
-import { ChunkError, chunkFromReply } from './kafkaChunk.js';
-import type { DecodeReply } from './kafkaDecodeWorker.js';
-import { DecodeWorker } from './kafkaDecoder.js';
-import { createKafka } from './kafkaClient.js';
-import { GroupCommitter, type CommitOptions, type FlushedPartition } from './kafkaCommit.js';
-import { KafkaOffsetStore } from './kafkaOffsets.js';
-import { BatchQueue, type QueueItem } from './kafkaQueue.js';
-import { ownedPositions, type Assignment, type KafkaView, type Watermarks } from './kafkaPositions.js';
-import { KafkaSealer } from './kafkaSealer.js';
-import { KafkaSealState, PartitionLateGuard } from './kafkaSealState.js';
-import { lagOf } from './seal/scheduler.js';
-import { openIngestStores, type IngestStores } from './staging/stores.js';
+import type { Logger } from '../../shared/logger.js';
+import type { Dataset } from '../../shared/schema.js';
+import type { Encoder } from '../seal/day.js';
+import type { IngestConfig } from '../config.js';
+import { IngestMetrics } from './metrics.js';
+import { ChunkError, chunkFromReply } from './chunk.js';
+import type { DecodeReply } from './decodeWorker.js';
+import { DecodeWorker } from './decoder.js';
+import { createKafka } from './client.js';
+import { GroupCommitter, type CommitOptions, type FlushedPartition } from './commits.js';
+import { KafkaOffsetStore } from './offsets.js';
+import { BatchQueue, type QueueItem } from './queue.js';
+import { ownedPositions, type Assignment, type KafkaView, type Watermarks } from './positions.js';
+import { KafkaSealer } from './sealer.js';
+import { KafkaSealState, PartitionLateGuard } from './sealState.js';
+import { lagOf } from '../seal/scheduler.js';
+import { openIngestStores, type IngestStores } from '../staging/stores.js';
 
 /**
  * The Kafka ingestor: a kafkajs consumer-group member that stages both snapshot topics into
  * the data directory exactly once and seals days as they fall due (decisions §6).
  *
  * - Offsets are managed by hand. Each batch is queued as it arrives and validated in a worker
- *   thread while kafkajs fetches the next (kafkaQueue.ts, kafkaDecodeWorker.ts); a
- *   group commit (kafkaCommit.ts) appends the rows of many batches to staging, fsyncs them and
+ *   thread while kafkajs fetches the next (queue.ts, decodeWorker.ts); a
+ *   group commit (commits.ts) appends the rows of many batches to staging, fsyncs them and
  *   records, in one transaction, the quarantine entries and each partition's next offset; only
  *   after that are the offsets committed to Kafka. On assignment the consumer seeks to the
  *   data directory's offsets, so what a crash left uncommitted in Kafka is not read again, and
@@ -335,7 +335,7 @@ export class KafkaIngestor {
     const dataset = this.datasetOf.get(batch.topic);
     if (!dataset || batch.messages.length === 0) return;
     if (this.closed || this.stopping || this.committer.failed || !p.isRunning() || p.isStale()) return;
-    // Decoded in the background (kafkaQueue.ts) so kafkajs can fetch the next batch meanwhile.
+    // Decoded in the background (queue.ts) so kafkajs can fetch the next batch meanwhile.
     this.queue.push({ topic: batch.topic, partition: batch.partition, dataset, messages: batch.messages });
     // Moves kafkajs's fetch position only; Kafka commits follow the group commit.
     p.resolveOffset(batch.messages[batch.messages.length - 1].offset);

@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { Kafka, logLevel } from 'kafkajs';
-import { INDEX_FIELDS, LEVEL2_FIELDS, type FieldDef } from '../../shared/schema.js';
-import { brokerForTests, uniqueTopicPrefix } from '../support/kafkaBroker.js';
-import { exited, runCli, startCli } from '../support/cli.js';
-import { duckRows, sqlString } from '../support/duckdb.js';
-import { tempDir } from '../support/tempDir.js';
-import { readCatalog } from '../support/catalog.js';
+import { INDEX_FIELDS, LEVEL2_FIELDS, type FieldDef } from '../../../shared/schema.js';
+import { brokerForTests, uniqueTopicPrefix } from '../../support/kafkaBroker.js';
+import { exited, runCli, startCli } from '../../support/cli.js';
+import { duckRows, sqlString } from '../../support/duckdb.js';
+import { tempDir } from '../../support/tempDir.js';
+import { readCatalog } from '../../support/catalog.js';
 
 const broker = await brokerForTests('kafka ingest end-to-end tests');
 

@@ -1,14 +1,14 @@
-import type { Logger } from '../shared/logger.js';
-import type { Dataset } from '../shared/schema.js';
-import { ChunkError, type DecodedChunk } from './kafkaChunk.js';
-import type { KafkaOffsetStore } from './kafkaOffsets.js';
-import type { KafkaSealState } from './kafkaSealState.js';
-import type { QuarantineEntry, Staging } from './staging/segments.js';
+import type { Logger } from '../../shared/logger.js';
+import type { Dataset } from '../../shared/schema.js';
+import { ChunkError, type DecodedChunk } from './chunk.js';
+import type { KafkaOffsetStore } from './offsets.js';
+import type { KafkaSealState } from './sealState.js';
+import type { QuarantineEntry, Staging } from '../staging/segments.js';
 
 /**
  * Group commit of decoded chunks: the second half of exactly-once staging.
  *
- * Chunks are decoded as batches arrive (kafkaChunk.ts); every few hundred milliseconds, or once
+ * Chunks are decoded as batches arrive (chunk.ts); every few hundred milliseconds, or once
  * enough messages wait, one flush handles them all:
  *   1. append every row to staging in one transaction (not synced on its own);
  *   2. fsync every segment file written, in parallel (Staging.flush);

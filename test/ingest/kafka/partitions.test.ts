@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Partitioners, type PartitionMetadata } from 'kafkajs';
-import { murmur2, partitionForKey } from '../../ingest/kafkaPartitions.js';
-import { indexCode, stockCode } from '../../ingest/feed/generate.js';
+import { murmur2, partitionForKey } from '../../../ingest/kafka/partitions.js';
+import { indexCode, stockCode } from '../../../ingest/feed/generate.js';
 
 const m = suite('murmur2');
 

@@ -2,12 +2,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Kafka, logLevel, CompressionTypes, Partitioners } from 'kafkajs';
 import { pino, type Logger } from 'pino';
-import { loadIngestConfig } from '../../ingest/ingestConfig.js';
-import { KafkaIngestor } from '../../ingest/kafkaConsumer.js';
-import { encodeParquet } from '../../storage/parquet/writer.js';
-import { formatLevel2Time } from '../../shared/timeFormat.js';
-import { brokerForTests, startMockBroker, uniqueTopicPrefix, type TestBroker } from '../support/kafkaBroker.js';
-import { tempDir } from '../support/tempDir.js';
+import { loadIngestConfig } from '../../../ingest/config.js';
+import { KafkaIngestor } from '../../../ingest/kafka/consumer.js';
+import { encodeParquet } from '../../../storage/parquet/writer.js';
+import { formatLevel2Time } from '../../../shared/timeFormat.js';
+import { brokerForTests, startMockBroker, uniqueTopicPrefix, type TestBroker } from '../../support/kafkaBroker.js';
+import { tempDir } from '../../support/tempDir.js';
 
 const broker = await brokerForTests('kafka consumer tests');
 const s = suite('KafkaIngestor');

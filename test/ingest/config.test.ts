@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError } from '../../shared/config.js';
-import { DEFAULT_SEAL_AFTER_MS, loadIngestConfig, loadProduceConfig, parseBrokers, parseTopics } from '../../ingest/ingestConfig.js';
+import { DEFAULT_SEAL_AFTER_MS, loadIngestConfig, loadProduceConfig, parseBrokers, parseTopics } from '../../ingest/config.js';
 
 const c = suite('loadIngestConfig');
 

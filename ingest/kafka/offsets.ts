@@ -1,4 +1,4 @@
-import type { Db } from '../shared/sqlite.js';
+import type { Db } from '../../shared/sqlite.js';
 
 /**
  * Consumer progress kept in ingest.db: per (topic, partition), the next offset whose message

@@ -1,15 +1,15 @@
-import { sealDay, type Encoder, type SealDeps } from './seal/day.js';
-import { CatalogReader, CatalogWriter } from '../storage/catalog.js';
-import { SealPool } from './seal/pool.js';
-import type { IngestMetrics } from './ingestMetrics.js';
-import type { KafkaTopics } from './ingestConfig.js';
-import type { KafkaOffsetStore } from './kafkaOffsets.js';
-import { ownedPositions, type KafkaView } from './kafkaPositions.js';
-import type { KafkaSealState, PartitionLateGuard } from './kafkaSealState.js';
-import { dueDays, isCaughtUp, isDayComplete, lagOf, symbolsByOwnedPartition, type DayRef } from './seal/scheduler.js';
-import type { IngestStores } from './staging/stores.js';
-import type { Logger } from '../shared/logger.js';
-import type { Dataset } from '../shared/schema.js';
+import { sealDay, type Encoder, type SealDeps } from '../seal/day.js';
+import { CatalogReader, CatalogWriter } from '../../storage/catalog.js';
+import { SealPool } from '../seal/pool.js';
+import type { IngestMetrics } from './metrics.js';
+import type { KafkaTopics } from '../config.js';
+import type { KafkaOffsetStore } from './offsets.js';
+import { ownedPositions, type KafkaView } from './positions.js';
+import type { KafkaSealState, PartitionLateGuard } from './sealState.js';
+import { dueDays, isCaughtUp, isDayComplete, lagOf, symbolsByOwnedPartition, type DayRef } from '../seal/scheduler.js';
+import type { IngestStores } from '../staging/stores.js';
+import type { Logger } from '../../shared/logger.js';
+import type { Dataset } from '../../shared/schema.js';
 
 /**
  * Seals days while the ingestor runs. On each tick: the due days (past close + grace, not yet

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { IngestMetrics, startMetricsServer } from '../../ingest/ingestMetrics.js';
+import { IngestMetrics, startMetricsServer } from '../../../ingest/kafka/metrics.js';
 
 const m = suite('IngestMetrics / startMetricsServer');
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeSnapshotMessage, KeyCanon, REJECT_HEADER } from '../../ingest/kafkaMessages.js';
+import { decodeSnapshotMessage, KeyCanon, REJECT_HEADER } from '../../../ingest/kafka/messages.js';
 
 const level2Value = {
   symbol: '600000.SH', tradedate: '20250102', time: '093000120', open: 10.1, high: 10.2, low: 10, close: 10.15,

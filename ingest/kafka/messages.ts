@@ -1,7 +1,7 @@
 import type { IHeaders } from 'kafkajs';
-import type { Dataset } from '../shared/schema.js';
-import { parseIndexSymbol, parseStockSymbol } from '../shared/symbols.js';
-import { validateSnapshot, type ValidationResult } from './staging/validate.js';
+import type { Dataset } from '../../shared/schema.js';
+import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
+import { validateSnapshot, type ValidationResult } from '../staging/validate.js';
 
 /**
  * Turns one Kafka message of a snapshot topic into a validated row or a reject reason

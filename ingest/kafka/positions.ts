@@ -1,5 +1,5 @@
-import type { KafkaOffsetStore } from './kafkaOffsets.js';
-import type { PartitionPosition } from './seal/scheduler.js';
+import type { KafkaOffsetStore } from './offsets.js';
+import type { PartitionPosition } from '../seal/scheduler.js';
 
 /**
  * What the sealer and the progress reporter need to know of Kafka, behind an interface so

@@ -1,15 +1,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chunkFromReply, decodeChunk, type ChunkMessage } from '../../ingest/kafkaChunk.js';
-import { decodeRequest } from '../../ingest/kafkaDecodeWorker.js';
-import { DecodeWorker, packRequest } from '../../ingest/kafkaDecoder.js';
-import { GroupCommitter, type FlushedPartition } from '../../ingest/kafkaCommit.js';
-import { KeyCanon, REJECT_HEADER } from '../../ingest/kafkaMessages.js';
-import { KafkaOffsetStore } from '../../ingest/kafkaOffsets.js';
-import { KafkaSealState, PartitionLateGuard } from '../../ingest/kafkaSealState.js';
-import { openIngestStores, type IngestStores } from '../../ingest/staging/stores.js';
-import { formatLevel2Time } from '../../shared/timeFormat.js';
-import { tempDir } from '../support/tempDir.js';
+import { chunkFromReply, decodeChunk, type ChunkMessage } from '../../../ingest/kafka/chunk.js';
+import { decodeRequest } from '../../../ingest/kafka/decodeWorker.js';
+import { DecodeWorker, packRequest } from '../../../ingest/kafka/decoder.js';
+import { GroupCommitter, type FlushedPartition } from '../../../ingest/kafka/commits.js';
+import { KeyCanon, REJECT_HEADER } from '../../../ingest/kafka/messages.js';
+import { KafkaOffsetStore } from '../../../ingest/kafka/offsets.js';
+import { KafkaSealState, PartitionLateGuard } from '../../../ingest/kafka/sealState.js';
+import { openIngestStores, type IngestStores } from '../../../ingest/staging/stores.js';
+import { formatLevel2Time } from '../../../shared/timeFormat.js';
+import { tempDir } from '../../support/tempDir.js';
 
 function l2(symbol: string, time: string, close: number): Record<string, unknown> {
   return { symbol, tradedate: '20250102', time, open: 10, high: 11, low: 9, close, pre_close: 10, volume: 100, amount: 1000 };

@@ -1,11 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import type { IHeaders } from 'kafkajs';
-import type { Dataset } from '../shared/schema.js';
-import type { DecodeReply, DecodeRequest } from './kafkaDecodeWorker.js';
-import { rejectHeaderOf } from './kafkaMessages.js';
+import type { Dataset } from '../../shared/schema.js';
+import type { DecodeReply, DecodeRequest } from './decodeWorker.js';
+import { rejectHeaderOf } from './messages.js';
 
 /**
- * The main thread's side of the decode worker (kafkaDecodeWorker.ts): packs a run of Kafka
+ * The main thread's side of the decode worker (decodeWorker.ts): packs a run of Kafka
  * messages into one transferable request and resolves with the reply. Requests are answered in
  * the order they are sent. A worker that dies fails every pending and later request, which
  * stops the ingestor (a restart brings a fresh worker).
@@ -28,7 +28,7 @@ export class DecodeWorker {
   private closing = false;
 
   constructor() {
-    this.worker = new Worker(new URL('./kafkaDecodeWorker.js', import.meta.url));
+    this.worker = new Worker(new URL('./decodeWorker.js', import.meta.url));
     this.worker.on('message', (reply: DecodeReply) => {
       const w = this.waiting.get(reply.id);
       if (!w) return;

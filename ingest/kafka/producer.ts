@@ -1,10 +1,10 @@
 import { CompressionTypes, Partitioners, type Message, type Producer } from 'kafkajs';
-import type { Logger } from '../shared/logger.js';
-import { parseIndexSymbol, parseStockSymbol } from '../shared/symbols.js';
-import { readFeedLines } from './feed/lines.js';
-import type { KafkaTopics } from './ingestConfig.js';
-import { createKafka } from './kafkaClient.js';
-import { REJECT_HEADER } from './kafkaMessages.js';
+import type { Logger } from '../../shared/logger.js';
+import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
+import { readFeedLines } from '../feed/lines.js';
+import type { KafkaTopics } from '../config.js';
+import { createKafka } from './client.js';
+import { REJECT_HEADER } from './messages.js';
 
 /**
  * Publishes fixture feed files (JSON Lines with `kind`) to the snapshot topics, in file
