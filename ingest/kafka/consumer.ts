@@ -1,21 +1,21 @@
-import type { Admin, Consumer, EachBatchPayload, Kafka, KafkaMessage, RetryOptions } from 'kafkajs';
+import type { Admin, Consumer, Kafka, RetryOptions } from 'kafkajs';
 import type { Logger } from '../../shared/logger.js';
-import type { Dataset } from '../../shared/schema.js';
 import type { Encoder } from '../seal/day.js';
 import type { IngestConfig } from '../config.js';
-import { IngestMetrics } from './metrics.js';
-import { ChunkError, chunkFromReply } from './chunk.js';
-import type { DecodeReply } from './decodeWorker.js';
-import { DecodeWorker } from './decoder.js';
+import { openIngestStores, type IngestStores } from '../staging/stores.js';
+import { ChunkError } from './chunk.js';
 import { createKafka } from './client.js';
 import { GroupCommitter, type CommitOptions, type FlushedPartition } from './commits.js';
+import { IngestMetrics } from './metrics.js';
+import { OffsetCommitter, type KafkaOffset } from './offsetCommits.js';
 import { KafkaOffsetStore } from './offsets.js';
-import { BatchQueue, type QueueItem } from './queue.js';
-import { ownedPositions, type Assignment, type KafkaView, type Watermarks } from './positions.js';
+import type { Assignment } from './positions.js';
+import { IngestProgressTracker, type IngestCounts, type IngestProgress } from './progress.js';
+import { BatchRunner } from './runner.js';
 import { KafkaSealer } from './sealer.js';
 import { KafkaSealState, PartitionLateGuard } from './sealState.js';
-import { lagOf } from '../seal/scheduler.js';
-import { openIngestStores, type IngestStores } from '../staging/stores.js';
+
+export type { IngestCounts, IngestProgress } from './progress.js';
 
 /**
  * The Kafka ingestor: a kafkajs consumer-group member that stages both snapshot topics into
@@ -36,6 +36,12 @@ import { openIngestStores, type IngestStores } from '../staging/stores.js';
  *   supervisor to restart. Never a process that lingers without consuming.
  * - stop() (SIGTERM/SIGINT): the running chunk finishes, everything appended is made durable
  *   and committed to Kafka, the running partition seal finishes, SQLite closes; exit code 0.
+ *
+ * This file is the lifecycle (as kafkajs's consumer/index.js): wiring, the group member and
+ * its restarts, assignment, stopping. The run loop is runner.ts, Kafka offset commits
+ * offsetCommits.ts, counts and lag progress.ts. Over 250 lines because the lifecycle's state
+ * (the live consumer, the assignment, stopping, timers, restarts) is read by every transition —
+ * start, crash and restart, assignment, shutdown — and stays in one class for that.
  */
 export interface IngestorOptions {
   readonly config: IngestConfig;
@@ -58,39 +64,6 @@ export interface IngestorOptions {
   readonly onProgress?: (p: IngestProgress) => void;
 }
 
-/** Durably processed messages and what became of them. */
-export interface IngestCounts {
-  consumed: number;
-  staged: number;
-  quarantined: number;
-  late: number;
-  skipped: number;
-}
-
-export interface IngestProgress extends IngestCounts {
-  readonly lag: number | null;
-}
-
-interface QueuedBatch extends QueueItem<KafkaMessage> {
-  readonly topic: string;
-  readonly partition: number;
-  readonly dataset: Dataset;
-}
-
-interface KafkaOffset {
-  readonly topic: string;
-  readonly partition: number;
-  readonly offset: string;
-}
-
-interface DecodedSlice {
-  /** The slice's messages at or above the known position, as sent to the worker. */
-  readonly messages: readonly KafkaMessage[];
-  readonly reply: DecodeReply | null;
-  /** Messages below the known position: already handled. */
-  readonly skipped: number;
-}
-
 export class IngestFatalError extends Error {
   override name = 'IngestFatalError';
 }
@@ -100,7 +73,6 @@ const RESTART_WINDOW_MS = 10 * 60_000;
 
 export class KafkaIngestor {
   readonly metrics: IngestMetrics;
-  readonly counts: IngestCounts = { consumed: 0, staged: 0, quarantined: 0, late: 0, skipped: 0 };
   /** Resolves with the exit code once the ingestor has stopped, for whatever reason. */
   readonly done: Promise<number>;
 
@@ -110,13 +82,12 @@ export class KafkaIngestor {
   private readonly sealState: KafkaSealState;
   private readonly late: PartitionLateGuard;
   private readonly committer: GroupCommitter;
-  private readonly queue: BatchQueue<KafkaMessage, QueuedBatch, DecodedSlice>;
-  /** Started with the consumer, so a failed construction leaves no thread behind. */
-  private decoder: DecodeWorker | null = null;
+  private readonly runner: BatchRunner;
+  private readonly kafkaCommits: OffsetCommitter;
+  private readonly progress: IngestProgressTracker;
   private readonly sealer: KafkaSealer;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
-  private readonly datasetOf: ReadonlyMap<string, Dataset>;
   private consumer: Consumer | null = null;
   private assigned: Assignment | null = null;
   private stopping: Promise<number> | null = null;
@@ -125,19 +96,12 @@ export class KafkaIngestor {
   private timers: NodeJS.Timeout[] = [];
   private restartTimer: NodeJS.Timeout | null = null;
   private restarts: number[] = [];
-  private batchesRunning = 0;
-  private batchesIdle: (() => void)[] = [];
-  private lastKafkaCommit: Promise<void> = Promise.resolve();
-  /** Recorded offsets not yet committed to Kafka, by `topic/partition`. */
-  private readonly toCommit = new Map<string, KafkaOffset>();
-  private lastProgress = { at: 0, consumed: 0, lag: -1 };
 
   private constructor(private readonly opts: IngestorOptions) {
     this.log = opts.log;
     this.metrics = opts.metrics ?? new IngestMetrics();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     const { config } = opts;
-    this.datasetOf = new Map<string, Dataset>([[config.topics.level2, 'level2'], [config.topics.index, 'index']]);
     this.stores = openIngestStores(opts.dataDir, opts.nowMs);
     const db = this.stores.staging.db;
     this.offsets = new KafkaOffsetStore(db);
@@ -149,40 +113,27 @@ export class KafkaIngestor {
       (e) => this.fail(e),
       opts.commit,
     );
-    this.queue = new BatchQueue<KafkaMessage, QueuedBatch, DecodedSlice>(
-      {
-        send: async (item, from, to) => {
-          const slice = item.messages.slice(from, to);
-          const known = this.committer.knownNext(item.topic, item.partition);
-          const messages = known === null ? slice : slice.filter((m) => Number(m.offset) >= known);
-          if (messages.length === 0) return { messages, reply: null, skipped: slice.length };
-          this.decoder ??= new DecodeWorker();
-          return { messages, reply: await this.decoder.decode(item.dataset, messages), skipped: slice.length - messages.length };
-        },
-        complete: (item, _from, _to, r) => {
-          if (r.skipped > 0) {
-            this.counts.consumed += r.skipped;
-            this.counts.skipped += r.skipped;
-            this.metrics.consumed.inc({ topic: item.topic }, r.skipped);
-            this.metrics.skipped.inc({ topic: item.topic }, r.skipped);
-          }
-          if (r.reply) this.committer.add(chunkFromReply(this.late, item.topic, item.partition, item.dataset, r.messages, r.reply));
-        },
-      },
-      (e) => this.fail(e instanceof ChunkError ? e : new IngestFatalError(`decoding failed: ${(e as Error).message}`)),
-      { sliceMessages: opts.chunkSize },
-    );
     this.kafka = createKafka({ brokers: config.brokers, clientId: `tickvault-ingest-${process.pid}`, log: opts.log, retry: opts.retry });
     this.admin = this.kafka.admin();
-    const view: KafkaView = {
-      assignment: () => this.assigned,
-      watermarks: (topic) => this.watermarks(topic),
-      committed: (topic) => this.committed(topic),
-    };
+    this.progress = new IngestProgressTracker({
+      admin: this.admin, group: config.group, offsets: this.offsets, metrics: this.metrics, log: opts.log, onProgress: opts.onProgress,
+    });
+    this.runner = new BatchRunner({
+      topics: config.topics, committer: this.committer, late: this.late, progress: this.progress, chunkSize: opts.chunkSize,
+      halted: () => this.closed || this.stopping !== null || this.committer.failed !== null,
+      onDecodeError: (e) => this.fail(e instanceof ChunkError ? e : new IngestFatalError(`decoding failed: ${(e as Error).message}`)),
+    });
+    this.kafkaCommits = new OffsetCommitter({ consumer: () => this.consumer, assignment: () => this.assigned, log: opts.log });
     this.sealer = new KafkaSealer({
-      stores: this.stores, encode: opts.encode, offsets: this.offsets, sealState: this.sealState, late: this.late, view,
+      stores: this.stores, encode: opts.encode, offsets: this.offsets, sealState: this.sealState, late: this.late,
+      view: this.progress.view(() => this.assigned),
       topics: config.topics, sealAfterMs: config.sealAfterMs, nowMs: opts.nowMs, log: opts.log, metrics: this.metrics,
     });
+  }
+
+  /** Durably processed messages and what became of them. */
+  get counts(): IngestCounts {
+    return this.progress.counts;
   }
 
   /** Connects, joins the group and starts consuming and sealing. */
@@ -258,7 +209,7 @@ export class KafkaIngestor {
     await c.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      eachBatch: (payload) => this.onBatch(payload),
+      eachBatch: (payload) => this.runner.onBatch(payload),
     });
   }
 
@@ -303,7 +254,7 @@ export class KafkaIngestor {
     for (const [topic, partitions] of Object.entries(memberAssignment)) a.set(topic, [...partitions].sort((x, y) => x - y));
     const seeks: string[] = [];
     const recorded: KafkaOffset[] = [];
-    for (const [k, o] of this.toCommit) if (!(a.get(o.topic) ?? []).includes(o.partition)) this.toCommit.delete(k);
+    this.kafkaCommits.keepAssigned(a);
     for (const [topic, partitions] of a) {
       for (const partition of partitions) {
         const next = this.committer.knownNext(topic, partition);
@@ -317,124 +268,22 @@ export class KafkaIngestor {
     // A crash between recording and committing leaves Kafka behind the data directory.
     this.late.reload();
     this.assigned = a;
-    this.commitOffsets(recorded);
+    this.kafkaCommits.commit(recorded);
     this.log.info({ assignment: Object.fromEntries(a), resumeFrom: seeks }, 'partitions assigned');
   }
 
-  private async onBatch(p: EachBatchPayload): Promise<void> {
-    this.batchesRunning++;
-    try {
-      await this.processBatch(p);
-    } finally {
-      if (--this.batchesRunning === 0) for (const r of this.batchesIdle.splice(0)) r();
-    }
-  }
-
-  private async processBatch(p: EachBatchPayload): Promise<void> {
-    const { batch } = p;
-    const dataset = this.datasetOf.get(batch.topic);
-    if (!dataset || batch.messages.length === 0) return;
-    if (this.closed || this.stopping || this.committer.failed || !p.isRunning() || p.isStale()) return;
-    // Decoded in the background (queue.ts) so kafkajs can fetch the next batch meanwhile.
-    this.queue.push({ topic: batch.topic, partition: batch.partition, dataset, messages: batch.messages });
-    // Moves kafkajs's fetch position only; Kafka commits follow the group commit.
-    p.resolveOffset(batch.messages[batch.messages.length - 1].offset);
-    await this.queue.room();
-    await this.committer.room();
-  }
-
-  private whenBatchesIdle(): Promise<void> {
-    if (this.batchesRunning === 0) return Promise.resolve();
-    return new Promise((resolve) => this.batchesIdle.push(resolve));
-  }
+  // ---- what a group commit made durable, and progress ---------------------------------------
 
   private onFlushed(flushed: readonly FlushedPartition[]): void {
-    const c = this.counts;
-    const m = this.metrics;
-    for (const f of flushed) {
-      c.consumed += f.messages;
-      c.staged += f.staged;
-      c.quarantined += f.quarantined;
-      c.late += f.late;
-      c.skipped += f.skipped;
-      m.consumed.inc({ topic: f.topic }, f.messages);
-      if (f.staged) m.staged.inc({ dataset: f.dataset }, f.staged);
-      if (f.quarantined) m.quarantined.inc({ dataset: f.dataset }, f.quarantined);
-      if (f.late) m.late.inc({ dataset: f.dataset }, f.late);
-      if (f.skipped) m.skipped.inc({ topic: f.topic }, f.skipped);
-      if (f.gap) {
-        m.gap.inc({ topic: f.topic }, f.gap);
-        this.log.warn({ topic: f.topic, partition: f.partition, gap: f.gap, next: f.next }, 'offsets missing before these messages (lost to retention, or transaction markers)');
-      }
-    }
-    this.commitToKafka(flushed);
-  }
-
-  private commitToKafka(flushed: readonly FlushedPartition[]): void {
-    this.commitOffsets(flushed.map((f) => ({ topic: f.topic, partition: f.partition, offset: String(f.next) })));
-  }
-
-  /**
-   * Commits recorded offsets to Kafka, one request at a time. A failed commit (during a
-   * rebalance, say) is kept and retried with the next one or at the next progress tick: with
-   * no new message on a partition nothing else would commit it, and lag monitors would see lag.
-   * Only owned partitions are committed; a new owner commits the others.
-   */
-  private commitOffsets(offsets: readonly KafkaOffset[]): void {
-    for (const o of offsets) this.toCommit.set(`${o.topic}/${o.partition}`, o);
-    const consumer = this.consumer;
-    if (!consumer || this.toCommit.size === 0) return;
-    this.lastKafkaCommit = this.lastKafkaCommit.then(async () => {
-      const owned = this.assigned;
-      if (owned === null) return;
-      const batch = [...this.toCommit.values()].filter((o) => (owned.get(o.topic) ?? []).includes(o.partition));
-      if (batch.length === 0) return;
-      try {
-        await consumer.commitOffsets(batch);
-        for (const o of batch) if (this.toCommit.get(`${o.topic}/${o.partition}`) === o) this.toCommit.delete(`${o.topic}/${o.partition}`);
-      } catch (e) {
-        // Harmless: the data directory's stored offsets are the truth; this is retried.
-        this.log.debug({ err: (e as Error).message }, 'offset commit to Kafka failed; will retry');
-      }
-    });
-  }
-
-  // ---- what the sealer and the progress report ask of Kafka ----------------------------------
-
-  private async watermarks(topic: string): Promise<Watermarks[]> {
-    const rows = await this.admin.fetchTopicOffsets(topic);
-    return rows.map((r) => ({ partition: r.partition, low: Number(r.low), high: Number(r.high) }));
-  }
-
-  private async committed(topic: string): Promise<Map<number, number>> {
-    const res = await this.admin.fetchOffsets({ groupId: this.opts.config.group, topics: [topic] });
-    const out = new Map<number, number>();
-    for (const t of res) for (const p of t.partitions) if (Number(p.offset) >= 0) out.set(p.partition, Number(p.offset));
-    return out;
+    this.progress.countFlushed(flushed);
+    this.kafkaCommits.commit(flushed.map((f) => ({ topic: f.topic, partition: f.partition, offset: String(f.next) })));
   }
 
   private async reportProgress(): Promise<void> {
     const a = this.assigned;
     if (a === null || this.stopping) return;
-    this.commitOffsets([]);
-    const view: KafkaView = { assignment: () => a, watermarks: (t) => this.watermarks(t), committed: (t) => this.committed(t) };
-    const positions = await ownedPositions(view, this.offsets, a);
-    const lags = positions.map((p) => ({ topic: p.topic, partition: p.partition, lag: lagOf(p) }));
-    this.metrics.setLag(lags);
-    for (const p of positions) {
-      if (p.position !== null && p.position > p.high) {
-        this.log.error({ topic: p.topic, partition: p.partition, stored: p.position, high: p.high },
-          'stored offset is past the end of the partition: was the topic recreated? clear its row in kafka_offsets to read it again');
-      }
-    }
-    const lag = lags.reduce((s, l) => s + l.lag, 0);
-    const now = Date.now();
-    const rate = this.lastProgress.at ? ((this.counts.consumed - this.lastProgress.consumed) * 1000) / (now - this.lastProgress.at) : 0;
-    if (this.counts.consumed !== this.lastProgress.consumed || lag !== this.lastProgress.lag) {
-      this.log.info({ ...this.counts, lag, msgPerSec: Math.round(rate) }, lag > 0 ? 'catching up' : 'ingest progress');
-    }
-    this.lastProgress = { at: now, consumed: this.counts.consumed, lag };
-    this.opts.onProgress?.({ ...this.counts, lag });
+    this.kafkaCommits.commit([]);
+    await this.progress.report(a);
   }
 
   // ---- stopping --------------------------------------------------------------------------------
@@ -455,15 +304,15 @@ export class KafkaIngestor {
           new Promise((r) => setTimeout(r, ms).unref()).then(() => this.log.warn(`${what} timed out`)),
         ]);
       const consumerDone = (async () => {
-        await withTimeout('waiting for the running batch', this.whenBatchesIdle(), 60_000);
-        if (this.committer.failed) this.queue.clear();
-        await withTimeout('decoding the received batches', this.queue.idle(), 60_000);
+        await withTimeout('waiting for the running batch', this.runner.whenIdle(), 60_000);
+        if (this.committer.failed) this.runner.clear();
+        await withTimeout('decoding the received batches', this.runner.decoded(), 60_000);
         if (!this.committer.failed) await withTimeout('final group commit', this.committer.flush(), 60_000);
         // A rebalance may refuse a commit: retry a few times before leaving the group.
         for (let attempt = 0; attempt < 5; attempt++) {
-          this.commitOffsets([]);
-          await withTimeout('final Kafka commit', this.lastKafkaCommit, 30_000);
-          if (this.toCommit.size === 0 || this.assigned === null) break;
+          this.kafkaCommits.commit([]);
+          await withTimeout('final Kafka commit', this.kafkaCommits.settled, 30_000);
+          if (this.kafkaCommits.pendingCount === 0 || this.assigned === null) break;
           await new Promise((r) => setTimeout(r, 500));
         }
         this.assigned = null;
@@ -471,7 +320,8 @@ export class KafkaIngestor {
       })();
       await Promise.all([withTimeout('sealer stop', this.sealer.stop(), 10 * 60_000), consumerDone]);
       await withTimeout('admin disconnect', this.admin.disconnect(), 10_000);
-      if (this.decoder) await withTimeout('decode worker close', this.decoder.close(), 10_000);
+      const decoderClosing = this.runner.closeDecoder();
+      if (decoderClosing) await withTimeout('decode worker close', decoderClosing, 10_000);
       this.closed = true;
       this.stores.close();
       this.log.info({ ...this.counts, exitCode: code }, 'ingest stopped');
