@@ -36,13 +36,6 @@ export interface DecodedChunk {
   readonly symbolDays: ReadonlySet<string>;
 }
 
-export class ChunkError extends Error {
-  override name = 'ChunkError';
-  constructor(readonly where: string, cause: unknown) {
-    super(`staging ${where} failed: ${(cause as Error).message ?? String(cause)}`, { cause });
-  }
-}
-
 /**
  * Decodes one chunk. `knownNext` is the partition's next offset as far as this process knows
  * (stored, or pending in the group commit): messages below it are already handled.

@@ -1,6 +1,7 @@
 import type { Logger } from '../../shared/logger.js';
 import type { Dataset } from '../../shared/schema.js';
-import { ChunkError, type DecodedChunk } from './chunk.js';
+import { isStagingFailure, stagingFailed } from '../errors.js';
+import type { DecodedChunk } from './chunk.js';
 import type { KafkaOffsetStore } from './offsets.js';
 import type { KafkaSealState } from './sealState.js';
 import type { QuarantineEntry, Staging } from '../staging/segments.js';
@@ -122,7 +123,7 @@ export class GroupCommitter {
       this.onFlushed(flushed);
       return flushed;
     } catch (e) {
-      this.failure = e instanceof ChunkError ? e : new ChunkError('group commit', e);
+      this.failure = isStagingFailure(e) ? e : stagingFailed('group commit', e);
       this.onError(this.failure);
       throw this.failure;
     } finally {

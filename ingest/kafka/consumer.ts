@@ -3,7 +3,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { Encoder } from '../seal/day.js';
 import type { IngestConfig } from '../config.js';
 import { openIngestStores, type IngestStores } from '../staging/stores.js';
-import { ChunkError } from './chunk.js';
+import { IngestError, isStagingFailure } from '../errors.js';
 import { createKafka } from './client.js';
 import { GroupCommitter, type CommitOptions, type FlushedPartition } from './commits.js';
 import { IngestMetrics } from './metrics.js';
@@ -64,10 +64,6 @@ export interface IngestorOptions {
   readonly onProgress?: (p: IngestProgress) => void;
 }
 
-export class IngestFatalError extends Error {
-  override name = 'IngestFatalError';
-}
-
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 10 * 60_000;
 
@@ -121,7 +117,7 @@ export class KafkaIngestor {
     this.runner = new BatchRunner({
       topics: config.topics, committer: this.committer, late: this.late, progress: this.progress, chunkSize: opts.chunkSize,
       halted: () => this.closed || this.stopping !== null || this.committer.failed !== null,
-      onDecodeError: (e) => this.fail(e instanceof ChunkError ? e : new IngestFatalError(`decoding failed: ${(e as Error).message}`)),
+      onDecodeError: (e) => this.fail(isStagingFailure(e) ? e : new IngestError('decode', `decoding failed: ${(e as Error).message}`, { retriable: true, cause: e })),
     });
     this.kafkaCommits = new OffsetCommitter({ consumer: () => this.consumer, assignment: () => this.assigned, log: opts.log });
     this.sealer = new KafkaSealer({
@@ -237,7 +233,9 @@ export class KafkaIngestor {
     // kafkajs gives up on errors it deems non-retriable (some are broker hiccups); a fresh
     // consumer is tried, within the same restart budget, before the process gives up.
     if (!(await this.allowRestart(err))) {
-      this.fail(new IngestFatalError(`kafka consumer crashed and will not restart: ${err.name}: ${err.message}`));
+      this.fail(new IngestError('consumer', `kafka consumer crashed and will not restart: ${err.name}: ${err.message}`, {
+        retriable: true, cause: err, context: { group },
+      }));
       return;
     }
     this.log.warn({ err: `${err.name}: ${err.message}`, group }, 'kafka consumer crashed; starting a new one');
@@ -290,7 +288,8 @@ export class KafkaIngestor {
 
   private fail(e: Error): void {
     if (this.stopping) return;
-    this.log.fatal({ err: e.message, name: e.name }, 'ingest stopping on a fatal error; a restart resumes from the stored offsets');
+    const about = e instanceof IngestError ? { stage: e.stage, retriable: e.retriable, context: e.context } : {};
+    this.log.fatal({ err: e.message, name: e.name, ...about }, 'ingest stopping on a fatal error; a restart resumes from the stored offsets');
     void this.shutdown(1);
   }
 

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { IHeaders } from 'kafkajs';
 import type { Dataset } from '../../shared/schema.js';
+import { IngestError } from '../errors.js';
 import type { DecodeReply, DecodeRequest } from './decodeWorker.js';
 import { rejectHeaderOf } from './messages.js';
 
@@ -16,8 +17,9 @@ export interface RawMessage {
   readonly headers?: IHeaders;
 }
 
-export class DecoderError extends Error {
-  override name = 'DecoderError';
+/** The worker's failures reject every pending decode; the ingestor stops on them (fatal). */
+function decoderFailed(message: string): IngestError {
+  return new IngestError('decode', message, { retriable: true });
 }
 
 export class DecodeWorker {
@@ -34,12 +36,12 @@ export class DecodeWorker {
       if (!w) return;
       this.waiting.delete(reply.id);
       if (this.waiting.size === 0) this.worker.unref();
-      if (reply.error !== undefined) w.reject(new DecoderError(`decode worker: ${reply.error}`));
+      if (reply.error !== undefined) w.reject(decoderFailed(`decode worker: ${reply.error}`));
       else w.resolve(reply);
     });
-    this.worker.on('error', (e) => this.die(new DecoderError(`decode worker failed: ${e.message}`)));
+    this.worker.on('error', (e) => this.die(decoderFailed(`decode worker failed: ${e.message}`)));
     this.worker.on('exit', (code) => {
-      if (!this.closing) this.die(new DecoderError(`decode worker exited (${code})`));
+      if (!this.closing) this.die(decoderFailed(`decode worker exited (${code})`));
     });
     // The thread keeps the process alive only while it has work (see decode): an idle or
     // forgotten decoder never holds a process that should exit.
@@ -66,7 +68,7 @@ export class DecodeWorker {
 
   async close(): Promise<void> {
     this.closing = true;
-    this.die(new DecoderError('decode worker closed'));
+    this.die(decoderFailed('decode worker closed'));
     await this.worker.terminate();
   }
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { IngestError } from '../errors.js';
 
 /**
  * Prometheus metrics of the Kafka ingestor, in a registry of its own (never the global one,
@@ -61,10 +62,6 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export class MetricsServerError extends Error {
-  override name = 'MetricsServerError';
-}
-
 export function startMetricsServer(metrics: IngestMetrics, host: string, port: number): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -78,7 +75,7 @@ export function startMetricsServer(metrics: IngestMetrics, host: string, port: n
     );
   });
   return new Promise((resolve, reject) => {
-    server.once('error', (e) => reject(new MetricsServerError(`cannot serve metrics on ${host}:${port}: ${e.message}`)));
+    server.once('error', (e) => reject(new IngestError('metrics', `cannot serve metrics on ${host}:${port}: ${e.message}`, { cause: e, context: { host, port } })));
     server.listen(port, host, () => {
       const bound = (server.address() as AddressInfo).port;
       resolve({

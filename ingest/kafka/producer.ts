@@ -1,6 +1,7 @@
 import { CompressionTypes, Partitioners, type Message, type Producer } from 'kafkajs';
 import type { Logger } from '../../shared/logger.js';
 import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
+import { IngestError } from '../errors.js';
 import { readFeedLines } from '../feed/lines.js';
 import type { KafkaTopics } from '../config.js';
 import { createKafka } from './client.js';
@@ -83,10 +84,6 @@ export interface ProduceStats {
   ms: number;
 }
 
-export class ProduceError extends Error {
-  override name = 'ProduceError';
-}
-
 async function send(producer: Producer, batch: ProducedMessage[]): Promise<void> {
   const byTopic = new Map<string, Message[]>();
   for (const m of batch) {
@@ -132,7 +129,9 @@ export async function produceFeedFiles(opts: ProduceOptions): Promise<ProduceSta
             opts.onProgress?.({ file, bytesRead: at, messages: stats.messages });
           },
           (e: unknown) => {
-            throw new ProduceError(`publishing ${file} to ${opts.brokers.join(',')} failed after ${stats.messages} messages: ${(e as Error).message}`);
+            throw new IngestError('produce', `publishing ${file} to ${opts.brokers.join(',')} failed after ${stats.messages} messages: ${(e as Error).message}`, {
+              retriable: true, cause: e, context: { file, brokers: opts.brokers, messages: stats.messages },
+            });
           },
         );
       };

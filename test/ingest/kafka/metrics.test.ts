@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { IngestError } from '../../../ingest/errors.js';
 import { IngestMetrics, startMetricsServer } from '../../../ingest/kafka/metrics.js';
 
 const m = suite('IngestMetrics / startMetricsServer');
@@ -45,7 +46,12 @@ m('a port in use is a clear error', async () => {
   try {
     await startMetricsServer(metrics, '127.0.0.1', a.port).then(
       () => assert.unreachable('second bind should fail'),
-      (e: Error) => assert.match(e.message, new RegExp(`cannot serve metrics on 127.0.0.1:${a.port}`)),
+      (e: Error) => {
+        assert.match(e.message, new RegExp(`cannot serve metrics on 127.0.0.1:${a.port}`));
+        assert.ok(e instanceof IngestError);
+        assert.is(e.stage, 'metrics');
+        assert.equal(e.context, { host: '127.0.0.1', port: a.port });
+      },
     );
   } finally {
     await a.close();
