@@ -3,6 +3,7 @@ import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import type { Dataset } from '../../shared/schema.js';
+import type { NewCatalogFile } from '../../storage/catalog.js';
 import { sealedFileRelPath } from '../../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { readStagedBucket } from '../staging/bucketRead.js';
@@ -29,18 +30,8 @@ export interface BucketJob {
   readonly symbols: readonly string[];
 }
 
-/** What the catalog records of a written file. */
-export interface WrittenFile {
-  readonly symbol: string;
-  readonly relPath: string;
-  readonly rows: number;
-  readonly firstTimeMs: number;
-  readonly lastTimeMs: number;
-  readonly bytes: number;
-  readonly sha256: string;
-  readonly minuteBase: number;
-  readonly minuteCounts: Uint8Array;
-}
+/** What the catalog records of a written file: the catalog's own type, not a copy of it. */
+export type WrittenFile = NewCatalogFile;
 
 export interface BucketSealEnv {
   readonly dataDir: string;
