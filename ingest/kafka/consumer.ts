@@ -29,7 +29,8 @@ export type { IngestCounts, IngestProgress } from './progress.js';
  *   data directory's offsets, so what a crash left uncommitted in Kafka is not read again, and
  *   what is read again anyway is neither staged twice (rows carry their offset) nor
  *   quarantined twice (the stored offset is re-checked inside the recording transaction).
- * - heartbeat() runs between chunks, so long batches keep the session alive.
+ * - eachBatch returns once a batch is queued (runner.ts), not decoded, so kafkajs's own
+ *   heartbeats between batches keep the session alive while long batches decode.
  * - A consumer crash is logged and the consumer restarted (by kafkajs for retriable errors,
  *   else here with a fresh consumer); more than MAX_RESTARTS in RESTART_WINDOW_MS, or a
  *   staging failure, stops the ingestor with exit code 1 and a fatal log line, for a
