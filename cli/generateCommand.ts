@@ -1,7 +1,7 @@
 import { isValidDate, recentTradingDays, tradingDaysFrom } from '../calendar/tradingCalendar.js';
 import { parsePositiveInt, resolveOption, ConfigError } from '../shared/config.js';
-import { generateFeed } from '../ingest/feedGenerate.js';
-import { FeedWriter } from '../ingest/feedWriter.js';
+import { generateFeed } from '../ingest/feed/generate.js';
+import { FeedWriter } from '../ingest/feed/writer.js';
 import { warnPastKnownRange } from './calendarWarning.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command } from './command.js';

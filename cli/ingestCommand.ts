@@ -1,12 +1,12 @@
-import { loadIngestConfig } from '../ingest/ingestConfig.js';
-import { IngestMetrics, startMetricsServer, type MetricsServer } from '../ingest/ingestMetrics.js';
-import { KafkaIngestor } from '../ingest/kafkaConsumer.js';
+import { loadIngestConfig } from '../ingest/config.js';
+import { IngestMetrics, startMetricsServer, type MetricsServer } from '../ingest/kafka/metrics.js';
+import { KafkaIngestor } from '../ingest/kafka/consumer.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { createProgress, type Progress } from './progress.js';
 import type { Command } from './command.js';
 import { docOf } from './helpText.js';
 import { warnNearKnownRangeEnd } from './calendarWarning.js';
-import { INGEST_OPTIONS } from '../ingest/ingestConfig.js';
+import { INGEST_OPTIONS } from '../ingest/config.js';
 
 /** Exit promptly even if some library left a handle open: never linger after stopping. */
 const EXIT_GRACE_MS = 5000;

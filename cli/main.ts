@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { ClosureFileError } from '../calendar/closureFile.js';
 import { loadCalendarExtension } from '../calendar/closureStore.js';
-import { ConfigError } from '../shared/config.js';
 import { buildContext, type Command } from './command.js';
+import { exitCodeOf } from './exitCode.js';
 import { COMMON_DOCS, formatHelp } from './helpText.js';
 
 // `tickvault calendar … | head -1`: the reader is gone, the rest of the output has nowhere to
@@ -72,13 +71,13 @@ async function main(argv: readonly string[]): Promise<number> {
     loadCalendarExtension(ctx.config.dataDir);
     return await cmd.run(ctx);
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof ClosureFileError) {
-      process.stderr.write(`tickvault ${name}: ${e.message}\n`);
+    if (exitCodeOf(e) === 2) {
+      process.stderr.write(`tickvault ${name}: ${(e as Error).message}\n`);
       return 2;
     }
     process.stderr.write(`tickvault ${name}: failed: ${(e as Error).message}\n`);
     if (process.env.TICKVAULT_DEBUG) process.stderr.write(`${(e as Error).stack}\n`);
-    return 1;
+    return exitCodeOf(e);
   }
 }
 

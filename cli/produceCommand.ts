@@ -1,10 +1,10 @@
 import { statSync } from 'node:fs';
-import { loadProduceConfig } from '../ingest/ingestConfig.js';
-import { produceFeedFiles } from '../ingest/kafkaProducer.js';
+import { loadProduceConfig } from '../ingest/config.js';
+import { produceFeedFiles } from '../ingest/kafka/producer.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command } from './command.js';
 import { docOf } from './helpText.js';
-import { INGEST_OPTIONS } from '../ingest/ingestConfig.js';
+import { INGEST_OPTIONS } from '../ingest/config.js';
 
 export const produceCommand: Command = {
   name: 'produce',

@@ -1,6 +1,6 @@
 import { encodeParquet } from '../storage/parquet/writer.js';
-import { sealDays } from '../ingest/sealDays.js';
-import { openIngestStores } from '../ingest/stores.js';
+import { sealDays } from '../ingest/seal/days.js';
+import { openIngestStores } from '../ingest/staging/stores.js';
 import { DATASETS } from '../shared/schema.js';
 import { isValidDateText } from '../shared/timeFormat.js';
 import { createProgress } from './progress.js';

@@ -90,7 +90,7 @@ export interface DoctorReport {
   readonly ok: boolean;
 }
 
-/** Temp names written by the sealer: `NAME.tmp-PID` (ingest/daySealer.ts). */
+/** Temp names written by the sealer: `NAME.tmp-PID` (ingest/seal/day.ts). */
 const TEMP_RE = /\.tmp-([^/]*)$/;
 
 

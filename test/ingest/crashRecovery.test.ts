@@ -17,7 +17,7 @@ import {
   quarantine,
   sha256,
   type Expected,
-} from './replayReference.js';
+} from './feed/replayReference.js';
 
 /**
  * SIGKILL a replay at several points, recover (replay again, or seal), and check that the
@@ -187,7 +187,7 @@ sealAfter('every staged row reaches its file; nothing quarantined twice', async 
 const states = suite('crash recovery: states a crash can leave between the sealing steps');
 
 states('files listed but the day not yet marked sealed: replaying again marks it sealed', async () => {
-  // daySealer records a bucket's files, drops their staged rows, and only after the last bucket
+  // sealDay (seal/day.ts) records a bucket's files, drops their staged rows, and only after the last bucket
   // marks the day sealed. A kill between the last two steps leaves this state.
   const data = freshDataDir();
   await cli(['replay', FEED, '--data-dir', data]);

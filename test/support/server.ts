@@ -8,7 +8,7 @@ import { openServiceDb } from '../../serve/access/serviceDb.js';
 import { AccountStore } from '../../serve/access/accounts.js';
 import type { PlanName } from '../../serve/access/plans.js';
 import { encodeParquet } from '../../storage/parquet/writer.js';
-import { ROW_GROUP_SIZE } from '../../ingest/daySealer.js';
+import { ROW_GROUP_SIZE } from '../../ingest/seal/day.js';
 import { CatalogWriter, openCatalog } from '../../storage/catalog.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { SCHEMAS } from '../../shared/schema.js';

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { seededRandom } from '../../../ingest/feedGenerate.js';
+import { seededRandom } from '../../../ingest/feed/generate.js';
 import { addAccount, httpRequest, preparedData, startServer, type ServerHandle } from '../../support/server.js';
 
 /**

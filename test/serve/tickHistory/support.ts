@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { readFeedLines } from '../../../ingest/feedLines.js';
+import { readFeedLines } from '../../../ingest/feed/lines.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
 import { addAccount, postApi, preparedData, startServer, type ApiResponse, type ServerHandle } from '../../support/server.js';

@@ -1,0 +1,47 @@
+/**
+ * The one error type of the ingest side. kafkajs's src/errors.js is the model: a single class
+ * carrying what a caller decides on — is it fatal, is it worth retrying — and the context a
+ * log line needs, instead of a subclass per failure that callers must know by name.
+ *
+ * - `fatal`: the ingestor (or the command) cannot go on and stops with exit code 1, for a
+ *   supervisor to restart it; the offsets stored in the data directory make a restart resume
+ *   where it stopped.
+ * - `retriable`: the same work may succeed when tried again unchanged (a broker or worker
+ *   hiccup); not retriable means something must change first (a disk, a port, a flag).
+ *
+ * The CLI turns it into an exit code in one place (cli/exitCode.ts).
+ */
+
+/** Where on the ingest path it failed. */
+export type IngestStage = 'staging' | 'decode' | 'consumer' | 'produce' | 'metrics';
+
+export interface IngestErrorOptions {
+  readonly fatal?: boolean;
+  readonly retriable?: boolean;
+  readonly cause?: unknown;
+  /** What a log line or a bug report needs: topic, partition, file, host and port… */
+  readonly context?: Readonly<Record<string, unknown>>;
+}
+
+export class IngestError extends Error {
+  override name = 'IngestError';
+  readonly fatal: boolean;
+  readonly retriable: boolean;
+  readonly context: Readonly<Record<string, unknown>>;
+
+  constructor(readonly stage: IngestStage, message: string, opts: IngestErrorOptions = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.fatal = opts.fatal ?? true;
+    this.retriable = opts.retriable ?? false;
+    this.context = opts.context ?? {};
+  }
+}
+
+/** Staging (appending, fsyncing or recording a batch) failed: the ingestor must stop. */
+export function stagingFailed(where: string, cause: unknown): IngestError {
+  return new IngestError('staging', `staging ${where} failed: ${(cause as Error).message ?? String(cause)}`, { cause, context: { where } });
+}
+
+export function isStagingFailure(e: unknown): e is IngestError {
+  return e instanceof IngestError && e.stage === 'staging';
+}

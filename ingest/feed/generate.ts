@@ -1,0 +1,222 @@
+import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
+
+/**
+ * Deterministic synthetic market feed: realistic Level-2 and index snapshot days for a seed.
+ * Pure (yields JSON Lines text); the CLI decides where the lines go.
+ *
+ * Shape of a day: snapshots every 3 s with millisecond jitter, call auction 09:15–09:25
+ * (only level 1 carries the indicative match; levels 2–10 are null), continuous trading
+ * 09:30–11:30 and 13:00–15:00, cumulative volume and amount, prices on the 0.01 grid.
+ * Rows are interleaved across symbols in time order, as a live feed would deliver them.
+ */
+export interface GenerateOptions {
+  readonly days: readonly string[];
+  readonly stocks: number;
+  readonly indexes: number;
+  readonly seed: string;
+  /** Probability, per good line, of also emitting a bad line or a corrected duplicate. */
+  readonly faults: number;
+}
+
+/** mulberry32 seeded from a string hash: small, fast and stable across Node versions. */
+export function seededRandom(seed: string): () => number {
+  let h = 1779033703 ^ seed.length;
+  for (let i = 0; i < seed.length; i++) {
+    h = Math.imul(h ^ seed.charCodeAt(i), 3432918353);
+    h = (h << 13) | (h >>> 19);
+  }
+  let a = h >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const STOCK_BLOCKS: readonly [number, string][] = [
+  [600000, 'SH'], [1, 'SZ'], [300001, 'SZ'], [688001, 'SH'], [2001, 'SZ'], [601000, 'SH'], [830799, 'BJ'],
+];
+const INDEX_BASES: readonly number[] = [1, 300, 399001, 905, 399006, 16, 852, 399300];
+
+/** The i-th generated stock code, canonical form, spread over SH, SZ and BJ code blocks. */
+export function stockCode(i: number): string {
+  const [base, ex] = STOCK_BLOCKS[i % STOCK_BLOCKS.length];
+  const code = base + Math.floor(i / STOCK_BLOCKS.length);
+  return `${String(code).padStart(6, '0')}.${ex}`;
+}
+
+export function indexCode(i: number): string {
+  const base = INDEX_BASES[i % INDEX_BASES.length];
+  return String(base + Math.floor(i / INDEX_BASES.length) * 10).padStart(6, '0');
+}
+
+const AUCTION_START = (9 * 60 + 15) * 60_000;
+const AUCTION_END = (9 * 60 + 25) * 60_000;
+const SESSIONS: readonly [number, number][] = [
+  [(9 * 60 + 30) * 60_000, (11 * 60 + 30) * 60_000],
+  [13 * 60 * 60_000, 15 * 60 * 60_000],
+];
+
+/** Slot start times of a day: auction every 3 s up to 09:25:00, then both sessions. */
+function daySlots(): number[] {
+  const slots: number[] = [];
+  for (let t = AUCTION_START; t <= AUCTION_END; t += 3000) slots.push(t);
+  for (const [a, b] of SESSIONS) for (let t = a; t < b; t += 3000) slots.push(t);
+  return slots;
+}
+const SLOTS = daySlots();
+
+interface StockState {
+  symbol: string;
+  preCloseCents: number;
+  priceCents: number;
+  open: number | null;
+  highCents: number;
+  lowCents: number;
+  volume: number;
+  amount: number;
+}
+
+interface IndexState {
+  symbol: string;
+  preClose: number;
+  level: number;
+  open: number | null;
+  high: number;
+  low: number;
+  vol: number;
+  amount: number;
+  trades: number;
+}
+
+const cents = (c: number) => Math.round(c) / 100;
+const round2 = (x: number) => Math.round(x * 100) / 100;
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+function stockRow(s: StockState, date: string, timeMs: number, rnd: () => number): Record<string, unknown> {
+  const row: Record<string, unknown> = {
+    kind: 'level2', symbol: s.symbol, tradedate: date, time: formatLevel2Time(timeMs),
+  };
+  const auction = timeMs < AUCTION_END;
+  const limitUp = Math.round(s.preCloseCents * 1.1);
+  const limitDown = Math.round(s.preCloseCents * 0.9);
+  if (auction) {
+    // Indicative match drifts around the previous close; only level 1 is meaningful.
+    s.priceCents = Math.min(limitUp, Math.max(limitDown, s.priceCents + Math.round((rnd() - 0.5) * 6)));
+    const matched = 100 * Math.floor(rnd() * 2000);
+    Object.assign(row, {
+      open: null, high: null, low: null, close: null, pre_close: cents(s.preCloseCents), volume: 0, amount: 0,
+      bid1: cents(s.priceCents), ask1: cents(s.priceCents), bid_vol1: matched, ask_vol1: matched + 100 * Math.floor(rnd() * 50),
+    });
+    return row;
+  }
+  if (s.open === null) {
+    s.open = s.priceCents;
+    s.highCents = s.priceCents;
+    s.lowCents = s.priceCents;
+  }
+  if (rnd() < 0.6) {
+    const step = Math.round((rnd() - 0.5) * 6);
+    s.priceCents = Math.min(limitUp, Math.max(limitDown, s.priceCents + step));
+  }
+  const traded = 100 * Math.floor(rnd() * 60);
+  s.volume += traded;
+  s.amount = round2(s.amount + (traded * s.priceCents) / 100);
+  s.highCents = Math.max(s.highCents, s.priceCents);
+  s.lowCents = Math.min(s.lowCents, s.priceCents);
+  Object.assign(row, {
+    open: cents(s.open), high: cents(s.highCents), low: cents(s.lowCents), close: cents(s.priceCents),
+    pre_close: cents(s.preCloseCents), volume: s.volume, amount: s.amount,
+  });
+  const bid1 = s.priceCents - (rnd() < 0.5 ? 1 : 0);
+  for (let l = 1; l <= 10; l++) {
+    const b = bid1 - (l - 1);
+    const a = bid1 + l;
+    row[`bid${l}`] = b >= limitDown ? cents(b) : null;
+    row[`ask${l}`] = a <= limitUp ? cents(a) : null;
+    row[`bid_vol${l}`] = b >= limitDown ? 100 * (1 + Math.floor(rnd() * 500)) : null;
+    row[`ask_vol${l}`] = a <= limitUp ? 100 * (1 + Math.floor(rnd() * 500)) : null;
+  }
+  return row;
+}
+
+function indexRow(s: IndexState, date: string, timeMs: number, rnd: () => number): Record<string, unknown> {
+  if (s.open === null) {
+    s.open = s.level;
+    s.high = s.level;
+    s.low = s.level;
+  }
+  s.level = round4(s.level * (1 + (rnd() - 0.5) * 0.0006));
+  s.high = Math.max(s.high, s.level);
+  s.low = Math.min(s.low, s.level);
+  const trades = Math.floor(rnd() * 3000);
+  s.trades += trades;
+  s.vol += trades * 100 * (1 + Math.floor(rnd() * 20));
+  s.amount = round2(s.amount + trades * 1000 * (1 + rnd() * 30));
+  const row: Record<string, unknown> = {
+    kind: 'index', tradedate: date, symbol: s.symbol, time: formatIndexTime(date, timeMs),
+    open: s.open, high: s.high, low: s.low, close: s.level,
+    // The feed carries these; the service must report them as null all the same.
+    pre_close: s.preClose, pct_chg: round4(((s.level - s.preClose) / s.preClose) * 100),
+    vol: s.vol, amount: s.amount,
+    transaction_num: rnd() < 0.002 ? null : s.trades,
+  };
+  for (let l = 1; l <= 5; l++) {
+    row[`bid${l}`] = round4(s.level - 0.01 * l);
+    row[`ask${l}`] = round4(s.level + 0.01 * l);
+    row[`bid_vol${l}`] = 100 * (1 + Math.floor(rnd() * 900));
+    row[`ask_vol${l}`] = 100 * (1 + Math.floor(rnd() * 900));
+  }
+  return row;
+}
+
+/** Kinds of bad line the generator injects; each must be quarantined by ingestion. */
+const BAD_LINES: readonly ((good: Record<string, unknown>) => string)[] = [
+  () => '{"kind":"level2","symbol":"600000.SH", truncated',
+  (g) => JSON.stringify({ ...g, symbol: undefined }),
+  (g) => JSON.stringify({ ...g, symbol: 'ABC123' }),
+  (g) => JSON.stringify({ ...g, time: '25:61:00' }),
+  (g) => JSON.stringify({ ...g, tradedate: '20251340' }),
+  (g) => JSON.stringify({ ...g, close: 'n/a' }),
+  (g) => JSON.stringify({ ...g, kind: 'futures' }),
+  (g) => (g.kind === 'index' ? JSON.stringify({ ...g, time: '1999-01-01 10:00:00.000' }) : JSON.stringify({ ...g, bid1: [1] })),
+];
+
+export function* generateFeed(opts: GenerateOptions): Generator<string> {
+  const rnd = seededRandom(opts.seed);
+  const stocks: StockState[] = Array.from({ length: opts.stocks }, (_, i) => {
+    const p = Math.round((3 + rnd() * 97) * 100);
+    return { symbol: stockCode(i), preCloseCents: p, priceCents: p, open: null, highCents: p, lowCents: p, volume: 0, amount: 0 };
+  });
+  const indexes: IndexState[] = Array.from({ length: opts.indexes }, (_, i) => {
+    const l = round4(800 + rnd() * 12_000);
+    return { symbol: indexCode(i), preClose: l, level: l, open: null, high: l, low: l, vol: 0, amount: 0, trades: 0 };
+  });
+  const indexSlotStart = SLOTS.findIndex((t) => t >= AUCTION_END);
+  for (const date of opts.days) {
+    for (const s of stocks) Object.assign(s, { open: null, volume: 0, amount: 0 });
+    for (const s of indexes) Object.assign(s, { open: null, vol: 0, amount: 0, trades: 0 });
+    for (let k = 0; k < SLOTS.length; k++) {
+      for (const s of stocks) yield* withFaults(stockRow(s, date, SLOTS[k] + Math.floor(rnd() * 1000), rnd), opts.faults, rnd);
+      if (k >= indexSlotStart) {
+        for (const s of indexes) yield* withFaults(indexRow(s, date, SLOTS[k] + Math.floor(rnd() * 1000), rnd), opts.faults, rnd);
+      }
+    }
+    for (const s of stocks) s.preCloseCents = s.priceCents;
+    for (const s of indexes) s.preClose = s.level;
+  }
+}
+
+function* withFaults(row: Record<string, unknown>, faults: number, rnd: () => number): Generator<string> {
+  if (faults > 0 && rnd() < faults) {
+    if (rnd() < 0.5) {
+      // A corrected re-send: the same key first with a wrong close, then the true row (later wins).
+      yield JSON.stringify({ ...row, close: 0.01 });
+    } else {
+      yield BAD_LINES[Math.floor(rnd() * BAD_LINES.length)](row);
+    }
+  }
+  yield JSON.stringify(row);
+}

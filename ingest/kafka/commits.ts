@@ -1,0 +1,228 @@
+import type { Logger } from '../../shared/logger.js';
+import type { Dataset } from '../../shared/schema.js';
+import { isStagingFailure, stagingFailed } from '../errors.js';
+import type { DecodedChunk } from './chunk.js';
+import type { KafkaOffsetStore } from './offsets.js';
+import type { KafkaSealState } from './sealState.js';
+import type { QuarantineEntry, Staging } from '../staging/segments.js';
+
+/**
+ * Group commit of decoded chunks: the second half of exactly-once staging.
+ *
+ * Chunks are decoded as batches arrive (chunk.ts); every few hundred milliseconds, or once
+ * enough messages wait, one flush handles them all:
+ *   1. append every row to staging in one transaction (not synced on its own);
+ *   2. fsync every segment file written, in parallel (Staging.flush);
+ *   3. one transaction (synchronous=FULL, so it also makes 1 durable) that, per chunk in
+ *      arrival order, re-reads the partition's stored next offset, writes the quarantine
+ *      entries at or above it, advances it past the chunk, and records each symbol-day's
+ *      partition;
+ *   4. report the new offsets (the consumer then commits them to Kafka).
+ * An offset is thus recorded only after the rows it covers are fsynced, and committed to
+ * Kafka only after that. Flushing many Kafka batches at once shares the cost of the appends'
+ * system calls and of the disk flushes among tens of thousands of messages, and the fsyncs
+ * run while the next batches are fetched and decoded.
+ */
+export interface CommitDeps {
+  readonly staging: Staging;
+  readonly offsets: KafkaOffsetStore;
+  readonly sealState: KafkaSealState;
+  readonly nowMs: () => number;
+  /** Per-flush timings at debug level. */
+  readonly log?: Logger;
+}
+
+export interface CommitOptions {
+  /** Flush once this many messages wait (default 50,000). */
+  readonly maxMessages?: number;
+  /** Flush at the latest this long after the first waiting chunk (default 200 ms). */
+  readonly maxDelayMs?: number;
+}
+
+/** One partition's outcome in a flush. */
+export interface FlushedPartition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly dataset: Dataset;
+  /** The stored next offset after the flush. */
+  readonly next: number;
+  readonly messages: number;
+  readonly staged: number;
+  readonly quarantined: number;
+  readonly late: number;
+  /** Messages below the stored offset (staged before): nothing recorded for them. */
+  readonly skipped: number;
+  /** Offsets missing between the stored position and the chunk (lost to retention, say). */
+  readonly gap: number;
+}
+
+const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+export class GroupCommitter {
+  private pending: DecodedChunk[] = [];
+  private pendingMessages = 0;
+  /** Next offset per partition including appended, not yet recorded chunks. */
+  private readonly pendingNext = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<FlushedPartition[]> | null = null;
+  private failure: Error | null = null;
+  private readonly maxMessages: number;
+  private readonly maxDelayMs: number;
+
+  constructor(
+    private readonly deps: CommitDeps,
+    private readonly onFlushed: (flushed: FlushedPartition[]) => void,
+    private readonly onError: (e: Error) => void,
+    opts: CommitOptions = {},
+  ) {
+    this.maxMessages = opts.maxMessages ?? 50_000;
+    this.maxDelayMs = opts.maxDelayMs ?? 200;
+  }
+
+  get failed(): Error | null {
+    return this.failure;
+  }
+
+  /** The partition's next offset counting appended chunks: rows below it are staged. */
+  knownNext(topic: string, partition: number): number | null {
+    const pending = this.pendingNext.get(key(topic, partition));
+    const stored = this.deps.offsets.next(topic, partition);
+    if (pending === undefined) return stored;
+    return stored === null ? pending : Math.max(pending, stored);
+  }
+
+  add(chunk: DecodedChunk): void {
+    this.pending.push(chunk);
+    this.pendingMessages += chunk.messages;
+    const k = key(chunk.topic, chunk.partition);
+    this.pendingNext.set(k, Math.max(this.pendingNext.get(k) ?? 0, chunk.lastOffset + 1));
+    if (this.pendingMessages >= this.maxMessages) void this.flush().catch(() => undefined);
+    else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.maxDelayMs);
+  }
+
+  /** Resolves when there is room for more: waits for the running flush when much is pending. */
+  async room(): Promise<void> {
+    if (this.pendingMessages >= this.maxMessages * 2 && this.flushing) await this.flushing.catch(() => undefined);
+  }
+
+  /** Flushes everything appended so far (after any flush already running). */
+  async flush(): Promise<FlushedPartition[]> {
+    while (this.flushing) await this.flushing.catch(() => undefined);
+    if (this.failure) throw this.failure;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (this.pending.length === 0) return [];
+    const batch = this.pending;
+    this.pending = [];
+    this.pendingMessages = 0;
+    this.flushing = this.write(batch);
+    try {
+      const flushed = await this.flushing;
+      this.onFlushed(flushed);
+      return flushed;
+    } catch (e) {
+      this.failure = isStagingFailure(e) ? e : stagingFailed('group commit', e);
+      this.onError(this.failure);
+      throw this.failure;
+    } finally {
+      this.flushing = null;
+      // Entries recorded (or failed) no longer need the in-memory view.
+      for (const c of batch) {
+        const k = key(c.topic, c.partition);
+        if (!this.pending.some((p) => key(p.topic, p.partition) === k)) this.pendingNext.delete(k);
+      }
+      if (this.pending.length > 0 && !this.failure) this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.maxDelayMs);
+    }
+  }
+
+  private async write(batch: readonly DecodedChunk[]): Promise<FlushedPartition[]> {
+    const t0 = performance.now();
+    this.append(batch);
+    const tAppend = performance.now();
+    await this.deps.staging.flush();
+    const t1 = performance.now();
+    const record = this.deps.staging.db.transaction(() => this.record(batch));
+    try {
+      // IMMEDIATE: hold the write lock from the first read of a stored offset to the commit,
+      // so another process cannot advance one in between.
+      const out = record.immediate();
+      if (this.deps.log?.isLevelEnabled('debug')) {
+        const messages = batch.reduce((a, c) => a + c.messages, 0);
+        this.deps.log.debug({ chunks: batch.length, messages, appendMs: Math.round(tAppend - t0), syncMs: Math.round(t1 - tAppend), recordMs: Math.round(performance.now() - t1) }, 'group commit');
+      }
+      return out;
+    } catch (e) {
+      this.deps.sealState.resetCache();
+      throw e;
+    }
+  }
+
+  /**
+   * Appends the rows of every chunk. This commit need not be durable on its own: the record
+   * transaction commits with synchronous=FULL, syncing the WAL that holds this one too; if it
+   * is lost, so are the offsets that would cover it, and the messages come again.
+   */
+  private append(batch: readonly DecodedChunk[]): void {
+    const rows = batch.flatMap((c) => c.rows);
+    if (rows.length === 0) return;
+    const db = this.deps.staging.db;
+    const level = db.pragma('synchronous', { simple: true }) as number;
+    db.pragma('synchronous = NORMAL');
+    try {
+      this.deps.staging.stage(rows, [], undefined, { sync: false });
+    } finally {
+      db.pragma(`synchronous = ${level}`);
+    }
+  }
+
+  private record(batch: readonly DecodedChunk[]): FlushedPartition[] {
+    const { offsets, sealState, staging, nowMs } = this.deps;
+    const out = new Map<string, FlushedPartition>();
+    const rejects: QuarantineEntry[] = [];
+    const advances: [string, number, number][] = [];
+    const stored = new Map<string, number | null>();
+    for (const c of batch) {
+      const k = key(c.topic, c.partition);
+      const before = stored.has(k) ? stored.get(k)! : offsets.next(c.topic, c.partition);
+      let quarantined = 0;
+      let late = 0;
+      let skipped = 0;
+      if (before !== null && before > c.lastOffset) {
+        skipped = c.messages;
+      } else {
+        const from = before ?? c.firstOffset;
+        for (let i = 0; i < c.rejects.length; i++) {
+          if (c.rejectOffsets[i] < from) continue;
+          rejects.push(c.rejects[i]);
+          quarantined++;
+          if (c.rejects[i].reason.startsWith('late: ')) late++;
+        }
+        skipped = Math.max(0, from - c.firstOffset);
+        advances.push([c.topic, c.partition, c.lastOffset + 1]);
+        stored.set(k, c.lastOffset + 1);
+      }
+      for (const sd of c.symbolDays) {
+        const bar = sd.indexOf('|');
+        sealState.noteSymbol(c.dataset, sd.slice(0, bar), sd.slice(bar + 1), c.partition);
+      }
+      const prev = out.get(k);
+      out.set(k, {
+        topic: c.topic, partition: c.partition, dataset: c.dataset,
+        next: Math.max(prev?.next ?? 0, stored.get(k) ?? before ?? 0),
+        messages: (prev?.messages ?? 0) + c.messages,
+        staged: (prev?.staged ?? 0) + c.rows.length,
+        quarantined: (prev?.quarantined ?? 0) + quarantined,
+        late: (prev?.late ?? 0) + late,
+        skipped: (prev?.skipped ?? 0) + skipped,
+        gap: (prev?.gap ?? 0) + (before !== null && before < c.firstOffset ? c.firstOffset - before : 0),
+      });
+    }
+    staging.stage([], rejects, () => {
+      const at = nowMs();
+      for (const [topic, partition, next] of advances) offsets.advance(topic, partition, next, at);
+    }, { sync: false });
+    return [...out.values()];
+  }
+}

@@ -1,0 +1,333 @@
+import type { Admin, Consumer, Kafka, RetryOptions } from 'kafkajs';
+import type { Logger } from '../../shared/logger.js';
+import type { Encoder } from '../seal/day.js';
+import type { IngestConfig } from '../config.js';
+import { openIngestStores, type IngestStores } from '../staging/stores.js';
+import { IngestError, isStagingFailure } from '../errors.js';
+import { createKafka } from './client.js';
+import { GroupCommitter, type CommitOptions, type FlushedPartition } from './commits.js';
+import { IngestMetrics } from './metrics.js';
+import { OffsetCommitter, type KafkaOffset } from './offsetCommits.js';
+import { KafkaOffsetStore } from './offsets.js';
+import type { Assignment } from './positions.js';
+import { IngestProgressTracker, type IngestCounts, type IngestProgress } from './progress.js';
+import { BatchRunner } from './runner.js';
+import { KafkaSealer } from './sealer.js';
+import { KafkaSealState, PartitionLateGuard } from './sealState.js';
+
+export type { IngestCounts, IngestProgress } from './progress.js';
+
+/**
+ * The Kafka ingestor: a kafkajs consumer-group member that stages both snapshot topics into
+ * the data directory exactly once and seals days as they fall due (decisions §6).
+ *
+ * - Offsets are managed by hand. Each batch is queued as it arrives and validated in a worker
+ *   thread while kafkajs fetches the next (queue.ts, decodeWorker.ts); a
+ *   group commit (commits.ts) appends the rows of many batches to staging, fsyncs them and
+ *   records, in one transaction, the quarantine entries and each partition's next offset; only
+ *   after that are the offsets committed to Kafka. On assignment the consumer seeks to the
+ *   data directory's offsets, so what a crash left uncommitted in Kafka is not read again, and
+ *   what is read again anyway is neither staged twice (rows carry their offset) nor
+ *   quarantined twice (the stored offset is re-checked inside the recording transaction).
+ * - eachBatch returns once a batch is queued (runner.ts), not decoded, so kafkajs's own
+ *   heartbeats between batches keep the session alive while long batches decode.
+ * - A consumer crash is logged and the consumer restarted (by kafkajs for retriable errors,
+ *   else here with a fresh consumer); more than MAX_RESTARTS in RESTART_WINDOW_MS, or a
+ *   staging failure, stops the ingestor with exit code 1 and a fatal log line, for a
+ *   supervisor to restart. Never a process that lingers without consuming.
+ * - stop() (SIGTERM/SIGINT): the running chunk finishes, everything appended is made durable
+ *   and committed to Kafka, the running partition seal finishes, SQLite closes; exit code 0.
+ *
+ * This file is the lifecycle (as kafkajs's consumer/index.js): wiring, the group member and
+ * its restarts, assignment, stopping. The run loop is runner.ts, Kafka offset commits
+ * offsetCommits.ts, counts and lag progress.ts. Over 250 lines because the lifecycle's state
+ * (the live consumer, the assignment, stopping, timers, restarts) is read by every transition —
+ * start, crash and restart, assignment, shutdown — and stays in one class for that.
+ */
+export interface IngestorOptions {
+  readonly config: IngestConfig;
+  readonly dataDir: string;
+  readonly nowMs: () => number;
+  readonly log: Logger;
+  readonly encode: Encoder;
+  readonly metrics?: IngestMetrics;
+  /** Messages decoded at a time before yielding to the event loop (default 5,000). */
+  readonly chunkSize?: number;
+  /** When appended messages are made durable and recorded. */
+  readonly commit?: CommitOptions;
+  readonly sealTickMs?: number;
+  readonly progressIntervalMs?: number;
+  /** Consumer restarts allowed within RESTART_WINDOW_MS before giving up (default 5). */
+  readonly maxRestarts?: number;
+  /** kafkajs retry settings of the client (connections, requests); kafkajs defaults if omitted. */
+  readonly retry?: RetryOptions;
+  /** Called with lag after each progress check (a progress bar, for instance). */
+  readonly onProgress?: (p: IngestProgress) => void;
+}
+
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 10 * 60_000;
+
+export class KafkaIngestor {
+  readonly metrics: IngestMetrics;
+  /** Resolves with the exit code once the ingestor has stopped, for whatever reason. */
+  readonly done: Promise<number>;
+
+  private readonly log: Logger;
+  private readonly stores: IngestStores;
+  private readonly offsets: KafkaOffsetStore;
+  private readonly sealState: KafkaSealState;
+  private readonly late: PartitionLateGuard;
+  private readonly committer: GroupCommitter;
+  private readonly runner: BatchRunner;
+  private readonly kafkaCommits: OffsetCommitter;
+  private readonly progress: IngestProgressTracker;
+  private readonly sealer: KafkaSealer;
+  private readonly kafka: Kafka;
+  private readonly admin: Admin;
+  private consumer: Consumer | null = null;
+  private assigned: Assignment | null = null;
+  private stopping: Promise<number> | null = null;
+  private closed = false;
+  private resolveDone!: (code: number) => void;
+  private timers: NodeJS.Timeout[] = [];
+  private restartTimer: NodeJS.Timeout | null = null;
+  private restarts: number[] = [];
+
+  private constructor(private readonly opts: IngestorOptions) {
+    this.log = opts.log;
+    this.metrics = opts.metrics ?? new IngestMetrics();
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    const { config } = opts;
+    this.stores = openIngestStores(opts.dataDir, opts.nowMs);
+    const db = this.stores.staging.db;
+    this.offsets = new KafkaOffsetStore(db);
+    this.sealState = new KafkaSealState(db);
+    this.late = new PartitionLateGuard(this.stores.late, this.sealState);
+    this.committer = new GroupCommitter(
+      { staging: this.stores.staging, offsets: this.offsets, sealState: this.sealState, nowMs: opts.nowMs, log: opts.log },
+      (flushed) => this.onFlushed(flushed),
+      (e) => this.fail(e),
+      opts.commit,
+    );
+    this.kafka = createKafka({ brokers: config.brokers, clientId: `tickvault-ingest-${process.pid}`, log: opts.log, retry: opts.retry });
+    this.admin = this.kafka.admin();
+    this.progress = new IngestProgressTracker({
+      admin: this.admin, group: config.group, offsets: this.offsets, metrics: this.metrics, log: opts.log, onProgress: opts.onProgress,
+    });
+    this.runner = new BatchRunner({
+      topics: config.topics, committer: this.committer, late: this.late, progress: this.progress, chunkSize: opts.chunkSize,
+      halted: () => this.closed || this.stopping !== null || this.committer.failed !== null,
+      onDecodeError: (e) => this.fail(isStagingFailure(e) ? e : new IngestError('decode', `decoding failed: ${(e as Error).message}`, { retriable: true, cause: e })),
+    });
+    this.kafkaCommits = new OffsetCommitter({ consumer: () => this.consumer, assignment: () => this.assigned, log: opts.log });
+    this.sealer = new KafkaSealer({
+      stores: this.stores, encode: opts.encode, offsets: this.offsets, sealState: this.sealState, late: this.late,
+      view: this.progress.view(() => this.assigned),
+      topics: config.topics, sealAfterMs: config.sealAfterMs, nowMs: opts.nowMs, log: opts.log, metrics: this.metrics,
+    });
+  }
+
+  /** Durably processed messages and what became of them. */
+  get counts(): IngestCounts {
+    return this.progress.counts;
+  }
+
+  /** Connects, joins the group and starts consuming and sealing. */
+  static async start(opts: IngestorOptions): Promise<KafkaIngestor> {
+    const ing = new KafkaIngestor(opts);
+    try {
+      await ing.run();
+    } catch (e) {
+      await ing.shutdown(1).catch(() => undefined);
+      throw e;
+    }
+    return ing;
+  }
+
+  /** Stops cleanly (finish the chunk, make durable, commit, finish the partition seal, close). */
+  stop(code = 0): Promise<number> {
+    return this.shutdown(code);
+  }
+
+  private async run(): Promise<void> {
+    const { config } = this.opts;
+    this.log.info(
+      { brokers: config.brokers, topics: config.topics, group: config.group, dataDir: this.opts.dataDir, sealAfterMs: config.sealAfterMs },
+      'ingest starting',
+    );
+    await this.admin.connect();
+    await this.startConsumer();
+    const every = (ms: number, fn: () => Promise<unknown>) => {
+      const t = setInterval(() => void fn().catch((e: unknown) => this.log.warn({ err: (e as Error).message }, 'background task failed; retrying')), ms);
+      this.timers.push(t);
+    };
+    every(this.opts.sealTickMs ?? 1000, () => this.sealer.tick());
+    every(this.opts.progressIntervalMs ?? 5000, () => this.reportProgress());
+  }
+
+  // ---- the consumer --------------------------------------------------------------------------
+
+  private makeConsumer(): Consumer {
+    const { config } = this.opts;
+    const session = config.sessionTimeoutMs;
+    const c = this.kafka.consumer({
+      groupId: config.group,
+      sessionTimeout: session,
+      rebalanceTimeout: Math.max(60_000, session * 2),
+      // Heartbeats and idle fetch polls well inside the session, even for short test sessions.
+      heartbeatInterval: Math.max(100, Math.floor(session / 6)),
+      maxWaitTimeInMs: Math.min(5000, Math.max(100, Math.floor(session / 4))),
+      maxBytesPerPartition: 4 << 20,
+      maxBytes: 32 << 20,
+      retry: { ...this.opts.retry, restartOnFailure: (e) => this.allowRestart(e) },
+    });
+    // Events of a consumer that has since been replaced are ignored.
+    c.on(c.events.GROUP_JOIN, (e) => {
+      if (c === this.consumer) this.onAssignment(c, e.payload.memberAssignment);
+    });
+    c.on(c.events.REBALANCING, () => {
+      if (c !== this.consumer) return;
+      this.assigned = null;
+      this.log.info({ group: config.group }, 'group rebalancing');
+    });
+    c.on(c.events.CRASH, (e) => {
+      if (c === this.consumer) void this.onCrash(e.payload.error, e.payload.restart);
+    });
+    return c;
+  }
+
+  private async startConsumer(): Promise<void> {
+    const { config } = this.opts;
+    const c = this.makeConsumer();
+    this.consumer = c;
+    await c.connect();
+    await c.subscribe({ topics: [config.topics.level2, config.topics.index], fromBeginning: true });
+    await c.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => this.runner.onBatch(payload),
+    });
+  }
+
+  private async allowRestart(e: Error): Promise<boolean> {
+    if (this.stopping) return false;
+    const now = Date.now();
+    this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+    this.restarts.push(now);
+    if (this.restarts.length > (this.opts.maxRestarts ?? MAX_RESTARTS)) {
+      this.log.error({ err: e.message, restarts: this.restarts.length }, 'kafka consumer keeps crashing; giving up');
+      return false;
+    }
+    return true;
+  }
+
+  private async onCrash(err: Error, kafkajsRestarts: boolean): Promise<void> {
+    this.assigned = null;
+    this.metrics.crashes.inc();
+    const group = this.opts.config.group;
+    if (kafkajsRestarts) {
+      this.log.warn({ err: err.message, group }, 'kafka consumer crashed; kafkajs restarts it');
+      return;
+    }
+    if (this.stopping) return;
+    // kafkajs gives up on errors it deems non-retriable (some are broker hiccups); a fresh
+    // consumer is tried, within the same restart budget, before the process gives up.
+    if (!(await this.allowRestart(err))) {
+      this.fail(new IngestError('consumer', `kafka consumer crashed and will not restart: ${err.name}: ${err.message}`, {
+        retriable: true, cause: err, context: { group },
+      }));
+      return;
+    }
+    this.log.warn({ err: `${err.name}: ${err.message}`, group }, 'kafka consumer crashed; starting a new one');
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      if (this.stopping) return;
+      this.startConsumer().catch((e: unknown) => this.onCrash(e as Error, false));
+    }, 1000);
+  }
+
+  private onAssignment(consumer: Consumer, memberAssignment: Record<string, number[]>): void {
+    // Runs synchronously inside kafkajs's join, before its next fetch: the seeks apply to it.
+    const a = new Map<string, number[]>();
+    for (const [topic, partitions] of Object.entries(memberAssignment)) a.set(topic, [...partitions].sort((x, y) => x - y));
+    const seeks: string[] = [];
+    const recorded: KafkaOffset[] = [];
+    this.kafkaCommits.keepAssigned(a);
+    for (const [topic, partitions] of a) {
+      for (const partition of partitions) {
+        const next = this.committer.knownNext(topic, partition);
+        if (next === null) continue;
+        consumer.seek({ topic, partition, offset: String(next) });
+        seeks.push(`${topic}/${partition}@${next}`);
+        const stored = this.offsets.next(topic, partition);
+        if (stored !== null) recorded.push({ topic, partition, offset: String(stored) });
+      }
+    }
+    // A crash between recording and committing leaves Kafka behind the data directory.
+    this.late.reload();
+    this.assigned = a;
+    this.kafkaCommits.commit(recorded);
+    this.log.info({ assignment: Object.fromEntries(a), resumeFrom: seeks }, 'partitions assigned');
+  }
+
+  // ---- what a group commit made durable, and progress ---------------------------------------
+
+  private onFlushed(flushed: readonly FlushedPartition[]): void {
+    this.progress.countFlushed(flushed);
+    this.kafkaCommits.commit(flushed.map((f) => ({ topic: f.topic, partition: f.partition, offset: String(f.next) })));
+  }
+
+  private async reportProgress(): Promise<void> {
+    const a = this.assigned;
+    if (a === null || this.stopping) return;
+    this.kafkaCommits.commit([]);
+    await this.progress.report(a);
+  }
+
+  // ---- stopping --------------------------------------------------------------------------------
+
+  private fail(e: Error): void {
+    if (this.stopping) return;
+    const about = e instanceof IngestError ? { stage: e.stage, retriable: e.retriable, context: e.context } : {};
+    this.log.fatal({ err: e.message, name: e.name, ...about }, 'ingest stopping on a fatal error; a restart resumes from the stored offsets');
+    void this.shutdown(1);
+  }
+
+  private shutdown(code: number): Promise<number> {
+    this.stopping ??= (async () => {
+      for (const t of this.timers) clearInterval(t);
+      if (this.restartTimer) clearTimeout(this.restartTimer);
+      const withTimeout = (what: string, p: Promise<unknown>, ms: number) =>
+        Promise.race([
+          p.catch((e: unknown) => this.log.warn({ err: (e as Error).message }, `${what} failed`)),
+          new Promise((r) => setTimeout(r, ms).unref()).then(() => this.log.warn(`${what} timed out`)),
+        ]);
+      const consumerDone = (async () => {
+        await withTimeout('waiting for the running batch', this.runner.whenIdle(), 60_000);
+        if (this.committer.failed) this.runner.clear();
+        await withTimeout('decoding the received batches', this.runner.decoded(), 60_000);
+        if (!this.committer.failed) await withTimeout('final group commit', this.committer.flush(), 60_000);
+        // A rebalance may refuse a commit: retry a few times before leaving the group.
+        for (let attempt = 0; attempt < 5; attempt++) {
+          this.kafkaCommits.commit([]);
+          await withTimeout('final Kafka commit', this.kafkaCommits.settled, 30_000);
+          if (this.kafkaCommits.pendingCount === 0 || this.assigned === null) break;
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        this.assigned = null;
+        await withTimeout('consumer disconnect', this.consumer?.disconnect() ?? Promise.resolve(), 30_000);
+      })();
+      await Promise.all([withTimeout('sealer stop', this.sealer.stop(), 10 * 60_000), consumerDone]);
+      await withTimeout('admin disconnect', this.admin.disconnect(), 10_000);
+      const decoderClosing = this.runner.closeDecoder();
+      if (decoderClosing) await withTimeout('decode worker close', decoderClosing, 10_000);
+      this.closed = true;
+      this.stores.close();
+      this.log.info({ ...this.counts, exitCode: code }, 'ingest stopped');
+      this.resolveDone(code);
+      return code;
+    })();
+    return this.stopping;
+  }
+}

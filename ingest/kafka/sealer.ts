@@ -1,0 +1,186 @@
+import { sealDay, type Encoder, type SealDeps } from '../seal/day.js';
+import { CatalogReader, CatalogWriter } from '../../storage/catalog.js';
+import { SealPool } from '../seal/pool.js';
+import type { IngestMetrics } from './metrics.js';
+import type { KafkaTopics } from '../config.js';
+import type { KafkaOffsetStore } from './offsets.js';
+import { ownedPositions, type KafkaView } from './positions.js';
+import type { KafkaSealState, PartitionLateGuard } from './sealState.js';
+import { dueDays, isCaughtUp, isDayComplete, lagOf, symbolsByOwnedPartition, type DayRef } from '../seal/scheduler.js';
+import type { IngestStores } from '../staging/stores.js';
+import type { Logger } from '../../shared/logger.js';
+import type { Dataset } from '../../shared/schema.js';
+
+/**
+ * Seals days while the ingestor runs. On each tick: the due days (past close + grace, not yet
+ * sealed in the catalog) are found; if this process has caught up with every partition it
+ * owns, then for each due day and each owned partition not yet sealed for it, the partition's
+ * symbols are sealed (files, then catalog) and the partition is recorded sealed for the day.
+ * The process that finds every partition of the topic recorded sweeps whatever is left staged
+ * for the day and marks the day sealed. From the moment a partition-day's seal begins, its
+ * messages are late.
+ *
+ * Seals run one partition at a time and re-check ownership in between, so a rebalance during
+ * a seal hands over at the next partition boundary. A failed tick is logged and retried on the
+ * next one: sealing is idempotent (listed files are skipped).
+ */
+export interface SealerDeps {
+  readonly stores: IngestStores;
+  readonly encode: Encoder;
+  readonly offsets: KafkaOffsetStore;
+  readonly sealState: KafkaSealState;
+  readonly late: PartitionLateGuard;
+  readonly view: KafkaView;
+  readonly topics: KafkaTopics;
+  readonly sealAfterMs: number;
+  readonly nowMs: () => number;
+  readonly log: Logger;
+  readonly metrics: IngestMetrics;
+  /** Write files in seal workers, one per core (default); false: on this thread. */
+  readonly workers?: boolean;
+}
+
+export interface TickResult {
+  /** Due days that were candidates. */
+  readonly due: number;
+  /** Whether this process had caught up (null when there was nothing to decide). */
+  readonly caughtUp: boolean | null;
+  readonly partitionsSealed: number;
+  readonly daysSealed: number;
+}
+
+const IDLE: TickResult = { due: 0, caughtUp: null, partitionsSealed: 0, daysSealed: 0 };
+
+export class KafkaSealer {
+  private current: Promise<TickResult> | null = null;
+  private stopping = false;
+  private lastWaitLogMs = 0;
+  /** Seal workers of the running tick: started when there is something to seal, closed after. */
+  private pool: SealPool | null = null;
+
+  constructor(private readonly deps: SealerDeps) {}
+
+  /** Runs one tick, unless one is already running (then resolves with that one's result). */
+  tick(): Promise<TickResult> {
+    if (this.stopping) return Promise.resolve(IDLE);
+    this.current ??= this.runTick().finally(() => {
+      this.current = null;
+    });
+    return this.current;
+  }
+
+  /** Stops at the next partition boundary and waits for the running tick. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.current?.catch(() => undefined);
+  }
+
+  private topicOf(dataset: Dataset): string {
+    return dataset === 'level2' ? this.deps.topics.level2 : this.deps.topics.index;
+  }
+
+  private candidates(nowMs: number): DayRef[] {
+    const { stores, sealState, sealAfterMs } = this.deps;
+    const open = [...stores.staging.openDays(), ...sealState.daysInProgress()];
+    const catalog = new CatalogReader(stores.catalog);
+    return dueDays(open, nowMs, sealAfterMs).filter((d) => !catalog.isDaySealed(d.dataset, d.tradedate));
+  }
+
+  private async runTick(): Promise<TickResult> {
+    const { view, offsets, log } = this.deps;
+    const now = this.deps.nowMs();
+    const due = this.candidates(now);
+    if (due.length === 0) return IDLE;
+    const assignment = view.assignment();
+    if (assignment === null) return { ...IDLE, due: due.length };
+    const positions = await ownedPositions(view, offsets, assignment);
+    if (!isCaughtUp(positions)) {
+      if (now - this.lastWaitLogMs > 30_000) {
+        this.lastWaitLogMs = now;
+        const lag = positions.reduce((a, p) => a + lagOf(p), 0);
+        log.info({ dueDays: due.map((d) => `${d.dataset}:${d.tradedate}`), lag }, 'days due for sealing; catching up first');
+      }
+      return { due: due.length, caughtUp: false, partitionsSealed: 0, daysSealed: 0 };
+    }
+    let partitionsSealed = 0;
+    let daysSealed = 0;
+    const partitionCounts = new Map<string, number>();
+    try {
+      for (const day of due) {
+        if (this.stopping) break;
+        const topic = this.topicOf(day.dataset);
+        let count = partitionCounts.get(topic);
+        if (count === undefined) partitionCounts.set(topic, (count = (await view.watermarks(topic)).length));
+        partitionsSealed += await this.sealOwnedPartitions(day, topic, count, assignment.get(topic) ?? []);
+        if (!this.stopping && (await this.completeDay(day, count))) daysSealed++;
+      }
+    } finally {
+      const pool = this.pool;
+      this.pool = null;
+      await pool?.close();
+    }
+    return { due: due.length, caughtUp: true, partitionsSealed, daysSealed };
+  }
+
+  private sealDeps(): SealDeps {
+    const { stores, encode, nowMs } = this.deps;
+    if (this.deps.workers ?? true) this.pool ??= new SealPool({ dataDir: stores.layout.dataDir, ingestDb: stores.layout.ingestDb });
+    return { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, encode, nowMs, pool: this.pool ?? undefined };
+  }
+
+  private stillOwns(topic: string, partition: number): boolean {
+    const a = this.deps.view.assignment();
+    return a !== null && (a.get(topic) ?? []).includes(partition);
+  }
+
+  private async sealOwnedPartitions(day: DayRef, topic: string, count: number, owned: readonly number[]): Promise<number> {
+    const { stores, sealState, late, metrics, log } = this.deps;
+    const done = sealState.sealedPartitions(day.dataset, day.tradedate);
+    const todo = owned.filter((p) => !done.has(p)).sort((a, b) => a - b);
+    if (todo.length === 0) return 0;
+    const byPartition = symbolsByOwnedPartition(
+      stores.staging.symbolsOf(day.dataset, day.tradedate),
+      sealState.symbolPartitions(day.dataset, day.tradedate),
+      count,
+      new Set(todo),
+    );
+    let sealed = 0;
+    for (const partition of todo) {
+      if (this.stopping || !this.stillOwns(topic, partition)) continue;
+      late.close(day.dataset, day.tradedate, partition);
+      const symbols = byPartition.get(partition) ?? [];
+      const started = performance.now();
+      const result = symbols.length > 0
+        ? await sealDay(this.sealDeps(), day.dataset, day.tradedate, { symbols, markDaySealed: false })
+        : null;
+      sealState.recordSealed(day.dataset, day.tradedate, partition, this.deps.nowMs());
+      late.afterSeal(day.dataset, day.tradedate, false);
+      const secs = (performance.now() - started) / 1000;
+      metrics.sealDuration.observe({ dataset: day.dataset }, secs);
+      metrics.sealedFiles.inc({ dataset: day.dataset }, result?.files ?? 0);
+      log.info(
+        { dataset: day.dataset, tradedate: day.tradedate, topic, partition, symbols: symbols.length, files: result?.files ?? 0,
+          rows: result?.rows ?? 0, bytes: result?.bytes ?? 0, ms: Math.round(secs * 1000) },
+        'partition sealed',
+      );
+      sealed++;
+    }
+    return sealed;
+  }
+
+  /** Marks the day sealed once every partition of its topic is; true when it did. */
+  private async completeDay(day: DayRef, count: number): Promise<boolean> {
+    const { stores, sealState, late, log } = this.deps;
+    if (!isDayComplete(sealState.sealedPartitions(day.dataset, day.tradedate), count)) return false;
+    // Anything still staged belongs to no partition's symbols (e.g. staged by a replay):
+    // seal it with the day rather than leave it behind.
+    const leftover = stores.staging.symbolsOf(day.dataset, day.tradedate);
+    const sweep = leftover.length > 0 ? await sealDay(this.sealDeps(), day.dataset, day.tradedate, { symbols: leftover, markDaySealed: false }) : null;
+    new CatalogWriter(stores.catalog).markDaySealed(day.dataset, day.tradedate, this.deps.nowMs());
+    sealState.forgetDay(day.dataset, day.tradedate);
+    late.afterSeal(day.dataset, day.tradedate, true);
+    const totals = new CatalogReader(stores.catalog).dayTotals(day.dataset, day.tradedate);
+    log.info({ dataset: day.dataset, tradedate: day.tradedate, files: totals.files, rows: totals.rows, swept: sweep?.files ?? 0 }, 'day sealed');
+    return true;
+  }
+}

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { open, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Db } from '../../shared/sqlite.js';
+import type { Dataset } from '../../shared/schema.js';
+import type { NewCatalogFile } from '../../storage/catalog.js';
+import { sealedFileRelPath } from '../../storage/layout.js';
+import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
+import { readStagedBucket } from '../staging/bucketRead.js';
+import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writer.js';
+
+/**
+ * Step 1 of sealing for one staging bucket: each symbol-day's file written to a temporary
+ * name, fsynced and renamed into place. Returns the facts the catalog records; recording them
+ * (step 2) and dropping the staged rows (step 3) stay with the caller, in one process, so the
+ * catalog has a single writer. Runs in-process or in a seal worker alike.
+ */
+export type Encoder = (cols: SymbolDayColumns, opts: EncodeOptions) => Promise<Uint8Array>;
+
+/** Row-group sizes: the server starts pages and time windows at row-group boundaries. */
+export const ROW_GROUP_SIZE: Readonly<Record<Dataset, number>> = { level2: 1200, index: 480 };
+
+/** Symbol-days encoded at once: enough to keep the zstd threads busy, few enough to bound memory. */
+const IN_FLIGHT = 4;
+
+export interface BucketJob {
+  readonly dataset: Dataset;
+  readonly tradedate: string;
+  readonly bucket: number;
+  readonly symbols: readonly string[];
+}
+
+/** What the catalog records of a written file: the catalog's own type, not a copy of it. */
+export type WrittenFile = NewCatalogFile;
+
+export interface BucketSealEnv {
+  readonly dataDir: string;
+  readonly ingestDb: Db;
+  readonly encode: Encoder;
+  /** Called after each file is durably written, with its row count. */
+  readonly onFile?: (rows: number) => void;
+}
+
+export async function writeDurably(finalPath: string, data: Uint8Array): Promise<void> {
+  const tmp = `${finalPath}.tmp-${process.pid}`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, finalPath);
+}
+
+export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<WrittenFile[]> {
+  const { dataset, tradedate } = job;
+  const written: WrittenFile[] = [];
+  const inFlight = new Set<Promise<void>>();
+  let failure: unknown = null;
+  for (const cols of readStagedBucket(env.ingestDb, env.dataDir, dataset, tradedate, job.bucket, new Set(job.symbols))) {
+    const task = (async () => {
+      const data = await env.encode({ dataset, tradedate, ...cols }, { rowGroupSize: ROW_GROUP_SIZE[dataset] });
+      const relPath = sealedFileRelPath(dataset, tradedate, cols.symbol);
+      await writeDurably(join(env.dataDir, relPath), data);
+      const idx = buildMinuteIndex(cols.timesMs);
+      written.push({
+        symbol: cols.symbol, relPath, rows: cols.rows, firstTimeMs: cols.timesMs[0], lastTimeMs: cols.timesMs[cols.rows - 1],
+        bytes: data.length, sha256: createHash('sha256').update(data).digest('hex'),
+        minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
+      });
+      env.onFile?.(cols.rows);
+    })();
+    inFlight.add(task);
+    task.then(
+      () => inFlight.delete(task),
+      (e: unknown) => {
+        inFlight.delete(task);
+        failure ??= e;
+      },
+    );
+    if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight).catch(() => undefined);
+    if (failure) break;
+  }
+  await Promise.allSettled(inFlight);
+  if (failure) throw failure;
+  return written;
+}

@@ -1,0 +1,31 @@
+import type { Dataset } from '../../shared/schema.js';
+import { sealDay, type Encoder, type SealResult } from './day.js';
+import { SealPool } from './pool.js';
+import type { IngestStores } from '../staging/stores.js';
+
+/**
+ * Seals a list of `dataset|tradedate` days in date order, reporting rows as files land. Files
+ * are written by a pool of seal workers (one per core); the catalog is written here.
+ */
+export async function sealDays(
+  stores: IngestStores,
+  encode: Encoder,
+  days: Iterable<string>,
+  nowMs: () => number,
+  onRows?: (rows: number) => void,
+): Promise<SealResult[]> {
+  const results: SealResult[] = [];
+  const ordered = [...days].sort((a, b) => a.split('|')[1].localeCompare(b.split('|')[1]) || a.localeCompare(b));
+  const pool = new SealPool({ dataDir: stores.layout.dataDir, ingestDb: stores.layout.ingestDb });
+  try {
+    for (const key of ordered) {
+      const [dataset, tradedate] = key.split('|') as [Dataset, string];
+      const deps = { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, encode, nowMs, onFile: onRows, pool };
+      results.push(await sealDay(deps, dataset, tradedate));
+    }
+  } finally {
+    await pool.close();
+  }
+  stores.late.forget();
+  return results;
+}

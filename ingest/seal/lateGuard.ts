@@ -1,0 +1,26 @@
+import type { Dataset } from '../../shared/schema.js';
+import type { CatalogReader } from '../../storage/catalog.js';
+
+/**
+ * Answers "is this message late?": its day is sealed, or its symbol-day already has a file.
+ * A sealed file is immutable, so such a message is quarantined instead of staged. Answers are
+ * cached per key; `forget()` after sealing.
+ */
+export class LateGuard {
+  private readonly cache = new Map<string, boolean>();
+  constructor(private readonly catalog: CatalogReader) {}
+
+  isLate(dataset: Dataset, tradedate: string, symbol: string): boolean {
+    const key = `${dataset}|${tradedate}|${symbol}`;
+    let late = this.cache.get(key);
+    if (late === undefined) {
+      late = this.catalog.isDaySealed(dataset, tradedate) || this.catalog.hasFile(dataset, tradedate, symbol);
+      this.cache.set(key, late);
+    }
+    return late;
+  }
+
+  forget(): void {
+    this.cache.clear();
+  }
+}

@@ -1,0 +1,149 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Db } from '../../shared/sqlite.js';
+import { SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { HEADER_BYTES, ORDER_OFFSET, recordBytes, recordSymbol, TIME_OFFSET } from './recordCodec.js';
+
+// The read side of staging (segments.ts is the write side): a seal worker reads a bucket with
+// its own connection, without a Staging writer, so this needs nothing but the db and the files.
+
+/** One symbol-day's staged rows in columnar form, sorted by time, one row per time. */
+export interface StagedSymbolDay {
+  readonly symbol: string;
+  readonly rows: number;
+  readonly timesMs: Int32Array;
+  /** One array per numeric field of the dataset's schema; NaN = null. */
+  readonly values: Float64Array[];
+}
+
+/**
+ * Memory a bucket read may hold at once. A bucket larger than this (a big day) is read in
+ * several passes, each over a group of its symbols, so sealing memory does not grow with the
+ * day (measured: whole-bucket reads made peak RSS grow 47% from 500 to 2,000 stocks).
+ */
+const BUCKET_READ_BUDGET = 4 << 20;
+const WINDOW_RECORDS = 4096;
+
+interface Segment {
+  readonly path: string;
+  readonly bytes: number;
+}
+
+/** Yields each segment's whole records, a window at a time, into one reused buffer. */
+function* recordWindows(dataDir: string, segs: readonly Segment[], size: number): Generator<Buffer> {
+  const window = Buffer.from(new ArrayBuffer(WINDOW_RECORDS * size));
+  for (const s of segs) {
+    const fd = openSync(join(dataDir, s.path), 'r');
+    try {
+      // A power loss can leave committed bytes unwritten; only whole records read count.
+      for (let pos = 0; pos < s.bytes; ) {
+        const want = Math.min(window.length, s.bytes - pos);
+        let got = 0;
+        while (got < want) {
+          const n = readSync(fd, window, got, want - got, pos + got);
+          if (n === 0) break;
+          got += n;
+        }
+        const whole = got - (got % size);
+        if (whole > 0) yield window.subarray(0, whole);
+        if (got < want) break;
+        pos += got;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/** Splits the wanted symbols into groups whose records fit the read budget, with their sizes. */
+function symbolGroups(dataDir: string, segs: readonly Segment[], size: number, symbols: ReadonlySet<string>): { symbols: Set<string>; bytes: number }[] {
+  const total = segs.reduce((a, s) => a + s.bytes - (s.bytes % size), 0);
+  if (total <= BUCKET_READ_BUDGET) return [{ symbols: new Set(symbols), bytes: total }];
+  const bytesOf = new Map<string, number>();
+  for (const w of recordWindows(dataDir, segs, size)) {
+    for (let o = 0; o < w.length; o += size) {
+      const sym = recordSymbol(w, o);
+      if (symbols.has(sym)) bytesOf.set(sym, (bytesOf.get(sym) ?? 0) + size);
+    }
+  }
+  const groups: { symbols: Set<string>; bytes: number }[] = [];
+  let current = { symbols: new Set<string>(), bytes: 0 };
+  for (const sym of [...bytesOf.keys()].sort()) {
+    const b = bytesOf.get(sym)!;
+    if (current.symbols.size > 0 && current.bytes + b > BUCKET_READ_BUDGET) {
+      groups.push(current);
+      current = { symbols: new Set(), bytes: 0 };
+    }
+    current.symbols.add(sym);
+    current.bytes += b;
+  }
+  if (current.symbols.size > 0) groups.push(current);
+  return groups;
+}
+
+/**
+ * Reads one bucket of one staged day (any process may call it, with its own connection, e.g.
+ * a seal worker): every writer's segment up to its committed length, grouped by symbol,
+ * sorted by time, the highest order winning among equal times.
+ */
+export function* readStagedBucket(
+  db: Db, dataDir: string, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>,
+): Generator<StagedSymbolDay> {
+  const segs = (
+    db
+      .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? AND bucket = ? ORDER BY writer')
+      .all(dataset, tradedate, bucket) as Segment[]
+  ).filter((s) => s.bytes > 0);
+  const size = recordBytes(dataset);
+  const width = SCHEMAS[dataset].numericFields.length;
+  const groups = symbolGroups(dataDir, segs, size, symbols);
+  // One buffer for every group, sized for the largest (a fresh ArrayBuffer keeps records
+  // 8-byte aligned for the typed-array views).
+  const buf = Buffer.from(new ArrayBuffer(Math.max(size, ...groups.map((g) => g.bytes))));
+  for (const { symbols: group } of groups) {
+    let used = 0;
+    const bySymbol = new Map<string, number[]>();
+    for (const w of recordWindows(dataDir, segs, size)) {
+      for (let o = 0; o < w.length; o += size) {
+        const sym = recordSymbol(w, o);
+        if (!group.has(sym)) continue;
+        if (used + size > buf.length) break; // only if a segment grew since it was sized
+        w.copy(buf, used, o, o + size);
+        let refs = bySymbol.get(sym);
+        if (!refs) bySymbol.set(sym, (refs = []));
+        refs.push(used);
+        used += size;
+      }
+    }
+    const f64 = new Float64Array(buf.buffer, buf.byteOffset, used / 8);
+    const i32 = new Int32Array(buf.buffer, buf.byteOffset, used / 4);
+    for (const sym of [...bySymbol.keys()].sort()) {
+      const refs = bySymbol.get(sym)!;
+      const n = refs.length;
+      const t = new Int32Array(n);
+      const ord = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        t[i] = i32[(refs[i] + TIME_OFFSET) / 4];
+        ord[i] = f64[(refs[i] + ORDER_OFFSET) / 8];
+      }
+      const idx = new Uint32Array(n);
+      for (let i = 0; i < n; i++) idx[i] = i;
+      idx.sort((a, b) => t[a] - t[b] || ord[a] - ord[b]);
+      // Keep the last of each run of equal times: the highest order, the later arrival.
+      const keep: number[] = [];
+      for (let k = 0; k < n; k++) {
+        if (k + 1 < n && t[idx[k + 1]] === t[idx[k]]) continue;
+        keep.push(idx[k]);
+      }
+      const rows = keep.length;
+      const timesMs = new Int32Array(rows);
+      const values = Array.from({ length: width }, () => new Float64Array(rows));
+      for (let r = 0; r < rows; r++) {
+        const base = (refs[keep[r]] + HEADER_BYTES) / 8;
+        timesMs[r] = t[keep[r]];
+        for (let j = 0; j < width; j++) values[j][r] = f64[base + j];
+      }
+      yield { symbol: sym, rows, timesMs, values };
+    }
+  }
+}

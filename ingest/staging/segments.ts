@@ -1,0 +1,336 @@
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, rmSync, writeSync, existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { dirname, join } from 'node:path';
+import { openDb, type Db } from '../../shared/sqlite.js';
+import { type Dataset, type SnapshotRow } from '../../shared/schema.js';
+import { encodeRecord, ORDER_OFFSET, recordBytes, recordSymbol, type RecordPack } from './recordCodec.js';
+import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
+
+/**
+ * Durable staging of snapshots for days not sealed yet.
+ *
+ * Rows are appended as fixed-size binary records to segment files, one per (dataset, day,
+ * symbol bucket, writer process): `staging/<dataset>/<day>/w<writer>-b<bucket>.seg`. SQLite
+ * (ingest.db) holds, per segment, the committed length: a stage() call appends, optionally
+ * fsyncs, then commits the new lengths in one transaction together with quarantine rows and
+ * the caller's `after` hook (consumer offsets). Bytes past a committed length are ignored, so a
+ * crash mid-append is as if the append never happened. Measured on this machine: appending
+ * records costs a fraction of SQLite inserts of the same rows (373k/s unindexed, 54k/s keyed).
+ *
+ * Duplicates (same dataset, symbol, day, time) are resolved when a bucket is read at seal: the
+ * record with the highest `order` wins — arrival order within a writer, or the Kafka offset
+ * when the caller supplies one (SnapshotRow.seq), so later always wins. Memory at seal is
+ * bounded by one bucket of one day (1/256 of it), whatever the day's size (bucketRead.ts).
+ *
+ * Over 250 lines because the Staging class is one unit: its open segment files, their pending
+ * bytes and the committed lengths in ingest.db must change together, so the append, commit
+ * and drop halves share private state and are not split apart.
+ */
+export const BUCKETS = 256;
+
+export const STAGING_SCHEMA = `
+CREATE TABLE IF NOT EXISTS quarantine (
+  id INTEGER PRIMARY KEY,
+  at_ms INTEGER NOT NULL,
+  source TEXT NOT NULL,           -- file:line or topic/partition@offset
+  reason TEXT NOT NULL,
+  raw TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS writers (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  pid INTEGER NOT NULL,
+  started_at_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS segments (
+  dataset TEXT NOT NULL, tradedate TEXT NOT NULL, bucket INTEGER NOT NULL, writer INTEGER NOT NULL,
+  path TEXT NOT NULL,              -- relative to the data directory
+  committed_bytes INTEGER NOT NULL,
+  PRIMARY KEY (dataset, tradedate, bucket, writer)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS open_symbols (
+  dataset TEXT NOT NULL, tradedate TEXT NOT NULL, symbol TEXT NOT NULL,
+  PRIMARY KEY (dataset, tradedate, symbol)
+) WITHOUT ROWID;
+`;
+
+const fsyncAsync = promisify(fsync);
+
+function syncDirSync(dir: string): void {
+  if (!existsSync(dir)) return; // dropped since: its day is sealed
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** FNV-1a of the symbol: stable across processes and restarts. */
+export function bucketOf(symbol: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < symbol.length; i++) h = Math.imul(h ^ symbol.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % BUCKETS;
+}
+
+export interface QuarantineEntry {
+  readonly source: string;
+  readonly reason: string;
+  readonly raw: string;
+}
+
+export interface OpenDay {
+  readonly dataset: Dataset;
+  readonly tradedate: string;
+}
+
+export interface StageOptions {
+  /** fsync the appended segments before committing (default true). Replays, which can
+   *  simply be re-run, pass false and await flush() once at the end. */
+  readonly sync?: boolean;
+}
+
+/** Quarantined raw text is capped: a runaway message must not bloat the database. */
+const MAX_RAW = 64 * 1024;
+
+interface OpenSegment {
+  readonly relPath: string;
+  readonly fd: number;
+  readonly dataset: Dataset;
+  readonly tradedate: string;
+  readonly bucket: number;
+  committed: number;
+  pending: Buffer;
+  pendingBytes: number;
+  dirty: boolean;
+}
+
+export class Staging {
+  private readonly writerId: number;
+  private readonly segments = new Map<string, OpenSegment>();
+  /** Segment directories created and not yet fsynced. */
+  private readonly newDirs = new Set<string>();
+  private readonly knownOpen = new Set<string>();
+  private readonly insertOpen;
+  private readonly insertQuarantine;
+  private readonly upsertSegment;
+  private counter = 0;
+  private readonly orderBase: number;
+
+  constructor(readonly db: Db, private readonly dataDir: string, private readonly nowMs: () => number) {
+    this.insertOpen = db.prepare('INSERT OR IGNORE INTO open_symbols (dataset, tradedate, symbol) VALUES (?, ?, ?)');
+    this.insertQuarantine = db.prepare('INSERT INTO quarantine (at_ms, source, reason, raw) VALUES (?, ?, ?, ?)');
+    this.upsertSegment = db.prepare(`INSERT INTO segments (dataset, tradedate, bucket, writer, path, committed_bytes)
+      VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, tradedate, bucket, writer) DO UPDATE SET committed_bytes = excluded.committed_bytes`);
+    this.writerId = Number(
+      db.prepare('INSERT INTO writers (pid, started_at_ms) VALUES (?, ?)').run(process.pid, nowMs()).lastInsertRowid,
+    );
+    // Rows without a caller-supplied order rank after every earlier writer's rows.
+    this.orderBase = this.writerId * 2 ** 32;
+  }
+
+  static open(ingestDbPath: string, nowMs: () => number): Staging {
+    return new Staging(openDb(ingestDbPath, { schema: STAGING_SCHEMA }), dirname(ingestDbPath), nowMs);
+  }
+
+  private segment(dataset: Dataset, tradedate: string, bucket: number): OpenSegment {
+    const key = `${dataset}|${tradedate}|${bucket}`;
+    let seg = this.segments.get(key);
+    if (!seg) {
+      const relPath = join('staging', dataset, tradedate, `w${this.writerId}-b${String(bucket).padStart(3, '0')}.seg`);
+      const abs = join(this.dataDir, relPath);
+      const dir = dirname(abs);
+      if (!existsSync(dir)) {
+        mkdirSync(dir, { recursive: true });
+        // A new day directory (and its entry in the dataset directory) must be durable too.
+        this.newDirs.add(dir).add(dirname(dir));
+      }
+      // A fresh writer id means a fresh file; 'w' also discards junk from an id reused after a wipe.
+      const fd = openSync(abs, 'w');
+      seg = { relPath, fd, dataset, tradedate, bucket, committed: 0, pending: Buffer.allocUnsafe(1 << 16), pendingBytes: 0, dirty: false };
+      this.segments.set(key, seg);
+    }
+    return seg;
+  }
+
+  private reserve(seg: OpenSegment, size: number): number {
+    if (seg.pendingBytes + size > seg.pending.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(seg.pending.length * 2, seg.pendingBytes + size));
+      seg.pending.copy(bigger, 0, 0, seg.pendingBytes);
+      seg.pending = bigger;
+    }
+    const at = seg.pendingBytes;
+    seg.pendingBytes += size;
+    return at;
+  }
+
+  private noteOpen(dataset: Dataset, tradedate: string, symbol: string, newOpen: [Dataset, string, string][]): void {
+    const key = `${dataset}|${tradedate}|${symbol}`;
+    if (!this.knownOpen.has(key)) {
+      this.knownOpen.add(key);
+      newOpen.push([dataset, tradedate, symbol]);
+    }
+  }
+
+  /**
+   * Stages rows and quarantines rejects; `after` runs inside the committing transaction (to
+   * record consumer progress atomically with the rows it covers). Durable on return unless
+   * `sync: false`.
+   */
+  stage(rows: readonly SnapshotRow[], rejects: readonly QuarantineEntry[], after?: () => void, opts: StageOptions = {}): void {
+    if (rows.length === 0 && rejects.length === 0 && !after) return;
+    const newOpen: [Dataset, string, string][] = [];
+    for (const r of rows) {
+      this.noteOpen(r.dataset, r.tradedate, r.symbol, newOpen);
+      const seg = this.segment(r.dataset, r.tradedate, bucketOf(r.symbol));
+      // reserve() may replace seg.pending with a larger buffer: take the offset first.
+      const at = this.reserve(seg, recordBytes(r.dataset));
+      encodeRecord(seg.pending, at, r, r.seq ?? this.orderBase + this.counter++);
+    }
+    this.commit(newOpen, rejects, after, opts);
+  }
+
+  /** Stages rows a parse worker already encoded (see RecordPacker), in arrival order. */
+  stagePacks(packs: readonly RecordPack[], rejects: readonly QuarantineEntry[], opts: StageOptions = {}): void {
+    const newOpen: [Dataset, string, string][] = [];
+    for (const p of packs) {
+      const size = recordBytes(p.dataset);
+      for (let o = 0; o < p.count * size; o += size) {
+        const symbol = recordSymbol(p.records, o);
+        this.noteOpen(p.dataset, p.tradedate, symbol, newOpen);
+        const seg = this.segment(p.dataset, p.tradedate, bucketOf(symbol));
+        const at = this.reserve(seg, size);
+        p.records.copy(seg.pending, at, o, o + size);
+        seg.pending.writeDoubleLE(this.orderBase + this.counter++, at + ORDER_OFFSET);
+      }
+    }
+    this.commit(newOpen, rejects, undefined, opts);
+  }
+
+  private commit(newOpen: [Dataset, string, string][], rejects: readonly QuarantineEntry[], after: (() => void) | undefined, opts: StageOptions): void {
+    const touched: OpenSegment[] = [];
+    for (const seg of this.segments.values()) {
+      if (seg.pendingBytes === 0) continue;
+      writeSync(seg.fd, seg.pending, 0, seg.pendingBytes, seg.committed);
+      seg.committed += seg.pendingBytes;
+      seg.pendingBytes = 0;
+      seg.dirty = true;
+      touched.push(seg);
+    }
+    if (opts.sync ?? true) this.fsyncDirty();
+    const at = this.nowMs();
+    this.db.transaction(() => {
+      for (const [d, t, s] of newOpen) this.insertOpen.run(d, t, s);
+      for (const seg of touched) {
+        this.upsertSegment.run(seg.dataset, seg.tradedate, seg.bucket, this.writerId, seg.relPath, seg.committed);
+      }
+      for (const q of rejects) this.insertQuarantine.run(at, q.source, q.reason, q.raw.slice(0, MAX_RAW));
+      after?.();
+    })();
+  }
+
+  /** Takes the segments written since the last sync and the directories created since. */
+  private takeUnsynced(): { fds: number[]; dirs: string[] } {
+    const fds: number[] = [];
+    for (const seg of this.segments.values()) {
+      if (!seg.dirty) continue;
+      fds.push(seg.fd);
+      seg.dirty = false;
+    }
+    const dirs = [...this.newDirs];
+    this.newDirs.clear();
+    return { fds, dirs };
+  }
+
+  private fsyncDirty(): void {
+    const { fds, dirs } = this.takeUnsynced();
+    for (const fd of fds) fsyncSync(fd);
+    for (const d of dirs) syncDirSync(d);
+  }
+
+  /**
+   * Makes everything staged so far durable (after stage(..., { sync: false }) calls), with the
+   * fsyncs issued in parallel on the libuv pool: with hundreds of symbols a batch touches most
+   * of the 256 buckets, and each fsync costs 1-3 ms here one after another, while the kernel
+   * merges parallel ones into a few journal commits (measured 47 ms for 256 files).
+   */
+  async flush(): Promise<void> {
+    const { fds, dirs } = this.takeUnsynced();
+    await Promise.all(
+      fds.map((fd) =>
+        fsyncAsync(fd).catch((e: NodeJS.ErrnoException) => {
+          // A segment of a day sealed meanwhile is closed by drop(): nothing left to sync.
+          if (e.code !== 'EBADF') throw e;
+        }),
+      ),
+    );
+    for (const d of dirs) syncDirSync(d);
+  }
+
+  openDays(): OpenDay[] {
+    return this.db
+      .prepare('SELECT DISTINCT dataset, tradedate FROM open_symbols ORDER BY tradedate, dataset')
+      .all() as OpenDay[];
+  }
+
+  symbolsOf(dataset: Dataset, tradedate: string): string[] {
+    return this.db
+      .prepare('SELECT symbol FROM open_symbols WHERE dataset = ? AND tradedate = ? ORDER BY symbol')
+      .pluck()
+      .all(dataset, tradedate) as string[];
+  }
+
+  /** Buckets holding at least one of `symbols`, each with its symbols, in bucket order. */
+  bucketsOf(symbols: readonly string[]): Map<number, Set<string>> {
+    const byBucket = new Map<number, Set<string>>();
+    for (const s of symbols) {
+      const b = bucketOf(s);
+      let set = byBucket.get(b);
+      if (!set) byBucket.set(b, (set = new Set()));
+      set.add(s);
+    }
+    return new Map([...byBucket.entries()].sort((a, b) => a[0] - b[0]));
+  }
+
+  /**
+   * Yields the staged symbol-days of one bucket, restricted to `symbols`, each sorted by time
+   * with duplicates resolved to the highest order (the later arrival).
+   */
+  readBucket(dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>): Generator<StagedSymbolDay> {
+    return readStagedBucket(this.db, this.dataDir, dataset, tradedate, bucket, symbols);
+  }
+
+  /**
+   * Forgets sealed symbols of a day. Once no symbol of the day is open, its segment files
+   * and rows go too.
+   */
+  drop(dataset: Dataset, tradedate: string, symbols: readonly string[]): void {
+    const delOpen = this.db.prepare('DELETE FROM open_symbols WHERE dataset = ? AND tradedate = ? AND symbol = ?');
+    this.db.transaction(() => {
+      for (const s of symbols) {
+        delOpen.run(dataset, tradedate, s);
+        this.knownOpen.delete(`${dataset}|${tradedate}|${s}`);
+      }
+    })();
+    const remaining = this.db.prepare('SELECT 1 FROM open_symbols WHERE dataset = ? AND tradedate = ? LIMIT 1').get(dataset, tradedate);
+    if (remaining) return;
+    for (const [key, seg] of this.segments) {
+      if (seg.dataset === dataset && seg.tradedate === tradedate) {
+        closeSync(seg.fd);
+        this.segments.delete(key);
+      }
+    }
+    this.db.prepare('DELETE FROM segments WHERE dataset = ? AND tradedate = ?').run(dataset, tradedate);
+    const dir = join(this.dataDir, 'staging', dataset, tradedate);
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  }
+
+  quarantineCount(): number {
+    return this.db.prepare('SELECT count(*) FROM quarantine').pluck().get() as number;
+  }
+
+  close(): void {
+    for (const seg of this.segments.values()) closeSync(seg.fd);
+    this.segments.clear();
+    this.db.close();
+  }
+}

@@ -1,0 +1,385 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
+import { generateFeed, indexCode, seededRandom, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
+import { generationDays } from '../../../cli/generateCommand.js';
+
+// Independent reference values, written by hand.
+const ms = (h: number, m: number, s = 0, f = 0): number => ((h * 60 + m) * 60 + s) * 1000 + f;
+const T_0915 = ms(9, 15);
+const T_0925 = ms(9, 25);
+const T_0930 = ms(9, 30);
+const T_1130 = ms(11, 30);
+const T_1300 = ms(13, 0);
+const T_1500 = ms(15, 0);
+const lv = (p: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${p}${from + i}`);
+const L2_PRICES = ['open', 'high', 'low', 'close', 'pre_close', ...lv('bid', 1, 10), ...lv('ask', 1, 10)];
+const L2_VOLS = ['volume', ...lv('bid_vol', 1, 10), ...lv('ask_vol', 1, 10)];
+const L2_DEEP = [...lv('bid', 2, 10), ...lv('ask', 2, 10), ...lv('bid_vol', 2, 10), ...lv('ask_vol', 2, 10)];
+const L2_BIDS = lv('bid', 1, 10);
+const L2_ASKS = lv('ask', 1, 10);
+const IDX_BOOK = [...lv('bid', 1, 5), ...lv('ask', 1, 5), ...lv('bid_vol', 1, 5), ...lv('ask_vol', 1, 5)];
+
+/** assert.ok without building the message unless it fails (the loops below are hot). */
+function check(cond: unknown, msg: () => string): void {
+  if (!cond) assert.unreachable(msg());
+}
+
+type Obj = Record<string, unknown>;
+
+/** HHMMSSmmm → ms, parsed here by hand. */
+function l2Ms(t: string): number {
+  check(/^\d{9}$/.test(t), () => `level-2 time ${t}`);
+  return ms(+t.slice(0, 2), +t.slice(2, 4), +t.slice(4, 6), +t.slice(6, 9));
+}
+
+/** YYYY-MM-DD HH:mm:ss.SSS → [YYYYMMDD, ms]. */
+function idxTime(t: string): [string, number] {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{3})$/.exec(t);
+  assert.ok(m, `index time ${t}`);
+  return [m![1] + m![2] + m![3], ms(+m![4], +m![5], +m![6], +m![7])];
+}
+
+const inSessions = (t: number) => (t >= T_0915 && t <= T_1130) || (t >= T_1300 && t <= T_1500);
+const onCentGrid = (p: number) => Math.round(p * 100) / 100 === p;
+
+const DAYS = ['20250102', '20250103'];
+const OPTS: GenerateOptions = { days: DAYS, stocks: 4, indexes: 2, seed: 'unit-test', faults: 0 };
+
+const lines = [...generateFeed(OPTS)];
+const objs = lines.map((l) => JSON.parse(l) as Obj);
+
+function groupBy(kind: string): Map<string, Obj[]> {
+  const m = new Map<string, Obj[]>();
+  for (const o of objs) {
+    if (o.kind !== kind) continue;
+    const k = `${o.tradedate}|${o.symbol}`;
+    let a = m.get(k);
+    if (!a) m.set(k, (a = []));
+    a.push(o);
+  }
+  return m;
+}
+const stockDays = groupBy('level2');
+const indexDays = groupBy('index');
+
+const sha = (ls: Iterable<string>) => {
+  const h = createHash('sha256');
+  for (const l of ls) h.update(l + '\n');
+  return h.digest('hex');
+};
+
+// ---------------------------------------------------------------------------------------------
+const det = suite('generateFeed: determinism');
+
+const SMALL: GenerateOptions = { days: ['20250102'], stocks: 2, indexes: 1, seed: 'det', faults: 0 };
+
+det('same seed, same lines (also with faults)', () => {
+  const a = [...generateFeed(SMALL)];
+  assert.is(sha(generateFeed(SMALL)), sha(a));
+  const f = { ...SMALL, faults: 0.02 };
+  assert.is(sha(generateFeed(f)), sha(generateFeed(f)));
+  // a prefix of the days is a prefix of the feed: the first day does not depend on later ones
+  const two = [...generateFeed({ ...SMALL, days: ['20250102', '20250103'] })];
+  assert.equal(two.slice(0, a.length), a);
+});
+
+det('a different seed gives different lines', () => {
+  const a = [...generateFeed(SMALL)];
+  const other = [...generateFeed({ ...SMALL, seed: 'det-2' })];
+  assert.is.not(sha(other), sha(a));
+  // …but the same shape: same line count
+  assert.is(other.length, a.length);
+});
+
+det('seededRandom is a stable stream in [0, 1)', () => {
+  const a = seededRandom('abc');
+  const b = seededRandom('abc');
+  const c = seededRandom('abd');
+  const xs = Array.from({ length: 1000 }, () => a());
+  assert.equal(Array.from({ length: 1000 }, () => b()), xs);
+  assert.not.equal(Array.from({ length: 1000 }, () => c()), xs);
+  for (const x of xs) assert.ok(x >= 0 && x < 1);
+  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
+  assert.ok(mean > 0.45 && mean < 0.55, `mean ${mean}`);
+});
+
+// ---------------------------------------------------------------------------------------------
+const codes = suite('stockCode / indexCode');
+
+codes('stock codes are canonical and their exchange matches the code', () => {
+  assert.is(stockCode(0), '600000.SH');
+  assert.is(stockCode(1), '000001.SZ');
+  const seen = new Set<string>();
+  for (let i = 0; i < 200; i++) {
+    const s = stockCode(i);
+    assert.match(s, /^\d{6}\.(SH|SZ|BJ)$/);
+    const d = s[0];
+    const ex = s.slice(7);
+    const want = s.startsWith('92') || d === '4' || d === '8' ? 'BJ' : d === '6' || d === '9' ? 'SH' : 'SZ';
+    assert.is(ex, want, s);
+    assert.not.ok(seen.has(s), `duplicate ${s}`);
+    seen.add(s);
+  }
+  assert.ok([...seen].some((s) => s.endsWith('.BJ')), 'BJ codes appear');
+});
+
+codes('index codes are six digits and distinct', () => {
+  assert.is(indexCode(0), '000001');
+  assert.is(indexCode(1), '000300');
+  assert.is(indexCode(2), '399001');
+  const seen = new Set<string>();
+  for (let i = 0; i < 200; i++) {
+    const s = indexCode(i);
+    assert.match(s, /^\d{6}$/);
+    assert.not.ok(seen.has(s), `duplicate ${s}`);
+    seen.add(s);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+const shape = suite('generateFeed: shape of a level-2 stock-day');
+
+/** Times (ms) of each stock-day's rows, parsed once. */
+const stockTimes = new Map([...stockDays].map(([k, rows]) => [k, rows.map((r) => l2Ms(r.time as string))]));
+
+shape('every line is a JSON object of a known kind for a requested day', () => {
+  for (const o of objs) {
+    check(o.kind === 'level2' || o.kind === 'index', () => `kind ${String(o.kind)}`);
+    check(DAYS.includes(o.tradedate as string), () => `tradedate ${String(o.tradedate)}`);
+  }
+  assert.is(stockDays.size, DAYS.length * OPTS.stocks);
+  assert.is(indexDays.size, DAYS.length * OPTS.indexes);
+  for (let i = 0; i < OPTS.stocks; i++) for (const d of DAYS) assert.ok(stockDays.has(`${d}|${stockCode(i)}`));
+  for (let i = 0; i < OPTS.indexes; i++) for (const d of DAYS) assert.ok(indexDays.has(`${d}|${indexCode(i)}`));
+});
+
+shape('~4,800–5,100 rows per stock-day, strictly increasing times at ~3 s steps with ms jitter', () => {
+  const segment = (t: number) => (t < ms(9, 26) ? 0 : t < T_1300 ? 1 : 2);
+  for (const [key, times] of stockTimes) {
+    assert.ok(times.length >= 4800 && times.length <= 5100, `${key}: ${times.length} rows`);
+    for (let i = 1; i < times.length; i++) {
+      check(times[i] > times[i - 1], () => `${key}: time goes back at row ${i}`);
+      if (segment(times[i]) === segment(times[i - 1])) {
+        const gap = times[i] - times[i - 1];
+        check(gap > 2000 && gap < 4000, () => `${key}: gap ${gap} ms at row ${i}`);
+      }
+    }
+    const msParts = new Set(times.map((t) => t % 1000));
+    assert.ok(msParts.size > 500, `${key}: only ${msParts.size} distinct millisecond parts`);
+  }
+});
+
+shape('rows only inside 09:15–11:30 and 13:00–15:00, and both sessions are covered', () => {
+  for (const [key, times] of stockTimes) {
+    for (const t of times) check(inSessions(t), () => `${key}: time ${t} outside the sessions`);
+    assert.ok(times[0] < ms(9, 15, 3), `${key}: starts at 09:15`);
+    assert.ok(times.some((t) => t >= ms(11, 29, 50)), `${key}: reaches 11:30`);
+    assert.ok(times.some((t) => t >= T_1300 && t < ms(13, 0, 5)), `${key}: restarts at 13:00`);
+    assert.ok(times[times.length - 1] >= ms(14, 59, 55), `${key}: reaches 15:00`);
+  }
+});
+
+shape('call-auction rows before 09:25: level 1 carries the match, levels 2–10 are null', () => {
+  for (const [key, rows] of stockDays) {
+    const times = stockTimes.get(key)!;
+    const auction = rows.filter((_, i) => times[i] < T_0925);
+    assert.ok(auction.length >= 190 && auction.length <= 210, `${key}: ${auction.length} auction rows`);
+    for (const r of auction) {
+      for (const f of ['bid1', 'ask1', 'bid_vol1', 'ask_vol1']) check(typeof r[f] === 'number', () => `${key} ${r.time} ${f}`);
+      for (const f of L2_DEEP) check(r[f] === undefined || r[f] === null, () => `${key} ${r.time} ${f} = ${String(r[f])}`);
+    }
+  }
+});
+
+shape('continuous rows: open/high/low/close set, low <= close <= high, book sorted and not crossed', () => {
+  for (const [key, rows] of stockDays) {
+    const times = stockTimes.get(key)!;
+    rows.forEach((r, i) => {
+      if (times[i] < T_0925) return;
+      for (const f of ['open', 'high', 'low', 'close', 'pre_close', 'volume', 'amount']) {
+        check(typeof r[f] === 'number', () => `${key} ${r.time} ${f}`);
+      }
+      const [lo, hi, c, o] = [r.low, r.high, r.close, r.open] as number[];
+      check(lo <= c && c <= hi && lo <= o && o <= hi, () => `${key} ${r.time}: low/open/close/high ${lo}/${o}/${c}/${hi}`);
+      const bids = L2_BIDS.map((f) => r[f]).filter((v): v is number => typeof v === 'number');
+      const asks = L2_ASKS.map((f) => r[f]).filter((v): v is number => typeof v === 'number');
+      for (let j = 1; j < bids.length; j++) check(bids[j] < bids[j - 1], () => `${key} ${r.time}: bids descend`);
+      for (let j = 1; j < asks.length; j++) check(asks[j] > asks[j - 1], () => `${key} ${r.time}: asks ascend`);
+      if (bids.length && asks.length) check(bids[0] < asks[0], () => `${key} ${r.time}: crossed book`);
+    });
+  }
+});
+
+shape('cumulative volume and amount never decrease within a stock-day', () => {
+  for (const [key, rows] of stockDays) {
+    let v = 0;
+    let a = 0;
+    for (const r of rows) {
+      if (typeof r.volume === 'number') {
+        check(r.volume >= v, () => `${key} ${r.time}: volume ${r.volume} < ${v}`);
+        v = r.volume;
+      }
+      if (typeof r.amount === 'number') {
+        check(r.amount >= a, () => `${key} ${r.time}: amount ${r.amount} < ${a}`);
+        a = r.amount;
+      }
+    }
+    assert.ok(v > 0 && a > 0, `${key}: something traded`);
+  }
+});
+
+shape('prices and amounts on the 0.01 grid; volumes whole numbers', () => {
+  for (const [key, rows] of stockDays) {
+    for (const r of rows) {
+      for (const f of L2_PRICES) {
+        const p = r[f];
+        if (p === undefined || p === null) continue;
+        check(typeof p === 'number' && onCentGrid(p) && p > 0, () => `${key} ${r.time} ${f} = ${String(p)}`);
+      }
+      if (typeof r.amount === 'number') check(onCentGrid(r.amount), () => `${key} ${r.time} amount ${r.amount}`);
+      for (const f of L2_VOLS) {
+        const v = r[f];
+        if (v === undefined || v === null) continue;
+        check(Number.isInteger(v) && (v as number) >= 0, () => `${key} ${r.time} ${f} = ${String(v)}`);
+      }
+    }
+  }
+});
+
+shape("the next day's pre_close is the previous day's last close", () => {
+  for (let i = 0; i < OPTS.stocks; i++) {
+    const d1 = stockDays.get(`${DAYS[0]}|${stockCode(i)}`)!;
+    const d2 = stockDays.get(`${DAYS[1]}|${stockCode(i)}`)!;
+    const lastClose = [...d1].reverse().find((r) => typeof r.close === 'number')!.close;
+    for (const r of d2) check(r.pre_close === lastClose, () => `${stockCode(i)} ${r.time}: pre_close ${r.pre_close} != ${lastClose}`);
+    // volume restarts at the new day
+    assert.is(d2[0].volume, 0);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+const idx = suite('generateFeed: index rows');
+
+idx('times inside the sessions, date equal to tradedate, ~3 s steps', () => {
+  for (const [key, rows] of indexDays) {
+    assert.ok(rows.length >= 4700 && rows.length <= 5100, `${key}: ${rows.length} rows`);
+    let last = -1;
+    for (const r of rows) {
+      const [date, t] = idxTime(r.time as string);
+      check(date === r.tradedate, () => `${key}: date of ${r.time}`);
+      check(inSessions(t), () => `${key}: ${r.time} outside the sessions`);
+      check(t > last, () => `${key}: time goes back at ${r.time}`);
+      if (last >= T_0930 && t < T_1130) check(t - last > 2000 && t - last < 4000, () => `${key}: gap at ${r.time}`);
+      last = t;
+    }
+  }
+});
+
+idx('five book levels, transaction_num an integer (or null) that never decreases', () => {
+  for (const [key, rows] of indexDays) {
+    let lastTx = 0;
+    let nonNullTx = 0;
+    for (const r of rows) {
+      check(/^\d{6}$/.test(r.symbol as string), () => `${key}: symbol ${r.symbol}`);
+      for (const f of IDX_BOOK) check(typeof r[f] === 'number', () => `${key} ${r.time} ${f}`);
+      for (const f of ['bid6', 'ask6', 'bid_vol6', 'ask_vol6']) check(r[f] === undefined, () => `${key}: no level 6`);
+      for (const f of ['open', 'high', 'low', 'close', 'vol', 'amount']) check(typeof r[f] === 'number', () => `${key} ${r.time} ${f}`);
+      const tx = r.transaction_num;
+      if (tx !== null) {
+        check(Number.isSafeInteger(tx) && (tx as number) >= lastTx, () => `${key} ${r.time}: transaction_num ${String(tx)} after ${lastTx}`);
+        lastTx = tx as number;
+        nonNullTx++;
+      }
+    }
+    assert.ok(nonNullTx > rows.length * 0.95, `${key}: transaction_num mostly present`);
+    assert.ok(lastTx > 0);
+  }
+});
+
+idx('cumulative vol and amount never decrease; low <= close <= high', () => {
+  for (const [key, rows] of indexDays) {
+    let v = 0;
+    let a = 0;
+    for (const r of rows) {
+      const [lo, hi, c] = [r.low, r.high, r.close] as number[];
+      check(lo <= c && c <= hi, () => `${key} ${r.time}`);
+      check((r.vol as number) >= v && (r.amount as number) >= a, () => `${key} ${r.time}: cumulative`);
+      v = r.vol as number;
+      a = r.amount as number;
+    }
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+const faults = suite('generateFeed: faults');
+
+faults('faults add bad lines and corrected duplicates on top of the good rows', () => {
+  const faulty = [...generateFeed({ ...OPTS, days: [DAYS[0]], stocks: 3, indexes: 2, faults: 0.05 })];
+  let notJson = 0;
+  const keys = new Map<string, number>();
+  for (const l of faulty) {
+    let o: Obj;
+    try {
+      o = JSON.parse(l) as Obj;
+    } catch {
+      notJson++;
+      continue;
+    }
+    const k = `${o.kind}|${o.symbol}|${o.tradedate}|${o.time}`;
+    keys.set(k, (keys.get(k) ?? 0) + 1);
+  }
+  assert.ok(notJson > 0, 'some lines are not JSON');
+  const dups = [...keys.values()].filter((n) => n > 1).length;
+  assert.ok(dups > 50, `corrected duplicates: ${dups}`);
+  const clean = 3 * 5001 + 2 * 4801;
+  assert.ok(faulty.length > clean * 1.03 && faulty.length < clean * 1.08, `${faulty.length} lines vs ${clean} clean`);
+});
+
+faults('a corrected duplicate comes first with a wrong close, the true row after it', () => {
+  const faulty = [...generateFeed({ ...OPTS, days: [DAYS[0]], stocks: 2, indexes: 1, faults: 0.05 })].flatMap((l) => {
+    try {
+      return [JSON.parse(l) as Obj];
+    } catch {
+      return [];
+    }
+  });
+  let checked = 0;
+  for (let i = 1; i < faulty.length; i++) {
+    const a = faulty[i - 1];
+    const b = faulty[i];
+    if (a.kind === b.kind && a.symbol === b.symbol && a.time === b.time && a.close === 0.01 && b.close !== 0.01) {
+      assert.equal({ ...a, close: b.close }, b);
+      checked++;
+    }
+  }
+  assert.ok(checked > 10, `${checked} corrected duplicates`);
+});
+
+// ---------------------------------------------------------------------------------------------
+const days = suite('generationDays (generate --from/--days)');
+
+days('from a trading day on, skipping weekends and the Spring Festival closure', () => {
+  assert.equal(generationDays('20250102', 3, 0), ['20250102', '20250103', '20250106']);
+  assert.equal(generationDays('20250125', 3, 0), ['20250127', '20250205', '20250206']);
+  assert.equal(generationDays('20250127', 2, 0), ['20250127', '20250205']);
+});
+
+days('without --from: the N latest trading days up to the clock', () => {
+  const now = Date.parse('2025-02-10T16:30:00+08:00');
+  assert.equal(generationDays(undefined, 3, now), ['20250206', '20250207', '20250210']);
+  const sunday = Date.parse('2025-02-09T12:00:00+08:00');
+  assert.equal(generationDays(undefined, 2, sunday), ['20250206', '20250207']);
+});
+
+days('a bad --from is a usage error', () => {
+  assert.throws(() => generationDays('2025-01-02', 1, 0), /--from/);
+  assert.throws(() => generationDays('20251340', 1, 0), /--from/);
+});
+
+det.run();
+codes.run();
+shape.run();
+idx.run();
+faults.run();
+days.run();

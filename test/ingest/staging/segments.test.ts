@@ -1,0 +1,189 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appendFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Staging, bucketOf, BUCKETS } from '../../../ingest/staging/segments.js';
+import { RecordPacker, recordBytes } from '../../../ingest/staging/recordCodec.js';
+import { SCHEMAS, type SnapshotRow } from '../../../shared/schema.js';
+import { tempDir } from '../../support/tempDir.js';
+
+const WIDTH = SCHEMAS.level2.numericFields.length;
+
+function row(symbol: string, timeMs: number, close: number | null, seq?: number): SnapshotRow {
+  const values: (number | null)[] = new Array(WIDTH).fill(null);
+  values[3] = close; // close is the 4th numeric field (open, high, low, close)
+  values[WIDTH - 1] = timeMs / 1000;
+  return { dataset: 'level2', symbol, tradedate: '20250102', timeMs, values, seq };
+}
+
+function openStaging(): { staging: Staging; dir: string } {
+  const dir = tempDir();
+  return { staging: Staging.open(join(dir, 'ingest.db'), () => 1_700_000_000_000), dir };
+}
+
+function readAll(staging: Staging, symbols: string[]) {
+  const out = new Map<string, { times: number[]; close: (number | null)[] }>();
+  for (const [b, set] of staging.bucketsOf(symbols)) {
+    for (const d of staging.readBucket('level2', '20250102', b, set)) {
+      out.set(d.symbol, { times: [...d.timesMs], close: [...d.values[3]].map((v) => (Number.isNaN(v) ? null : v)) });
+    }
+  }
+  return out;
+}
+
+const bucketOfSuite = suite('bucketOf');
+bucketOfSuite('is stable and in range', () => {
+  assert.is(bucketOf('600000.SH'), bucketOf('600000.SH'));
+  for (const s of ['600000.SH', '000001.SZ', '830799.BJ', '000300']) {
+    const b = bucketOf(s);
+    assert.ok(Number.isInteger(b) && b >= 0 && b < BUCKETS);
+  }
+});
+bucketOfSuite.run();
+
+const stageSuite = suite('Staging.stage / readBucket');
+
+stageSuite('returns rows sorted by time, nulls kept, later duplicate wins', () => {
+  const { staging } = openStaging();
+  staging.stage([row('600000.SH', 36_000_000, 10.5), row('600000.SH', 34_200_000, 10.1), row('600000.SH', 35_000_000, null)], []);
+  staging.stage([row('600000.SH', 36_000_000, 10.7)], []); // a corrected re-send
+  const got = readAll(staging, ['600000.SH']).get('600000.SH')!;
+  assert.equal(got.times, [34_200_000, 35_000_000, 36_000_000]);
+  assert.equal(got.close, [10.1, null, 10.7]);
+  staging.close();
+});
+
+stageSuite('explicit seq orders duplicates regardless of arrival', () => {
+  const { staging } = openStaging();
+  staging.stage([row('600000.SH', 36_000_000, 10.9, 12)], []);
+  staging.stage([row('600000.SH', 36_000_000, 10.5, 11)], []); // older offset arriving later
+  assert.equal(readAll(staging, ['600000.SH']).get('600000.SH')!.close, [10.9]);
+  staging.close();
+});
+
+stageSuite('a call larger than a segment buffer keeps every row (buffer growth)', () => {
+  const { staging } = openStaging();
+  const rows = Array.from({ length: 2000 }, (_, i) => row('600000.SH', 34_200_000 + i * 3000, 10 + i / 100));
+  staging.stage(rows, []);
+  const got = readAll(staging, ['600000.SH']).get('600000.SH')!;
+  assert.is(got.times.length, 2000);
+  assert.equal(got.close, rows.map((r) => r.values[3]));
+  staging.close();
+});
+
+stageSuite('restricts to the asked symbols and keeps symbols apart', () => {
+  const { staging } = openStaging();
+  staging.stage([row('600000.SH', 1000, 1), row('000001.SZ', 1000, 2), row('600000.SH', 2000, 3)], []);
+  const only = readAll(staging, ['000001.SZ']);
+  assert.equal([...only.keys()], ['000001.SZ']);
+  assert.equal(only.get('000001.SZ')!.close, [2]);
+  assert.equal(staging.symbolsOf('level2', '20250102'), ['000001.SZ', '600000.SH']);
+  assert.equal(staging.openDays(), [{ dataset: 'level2', tradedate: '20250102' }]);
+  staging.close();
+});
+
+stageSuite('bytes past the committed length (a crash mid-append) are ignored', () => {
+  const { staging, dir } = openStaging();
+  staging.stage([row('600000.SH', 1000, 1)], []);
+  const segDir = join(dir, 'staging', 'level2', '20250102');
+  const seg = join(segDir, readdirSync(segDir)[0]);
+  // Append a full stray record and a torn half one, as an interrupted writer would leave.
+  appendFileSync(seg, Buffer.alloc(recordBytes('level2') * 1.5, 0x41));
+  assert.equal(readAll(staging, ['600000.SH']).get('600000.SH')!.close, [1]);
+  staging.close();
+});
+
+stageSuite('survives reopening: a second writer sees the first one\'s committed rows', () => {
+  const { staging, dir } = openStaging();
+  staging.stage([row('600000.SH', 1000, 1), row('600000.SH', 2000, 2)], []);
+  staging.close();
+  const again = Staging.open(join(dir, 'ingest.db'), () => 0);
+  again.stage([row('600000.SH', 2000, 20)], []);
+  assert.equal(readAll(again, ['600000.SH']).get('600000.SH')!.close, [1, 20]);
+  again.close();
+});
+
+stageSuite('quarantine rows and the after hook commit with the rows', () => {
+  const { staging } = openStaging();
+  let ran = 0;
+  staging.stage([row('600000.SH', 1000, 1)], [{ source: 'f:1', reason: 'not JSON', raw: '{' }], () => ran++);
+  assert.is(ran, 1);
+  assert.is(staging.quarantineCount(), 1);
+  assert.equal(staging.db.prepare('SELECT source, reason, raw FROM quarantine').get(), { source: 'f:1', reason: 'not JSON', raw: '{' });
+  staging.close();
+});
+
+stageSuite('stagePacks stages the same rows as stage', () => {
+  const a = openStaging();
+  const b = openStaging();
+  const rows = [row('600000.SH', 3000, 3), row('000001.SZ', 1000, 1), row('600000.SH', 1000, 5), row('600000.SH', 3000, 4)];
+  a.staging.stage(rows, []);
+  const packer = new RecordPacker();
+  for (const r of rows) packer.add(r);
+  b.staging.stagePacks(packer.take(), []);
+  const syms = ['600000.SH', '000001.SZ'];
+  assert.equal(readAll(b.staging, syms), readAll(a.staging, syms));
+  assert.equal(readAll(b.staging, syms).get('600000.SH')!.close, [5, 4]);
+  a.staging.close();
+  b.staging.close();
+});
+
+stageSuite.run();
+
+const dropSuite = suite('Staging.drop');
+dropSuite('forgets dropped symbols; removes the day\'s segments once none is open', () => {
+  const { staging, dir } = openStaging();
+  staging.stage([row('600000.SH', 1000, 1), row('000001.SZ', 1000, 2)], []);
+  const segDir = join(dir, 'staging', 'level2', '20250102');
+  staging.drop('level2', '20250102', ['600000.SH']);
+  assert.equal(staging.symbolsOf('level2', '20250102'), ['000001.SZ']);
+  assert.ok(existsSync(segDir) && statSync(segDir).isDirectory());
+  staging.drop('level2', '20250102', ['000001.SZ']);
+  assert.equal(staging.openDays(), []);
+  assert.not.ok(existsSync(segDir));
+  staging.close();
+});
+dropSuite.run();
+
+const bigBucketSuite = suite('Staging.readBucket over the read budget');
+bigBucketSuite('a bucket larger than the budget is read in symbol groups, rows intact', () => {
+  const { staging } = openStaging();
+  // Two stock codes that share a bucket, 12,000 rows each: ~9.6 MB, over the 8 MiB budget.
+  const first = '600000.SH';
+  let second = '';
+  for (let code = 600001; !second; code++) if (bucketOf(`${code}.SH`) === bucketOf(first)) second = `${code}.SH`;
+  const N = 12_000;
+  for (let start = 0; start < N; start += 2000) {
+    const rows: SnapshotRow[] = [];
+    for (let i = start; i < start + 2000; i++) {
+      rows.push(row(first, 30_000_000 + (N - i) * 1000, i));
+      rows.push(row(second, 30_000_000 + i * 1000, -i));
+    }
+    staging.stage(rows, [], undefined, { sync: false });
+  }
+  staging.stage([row(second, 30_000_000 + 5 * 1000, 12345)], []); // a later correction
+  const got = readAll(staging, [first, second]);
+  const a = got.get(first)!;
+  const b = got.get(second)!;
+  assert.is(a.times.length, N);
+  assert.is(b.times.length, N);
+  assert.equal(a.times.slice(0, 3), [30_001_000, 30_002_000, 30_003_000]);
+  assert.equal(a.close.slice(0, 3), [N - 1, N - 2, N - 3]);
+  assert.ok(b.times.every((t, i) => i === 0 || t > b.times[i - 1]));
+  assert.equal(b.close.slice(4, 7), [-4, 12345, -6]);
+  staging.close();
+});
+bigBucketSuite.run();
+
+const flushSuite = suite('Staging.flush');
+flushSuite('makes unsynced appends durable; nothing left to do once the day is dropped', async () => {
+  const { staging } = openStaging();
+  staging.stage([row('600000.SH', 1000, 1), row('000001.SZ', 1000, 2)], [], undefined, { sync: false });
+  await staging.flush();
+  assert.equal(readAll(staging, ['600000.SH']).get('600000.SH')!.close, [1]);
+  staging.stage([row('600000.SH', 2000, 3)], [], undefined, { sync: false });
+  staging.drop('level2', '20250102', ['600000.SH', '000001.SZ']);
+  await staging.flush(); // its segments are closed and removed: must not throw
+  staging.close();
+});
+flushSuite.run();
