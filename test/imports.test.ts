@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const test = suite('imports');
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SOURCE_DIRS = ['shared', 'storage', 'calendar', 'ingest', 'serve', 'cli', 'bench'];
+const SOURCE_DIRS = ['shared', 'storage', 'calendar', 'ingest', 'serve', 'client', 'cli', 'bench'];
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/g;
 
 function sourceFiles(dir: string): string[] {
