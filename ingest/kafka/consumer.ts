@@ -308,11 +308,18 @@ export class KafkaIngestor {
         if (this.committer.failed) this.runner.clear();
         await withTimeout('decoding the received batches', this.runner.decoded(), 60_000);
         if (!this.committer.failed) await withTimeout('final group commit', this.committer.flush(), 60_000);
-        // A rebalance may refuse a commit: retry a few times before leaving the group.
+        // A rebalance may refuse a commit: retry a few times before leaving the group. During a
+        // rebalance nothing is owned and nothing can be committed, so wait (bounded) for its end
+        // first: leaving then would leave the group's offsets behind the data directory's with no
+        // new message to move them (a member killed earlier and expiring now causes exactly that).
         for (let attempt = 0; attempt < 5; attempt++) {
+          if (this.kafkaCommits.pendingCount === 0) break;
+          const deadline = Date.now() + 15_000;
+          while (this.assigned === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+          if (this.assigned === null) break;
           this.kafkaCommits.commit([]);
           await withTimeout('final Kafka commit', this.kafkaCommits.settled, 30_000);
-          if (this.kafkaCommits.pendingCount === 0 || this.assigned === null) break;
+          if (this.kafkaCommits.pendingCount === 0) break;
           await new Promise((r) => setTimeout(r, 500));
         }
         this.assigned = null;
