@@ -267,7 +267,11 @@ export class KafkaIngestor {
     // A crash between recording and committing leaves Kafka behind the data directory.
     this.late.reload();
     this.assigned = a;
-    this.kafkaCommits.commit(recorded);
+    // Queued, not committed here: this runs inside kafkajs's join, before its runner counts as
+    // running, and a commit then is a silent no-op that would look done (kafkajs returns without
+    // an error) and leave Kafka behind forever on a partition with no new message. The next
+    // group commit, progress tick or the final commit at stop sends them.
+    this.kafkaCommits.queue(recorded);
     this.log.info({ assignment: Object.fromEntries(a), resumeFrom: seeks }, 'partitions assigned');
   }
 

@@ -47,6 +47,11 @@ export class OffsetCommitter {
     for (const [k, o] of this.pending) if (!(a.get(o.topic) ?? []).includes(o.partition)) this.pending.delete(k);
   }
 
+  /** Queues `offsets` without committing them now (they go with the next commit). */
+  queue(offsets: readonly KafkaOffset[]): void {
+    for (const o of offsets) this.pending.set(`${o.topic}/${o.partition}`, o);
+  }
+
   /** Queues `offsets` (none: just retry the pending ones) and commits what is owned. */
   commit(offsets: readonly KafkaOffset[]): void {
     for (const o of offsets) this.pending.set(`${o.topic}/${o.partition}`, o);

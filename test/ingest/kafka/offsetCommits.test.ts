@@ -72,6 +72,20 @@ t('nothing is committed while rebalancing or without a consumer; a later call co
   assert.is(committer.pendingCount, 0);
 });
 
+t('queued offsets (the data directory's, at assignment) are not sent until the next commit', async () => {
+  // At assignment kafkajs has not started its runner; a commit then returns without error and
+  // without committing, so the offsets must wait for a commit made once it runs.
+  const { consumer, committer } = setup(new Map([['md.index', [1]]]));
+  committer.queue([off('md.index', 1, 2)]);
+  await committer.settled;
+  assert.equal(consumer.commits, []);
+  assert.is(committer.pendingCount, 1);
+  committer.commit([]);
+  await committer.settled;
+  assert.equal(consumer.commits, [[off('md.index', 1, 2)]]);
+  assert.is(committer.pendingCount, 0);
+});
+
 t('commits go one request at a time, in order', async () => {
   const { consumer, committer } = setup(new Map([['md.level2', [0, 1]]]));
   committer.commit([off('md.level2', 0, 1)]);
