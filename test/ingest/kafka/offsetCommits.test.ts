@@ -72,7 +72,7 @@ t('nothing is committed while rebalancing or without a consumer; a later call co
   assert.is(committer.pendingCount, 0);
 });
 
-t('queued offsets (the data directory's, at assignment) are not sent until the next commit', async () => {
+t('queued offsets (the stored ones, at assignment) are not sent until the next commit', async () => {
   // At assignment kafkajs has not started its runner; a commit then returns without error and
   // without committing, so the offsets must wait for a commit made once it runs.
   const { consumer, committer } = setup(new Map([['md.index', [1]]]));
