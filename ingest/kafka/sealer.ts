@@ -1,5 +1,5 @@
 import { sealDay, type Encoder, type SealDeps } from '../seal/day.js';
-import { CatalogReader, CatalogWriter } from '../../storage/catalog.js';
+import { CatalogWriter } from '../../storage/catalog.js';
 import { SealPool } from '../seal/pool.js';
 import type { IngestMetrics } from './metrics.js';
 import type { KafkaTopics } from '../config.js';
@@ -82,7 +82,7 @@ export class KafkaSealer {
   private candidates(nowMs: number): DayRef[] {
     const { stores, sealState, sealAfterMs } = this.deps;
     const open = [...stores.staging.openDays(), ...sealState.daysInProgress()];
-    const catalog = new CatalogReader(stores.catalog);
+    const catalog = stores.catalogReader;
     return dueDays(open, nowMs, sealAfterMs).filter((d) => !catalog.isDaySealed(d.dataset, d.tradedate));
   }
 
@@ -179,7 +179,7 @@ export class KafkaSealer {
     new CatalogWriter(stores.catalog).markDaySealed(day.dataset, day.tradedate, this.deps.nowMs());
     sealState.forgetDay(day.dataset, day.tradedate);
     late.afterSeal(day.dataset, day.tradedate, true);
-    const totals = new CatalogReader(stores.catalog).dayTotals(day.dataset, day.tradedate);
+    const totals = stores.catalogReader.dayTotals(day.dataset, day.tradedate);
     log.info({ dataset: day.dataset, tradedate: day.tradedate, files: totals.files, rows: totals.rows, swept: sweep?.files ?? 0 }, 'day sealed');
     return true;
   }

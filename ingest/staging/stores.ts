@@ -9,6 +9,8 @@ import { Staging } from './segments.js';
 export interface IngestStores {
   readonly layout: Layout;
   readonly catalog: Db;
+  /** The catalog's read queries, prepared once for the process (the sealer asks every tick). */
+  readonly catalogReader: CatalogReader;
   readonly staging: Staging;
   readonly late: LateGuard;
   close(): void;
@@ -19,11 +21,13 @@ export function openIngestStores(dataDir: string, nowMs: () => number): IngestSt
   const layout = layoutFor(dataDir);
   const catalog = openCatalog(layout.catalogDb);
   const staging = Staging.open(layout.ingestDb, nowMs);
+  const catalogReader = new CatalogReader(catalog);
   return {
     layout,
     catalog,
+    catalogReader,
     staging,
-    late: new LateGuard(new CatalogReader(catalog)),
+    late: new LateGuard(catalogReader),
     close() {
       staging.close();
       catalog.close();
