@@ -37,7 +37,8 @@ import { AccountStore } from '../serve/access/accounts.js';
 import { createApp, type App } from '../serve/http/app.js';
 import { OPERATIONS } from '../serve/operations.js';
 import { openServiceDb } from '../serve/access/serviceDb.js';
-import { SlotTable } from '../serve/access/slots.js';
+import { SqliteStateStore } from '../serve/access/sqliteState.js';
+import { SlotLeases } from '../serve/access/slots.js';
 
 /** The slice of autocannon's API used here (the package ships no types). */
 interface CannonResult {
@@ -242,9 +243,11 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
     toClose.push(() => void serviceDb.close());
     const accounts = new AccountStore(serviceDb);
     const key = accounts.create('flagship', Date.now()).key;
+    const state = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
+    toClose.push(() => state.close());
 
     const app: App = createApp({
-      dataDir, catalog, serviceDb, clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: OPERATIONS,
+      dataDir, catalog, state, cursorKey: await state.cursorKey(), clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: OPERATIONS,
       config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 1024 * 1024 * 1024 },
     });
     const server: Server = createServer(app.koa.callback());
@@ -309,10 +312,10 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
     log(`level2 parquet download p50: ${parquetP50Ms.toFixed(2)} ms for ${(pqFile.bytes / 1e6).toFixed(2)} MB (target ≤ 5 ms)`);
 
     // Slot acquire + release, on the same service.db, as every level2 request does it.
-    const slots = new SlotTable(serviceDb, { leaseMs: 30_000, wallMs: Date.now });
+    const slots = new SlotLeases(state, 30_000);
     const n = 5000;
     const slotStart = performance.now();
-    for (let i = 0; i < n; i++) slots.tryAcquire(1_000_000 + (i % 64), API)!.release();
+    for (let i = 0; i < n; i++) await (await slots.tryAcquire(1_000_000 + (i % 64), API))!.release();
     const slotAcquireReleaseMs = (performance.now() - slotStart) / n;
     log(`level2 slot acquire + release: ${(slotAcquireReleaseMs * 1000).toFixed(0)} µs per request (target ≤ 200 µs)`);
 

@@ -2,12 +2,13 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogReader, openCatalog } from '../storage/catalog.js';
-import { parsePositiveInt, resolveOption, type Flags } from '../shared/config.js';
+import { parsePositiveInt, resolveOption, STATE_URL_OPTION, type Flags } from '../shared/config.js';
 import { layoutFor } from '../storage/layout.js';
 import { createLogger } from '../shared/logger.js';
-import { AccountStore, validKeyText } from '../serve/access/accounts.js';
+import { validKeyText } from '../serve/access/accounts.js';
 import { SERVE_OPTIONS } from '../serve/http/serveConfig.js';
-import { openServiceDb } from '../serve/access/serviceDb.js';
+import { openStateStore } from '../serve/access/openState.js';
+import type { StateStore } from '../serve/access/stateStore.js';
 import { generateCommand } from './generateCommand.js';
 import { replayCommand } from './replayCommand.js';
 import { serveCommand } from './serveCommand.js';
@@ -37,9 +38,10 @@ interface Sample {
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'embedded demo: generate and replay a small market if the data directory is empty, create a demo key, serve',
-  usage: 'tickvault demo [--port 8080] [--host 127.0.0.1] [--stocks 50] [--indexes 20] [--days 5] [--data-dir DIR]',
+  usage: 'tickvault demo [--port 8080] [--host 127.0.0.1] [--stocks 50] [--indexes 20] [--days 5] [--state-url URL] [--data-dir DIR]',
   options: {
     port: { type: 'string' }, host: { type: 'string' }, stocks: { type: 'string' }, indexes: { type: 'string' }, days: { type: 'string' },
+    [STATE_URL_OPTION.flag]: { type: 'string' },
   },
   help: [
     docOf(SERVE_OPTIONS.port, 'N'),
@@ -47,6 +49,7 @@ export const demoCommand: Command = {
     { flag: 'stocks', value: 'N', help: 'stocks to generate when the data directory holds no sealed data', default: '50' },
     { flag: 'indexes', value: 'N', help: 'indexes to generate', default: '20' },
     { flag: 'days', value: 'N', help: 'trading days to generate, the latest up to the clock', default: '5' },
+    docOf(STATE_URL_OPTION, 'URL', 'service.db in the data directory'),
   ],
   positionals: 'none',
   async run(ctx) {
@@ -57,6 +60,7 @@ export const demoCommand: Command = {
     // Validated now, so that a bad --port fails before minutes of generating.
     const port = resolveOption(SERVE_OPTIONS.port, ctx.flags, ctx.env);
     const host = resolveOption(SERVE_OPTIONS.host, ctx.flags, ctx.env);
+    const stateUrl = resolveOption(STATE_URL_OPTION, ctx.flags, ctx.env);
     const dataDir = ctx.config.dataDir;
     mkdirSync(dataDir, { recursive: true });
 
@@ -82,7 +86,8 @@ export const demoCommand: Command = {
     } else {
       ctx.out(`demo: reusing ${sample.files} sealed files in ${dataDir}`);
     }
-    const { key, created } = demoKey(dataDir, ctx.config.clock.nowMs());
+    const state = await openStateStore({ url: stateUrl, dataDir, durable: true });
+    const { key, created } = await demoKey(dataDir, state, ctx.config.clock.nowMs()).finally(() => state.close());
     log.info({ dataDir, created }, created ? 'demo account created' : 'demo account reused');
 
     // `serve` announces its address with `listening on URL`; the banner follows it, so the
@@ -95,7 +100,7 @@ export const demoCommand: Command = {
       if (m) setImmediate(() => banner(m[1], key, dataDir, sample).forEach((l) => ctx.out(l)));
     };
     // A busy port fails inside serve with one line naming the port and --port.
-    return await runSub({ ...ctx, out }, serveCommand, level, { port: String(port), host });
+    return await runSub({ ...ctx, out }, serveCommand, level, { port: String(port), host, ...(stateUrl ? { 'state-url': stateUrl } : {}) });
   },
 };
 
@@ -136,23 +141,17 @@ function storedSample(dataDir: string): Sample | null {
 
 /**
  * The demo account's key: the one in DATA_DIR/demo.key while it still authenticates, else a
- * new flagship account whose key replaces the file. Only the hash is in service.db, so the
- * file is the one place the key is kept; it is readable by its owner only.
+ * new flagship account whose key replaces the file. Only the hash is in the state store, so
+ * the file is the one place the key is kept; it is readable by its owner only.
  */
-export function demoKey(dataDir: string, nowMs: number): { key: string; created: boolean } {
+export async function demoKey(dataDir: string, store: StateStore, nowMs: number): Promise<{ key: string; created: boolean }> {
   const file = join(dataDir, DEMO_KEY_FILE);
-  const db = openServiceDb(layoutFor(dataDir).serviceDb, { durable: true });
-  try {
-    const store = new AccountStore(db);
-    const stored = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
-    if (validKeyText(stored) && store.authenticate(stored)?.plan.name === 'flagship') return { key: stored, created: false };
-    const { key } = store.create('flagship', nowMs);
-    writeFileSync(file, key + '\n', { mode: 0o600 });
-    chmodSync(file, 0o600); // an existing file keeps its old mode through writeFileSync
-    return { key, created: true };
-  } finally {
-    db.close();
-  }
+  const stored = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  if (validKeyText(stored) && (await store.authenticate(stored))?.plan.name === 'flagship') return { key: stored, created: false };
+  const { key } = await store.createAccount('flagship', nowMs);
+  writeFileSync(file, key + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600); // an existing file keeps its old mode through writeFileSync
+  return { key, created: true };
 }
 
 /** Shell-quotes a JSON body for `-d '…'` (keys and symbols never hold a quote; this is for safety). */

@@ -7,6 +7,7 @@ import type { Command } from './command.js';
 import { docOf } from './helpText.js';
 import { warnNearKnownRangeEnd } from './calendarWarning.js';
 import { INGEST_OPTIONS } from '../ingest/config.js';
+import { STATE_URL_OPTION } from '../shared/config.js';
 
 /** Exit promptly even if some library left a handle open: never linger after stopping. */
 const EXIT_GRACE_MS = 5000;
@@ -16,10 +17,12 @@ export const ingestCommand: Command = {
   summary: 'consume the Kafka snapshot topics into staging and seal days as they fall due, until SIGTERM/SIGINT',
   usage:
     'tickvault ingest --brokers HOST:PORT[,…] [--topics md.level2,md.index] [--group tickvault-ingest]\n' +
-    '                 [--seal-after 16:00] [--metrics-port N] [--metrics-host 127.0.0.1] [--session-timeout MS]',
+    '                 [--seal-after 16:00] [--metrics-port N] [--metrics-host 127.0.0.1] [--session-timeout MS]\n' +
+    '                 [--state-url URL]',
   options: {
     brokers: { type: 'string' }, topics: { type: 'string' }, group: { type: 'string' }, 'seal-after': { type: 'string' },
     'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' }, 'session-timeout': { type: 'string' },
+    [STATE_URL_OPTION.flag]: { type: 'string' },
   },
   help: [
     docOf(INGEST_OPTIONS.brokers, 'HOST:PORT[,…]'),
@@ -29,6 +32,7 @@ export const ingestCommand: Command = {
     docOf(INGEST_OPTIONS.metricsPort, 'N', 'off'),
     docOf(INGEST_OPTIONS.metricsHost, 'ADDR'),
     docOf(INGEST_OPTIONS.sessionTimeout, 'MS'),
+    { ...docOf(STATE_URL_OPTION, 'URL', 'none'), help: 'the shared state database of a multi-site service (accepted and checked; ingest does not use it yet)' },
   ],
   positionals: 'none',
   async run(ctx) {

@@ -6,7 +6,8 @@ import { layoutFor } from '../storage/layout.js';
 import { createApp } from '../serve/http/app.js';
 import { OPERATIONS } from '../serve/operations.js';
 import { loadServeConfig, SERVE_OPTIONS } from '../serve/http/serveConfig.js';
-import { openServiceDb } from '../serve/access/serviceDb.js';
+import { openStateStore } from '../serve/access/openState.js';
+import { STATE_URL_OPTION, resolveOption } from '../shared/config.js';
 import type { Command } from './command.js';
 import { requireDataDir } from './dataDirCheck.js';
 import { warnNearKnownRangeEnd } from './calendarWarning.js';
@@ -23,29 +24,45 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the query server (POST /api, GET /healthz)',
   usage:
-    'tickvault serve [--port 8080] [--host 127.0.0.1] [--rate-limit 20] [--lease-seconds 30] [--cache-mb 256] [--data-dir DIR]',
-  options: Object.fromEntries(Object.values(SERVE_OPTIONS).map((o) => [o.flag, { type: 'string' as const }])),
+    'tickvault serve [--port 8080] [--host 127.0.0.1] [--rate-limit 20] [--lease-seconds 30] [--cache-mb 256] [--state-url URL] [--data-dir DIR]',
+  options: Object.fromEntries([...Object.values(SERVE_OPTIONS), STATE_URL_OPTION].map((o) => [o.flag, { type: 'string' as const }])),
   help: [
     docOf(SERVE_OPTIONS.port, 'N'),
     docOf(SERVE_OPTIONS.host, 'ADDR'),
     docOf(SERVE_OPTIONS.rateLimit, 'N'),
     docOf(SERVE_OPTIONS.leaseSeconds, 'S'),
     docOf(SERVE_OPTIONS.cacheMb, 'MB'),
+    docOf(STATE_URL_OPTION, 'URL', 'service.db in the data directory'),
   ],
   positionals: 'none',
   async run(ctx) {
     const config = loadServeConfig(ctx.flags, ctx.env);
+    const stateUrl = resolveOption(STATE_URL_OPTION, ctx.flags, ctx.env);
     const layout = layoutFor(ctx.config.dataDir);
     requireDataDir(layout.dataDir);
     warnNearKnownRangeEnd(ctx);
     // The catalog is the sealer's; a server started before any seal creates it empty once.
     if (!existsSync(layout.catalogDb)) openCatalog(layout.catalogDb, false).close();
     const catalogDb = openCatalog(layout.catalogDb, true);
-    const serviceDb = openServiceDb(layout.serviceDb);
+    // Unreachable PostgreSQL: one clear line and a non-zero exit, before anything listens.
+    const state = await openStateStore({
+      url: stateUrl,
+      dataDir: layout.dataDir,
+      onPoolError: (err) => ctx.log.warn({ err }, 'state database connection lost; reconnecting on the next request'),
+    }).catch((e: unknown) => {
+      catalogDb.close();
+      throw e;
+    });
+    const cursorKey = await state.cursorKey().catch(async (e: unknown) => {
+      await state.close();
+      catalogDb.close();
+      throw e;
+    });
     const app = createApp({
       dataDir: layout.dataDir,
       catalog: new CatalogReader(catalogDb),
-      serviceDb,
+      state,
+      cursorKey,
       config,
       clock: ctx.config.clock,
       log: ctx.log,
@@ -56,8 +73,8 @@ export const serveCommand: Command = {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
-    }).catch((e: unknown) => {
-      serviceDb.close();
+    }).catch(async (e: unknown) => {
+      await state.close();
       catalogDb.close();
       if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
         throw new Error(`port ${config.port} on ${config.host} is already in use (another tickvault serve or demo?); choose another with --port N, or --port 0 for a free one`);
@@ -81,11 +98,11 @@ export const serveCommand: Command = {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
-    ctx.log.info({ url, dataDir: layout.dataDir, rateLimit: config.rateLimitPerSec, leaseMs: config.leaseMs, cacheBytes: config.cacheBytes }, 'listening');
+    ctx.log.info({ url, dataDir: layout.dataDir, state: state.where, rateLimit: config.rateLimitPerSec, leaseMs: config.leaseMs, cacheBytes: config.cacheBytes }, 'listening');
     ctx.out(`listening on ${url}`);
     await stopped;
-    for (const slot of app.heldSlots) slot.release();
-    serviceDb.close();
+    await Promise.all([...app.heldSlots].map((slot) => slot.release()));
+    await state.close();
     catalogDb.close();
     return 0;
   },

@@ -1,4 +1,4 @@
-import {
+import { STATE_URL_OPTION,
   ConfigError,
   parseClockTime,
   parsePort,
@@ -104,6 +104,8 @@ export interface IngestConfig {
   readonly metricsPort: number | null;
   readonly metricsHost: string;
   readonly sessionTimeoutMs: number;
+  /** The shared state database (--state-url); '' when none. Validated now; ingest does not use it yet. */
+  readonly stateUrl: string;
 }
 
 export interface ProduceConfig {
@@ -126,6 +128,7 @@ export function loadIngestConfig(flags: Flags, env: Env): IngestConfig {
     metricsPort: resolveOption(INGEST_OPTIONS.metricsPort, flags, env),
     metricsHost: resolveOption(INGEST_OPTIONS.metricsHost, flags, env),
     sessionTimeoutMs: resolveOption(INGEST_OPTIONS.sessionTimeout, flags, env),
+    stateUrl: resolveOption(STATE_URL_OPTION, flags, env),
   };
 }
 

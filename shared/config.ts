@@ -95,6 +95,27 @@ export const OPTIONS = {
   } satisfies OptionSpec<string>,
 };
 
+/**
+ * Where the shared state (accounts, limits, slots, cursor key) lives: empty for service.db in
+ * the data directory (one host), or a PostgreSQL URL shared by every site of one service.
+ */
+export const STATE_URL_OPTION = {
+  flag: 'state-url', env: 'TICKVAULT_STATE_URL', defaultValue: '',
+  parse: (t: string, s: string) => {
+    let scheme = '';
+    try {
+      scheme = new URL(t).protocol;
+    } catch {
+      throw new ConfigError(`${s} must be a postgres://user@host:port/database URL, got "${t.slice(0, 80)}"`);
+    }
+    if (scheme !== 'postgres:' && scheme !== 'postgresql:') {
+      throw new ConfigError(`${s} must be a postgres:// or postgresql:// URL (leave it unset for service.db in the data directory), got "${scheme}"`);
+    }
+    return t;
+  },
+  help: 'shared state (accounts, limits, slots) in PostgreSQL for several hosts or sites, e.g. postgres://tickvault@db:5432/tickvault; unset: service.db in the data directory',
+} satisfies OptionSpec<string>;
+
 export interface CommonConfig {
   readonly dataDir: string;
   readonly logLevel: string;

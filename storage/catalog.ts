@@ -68,8 +68,11 @@ export function fileFromRow(r: FileRow): CatalogFile {
   };
 }
 
+/** Schema version of catalog.db (PRAGMA user_version). */
+export const CATALOG_SCHEMA_VERSION = 1;
+
 export function openCatalog(path: string, readonly = false): Db {
-  return openDb(path, { readonly, schema: CATALOG_SCHEMA });
+  return openDb(path, { readonly, schema: CATALOG_SCHEMA, version: CATALOG_SCHEMA_VERSION });
 }
 
 /** Typed read queries over the catalog, prepared once. */

@@ -36,7 +36,8 @@ export function validKeyText(key: string): boolean {
   return KEY_RE.test(key);
 }
 
-function hintOf(key: string): string {
+/** The first characters of a key, for `accounts list`: enough to tell keys apart, never enough to use. */
+export function hintOf(key: string): string {
   return key.length > 10 ? `${key.slice(0, 7)}…` : `${key.slice(0, 2)}…`;
 }
 

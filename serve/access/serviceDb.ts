@@ -48,8 +48,11 @@ CREATE TABLE IF NOT EXISTS slots (
  * fsync-per-commit for speed (`synchronous=NORMAL` is still crash-safe in WAL mode: a commit
  * can be lost on power loss, never corrupted). The accounts command keeps FULL.
  */
+/** Schema version of service.db (PRAGMA user_version). */
+export const SERVICE_SCHEMA_VERSION = 1;
+
 export function openServiceDb(path: string, opts: { durable?: boolean } = {}): Db {
-  const db = openDb(path, { schema: SERVICE_SCHEMA });
+  const db = openDb(path, { schema: SERVICE_SCHEMA, version: SERVICE_SCHEMA_VERSION });
   if (!opts.durable) db.pragma('synchronous = NORMAL');
   return db;
 }

@@ -1,55 +1,45 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../shared/sqlite.js';
+import type { StateStore } from './stateStore.js';
 
 /**
- * The one-request-in-progress rule (decisions §4): a row per (account, interface) in
- * service.db, so it holds across API keys and across server processes on the data directory.
+ * The one-request-in-progress rule (decisions §4): one slot per (account, interface) in the
+ * shared state, so it holds across API keys, server processes and sites.
  *
- * A slot is a lease: it carries an expiry on the wall clock, renewed by its holder every
+ * A slot is a lease: it carries an expiry on the store's clock, renewed by its holder every
  * third of the lease while the response is still being written, so a holder that crashed
  * (and can no longer release) stops blocking the account once the lease runs out. Taking a
- * slot is one UPSERT that only overwrites an expired row, so of two racing processes exactly
- * one sees `changes === 1`.
+ * slot is one statement that only overwrites an expired lease, so of two racing processes
+ * exactly one wins.
  */
-export interface SlotOptions {
-  readonly leaseMs: number;
-  /** Wall clock (epoch ms); real time so that every process agrees on expiry. */
-  readonly wallMs: () => number;
-}
-
-export class SlotTable {
-  private readonly acquireStmt;
-  private readonly renewStmt;
-  private readonly releaseStmt;
+export class SlotLeases {
   private readonly holderPrefix = `${process.pid}.${randomBytes(4).toString('hex')}.`;
   private seq = 0;
+  /**
+   * Releases of this process still on their way to the store, by slot. A client that pages
+   * at once sends its next request as the last byte of the previous one leaves; waiting for
+   * our own release first keeps that from racing into a 503 (the store may be a round trip away).
+   */
+  private readonly releasing = new Map<string, Promise<void>>();
 
-  constructor(db: Db, private readonly opts: SlotOptions) {
-    this.acquireStmt = db.prepare(
-      `INSERT INTO slots (account_id, apiname, holder, expires_at_ms) VALUES (:account, :api, :holder, :expires)
-       ON CONFLICT (account_id, apiname) DO UPDATE SET holder = excluded.holder, expires_at_ms = excluded.expires_at_ms
-       WHERE slots.expires_at_ms <= :now`,
-    );
-    this.renewStmt = db.prepare('UPDATE slots SET expires_at_ms = ? WHERE account_id = ? AND apiname = ? AND holder = ?');
-    this.releaseStmt = db.prepare('DELETE FROM slots WHERE account_id = ? AND apiname = ? AND holder = ?');
-  }
+  constructor(
+    private readonly store: StateStore,
+    readonly leaseMs: number,
+    private readonly onError: (e: unknown, what: string) => void = () => undefined,
+  ) {}
 
   /** The slot, or null when another request holds a live lease on it. */
-  tryAcquire(accountId: number, api: string): Slot | null {
-    const now = this.opts.wallMs();
+  async tryAcquire(accountId: number, api: string): Promise<Slot | null> {
+    const key = `${accountId}\0${api}`;
+    const pending = this.releasing.get(key);
+    if (pending) await pending;
     const holder = this.holderPrefix + ++this.seq;
-    const res = this.acquireStmt.run({ account: accountId, api, holder, expires: now + this.opts.leaseMs, now });
-    if (res.changes !== 1) return null;
-    return new Slot(this, accountId, api, holder, this.opts.leaseMs);
-  }
-
-  /** Extends a lease; false when it was lost (expired and taken by another request). */
-  renew(accountId: number, api: string, holder: string): boolean {
-    return this.renewStmt.run(this.opts.wallMs() + this.opts.leaseMs, accountId, api, holder).changes === 1;
-  }
-
-  release(accountId: number, api: string, holder: string): void {
-    this.releaseStmt.run(accountId, api, holder);
+    if (!(await this.store.acquireSlot(accountId, api, holder, this.leaseMs))) return null;
+    return new Slot(this.store, accountId, api, holder, this.leaseMs, this.onError, (p) => {
+      this.releasing.set(key, p);
+      void p.then(() => {
+        if (this.releasing.get(key) === p) this.releasing.delete(key);
+      });
+    });
   }
 }
 
@@ -57,36 +47,47 @@ export class SlotTable {
 export class Slot {
   private timer: NodeJS.Timeout | null;
   private released = false;
+  private renewing = false;
   /** Set when a renewal found the lease gone (the process stalled longer than the lease). */
   lost = false;
 
   constructor(
-    private readonly table: SlotTable,
+    private readonly store: StateStore,
     readonly accountId: number,
     readonly api: string,
     readonly holder: string,
-    leaseMs: number,
+    private readonly leaseMs: number,
+    private readonly onError: (e: unknown, what: string) => void,
+    private readonly onReleasing: (done: Promise<void>) => void = () => undefined,
   ) {
-    this.timer = setInterval(() => this.renew(), Math.max(50, Math.floor(leaseMs / 3)));
+    this.timer = setInterval(() => void this.renew(), Math.max(50, Math.floor(leaseMs / 3)));
     // A held slot must never keep a stopping process alive.
     this.timer.unref();
   }
 
-  private renew(): void {
-    if (this.released) return;
+  private async renew(): Promise<void> {
+    // One renewal at a time: a slow database must not pile them up.
+    if (this.released || this.renewing) return;
+    this.renewing = true;
     try {
-      if (!this.table.renew(this.accountId, this.api, this.holder)) this.lost = true;
-    } catch {
-      // A busy database at renewal time is retried at the next tick; the lease has slack.
+      if (!(await this.store.renewSlot(this.accountId, this.api, this.holder, this.leaseMs))) this.lost = true;
+    } catch (e) {
+      // Retried at the next tick; the lease has slack for two missed renewals.
+      this.onError(e, 'slot renewal failed');
+    } finally {
+      this.renewing = false;
     }
   }
 
-  release(): void {
-    if (this.released) return;
+  /** Frees the slot now; if the store cannot be reached, the lease lapses on its own. */
+  release(): Promise<void> {
+    if (this.released) return Promise.resolve();
     this.released = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    this.table.release(this.accountId, this.api, this.holder);
+    const done = this.store.releaseSlot(this.accountId, this.api, this.holder).catch((e: unknown) => this.onError(e, 'slot release failed'));
+    this.onReleasing(done);
+    return done;
   }
 
   get isReleased(): boolean {

@@ -26,11 +26,13 @@ export type ErrorReason =
   | 'quota'
   /** The account's one request in progress (503). */
   | 'slot'
+  /** The shared state (the accounts and limits database) cannot be reached now (503). */
+  | 'state'
   /** A fault of the server (500). */
   | 'internal';
 
 /** Limits that lift after a while: their answers say when (Retry-After, whole seconds). */
-export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot'>;
+export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot' | 'state'>;
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -52,8 +54,10 @@ export const badRequest = (message: string): ApiError => new ApiError(400, 'para
 export const badBody = (code: 400 | 413 | 415, message: string): ApiError => new ApiError(code, 'body', message);
 export const unauthorized = (message: string): ApiError => new ApiError(401, 'key', message);
 export const forbidden = (message: string): ApiError => new ApiError(403, 'plan', message);
-export const tooManyRequests = (reason: Exclude<WaitReason, 'slot'>, message: string, retryAfterSec: number): ApiError =>
+export const tooManyRequests = (reason: Exclude<WaitReason, 'slot' | 'state'>, message: string, retryAfterSec: number): ApiError =>
   new ApiError(429, reason, message, { retryAfterSec });
 export const busy = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'slot', message, { retryAfterSec });
+/** The shared state is unreachable: nothing was counted, and the same request may succeed shortly. */
+export const stateUnavailable = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'state', message, { retryAfterSec });
 /** A bug, never shown to the client (fixed 500 message). */
 export const internal = (message: string): ApiError => new ApiError(500, 'internal', message, { expose: false });

@@ -4,22 +4,20 @@ import Router from '@koa/router';
 import type { CatalogReader } from '../../storage/catalog.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
-import type { Db } from '../../shared/sqlite.js';
-import { layoutFor } from '../../storage/layout.js';
-import { ApiError, busy, forbidden, internal, tooManyRequests, unauthorized, type ErrorReason } from './apiError.js';
+import { ApiError, busy, forbidden, internal, stateUnavailable, tooManyRequests, unauthorized, type ErrorReason } from './apiError.js';
 import { parseApiRequest } from './apiRequest.js';
 import { requestBody } from './requestBody.js';
 import { errorEnvelope, JSON_TYPE } from './envelope.js';
 import { answerableSpan } from '../reading/answerableDates.js';
 import { onResponseDone } from './responseDone.js';
-import { AccountStore, type Account } from '../access/accounts.js';
-import { CursorCodec, loadOrCreateCursorKey } from '../level2/cursor.js';
+import type { Account } from '../access/accounts.js';
+import { CursorCodec } from '../level2/cursor.js';
 import { FileColumnCache } from '../reading/fileColumns.js';
-import { Limits } from '../access/limits.js';
+import { STATE_RETRY_AFTER_SEC, StateUnavailableError, type StateStore } from '../access/stateStore.js';
 import type { Operation, OperationContext, OperationResult, OperationServices } from './operation.js';
 import { checkAccess, PLAN_NAMES, PLANS, type ApiName } from '../access/plans.js';
 import type { ServeConfig } from './serveConfig.js';
-import { SlotTable, type Slot } from '../access/slots.js';
+import { SlotLeases, type Slot } from '../access/slots.js';
 import { serveExtras, type ServeMetrics } from './metrics.js';
 
 /**
@@ -35,18 +33,20 @@ import { serveExtras, type ServeMetrics } from './metrics.js';
 export interface AppDeps {
   readonly dataDir: string;
   readonly catalog: CatalogReader;
-  readonly serviceDb: Db;
+  /** Accounts, limits, slots: SQLite in the data directory or PostgreSQL (stateStore.ts). */
+  readonly state: StateStore;
+  /** The level-2 cursor signing key (from the state store: the same for every site). */
+  readonly cursorKey: Buffer;
   readonly config: ServeConfig;
   /** Service clock: business dates (latest trading day, Beijing day of the counters). */
   readonly clock: Clock;
-  /** Wall clock for durations shared between processes (leases, per-second windows). */
-  readonly wallMs?: () => number;
   readonly log: Logger;
   readonly operations: readonly Operation[];
 }
 
 export { BODY_LIMIT_BYTES } from './requestBody.js';
 const INTERNAL_MESSAGE = 'internal server error';
+const stateMessage = 'the service cannot reach its accounts and limits database just now; nothing was counted, retry shortly';
 const PARQUET_PLANS = PLAN_NAMES.filter((p) => PLANS[p].parquetPerDay > 0).join(', ');
 
 
@@ -60,21 +60,19 @@ export interface App {
 }
 
 export function createApp(deps: AppDeps): App {
-  const wallMs = deps.wallMs ?? Date.now;
-  const { config, log } = deps;
-  const accounts = new AccountStore(deps.serviceDb);
-  const limits = new Limits(deps.serviceDb);
-  const slots = new SlotTable(deps.serviceDb, { leaseMs: config.leaseMs, wallMs });
+  const { config, log, state } = deps;
+  const slots = new SlotLeases(state, config.leaseMs, (err, what) => log.warn({ err }, what));
   const services: OperationServices = {
     dataDir: deps.dataDir,
     catalog: deps.catalog,
     columns: new FileColumnCache(deps.dataDir, config.cacheBytes),
-    cursors: new CursorCodec(loadOrCreateCursorKey(layoutFor(deps.dataDir).cursorKeyFile)),
+    cursors: new CursorCodec(deps.cursorKey),
   };
   const operations = new Map<string, Operation>(deps.operations.map((op) => [op.apiname, op]));
   const apinames: ReadonlySet<string> = new Set(operations.keys());
   const heldSlots = new Set<Slot>();
-  limits.purgeBefore(deps.clock.nowMs());
+  // Old days' counters can never matter again; an unreachable database only delays this.
+  state.purgeBefore(deps.clock.nowMs()).catch((err: unknown) => log.warn({ err }, 'purging old daily counts failed'));
 
   const app = new Koa();
   // Request log, metrics, GET /metrics, GET /openapi.json (serve/metrics.ts): outermost, so
@@ -85,7 +83,8 @@ export function createApp(deps: AppDeps): App {
   app.use(async (ctx: Context, next: Next) => {
     try {
       await next();
-    } catch (e) {
+    } catch (caught) {
+      const e = caught instanceof StateUnavailableError ? stateUnavailable(stateMessage, STATE_RETRY_AFTER_SEC) : caught;
       const err = e instanceof ApiError ? e : null;
       // For the request log and the metrics: which rule refused the request.
       (ctx.state as { errorReason?: ErrorReason }).errorReason = err?.expose ? err.reason : 'internal';
@@ -105,10 +104,20 @@ export function createApp(deps: AppDeps): App {
   app.use(requestBody());
 
   const router = new Router();
-  router.get('/healthz', (ctx) => {
+  // 503 while the shared state is unreachable, so a load balancer sends clients to a site
+  // that can answer; the body says which part failed.
+  router.get('/healthz', async (ctx) => {
     deps.catalog.db.prepare('SELECT 1').get();
     ctx.type = JSON_TYPE;
-    ctx.body = '{"status":"ok"}';
+    try {
+      await state.ping();
+      ctx.body = '{"status":"ok"}';
+    } catch (e) {
+      if (!(e instanceof StateUnavailableError)) throw e;
+      ctx.status = 503;
+      ctx.set('Retry-After', String(STATE_RETRY_AFTER_SEC));
+      ctx.body = JSON.stringify({ status: 'unavailable', state: state.kind, message: e.message });
+    }
   });
 
   router.post('/api', async (ctx) => {
@@ -117,11 +126,11 @@ export function createApp(deps: AppDeps): App {
     if (calendarWarning) ctx.set('Warning', `299 tickvault "${calendarWarning}"`);
     const req = parseApiRequest(ctx.request.body, apinames);
     if (req.apikey === undefined || req.apikey === '') throw unauthorized('apikey is required');
-    const account = accounts.authenticate(req.apikey);
+    const account = await state.authenticate(req.apikey);
     if (!account) throw unauthorized('apikey is unknown or revoked');
     // For request logging and metrics middleware: the account, never the key.
     ctx.state.accountId = account.id;
-    const rate = limits.hitRate(account.id, config.rateLimitPerSec, wallMs());
+    const rate = await state.hitRate(account.id, config.rateLimitPerSec);
     if (!rate.ok) throw tooManyRequests('rate', `more than ${config.rateLimitPerSec} requests per second for this account`, rate.retryAfterSec);
 
     const op = operations.get(req.apiname)!;
@@ -131,12 +140,8 @@ export function createApp(deps: AppDeps): App {
     const abort = new AbortController();
     const releaseSlot = () => {
       if (!slot || slot.isReleased) return;
-      try {
-        slot.release();
-      } catch (e) {
-        // The lease will lapse on its own; the response must not fail for this.
-        log.warn({ err: e }, 'slot release failed');
-      }
+      // A failed release is logged by the slot; the lease then lapses on its own.
+      void slot.release();
       heldSlots.delete(slot);
     };
     onResponseDone(ctx.res, (aborted) => {
@@ -150,14 +155,14 @@ export function createApp(deps: AppDeps): App {
       services,
       log,
       signal: abort.signal,
-      authorize(dates, opts) {
+      async authorize(dates, opts) {
         if (authorized) throw internal(`${api}: authorize called twice`);
-        authorize(account, api, dates, nowMs, opts?.parquet === true, opts?.accessOf ?? api);
+        await authorize(account, api, dates, nowMs, opts?.parquet === true, opts?.accessOf ?? api);
         authorized = true;
       },
-      acquireSlot() {
+      async acquireSlot() {
         if (slot) return;
-        const s = slots.tryAcquire(account.id, api);
+        const s = await slots.tryAcquire(account.id, api);
         if (!s) throw busy(`this account already has a ${api} request in progress; it is not queued`, 1);
         slot = s;
         heldSlots.add(s);
@@ -165,8 +170,8 @@ export function createApp(deps: AppDeps): App {
         onLastByteWritten(ctx.res, releaseSlot);
         if (ctx.req.socket?.destroyed) releaseSlot();
       },
-      chargeParquet() {
-        const taken = limits.takeDaily(account.id, api, 'parquet', account.plan.parquetPerDay, nowMs);
+      async chargeParquet() {
+        const taken = await state.takeDaily(account.id, api, 'parquet', account.plan.parquetPerDay, nowMs);
         if (!taken.ok) {
           throw tooManyRequests(
             'quota',
@@ -189,7 +194,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   /** Plan access, history depth, trial count (decisions §4), in that order. */
-  function authorize(account: Account, api: ApiName, dates: readonly string[], nowMs: number, parquet: boolean, accessOf: ApiName): void {
+  async function authorize(account: Account, api: ApiName, dates: readonly string[], nowMs: number, parquet: boolean, accessOf: ApiName): Promise<void> {
     const plan = account.plan;
     const verdict = checkAccess(plan, accessOf, dates, nowMs);
     if (!verdict.ok) {
@@ -207,7 +212,7 @@ export function createApp(deps: AppDeps): App {
     }
     const daily = plan.access[api].dailyCalls;
     if (daily !== null) {
-      const taken = limits.takeDaily(account.id, api, 'calls', daily, nowMs);
+      const taken = await state.takeDaily(account.id, api, 'calls', daily, nowMs);
       if (!taken.ok) throw tooManyRequests('trial', `the ${plan.name} plan's ${daily} calls per Beijing day on ${api} are used up`, taken.retryAfterSec);
     }
   }

@@ -152,7 +152,7 @@ function errorMeaning(code: ErrorCode): string {
   415: `The body's Content-Encoding is not one of ${BODY_ENCODINGS.join(', ')}.`,
   429: "Per-second limit exceeded, the trial plan's daily calls used up, or the daily Parquet quota used up. Retry after `Retry-After` seconds.",
   500: 'Unexpected server fault; the message carries no detail.',
-  503: 'The account already has a request in progress on this interface (JSON and Parquet share the one slot, across keys and server processes). Not queued: retry after `Retry-After` seconds.',
+  503: 'The account already has a request in progress on this interface (JSON and Parquet share the one slot, across keys, server processes and sites). Not queued: retry after `Retry-After` seconds. Also answered while the shared accounts-and-limits database cannot be reached (nothing is counted then); retry after `Retry-After` seconds.',
   };
   return meanings[code];
 }

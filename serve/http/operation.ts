@@ -51,15 +51,15 @@ export interface OperationContext {
    * will read, or an empty list when no date applies. With `parquet`, a plan that has no
    * Parquet downloads at all is refused here (403), before the trial count.
    */
-  authorize(dates: readonly string[], opts?: AuthorizeOptions): void;
+  authorize(dates: readonly string[], opts?: AuthorizeOptions): Promise<void>;
   /**
    * Takes the account's one in-progress slot for this interface (503 with Retry-After when
    * held elsewhere). The app releases it when the response finishes, fails or the client
    * disconnects, and renews its lease meanwhile. level2_quote_history only.
    */
-  acquireSlot(): void;
+  acquireSlot(): Promise<void>;
   /** Deducts one Parquet file from today's quota (429 when exhausted). */
-  chargeParquet(): void;
+  chargeParquet(): Promise<void>;
 }
 
 /** Long-lived services shared by every request. */
@@ -68,7 +68,7 @@ export interface OperationServices {
   readonly catalog: CatalogReader;
   /** Decoded columns of sealed files (schema order), bounded LRU. */
   readonly columns: FileColumnCache;
-  /** level2 cursor codec (signing key from the data directory). */
+  /** level2 cursor codec (signing key from the state store, the same on every site). */
   readonly cursors: CursorCodec;
 }
 

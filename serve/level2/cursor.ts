@@ -97,7 +97,7 @@ export class CursorCodec {
   }
 }
 
-const KEY_BYTES = 32;
+export const CURSOR_KEY_BYTES = 32;
 
 /**
  * The data directory's cursor key, created on first use. It is written to a private temporary
@@ -111,7 +111,7 @@ export function loadOrCreateCursorKey(path: string): Buffer {
   const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const fd = openSync(tmp, 'wx', 0o600);
   try {
-    writeSync(fd, randomBytes(KEY_BYTES));
+    writeSync(fd, randomBytes(CURSOR_KEY_BYTES));
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -136,6 +136,6 @@ function readKey(path: string): Buffer | null {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw e;
   }
-  if (buf.length !== KEY_BYTES) throw new Error(`${path} holds ${buf.length} bytes, expected ${KEY_BYTES}`);
+  if (buf.length !== CURSOR_KEY_BYTES) throw new Error(`${path} holds ${buf.length} bytes, expected ${CURSOR_KEY_BYTES}`);
   return buf;
 }

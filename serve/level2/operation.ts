@@ -30,8 +30,8 @@ export const level2Operation: Operation = {
     if (q.tradedate !== null) requireAnswerableDate(`params.tradedate ${q.tradedate}`, q.tradedate, ctx.nowMs);
     // The latest trading day of the calendar in Beijing time, stored or not: no fallback.
     const tradedate = q.tradedate ?? latestTradingDay(ctx.nowMs);
-    ctx.authorize([tradedate], { parquet: q.format === 'parquet' });
-    ctx.acquireSlot();
+    await ctx.authorize([tradedate], { parquet: q.format === 'parquet' });
+    await ctx.acquireSlot();
     const file = isTradingDay(tradedate) ? ctx.services.catalog.file('level2', tradedate, q.symbol) : null;
     if (!file) return noData(q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(ctx, req.params.symbol, q.symbol, tradedate)));
     if (q.format === 'parquet') return parquetFile(ctx, file);
@@ -117,7 +117,7 @@ async function parquetFile(ctx: OperationContext, file: CatalogFile): Promise<Op
   const fh = await open(join(ctx.services.dataDir, file.path), 'r');
   try {
     const { size } = await fh.stat();
-    ctx.chargeParquet();
+    await ctx.chargeParquet();
     // Large reads: a stock-day file (~0.4 MB) goes out in two or three chunks, not seven.
     const body = fh.createReadStream({ autoClose: true, highWaterMark: 256 * 1024 });
     return {

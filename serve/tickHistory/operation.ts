@@ -53,7 +53,7 @@ export const tickHistoryOperation: Operation = {
     // Plan access and the trial's daily count come before any data is read; a call that
     // passes them counts whether or not it finds data (decisions §4).
     // Stock ticks are level-2 data: level 2's access and history depth, counted here (decisions §5).
-    ctx.authorize(datesRead(q.dates), q.asset === 'stock' ? { accessOf: 'level2_quote_history' } : {});
+    await ctx.authorize(datesRead(q.dates), q.asset === 'stock' ? { accessOf: 'level2_quote_history' } : {});
     const state = tickState(ctx.services);
     const catalog = state.catalogs[q.asset];
     switch (q.mode) {

@@ -3,7 +3,6 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { Limits, secondsToNextBeijingDay } from '../../../serve/access/limits.js';
 import { openServiceDb } from '../../../serve/access/serviceDb.js';
-import { SlotTable } from '../../../serve/access/slots.js';
 import { tempDir } from '../../support/tempDir.js';
 
 const limits = suite('limits (service.db counters)');
@@ -51,60 +50,4 @@ limits('seconds to the next Beijing midnight', () => {
   assert.is(secondsToNextBeijingDay(Date.parse('2025-01-06T15:59:59.500Z')), 1);
 });
 
-const slots = suite('request slots (service.db leases)');
-
-slots('one holder per account and interface across connections; release frees it', () => {
-  const [a, b] = twoConnections();
-  const now = 1000;
-  const sa = new SlotTable(a, { leaseMs: 30_000, wallMs: () => now });
-  const sb = new SlotTable(b, { leaseMs: 30_000, wallMs: () => now });
-  const held = sa.tryAcquire(1, 'level2_quote_history');
-  assert.ok(held);
-  assert.is(sb.tryAcquire(1, 'level2_quote_history'), null, 'the other process is refused');
-  assert.is(sa.tryAcquire(1, 'level2_quote_history'), null, 'so is a second request in the same process');
-  const other = sb.tryAcquire(2, 'level2_quote_history');
-  assert.ok(other, 'another account is free');
-  const otherApi = sb.tryAcquire(1, 'tick_history');
-  assert.ok(otherApi, 'another interface is free');
-  held.release();
-  held.release(); // idempotent
-  const again = sb.tryAcquire(1, 'level2_quote_history');
-  assert.ok(again);
-  again.release();
-  other.release();
-  otherApi.release();
-});
-
-slots('a holder that never releases (crashed) blocks until its lease lapses', () => {
-  const [a, b] = twoConnections();
-  let now = 1_000;
-  const sa = new SlotTable(a, { leaseMs: 5_000, wallMs: () => now });
-  const sb = new SlotTable(b, { leaseMs: 5_000, wallMs: () => now });
-  const crashed = sa.tryAcquire(1, 'level2_quote_history');
-  assert.ok(crashed);
-  now = 5_999;
-  assert.is(sb.tryAcquire(1, 'level2_quote_history'), null);
-  now = 6_000;
-  const taken = sb.tryAcquire(1, 'level2_quote_history');
-  assert.ok(taken, 'expired lease taken over');
-  // The old holder's late release must not free the new holder's slot.
-  crashed.release();
-  assert.is(sa.tryAcquire(1, 'level2_quote_history'), null);
-  taken.release();
-});
-
-slots("renewal keeps a long response's slot beyond the first lease", () => {
-  const [a, b] = twoConnections();
-  let now = 0;
-  const sa = new SlotTable(a, { leaseMs: 3_000, wallMs: () => now });
-  const sb = new SlotTable(b, { leaseMs: 3_000, wallMs: () => now });
-  const held = sa.tryAcquire(1, 'level2_quote_history')!;
-  now = 2_000;
-  assert.ok(sa.renew(1, 'level2_quote_history', held.holder));
-  now = 4_500;
-  assert.is(sb.tryAcquire(1, 'level2_quote_history'), null, 'renewed lease still live');
-  held.release();
-});
-
 limits.run();
-slots.run();

@@ -28,9 +28,9 @@ async function run(params: Record<string, unknown>, fields?: string) {
     services: { dataDir, catalog, columns, cursors: new CursorCodec(Buffer.alloc(32, 3)) },
     log: pino({ level: 'silent' }),
     signal: new AbortController().signal,
-    authorize: (dates) => void calls.push(`authorize ${dates.join(',')}`),
-    acquireSlot: () => void calls.push('slot'),
-    chargeParquet: () => void calls.push('parquet'),
+    authorize: async (dates) => void calls.push(`authorize ${dates.join(',')}`),
+    acquireSlot: async () => void calls.push('slot'),
+    chargeParquet: async () => void calls.push('parquet'),
   };
   const result: OperationResult = await level2Operation.handle({ apiname: 'level2_quote_history', apikey: 'k', fields, params }, ctx);
   assert.is(result.kind, 'rawJson');
