@@ -6,6 +6,7 @@
 import { runKafkaIngestBench } from './kafkaIngest.bench.js';
 import { runLevel2QueryBench } from './level2Query.bench.js';
 import { runParquetEncodeBench } from './parquetEncode.bench.js';
+import { runSharedStateBench } from './sharedState.bench.js';
 import { runStorageBench } from './storage.bench.js';
 import { runTickHistoryBench } from './tickHistory.bench.js';
 
@@ -19,6 +20,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'storage', run: (quick) => runStorageBench(quick ? { stocks: 20, bigStocks: 80 } : { stocks: 500, bigStocks: 2000 }) },
   { name: 'kafka', run: (quick) => runKafkaIngestBench(quick ? { messages: 20_000, stocks: 50, sealStocks: 20 } : {}) },
   { name: 'level2', run: (quick) => runLevel2QueryBench(quick ? { stocks: 5, iterations: 10, seconds: 5 } : {}) },
+  { name: 'state', run: (quick) => runSharedStateBench(quick ? { stocks: 5, seconds: 3, slotIterations: 500 } : {}) },
   { name: 'tick', run: (quick) => runTickHistoryBench(quick ? { wideIndexes: 50, wideDays: 2, deepIndexes: 20, deepDays: 3, iterations: 5 } : {}) },
 ];
 

@@ -1,0 +1,151 @@
+/**
+ * What the server benchmarks share: the real pipeline preparing a data directory, `tickvault
+ * serve` child processes, a keep-alive timing client, autocannon load in worker threads and
+ * CPU accounting from /proc.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+export const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
+export const FIRST_DAY = '20250102';
+/** The server's clock: after the last generated day, so every day is in reach. */
+export const NOW = '2025-03-03T18:00:00+08:00';
+
+/** The slice of autocannon's API used here (the package ships no types). */
+export interface CannonResult {
+  readonly requests: { readonly total: number };
+  readonly latency: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly timeouts: number;
+}
+/** A worker's raw (unaggregated) result: histograms encoded, merged by aggregateResult. */
+export type RawCannonResult = Record<string, unknown>;
+export const autocannonApi = createRequire(import.meta.url)('autocannon') as {
+  aggregateResult(results: readonly RawCannonResult[], opts: { url: string; connections: number }): CannonResult;
+};
+
+/**
+ * autocannon in a worker thread: one connection per entry of `bodies`, each connection
+ * cycling through its own request bodies (one account per connection).
+ */
+const CANNON_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const autocannon = require(workerData.autocannon);
+let next = 0;
+autocannon({
+  url: workerData.url, method: 'POST', connections: workerData.bodies.length, duration: workerData.seconds, timeout: 30,
+  headers: { 'content-type': 'application/json' },
+  setupClient(client) {
+    const own = workerData.bodies[next++ % workerData.bodies.length];
+    let i = Math.floor(Math.random() * own.length);
+    client.setBody(own[i]);
+    client.on('response', () => client.setBody(own[(i = (i + 7) % own.length)]));
+  },
+}).then((r) => parentPort.postMessage(r), (e) => parentPort.postMessage({ error: String(e) }));
+`;
+
+export function runCannon(url: string, bodies: readonly (readonly string[])[], seconds: number): Promise<RawCannonResult> {
+  const autocannonPath = createRequire(import.meta.url).resolve('autocannon');
+  return new Promise((resolve, reject) => {
+    const w = new Worker(CANNON_WORKER, { eval: true, workerData: { url, bodies, seconds, autocannon: autocannonPath } });
+    w.once('message', (m: RawCannonResult) => {
+      void w.terminate();
+      if (typeof m.error === 'string') reject(new Error(m.error));
+      else resolve(m);
+    });
+    w.once('error', reject);
+  });
+}
+
+export const p50 = (xs: readonly number[]) => quantile(xs, 0.5);
+export function quantile(xs: readonly number[], q: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+}
+
+export function runCli(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, TICKVAULT_NOW: NOW, TICKVAULT_PROGRESS: 'off', TICKVAULT_LOG_LEVEL: 'warn' },
+    });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`tickvault ${args[0]} exited ${code}`))));
+  });
+}
+
+export async function prepareData(dataDir: string, stocks: number, days: number, log: (l: string) => void): Promise<void> {
+  if (existsSync(join(dataDir, 'catalog.db'))) return;
+  const feed = join(dataDir, '..', 'bench-feed.jsonl.zst');
+  log(`preparing data: ${stocks} stocks × ${days} days (generate + replay)…`);
+  await runCli(['generate', '--out', feed, '--from', FIRST_DAY, '--days', String(days), '--stocks', String(stocks), '--indexes', '1']);
+  await runCli(['replay', feed, '--data-dir', dataDir]);
+  rmSync(feed, { force: true });
+}
+
+/** A keep-alive HTTP client timing a POST until the last body byte. */
+export class Client {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  constructor(private readonly url: string) {}
+
+  post(body: string): Promise<{ status: number; bytes: number; ms: number; text: () => string }> {
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      const req = request(this.url, { method: 'POST', agent: this.agent, headers: { 'content-type': 'application/json' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const ms = performance.now() - started;
+          const bytes = chunks.reduce((a, c) => a + c.length, 0);
+          resolve({ status: res.statusCode ?? 0, bytes, ms, text: () => Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+export interface ChildServer {
+  readonly url: string;
+  readonly child: ChildProcess;
+}
+
+/** CPU seconds (user + system) a process has used, from /proc (Linux); NaN elsewhere. */
+export function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks; USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
+}
+
+export function startChildServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildServer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TICKVAULT_NOW: NOW, TICKVAULT_LOG_LEVEL: 'warn', ...env },
+    });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve({ url: m[1], child });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+  });
+}
+

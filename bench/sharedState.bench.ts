@@ -1,0 +1,207 @@
+/**
+ * The shared state on PostgreSQL against the embedded SQLite default, same machine, same run:
+ *
+ *   node dist/bench/sharedState.bench.js [--stocks 20] [--days 3] [--seconds 10] [--connections 64]
+ *
+ * - slot acquire + release (what every level2 request pays for the one-request rule): p50 and
+ *   p99 on each store; target p50 ≤ 1 ms on PostgreSQL;
+ * - statements per request, counted by the store (one admission = one round trip);
+ * - throughput: `connections` autocannon clients, one account each, over two `tickvault serve`
+ *   processes on one data directory, full-day level2 pages: first on service.db, then on one
+ *   PostgreSQL database (`--state-url`); target ≥ 150 req/s on PostgreSQL, with the ratio.
+ *
+ * PostgreSQL: TICKVAULT_BENCH_STATE_URL when set, else a throwaway cluster of Debian's
+ * postgresql (the test harness's); without either the benchmark says so and skips.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CatalogReader, openCatalog } from '../storage/catalog.js';
+import { offsetClock, parseInstant } from '../shared/clock.js';
+import { layoutFor } from '../storage/layout.js';
+import { createLogger } from '../shared/logger.js';
+import { createApp } from '../serve/http/app.js';
+import { OPERATIONS } from '../serve/operations.js';
+import { SqliteStateStore } from '../serve/access/sqliteState.js';
+import { PostgresStateStore } from '../serve/access/postgresState.js';
+import { SlotLeases } from '../serve/access/slots.js';
+import type { StateStore } from '../serve/access/stateStore.js';
+import { postgresBinDir, startPostgres, type TestPostgres } from '../test/support/postgres.js';
+import { autocannonApi, Client, NOW, prepareData, quantile, runCannon, startChildServer, type ChildServer } from './serverLoad.js';
+
+const API = 'level2_quote_history';
+
+export interface SharedStateBenchOptions {
+  stocks?: number;
+  days?: number;
+  seconds?: number;
+  connections?: number;
+  slotIterations?: number;
+  log?: (line: string) => void;
+}
+
+export interface SharedStateFigures {
+  readonly slotP50Ms: { readonly sqlite: number; readonly postgres: number };
+  readonly statementsPerRequest: Readonly<Record<string, number>>;
+  readonly rps: { readonly sqlite: number; readonly postgres: number };
+}
+
+export async function runSharedStateBench(opts: SharedStateBenchOptions = {}): Promise<SharedStateFigures | null> {
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const stocks = opts.stocks ?? 20;
+  const days = opts.days ?? 3;
+  const seconds = opts.seconds ?? 10;
+  const connections = opts.connections ?? 64;
+  const slotIterations = opts.slotIterations ?? 3000;
+  const external = process.env.TICKVAULT_BENCH_STATE_URL;
+  if (!external && postgresBinDir() === null) {
+    log('shared state: skipped — no PostgreSQL (apt-get install postgresql, or set TICKVAULT_BENCH_STATE_URL)');
+    return null;
+  }
+  const tmp = mkdtempSync(join(tmpdir(), 'tickvault-bench-state-'));
+  const dataDir = join(tmp, 'data');
+  const toClose: (() => void | Promise<void>)[] = [];
+  try {
+    let cluster: TestPostgres | null = null;
+    if (!external) {
+      cluster = await startPostgres();
+      toClose.push(() => cluster!.stop());
+    }
+    const stateUrl = external ?? (await cluster!.createDatabase());
+    log(`machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} at start; PostgreSQL ${external ? 'at TICKVAULT_BENCH_STATE_URL' : 'throwaway cluster on this machine (fsync off)'}`);
+    await prepareData(dataDir, stocks, days, log);
+    const layout = layoutFor(dataDir);
+    const sqlite = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
+    const postgres = await PostgresStateStore.open({ url: stateUrl });
+    toClose.push(() => sqlite.close(), () => postgres.close());
+
+    // Slot acquire + release, one after the other as a level2 request does them.
+    const slotP50Ms = { sqlite: 0, postgres: 0 };
+    for (const [name, store] of [['sqlite', sqlite], ['postgres', postgres]] as const) {
+      const slots = new SlotLeases(store, 30_000);
+      const ms: number[] = [];
+      for (let i = 0; i < slotIterations; i++) {
+        const t0 = performance.now();
+        const slot = await slots.tryAcquire(2_000_000 + (i % 64), API);
+        if (!slot) throw new Error('slot unexpectedly held');
+        await slot.release();
+        ms.push(performance.now() - t0);
+      }
+      slotP50Ms[name] = quantile(ms.slice(100), 0.5);
+      log(
+        `slot acquire + release on ${name}: p50 ${(slotP50Ms[name] * 1000).toFixed(0)} µs, p99 ${(quantile(ms.slice(100), 0.99) * 1000).toFixed(0)} µs` +
+          (name === 'postgres' ? ` (target p50 ≤ 1,000 µs; ${(slotP50Ms.postgres / slotP50Ms.sqlite).toFixed(1)}× SQLite)` : ''),
+      );
+    }
+
+    const statementsPerRequest = await countStatements(postgres, dataDir, log);
+
+    // Throughput: the same load on each store.
+    const catalog = new CatalogReader(openCatalog(layout.catalogDb, true));
+    const files = [...catalog.everyFile()].filter((f) => f.dataset === 'level2');
+    catalog.db.close();
+    const body = (key: string, f: { symbol: string; tradedate: string }) =>
+      JSON.stringify({ apiname: API, apikey: key, params: { symbol: f.symbol, tradedate: f.tradedate } });
+    const rps = { sqlite: 0, postgres: 0 };
+    for (const [name, store, env] of [
+      // The warm-up pages through every file with one key: no per-second limit in the way.
+      ['sqlite', sqlite, { TICKVAULT_RATE_LIMIT: '100000' }],
+      ['postgres', postgres, { TICKVAULT_RATE_LIMIT: '100000', TICKVAULT_STATE_URL: stateUrl }],
+    ] as const) {
+      const servers: ChildServer[] = await Promise.all([startChildServer(dataDir, env), startChildServer(dataDir, env)]);
+      try {
+        const warmKey = (await store.createAccount('flagship', Date.now())).key;
+        for (const s of servers) {
+          const warm = new Client(`${s.url}/api`);
+          for (const f of files) {
+            const r = await warm.post(body(warmKey, f));
+            if (r.status !== 200) throw new Error(`warm-up answered ${r.status}: ${r.text().slice(0, 200)}`);
+          }
+          warm.close();
+        }
+        const keys: string[] = [];
+        for (let i = 0; i < connections; i++) keys.push((await store.createAccount('flagship', Date.now())).key);
+        const bodies = (ks: readonly string[]) => ks.map((k) => files.map((f) => body(k, f)));
+        const half = Math.floor(connections / 2);
+        const raw = await Promise.all([
+          runCannon(`${servers[0].url}/api`, bodies(keys.slice(0, half)), seconds),
+          runCannon(`${servers[1].url}/api`, bodies(keys.slice(half)), seconds),
+        ]);
+        const merged = autocannonApi.aggregateResult(raw, { url: `${servers[0].url}/api`, connections });
+        rps[name] = merged.requests.total / seconds;
+        const non200 = merged.non2xx + merged.errors + merged.timeouts;
+        log(
+          `throughput on ${name}: ${rps[name].toFixed(0)} req/s full-day pages, p50 ${merged.latency.p50} ms, p99 ${merged.latency.p99} ms, ` +
+            `${non200} not 200 (${connections} clients/accounts over 2 processes` +
+            (name === 'postgres' ? `; target ≥ 150 req/s; ${(rps.postgres / rps.sqlite).toFixed(2)}× the same load on SQLite)` : ')'),
+        );
+      } finally {
+        for (const s of servers) s.child.kill('SIGTERM');
+      }
+    }
+    return { slotP50Ms, statementsPerRequest, rps };
+  } finally {
+    for (const close of toClose.reverse()) await close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Statements the store sends per request, by kind of request, through an in-process server
+ * on PostgreSQL: authentication, the per-second window, each daily count and the slot's
+ * acquire and release are one statement each.
+ */
+async function countStatements(store: StateStore, dataDir: string, log: (l: string) => void): Promise<Record<string, number>> {
+  const catalogDb = openCatalog(layoutFor(dataDir).catalogDb, true);
+  const catalog = new CatalogReader(catalogDb);
+  const file = [...catalog.everyFile()].find((f) => f.dataset === 'level2')!;
+  const app = createApp({
+    dataDir, catalog, state: store, cursorKey: await store.cursorKey(), clock: offsetClock(parseInstant(NOW)!),
+    log: createLogger('warn', 'bench'), operations: OPERATIONS,
+    config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 256 << 20 },
+  });
+  const server = createServer(app.koa.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
+  const out: Record<string, number> = {};
+  try {
+    const cases: [string, 'flagship' | 'trial', Record<string, unknown>][] = [
+      ['level2 JSON page (flagship)', 'flagship', {}],
+      ['level2 Parquet download (flagship)', 'flagship', { format: 'parquet' }],
+      ['level2 JSON page (trial: + daily call)', 'trial', {}],
+    ];
+    const n = 50;
+    for (const [label, plan, extra] of cases) {
+      const key = (await store.createAccount(plan, Date.now())).key;
+      const before = store.roundTrips;
+      for (let i = 0; i < n; i++) {
+        const r = await client.post(JSON.stringify({ apiname: API, apikey: key, params: { symbol: file.symbol, tradedate: file.tradedate, ...extra } }));
+        if (r.status !== 200) throw new Error(`${label}: ${r.status} ${r.text().slice(0, 200)}`);
+      }
+      out[label] = (store.roundTrips - before) / n;
+    }
+    log(
+      `statements per request on PostgreSQL (each admission one round trip): ` +
+        Object.entries(out).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ') +
+        ' — authenticate, per-second window, [daily count], slot acquire, [Parquet quota], slot release',
+    );
+    return out;
+  } finally {
+    client.close();
+    await new Promise<void>((r) => server.close(() => r()));
+    catalogDb.close();
+  }
+}
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const num = (name: string) => (flag(name) === undefined ? undefined : Number(flag(name)));
+  await runSharedStateBench({ stocks: num('stocks'), days: num('days'), seconds: num('seconds'), connections: num('connections') });
+}
