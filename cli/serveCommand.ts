@@ -7,6 +7,7 @@ import { createApp } from '../serve/http/app.js';
 import { OPERATIONS } from '../serve/operations.js';
 import { loadServeConfig, SERVE_OPTIONS } from '../serve/http/serveConfig.js';
 import { openStateStore } from '../serve/access/openState.js';
+import { stateErrorSummary } from '../serve/access/stateStore.js';
 import { STATE_URL_OPTION, resolveOption } from '../shared/config.js';
 import type { Command } from './command.js';
 import { requireDataDir } from './dataDirCheck.js';
@@ -48,7 +49,7 @@ export const serveCommand: Command = {
     const state = await openStateStore({
       url: stateUrl,
       dataDir: layout.dataDir,
-      onPoolError: (err) => ctx.log.warn({ err }, 'state database connection lost; reconnecting on the next request'),
+      onPoolError: (err) => ctx.log.warn({ err: stateErrorSummary(err) }, 'state database connection lost; reconnecting on the next request'),
     }).catch((e: unknown) => {
       catalogDb.close();
       throw e;

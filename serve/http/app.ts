@@ -13,7 +13,7 @@ import { onResponseDone } from './responseDone.js';
 import type { Account } from '../access/accounts.js';
 import { CursorCodec } from '../level2/cursor.js';
 import { FileColumnCache } from '../reading/fileColumns.js';
-import { STATE_RETRY_AFTER_SEC, StateUnavailableError, type StateStore } from '../access/stateStore.js';
+import { STATE_RETRY_AFTER_SEC, stateErrorSummary, StateUnavailableError, type StateStore } from '../access/stateStore.js';
 import type { Operation, OperationContext, OperationResult, OperationServices } from './operation.js';
 import { checkAccess, PLAN_NAMES, PLANS, type ApiName } from '../access/plans.js';
 import type { ServeConfig } from './serveConfig.js';
@@ -61,7 +61,7 @@ export interface App {
 
 export function createApp(deps: AppDeps): App {
   const { config, log, state } = deps;
-  const slots = new SlotLeases(state, config.leaseMs, (err, what) => log.warn({ err }, what));
+  const slots = new SlotLeases(state, config.leaseMs, (err, what) => log.warn({ err: stateErrorSummary(err) }, what));
   const services: OperationServices = {
     dataDir: deps.dataDir,
     catalog: deps.catalog,
@@ -72,7 +72,7 @@ export function createApp(deps: AppDeps): App {
   const apinames: ReadonlySet<string> = new Set(operations.keys());
   const heldSlots = new Set<Slot>();
   // Old days' counters can never matter again; an unreachable database only delays this.
-  state.purgeBefore(deps.clock.nowMs()).catch((err: unknown) => log.warn({ err }, 'purging old daily counts failed'));
+  state.purgeBefore(deps.clock.nowMs()).catch((err: unknown) => log.warn({ err: stateErrorSummary(err) }, 'purging old daily counts failed'));
 
   const app = new Koa();
   // Request log, metrics, GET /metrics, GET /openapi.json (serve/metrics.ts): outermost, so

@@ -245,7 +245,10 @@ if (cluster) {
     assert.equal(bad, []);
     assert.ok((seen.get(503) ?? 0) > 0, `the outage was seen: ${JSON.stringify([...seen])}`);
     assert.ok(healthDown > 0, '/healthz reported the lost database');
-    assert.ok(!/request failed/.test(a.logs() + b.logs()), 'no 500 path taken');
+    const logs = a.logs() + b.logs();
+    assert.ok(!/request failed/.test(logs), 'no 500 path taken');
+    assert.match(logs, /state database connection lost/, 'the lost database is logged');
+    assert.not.match(logs, /connectionParameters|parsedStatements/, 'log lines carry the error, not the driver’s connection object');
     // Exactly the downloads served were counted: none lost, none twice.
     assert.is(await store.daily(pro.id, API, 'parquet', Date.parse(DEFAULT_SERVER_NOW)), Math.min(parquetServed, 30));
   });
