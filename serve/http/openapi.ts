@@ -318,7 +318,21 @@ export function buildOpenApi(version: string): OpenApiDocument {
       '/healthz': {
         get: {
           operationId: 'healthz', summary: 'Liveness: 200 once the server can serve', tags: ['operations'],
-          responses: { '200': { description: 'Ready.', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', const: 'ok' } } } } } } },
+          responses: {
+            '200': { description: 'Ready.', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', const: 'ok' } } } } } },
+            '503': {
+              description: 'The shared state database (`--state-url`) cannot be reached: this process cannot admit requests until it returns.',
+              headers: { 'Retry-After': { description: 'Whole seconds to wait.', schema: { type: 'integer', minimum: 1 } } },
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    properties: { status: { type: 'string', const: 'unavailable' }, state: { type: 'string' }, message: { type: 'string' } },
+                  },
+                },
+              },
+            },
+          },
         },
       },
     },

@@ -64,4 +64,13 @@ serve('the known range: a warning at start near its end, and a gauge on /metrics
   }
 });
 
+serve('a --state-url that is not a PostgreSQL URL is refused with one line (exit 2), from the flag or the environment', async () => {
+  const data = join(root, 'state-url');
+  mkdirSync(data);
+  const flag = await runCli(['serve', '--port', '0', '--data-dir', data, '--state-url', 'mysql://db/x']);
+  assert.match(oneLineFailure(flag, 2), /--state-url must be a postgres:\/\/ or postgresql:\/\/ URL .*got "mysql:"/);
+  const env = await runCli(['accounts', 'list', '--data-dir', data], { env: { TICKVAULT_STATE_URL: 'not a url' } });
+  assert.match(oneLineFailure(env, 2), /TICKVAULT_STATE_URL must be a postgres:\/\/user@host:port\/database URL/);
+});
+
 serve.run();
