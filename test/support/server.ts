@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { runCli, startCli, waitForLine, exited } from './cli.js';
 import { tempDir } from './tempDir.js';
 import { openServiceDb } from '../../serve/access/serviceDb.js';
@@ -223,4 +224,49 @@ export async function sealSyntheticFile(dataDir: string, symbol: string, tradeda
     db.close();
   }
   return data.length;
+}
+
+/**
+ * A level2 Parquet download whose client has stopped reading after the response head: with a
+ * file far larger than the socket buffers (sealSyntheticFile), the request stays in flight.
+ */
+export interface PausedDownload {
+  readonly socket: Socket;
+  readonly head: string;
+  /** Reads the rest; resolves with the total body bytes once the response is complete. */
+  finish(): Promise<number>;
+}
+
+export function pausedDownload(server: { readonly port: number }, key: string, params: Record<string, unknown>): Promise<PausedDownload> {
+  const body = JSON.stringify({ apiname: 'level2_quote_history', apikey: key, params: { ...params, format: 'parquet' } });
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1');
+    let received = Buffer.alloc(0);
+    socket.once('error', reject);
+    const onData = (d: Buffer) => {
+      received = Buffer.concat([received, d]);
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      socket.pause();
+      socket.off('data', onData);
+      const head = received.subarray(0, end).toString('latin1');
+      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? NaN);
+      let bodyBytes = received.length - end - 4;
+      resolve({
+        socket,
+        head,
+        finish: () =>
+          new Promise((done) => {
+            if (bodyBytes >= length) return done(bodyBytes);
+            socket.on('data', (more: Buffer) => {
+              bodyBytes += more.length;
+              if (bodyBytes >= length) done(bodyBytes);
+            });
+            socket.resume();
+          }),
+      });
+    };
+    socket.on('data', onData);
+    socket.write(`POST /api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
 }

@@ -1,13 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { PostgresStateStore } from '../../../serve/access/postgresState.js';
 import { runCli } from '../../support/cli.js';
 import { postgresForTests } from '../../support/postgres.js';
 import {
-  httpRequest, postApi, preparedData, REPLAY_NOW, sealSyntheticFile, startServer, DEFAULT_SERVER_NOW, type ApiResponse, type ServerHandle,
+  httpRequest, pausedDownload, postApi, preparedData, REPLAY_NOW, sealSyntheticFile, startServer, DEFAULT_SERVER_NOW, type ApiResponse, type ServerHandle,
 } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
@@ -84,7 +83,7 @@ if (cluster) {
     const { id, key } = await newAccount('flagship');
     const otherKey = (await store.addKey(id, Date.now()))!;
     const stranger = (await newAccount('flagship')).key;
-    const held = await pausedDownload(a, key);
+    const held = await pausedDownload(a, key, BIG);
     assert.match(held.head, /^HTTP\/1\.1 200/);
     isBusy(await q(b, key));
     isBusy(await q(b, otherKey, { ...BIG, format: 'parquet' }));
@@ -268,24 +267,4 @@ if (cluster) {
     assert.equal(r.json, { code: 503, message: `this account already has a ${API} request in progress; it is not queued`, data: null });
     assert.is(r.headers['retry-after'], '1');
   }
-}
-
-/** A Parquet download whose client has stopped reading after the response head. */
-function pausedDownload(server: ServerHandle, key: string): Promise<{ socket: Socket; head: string }> {
-  const body = JSON.stringify({ apiname: API, apikey: key, params: { ...BIG, format: 'parquet' } });
-  return new Promise((resolve, reject) => {
-    const socket = connect(server.port, '127.0.0.1');
-    let received = Buffer.alloc(0);
-    socket.once('error', reject);
-    const onData = (d: Buffer) => {
-      received = Buffer.concat([received, d]);
-      const end = received.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      socket.pause();
-      socket.off('data', onData);
-      resolve({ socket, head: received.subarray(0, end).toString('latin1') });
-    };
-    socket.on('data', onData);
-    socket.write(`POST /api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-  });
 }

@@ -1,8 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { connect, type Socket } from 'node:net';
 import {
-  addAccount, addKey, postApi, sealSyntheticFile, startServer, type ApiResponse, type ServerHandle,
+  addAccount, addKey, pausedDownload, postApi, sealSyntheticFile, startServer, type ApiResponse, type ServerHandle,
 } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 import { join } from 'node:path';
@@ -23,48 +22,6 @@ let b: ServerHandle;
 
 const q = (server: ServerHandle, key: string, params: Record<string, unknown> = { ...BIG, page_size: 1 }): Promise<ApiResponse> =>
   postApi(server, { apiname: API, apikey: key, params });
-
-/** A Parquet download whose client has stopped reading after the response head. */
-interface PausedDownload {
-  readonly socket: Socket;
-  readonly head: string;
-  /** Reads the rest; resolves with the total body bytes once the response is complete. */
-  finish(): Promise<number>;
-}
-
-function pausedDownload(server: ServerHandle, key: string): Promise<PausedDownload> {
-  const body = JSON.stringify({ apiname: API, apikey: key, params: { ...BIG, format: 'parquet' } });
-  return new Promise((resolve, reject) => {
-    const socket = connect(server.port, '127.0.0.1');
-    let received = Buffer.alloc(0);
-    socket.once('error', reject);
-    const onData = (d: Buffer) => {
-      received = Buffer.concat([received, d]);
-      const end = received.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      socket.pause();
-      socket.off('data', onData);
-      const head = received.subarray(0, end).toString('latin1');
-      const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? NaN);
-      let bodyBytes = received.length - end - 4;
-      resolve({
-        socket,
-        head,
-        finish: () =>
-          new Promise((done) => {
-            if (bodyBytes >= length) return done(bodyBytes);
-            socket.on('data', (more: Buffer) => {
-              bodyBytes += more.length;
-              if (bodyBytes >= length) done(bodyBytes);
-            });
-            socket.resume();
-          }),
-      });
-    };
-    socket.on('data', onData);
-    socket.write(`POST /api HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-  });
-}
 
 /** Polls until the request is answered 200 (the slot is free); returns how long it took. */
 async function untilFree(server: ServerHandle, key: string, timeoutMs: number): Promise<number> {
@@ -135,7 +92,7 @@ test('a download in flight holds the slot for every key of the account on both s
   const { id, key } = addAccount(dataDir, 'flagship');
   const otherKey = addKey(dataDir, id);
   const stranger = addAccount(dataDir, 'flagship').key;
-  const held = await pausedDownload(a, key);
+  const held = await pausedDownload(a, key, BIG);
   assert.match(held.head, /^HTTP\/1\.1 200/);
   // Parquet and JSON share the slot, across keys and processes; the duplicate is not queued.
   const started = Date.now();
@@ -159,7 +116,7 @@ test('a download in flight holds the slot for every key of the account on both s
 
 test('the lease is renewed while a download streams: held well past one lease', async () => {
   const { key } = addAccount(dataDir, 'flagship');
-  const held = await pausedDownload(a, key);
+  const held = await pausedDownload(a, key, BIG);
   await new Promise((res) => setTimeout(res, LEASE_SECONDS * 1000 * 1.8));
   isBusy(await q(b, key));
   held.socket.destroy();
@@ -167,7 +124,7 @@ test('the lease is renewed while a download streams: held well past one lease', 
 
 test('a client disconnecting mid-download releases the slot', async () => {
   const { id, key } = addAccount(dataDir, 'flagship');
-  const held = await pausedDownload(a, key);
+  const held = await pausedDownload(a, key, BIG);
   isBusy(await q(b, key));
   held.socket.destroy();
   await releasedBeforeLapse(id);
@@ -176,7 +133,7 @@ test('a client disconnecting mid-download releases the slot', async () => {
 
 test('a crashed holder blocks the account only until its lease lapses', async () => {
   const { key } = addAccount(dataDir, 'flagship');
-  const held = await pausedDownload(a, key);
+  const held = await pausedDownload(a, key, BIG);
   isBusy(await q(b, key));
   await a.kill(); // SIGKILL: nothing is released
   held.socket.destroy();
