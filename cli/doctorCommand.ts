@@ -1,4 +1,5 @@
 import { checkDataDir, openDoctorIo, removeStaleTempFiles, summarizeKinds, type DoctorReport } from '../storage/doctorCheck.js';
+import { digestList, digestListJson, type FileDigest } from '../storage/fileDigests.js';
 import { knownRange, knownRangeWarning, type KnownRange } from '../calendar/tradingCalendar.js';
 import { requireDataDir } from './dataDirCheck.js';
 import { createProgress } from './progress.js';
@@ -7,23 +8,32 @@ import { UsageError, type Command, type CommandContext } from './command.js';
 /**
  * `tickvault doctor`: checks the catalog against the files and prints a report on stdout.
  * Exit 0 when there is no problem (stale temp files are warnings), 1 when there is any.
+ * With --digests the same check runs, but stdout carries the per-file digest list instead of
+ * the report (so that two sites' outputs `diff` cleanly) and findings go to stderr.
  */
 export const DOCTOR_EXIT_PROBLEMS = 1;
 
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'check catalog against files (missing, extra, size, sha256, footer, rows); non-zero exit on any problem',
-  usage: 'tickvault doctor [--data-dir DIR] [--quick] [--deep] [--json] [--remove-temps]',
+  usage: 'tickvault doctor [--data-dir DIR] [--quick] [--deep] [--digests] [--json] [--remove-temps]',
   options: {
     quick: { type: 'boolean' },
     deep: { type: 'boolean' },
     json: { type: 'boolean' },
+    digests: { type: 'boolean' },
     'remove-temps': { type: 'boolean' },
   },
   help: [
     { flag: 'quick', help: 'skip the SHA-256 check (sizes, footers, row counts still checked)' },
     { flag: 'deep', help: 'also decode every page of every file (slow)' },
-    { flag: 'json', help: 'print the report as one JSON object' },
+    {
+      flag: 'digests',
+      help: 'instead of the report, print "SHA256  ROWS  BYTES  PATH" per sealed file (hashed from disk, sorted by path) '
+        + 'and a last line "# N files, sha256 of this list: HEX"; equal last lines on two sites mean identical files. '
+        + 'All checks still run: problems go to stderr and exit 1. Not with --quick',
+    },
+    { flag: 'json', help: 'print the report (with --digests: {"files":[{path,sha256,rows,bytes}],"listDigest"}) as one JSON object' },
     { flag: 'remove-temps', help: 'delete leftover *.tmp-PID files whose process is gone' },
   ],
   positionals: 'none',
@@ -33,14 +43,19 @@ export const doctorCommand: Command = {
     const quick = ctx.flags.quick === true;
     const deep = ctx.flags.deep === true;
     if (quick && deep) throw new UsageError('--quick and --deep exclude each other');
+    const digests = ctx.flags.digests === true;
+    // Digests are the hashes --quick skips: a list without them would compare nothing.
+    if (quick && digests) throw new UsageError('--quick and --digests exclude each other (--quick skips the SHA-256 of each file)');
 
     const io = openDoctorIo(dataDir);
     let report: DoctorReport;
+    const found: FileDigest[] = [];
     try {
       const total = [...io.catalogFiles()].reduce((a, e) => a + e.bytes, 0);
       const bar = createProgress(ctx.config.progress, 'doctor', total, 'bytes');
       let done = 0;
-      report = await checkDataDir(io, { quick, deep, onFile: (b) => bar.update((done += b)) });
+      const onDigest = digests ? (d: FileDigest) => found.push(d) : undefined;
+      report = await checkDataDir(io, { quick, deep, onFile: (b) => bar.update((done += b)), onDigest });
       bar.stop();
     } finally {
       io.close();
@@ -51,6 +66,10 @@ export const doctorCommand: Command = {
       { dataDir, files: report.catalogFiles, problems: report.problems.length, warnings: report.warnings.length, removed: removed.length },
       'doctor finished',
     );
+    if (digests) {
+      printDigests(ctx, found, report, removed);
+      return report.ok ? 0 : DOCTOR_EXIT_PROBLEMS;
+    }
     // The calendar's known range (shipped plus this directory's imports), with a warning near its end.
     const calendar = { ...knownRange(), warning: knownRangeWarning(ctx.config.clock.nowMs()) };
     if (ctx.flags.json === true) ctx.out(JSON.stringify({ dataDir, ...report, calendar, removedTemps: removed }));
@@ -69,12 +88,34 @@ function printReport(ctx: CommandContext, dataDir: string, r: DoctorReport, remo
   ctx.out(`catalog: ${r.catalogFiles} files, ${mib} MiB; on disk: ${r.diskFiles} files; checked: ${r.checks.join(', ')}`);
   ctx.out(`calendar: known range ${cal.first}..${cal.last}`);
   if (cal.warning !== null) ctx.out(`WARNING ${'calendar'.padEnd(18)} ${cal.warning}`);
-  for (const p of r.problems) ctx.out(`PROBLEM ${p.kind.padEnd(18)} ${p.path}: ${p.detail}`);
-  for (const w of r.warnings) {
-    const gone = removed.includes(w.path) ? ' (removed)' : '';
-    ctx.out(`WARNING ${w.kind.padEnd(18)} ${w.path}: ${w.detail}${gone}`);
-  }
+  for (const line of findingLines(r, removed)) ctx.out(line);
   const warn = r.warnings.length > 0 ? `; ${r.warnings.length} warning(s): ${summarizeKinds(r.warnings)}` : '';
   if (r.ok) ctx.out(`ok: no problems in ${r.catalogFiles} files${warn}`);
   else ctx.out(`FAILED: ${r.problems.length} problem(s): ${summarizeKinds(r.problems)}${warn}`);
+}
+
+/**
+ * `--digests`: stdout is only the digest list (text or JSON), so that two sites' outputs
+ * compare with `diff` or by their last line; the doctor's findings, which would break that,
+ * go to stderr in the report's own line format. A missing or unreadable file has no line
+ * (and so changes the list digest); its PROBLEM line on stderr names it.
+ */
+function printDigests(ctx: CommandContext, found: readonly FileDigest[], r: DoctorReport, removed: readonly string[]): void {
+  const list = digestList(found);
+  if (ctx.flags.json === true) ctx.out(digestListJson(list));
+  else {
+    for (const line of list.lines) ctx.out(line);
+    ctx.out(list.summary);
+  }
+  const lines = findingLines(r, removed);
+  if (!r.ok) lines.push(`FAILED: ${r.problems.length} problem(s): ${summarizeKinds(r.problems)}`);
+  for (const line of lines) process.stderr.write(`${line}\n`);
+}
+
+/** `PROBLEM kind path: detail` lines, then `WARNING …` lines: one format on stdout and stderr. */
+function findingLines(r: DoctorReport, removed: readonly string[]): string[] {
+  return [
+    ...r.problems.map((p) => `PROBLEM ${p.kind.padEnd(18)} ${p.path}: ${p.detail}`),
+    ...r.warnings.map((w) => `WARNING ${w.kind.padEnd(18)} ${w.path}: ${w.detail}${removed.includes(w.path) ? ' (removed)' : ''}`),
+  ];
 }

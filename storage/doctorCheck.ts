@@ -7,6 +7,7 @@ import { CatalogReader, openCatalog } from './catalog.js';
 import { layoutFor, sealedFileRelPath } from './layout.js';
 import { DATASETS, SCHEMAS, type Dataset } from '../shared/schema.js';
 import { parseFooterOrReason, readColumnRuns, type FileMetaData } from './parquet/generalReader.js';
+import type { FileDigest } from './fileDigests.js';
 
 /**
  * `tickvault doctor`: is every sealed file the catalog names on disk, byte for byte as it was
@@ -73,6 +74,12 @@ export interface DoctorOptions {
   readonly concurrency?: number;
   /** Called after each catalogued file is checked, with its size (for a progress bar). */
   readonly onFile?: (bytes: number) => void;
+  /**
+   * Called with the SHA-256 of each catalogued file read from disk (not with quick): the
+   * check reads and hashes every file already, so `doctor --digests` costs no second pass.
+   * Missing or unreadable files have no digest; rows are the catalog's (checked against the footer).
+   */
+  readonly onDigest?: (digest: FileDigest) => void;
 }
 
 export interface DoctorReport {
@@ -171,9 +178,10 @@ async function checkFile(io: DoctorIo, e: DoctorCatalogEntry, opts: DoctorOption
     problem('unreadable', `cannot be read: ${(err as Error).message}`);
     return out;
   }
-  if (sizeOk && !opts.quick) {
+  if (!opts.quick) {
     const sha = createHash('sha256').update(bytes).digest('hex');
-    if (sha !== e.sha256) problem('checksum-mismatch', `sha256 ${sha.slice(0, 16)}… differs from the catalog's ${e.sha256.slice(0, 16)}…`);
+    opts.onDigest?.({ path: e.path, sha256: sha, rows: e.rows, bytes: bytes.length });
+    if (sizeOk && sha !== e.sha256) problem('checksum-mismatch', `sha256 ${sha.slice(0, 16)}… differs from the catalog's ${e.sha256.slice(0, 16)}…`);
   }
 
   const footer = parseFooterOrReason(bytes);

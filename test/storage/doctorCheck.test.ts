@@ -191,6 +191,24 @@ t('several kinds at once: each reported once, sorted by path; progress sees ever
   assert.is(summarizeKinds(r.problems), '1 checksum-mismatch, 1 extra, 1 missing');
 });
 
+t('onDigest: the SHA-256 of the bytes on disk, not the catalog\'s; none for a missing file or with quick', async () => {
+  const d = await cleanDir();
+  d.files.delete(L2);
+  const b = Uint8Array.from(d.files.get(L2B)!);
+  b[7] ^= 0x01;
+  d.files.set(L2B, b);
+  const seen = new Map<string, { sha256: string; rows: number; bytes: number }>();
+  const r = await checkDataDir(d.io, { onDigest: ({ path, ...rest }) => seen.set(path, rest) });
+  assert.equal([...seen.keys()].sort(), [IDX, L2B].sort());
+  assert.equal(seen.get(L2B), { sha256: createHash('sha256').update(b).digest('hex'), rows: 40, bytes: b.length });
+  assert.is.not(seen.get(L2B)!.sha256, d.catalog.find((e) => e.path === L2B)!.sha256);
+  assert.equal(r.problems.map((p) => p.kind), ['checksum-mismatch', 'missing']);
+
+  let quickDigests = 0;
+  await checkDataDir(d.io, { quick: true, onDigest: () => quickDigests++ });
+  assert.is(quickDigests, 0);
+});
+
 t('parseFooterOrReason: too short, no magic', () => {
   assert.match(String(parseFooterOrReason(new Uint8Array(5))), /too short/);
   assert.match(String(parseFooterOrReason(new Uint8Array(64))), /magic/);
