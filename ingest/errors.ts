@@ -13,7 +13,7 @@
  */
 
 /** Where on the ingest path it failed. */
-export type IngestStage = 'staging' | 'decode' | 'consumer' | 'produce' | 'metrics';
+export type IngestStage = 'staging' | 'decode' | 'consumer' | 'produce' | 'metrics' | 'seal';
 
 export interface IngestErrorOptions {
   readonly fatal?: boolean;

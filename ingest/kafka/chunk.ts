@@ -3,6 +3,7 @@ import type { DecodeReply } from './decodeWorker.js';
 import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './messages.js';
 import type { PartitionLateGuard } from './sealState.js';
 import type { QuarantineEntry } from '../staging/segments.js';
+import { canonicalFeedLine } from '../staging/canonicalLine.js';
 
 /**
  * The first half of staging a chunk of consecutive messages of one partition: validate each
@@ -67,12 +68,8 @@ export function decodeChunk(
       continue;
     }
     const r = v.row;
-    if (late.isLate(dataset, r.tradedate, r.symbol, partition)) {
-      rejects.push({
-        source: `${topic}/${partition}@${m.offset}`,
-        reason: `late: ${dataset} ${r.tradedate} ${r.symbol} is already sealed`,
-        raw: m.value?.toString('utf8') ?? '',
-      });
+    if (late.isLate(dataset, r.tradedate, r.symbol, partition, offset)) {
+      rejects.push(lateReject(late, `${topic}/${partition}@${m.offset}`, dataset, r.tradedate, r.symbol, r.timeMs, r.values, m));
       rejectOffsets.push(offset);
       lateCount++;
       continue;
@@ -119,20 +116,16 @@ export function chunkFromReply(
     const base = k * width;
     const timeMs = reply.timesMs[k];
     k++;
-    if (late.isLate(dataset, tradedate, symbol, partition)) {
-      rejects.push({
-        source: `${topic}/${partition}@${m.offset}`,
-        reason: `late: ${dataset} ${tradedate} ${symbol} is already sealed`,
-        raw: m.value?.toString('utf8') ?? '',
-      });
-      rejectOffsets.push(offset);
-      lateCount++;
-      continue;
-    }
     const values: (number | null)[] = new Array(width);
     for (let j = 0; j < width; j++) {
       const x = reply.values[base + j];
       values[j] = Number.isNaN(x) ? null : x; // JSON has no NaN: NaN stands for null
+    }
+    if (late.isLate(dataset, tradedate, symbol, partition, offset)) {
+      rejects.push(lateReject(late, `${topic}/${partition}@${m.offset}`, dataset, tradedate, symbol, timeMs, values, m));
+      rejectOffsets.push(offset);
+      lateCount++;
+      continue;
     }
     rows.push({ dataset, symbol, tradedate, timeMs, values, seq: offset });
     symbolDays.add(`${tradedate}|${symbol}`);
@@ -141,4 +134,21 @@ export function chunkFromReply(
     topic, partition, dataset, firstOffset: Number(messages[0].offset), lastOffset: Number(messages[messages.length - 1].offset),
     messages: messages.length, rows, rejects, rejectOffsets, late: lateCount, symbolDays,
   };
+}
+
+/** The quarantine entry of a late message (see PartitionLateGuard on canonical lines). */
+function lateReject(
+  late: PartitionLateGuard, source: string, dataset: Dataset, tradedate: string, symbol: string, timeMs: number,
+  values: readonly (number | null)[], m: ChunkMessage,
+): QuarantineEntry {
+  return {
+    source,
+    reason: lateReason(dataset, tradedate, symbol),
+    raw: late.canonicalLate ? canonicalFeedLine(dataset, tradedate, symbol, timeMs, values) : m.value?.toString('utf8') ?? '',
+  };
+}
+
+/** The reason a late row is quarantined with, on every path. */
+export function lateReason(dataset: Dataset, tradedate: string, symbol: string): string {
+  return `late: ${dataset} ${tradedate} ${symbol} is already sealed`;
 }

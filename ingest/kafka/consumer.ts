@@ -13,6 +13,9 @@ import type { Assignment } from './positions.js';
 import { IngestProgressTracker, type IngestCounts, type IngestProgress } from './progress.js';
 import { BatchRunner } from './runner.js';
 import { KafkaSealer } from './sealer.js';
+import { PostgresSealCuts } from './postgresSealCuts.js';
+import type { SealCutStore } from './sealCuts.js';
+import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';
 import { KafkaSealState, PartitionLateGuard } from './sealState.js';
 
 export type { IngestCounts, IngestProgress } from './progress.js';
@@ -94,7 +97,7 @@ export class KafkaIngestor {
   private restartTimer: NodeJS.Timeout | null = null;
   private restarts: number[] = [];
 
-  private constructor(private readonly opts: IngestorOptions) {
+  private constructor(private readonly opts: IngestorOptions, private readonly cuts: SealCutStore | null) {
     this.log = opts.log;
     this.metrics = opts.metrics ?? new IngestMetrics();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -103,7 +106,7 @@ export class KafkaIngestor {
     const db = this.stores.staging.db;
     this.offsets = new KafkaOffsetStore(db);
     this.sealState = new KafkaSealState(db);
-    this.late = new PartitionLateGuard(this.stores.late, this.sealState);
+    this.late = new PartitionLateGuard(this.stores.late, this.sealState, cuts !== null);
     this.committer = new GroupCommitter(
       { staging: this.stores.staging, offsets: this.offsets, sealState: this.sealState, nowMs: opts.nowMs, log: opts.log },
       (flushed) => this.onFlushed(flushed),
@@ -125,6 +128,7 @@ export class KafkaIngestor {
       stores: this.stores, encode: opts.encode, offsets: this.offsets, sealState: this.sealState, late: this.late,
       view: this.progress.view(() => this.assigned),
       topics: config.topics, sealAfterMs: config.sealAfterMs, nowMs: opts.nowMs, log: opts.log, metrics: this.metrics,
+      ...(cuts ? { cuts, site: config.group, drainCommits: () => this.committer.flush() } : {}),
     });
   }
 
@@ -135,7 +139,17 @@ export class KafkaIngestor {
 
   /** Connects, joins the group and starts consuming and sealing. */
   static async start(opts: IngestorOptions): Promise<KafkaIngestor> {
-    const ing = new KafkaIngestor(opts);
+    // Sites that share a database agree on seal cuts there; unreachable at start is a failure.
+    const cuts = opts.config.stateUrl === ''
+      ? null
+      : await PostgresSealCuts.open(opts.config.stateUrl, (e) => opts.log.warn({ err: stateErrorText(e) }, 'seal-cut database connection lost'));
+    let ing: KafkaIngestor;
+    try {
+      ing = new KafkaIngestor(opts, cuts);
+    } catch (e) {
+      await cuts?.close();
+      throw e;
+    }
     try {
       await ing.run();
     } catch (e) {
@@ -156,6 +170,11 @@ export class KafkaIngestor {
       { brokers: config.brokers, topics: config.topics, group: config.group, dataDir: this.opts.dataDir, sealAfterMs: config.sealAfterMs },
       'ingest starting',
     );
+    if (this.cuts) {
+      // Before the first message: a site catching up must know the cuts other sites set.
+      await this.sealer.refreshCuts(this.opts.nowMs());
+      this.log.info({ state: this.cuts.where }, 'seal cuts agreed through the shared database');
+    }
     await this.admin.connect();
     await this.startConsumer();
     const every = (ms: number, fn: () => Promise<unknown>) => {
@@ -335,6 +354,7 @@ export class KafkaIngestor {
       if (decoderClosing) await withTimeout('decode worker close', decoderClosing, 10_000);
       this.closed = true;
       this.stores.close();
+      await withTimeout('seal-cut database close', this.cuts?.close() ?? Promise.resolve(), 5_000);
       this.log.info({ ...this.counts, exitCode: code }, 'ingest stopped');
       this.resolveDone(code);
       return code;

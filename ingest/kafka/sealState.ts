@@ -23,9 +23,16 @@ CREATE TABLE IF NOT EXISTS kafka_symbol_partitions (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS kafka_sealed_partitions (
   dataset TEXT NOT NULL, tradedate TEXT NOT NULL, partition INTEGER NOT NULL, sealed_at_ms INTEGER NOT NULL,
+  cut_offset INTEGER,                 -- the agreed seal cut (--state-url); null: every later message is late
   PRIMARY KEY (dataset, tradedate, partition)
 ) WITHOUT ROWID;
 `;
+
+/** Adds columns that later versions introduced to a table an earlier version created. */
+function migrate(db: Db): void {
+  const cols = db.prepare("SELECT name FROM pragma_table_info('kafka_sealed_partitions')").pluck().all() as string[];
+  if (!cols.includes('cut_offset')) db.exec('ALTER TABLE kafka_sealed_partitions ADD COLUMN cut_offset INTEGER');
+}
 
 const key = (dataset: Dataset, tradedate: string, partition: number) => `${dataset}|${tradedate}|${partition}`;
 
@@ -37,8 +44,11 @@ export class KafkaSealState {
 
   constructor(readonly db: Db) {
     db.exec(KAFKA_SEAL_STATE_SCHEMA);
+    migrate(db);
     this.insertSymbol = db.prepare('INSERT OR IGNORE INTO kafka_symbol_partitions (dataset, tradedate, symbol, partition) VALUES (?, ?, ?, ?)');
-    this.insertSealed = db.prepare('INSERT OR IGNORE INTO kafka_sealed_partitions (dataset, tradedate, partition, sealed_at_ms) VALUES (?, ?, ?, ?)');
+    this.insertSealed = db.prepare(
+      'INSERT OR IGNORE INTO kafka_sealed_partitions (dataset, tradedate, partition, sealed_at_ms, cut_offset) VALUES (?, ?, ?, ?, ?)',
+    );
   }
 
   /** Records the partition a staged symbol-day came from; call inside the staging transaction. */
@@ -71,12 +81,12 @@ export class KafkaSealState {
     );
   }
 
-  /** `dataset|tradedate|partition` of every partition-day recorded sealed. */
-  sealedKeys(): Set<string> {
-    const rows = this.db.prepare('SELECT dataset, tradedate, partition FROM kafka_sealed_partitions').all() as {
-      dataset: Dataset; tradedate: string; partition: number;
+  /** `dataset|tradedate|partition` of every partition-day recorded sealed, with its cut (null: none). */
+  sealedKeys(): Map<string, number | null> {
+    const rows = this.db.prepare('SELECT dataset, tradedate, partition, cut_offset FROM kafka_sealed_partitions').all() as {
+      dataset: Dataset; tradedate: string; partition: number; cut_offset: number | null;
     }[];
-    return new Set(rows.map((r) => key(r.dataset, r.tradedate, r.partition)));
+    return new Map(rows.map((r) => [key(r.dataset, r.tradedate, r.partition), r.cut_offset]));
   }
 
   /** Days some partition has been sealed for (the day itself may still be open). */
@@ -84,8 +94,8 @@ export class KafkaSealState {
     return this.db.prepare('SELECT DISTINCT dataset, tradedate FROM kafka_sealed_partitions ORDER BY tradedate, dataset').all() as OpenDay[];
   }
 
-  recordSealed(dataset: Dataset, tradedate: string, partition: number, atMs: number): void {
-    this.insertSealed.run(dataset, tradedate, partition, atMs);
+  recordSealed(dataset: Dataset, tradedate: string, partition: number, atMs: number, cut: number | null = null): void {
+    this.insertSealed.run(dataset, tradedate, partition, atMs, cut);
   }
 
   /** Forgets a day once the catalog marks it sealed: from then on the catalog answers. */
@@ -102,17 +112,38 @@ export class KafkaSealState {
 /**
  * The ingest side's "is this message late?": its partition-day is sealed or being sealed
  * (closed), or the catalog says the day is sealed or the symbol-day already has a file.
+ *
+ * With seal cuts (--state-url: sites agree on one cut per partition-day), a partition-day
+ * with a known cut — agreed by any site, whether or not this one has sealed it yet — makes
+ * exactly the messages at or above the cut late; below it they are staged, also after another
+ * site sealed. Late rows are then quarantined as canonical feed lines (canonicalLine.ts), so
+ * every site's quarantine holds the same entries.
  */
 export class PartitionLateGuard {
+  /** Partition-days sealed here without a cut: every later message is late. */
   private closed = new Set<string>();
+  /** Cuts of partition-days this process sealed or is sealing. */
+  private localCuts = new Map<string, number>();
+  /** Cuts agreed through the shared store, refreshed by the sealer. */
+  private sharedCuts = new Map<string, number>();
 
-  constructor(private readonly catalogLate: LateGuard, private readonly state: KafkaSealState) {
+  constructor(
+    private readonly catalogLate: LateGuard,
+    private readonly state: KafkaSealState,
+    /** Sites agree on cuts: late entries are written as canonical feed lines. */
+    readonly canonicalLate = false,
+  ) {
     this.reload();
   }
 
   /** Re-reads what other processes sealed (after a rebalance) and drops cached answers. */
   reload(): void {
-    this.closed = this.state.sealedKeys();
+    this.closed = new Set();
+    this.localCuts = new Map();
+    for (const [k, cut] of this.state.sealedKeys()) {
+      if (cut === null) this.closed.add(k);
+      else this.localCuts.set(k, cut);
+    }
     this.catalogLate.forget();
   }
 
@@ -121,16 +152,38 @@ export class PartitionLateGuard {
     this.closed.add(key(dataset, tradedate, partition));
   }
 
+  /** From now on messages of this partition-day at or above `cut` are late. */
+  closeAt(dataset: Dataset, tradedate: string, partition: number, cut: number): void {
+    this.localCuts.set(key(dataset, tradedate, partition), cut);
+  }
+
+  /** Replaces what is known of the cuts agreed through the shared store. */
+  setSharedCuts(cuts: Iterable<{ dataset: Dataset; tradedate: string; partition: number; offset: number }>): void {
+    const next = new Map<string, number>();
+    for (const c of cuts) next.set(key(c.dataset, c.tradedate, c.partition), c.offset);
+    this.sharedCuts = next;
+  }
+
+  /** The cut known for a partition-day (sealed here, or agreed by another site), if any. */
+  cutOf(dataset: Dataset, tradedate: string, partition: number): number | undefined {
+    const k = key(dataset, tradedate, partition);
+    return this.localCuts.get(k) ?? this.sharedCuts.get(k);
+  }
+
   /** Cached catalog answers may be stale after a seal; the closed set covers the gap. */
   afterSeal(dataset: Dataset, tradedate: string, dayComplete: boolean): void {
     this.catalogLate.forget();
     if (!dayComplete) return;
-    // The catalog's day flag answers from now on; keep the set small over months of running.
+    // The catalog's day flag answers from now on; keep the sets small over months of running.
     const prefix = `${dataset}|${tradedate}|`;
     for (const k of this.closed) if (k.startsWith(prefix)) this.closed.delete(k);
+    for (const k of this.localCuts.keys()) if (k.startsWith(prefix)) this.localCuts.delete(k);
   }
 
-  isLate(dataset: Dataset, tradedate: string, symbol: string, partition: number): boolean {
-    return this.closed.has(key(dataset, tradedate, partition)) || this.catalogLate.isLate(dataset, tradedate, symbol);
+  isLate(dataset: Dataset, tradedate: string, symbol: string, partition: number, offset: number): boolean {
+    const k = key(dataset, tradedate, partition);
+    const cut = this.localCuts.get(k) ?? this.sharedCuts.get(k);
+    if (cut !== undefined && offset >= cut) return true;
+    return this.closed.has(k) || this.catalogLate.isLate(dataset, tradedate, symbol);
   }
 }

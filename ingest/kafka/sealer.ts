@@ -10,6 +10,11 @@ import { dueDays, isCaughtUp, isDayComplete, lagOf, symbolsByOwnedPartition, typ
 import type { IngestStores } from '../staging/stores.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Dataset } from '../../shared/schema.js';
+import { beijingDate } from '../../shared/clock.js';
+import type { QuarantineEntry, Staging } from '../staging/segments.js';
+import { canonicalFeedLine } from '../staging/canonicalLine.js';
+import { lateReason } from './chunk.js';
+import type { SealCutStore } from './sealCuts.js';
 
 /**
  * Seals days while the ingestor runs. On each tick: the due days (past close + grace, not yet
@@ -38,6 +43,12 @@ export interface SealerDeps {
   readonly metrics: IngestMetrics;
   /** Write files in seal workers, one per core (default); false: on this thread. */
   readonly workers?: boolean;
+  /** Seal cuts agreed with the other sites (--state-url); absent: this site cuts alone. */
+  readonly cuts?: SealCutStore;
+  /** Who this site is in the cut records (its consumer group). */
+  readonly site?: string;
+  /** Makes every decoded chunk durable now (the group commit): called once a cut is set. */
+  readonly drainCommits?: () => Promise<unknown>;
 }
 
 export interface TickResult {
@@ -50,6 +61,28 @@ export interface TickResult {
 }
 
 const IDLE: TickResult = { due: 0, caughtUp: null, partitionsSealed: 0, daysSealed: 0 };
+
+/** How far back the late guard keeps other sites' cuts: past any day still being sealed. */
+const CUT_MEMORY_MS = 40 * 86_400_000;
+
+/**
+ * Quarantines, once, the staged rows of a partition's symbols at or above the agreed cut
+ * (staged before the cut was known: this site was ahead of the site that sealed first). The
+ * seal then leaves them out. Returns how many entries were added.
+ */
+function quarantinePastCut(staging: Staging, topic: string, partition: number, day: DayRef, symbols: readonly string[], cut: number): number {
+  const entries: QuarantineEntry[] = [];
+  for (const [bucket, group] of staging.bucketsOf(symbols)) {
+    for (const r of staging.recordsFrom(day.dataset, day.tradedate, bucket, group, cut)) {
+      entries.push({
+        source: `${topic}/${partition}@${r.order}`,
+        reason: lateReason(day.dataset, day.tradedate, r.symbol),
+        raw: canonicalFeedLine(day.dataset, day.tradedate, r.symbol, r.timeMs, r.values),
+      });
+    }
+  }
+  return entries.length === 0 ? 0 : staging.quarantineOnce(entries);
+}
 
 export class KafkaSealer {
   private current: Promise<TickResult> | null = null;
@@ -89,6 +122,7 @@ export class KafkaSealer {
   private async runTick(): Promise<TickResult> {
     const { view, offsets, log } = this.deps;
     const now = this.deps.nowMs();
+    await this.refreshCuts(now);
     const due = this.candidates(now);
     if (due.length === 0) return IDLE;
     const assignment = view.assignment();
@@ -147,25 +181,65 @@ export class KafkaSealer {
     let sealed = 0;
     for (const partition of todo) {
       if (this.stopping || !this.stillOwns(topic, partition)) continue;
-      late.close(day.dataset, day.tradedate, partition);
+      let cut: number | null = null;
+      if (this.deps.cuts) {
+        cut = await this.agreedCut(day, topic, partition);
+        if (cut === null) continue; // behind the agreed cut: consume on, seal at a later tick
+      } else {
+        late.close(day.dataset, day.tradedate, partition);
+      }
       const symbols = byPartition.get(partition) ?? [];
       const started = performance.now();
+      const pastCut = cut !== null && symbols.length > 0 ? quarantinePastCut(stores.staging, topic, partition, day, symbols, cut) : 0;
       const result = symbols.length > 0
-        ? await sealDay(this.sealDeps(), day.dataset, day.tradedate, { symbols, markDaySealed: false })
+        ? await sealDay(this.sealDeps(), day.dataset, day.tradedate, { symbols, markDaySealed: false, ...(cut === null ? {} : { belowOrder: cut }) })
         : null;
-      sealState.recordSealed(day.dataset, day.tradedate, partition, this.deps.nowMs());
+      // A symbol-day whose every row was past the cut has no file: it leaves staging too.
+      if (cut !== null && symbols.length > 0) stores.staging.drop(day.dataset, day.tradedate, symbols);
+      sealState.recordSealed(day.dataset, day.tradedate, partition, this.deps.nowMs(), cut);
       late.afterSeal(day.dataset, day.tradedate, false);
       const secs = (performance.now() - started) / 1000;
       metrics.sealDuration.observe({ dataset: day.dataset }, secs);
       metrics.sealedFiles.inc({ dataset: day.dataset }, result?.files ?? 0);
       log.info(
         { dataset: day.dataset, tradedate: day.tradedate, topic, partition, symbols: symbols.length, files: result?.files ?? 0,
-          rows: result?.rows ?? 0, bytes: result?.bytes ?? 0, ms: Math.round(secs * 1000) },
+          rows: result?.rows ?? 0, bytes: result?.bytes ?? 0, ms: Math.round(secs * 1000), ...(cut === null ? {} : { cut, pastCut }) },
         'partition sealed',
       );
       sealed++;
     }
     return sealed;
+  }
+
+  /**
+   * The cut this site seals a partition-day at: the one some site already agreed (known to the
+   * late guard, or found in the shared store), else this site's position, recorded first.
+   * From then on the guard makes the day's messages at or above it late; chunks decoded before
+   * are committed now. Null while this site's position is still below the cut.
+   */
+  private async agreedCut(day: DayRef, topic: string, partition: number): Promise<number | null> {
+    const { late, offsets, cuts, log } = this.deps;
+    let cut = late.cutOf(day.dataset, day.tradedate, partition);
+    if (cut === undefined) {
+      const position = offsets.next(topic, partition) ?? 0;
+      cut = await cuts!.agree({ topic, partition, dataset: day.dataset, tradedate: day.tradedate, offset: position }, this.deps.site ?? 'tickvault');
+      if (cut !== position) log.info({ topic, partition, tradedate: day.tradedate, cut, position }, 'another site agreed this seal cut first');
+    }
+    late.closeAt(day.dataset, day.tradedate, partition, cut);
+    await this.deps.drainCommits?.();
+    const position = offsets.next(topic, partition) ?? 0;
+    if (position < cut) {
+      log.info({ topic, partition, tradedate: day.tradedate, cut, position }, 'catching up to the agreed seal cut before sealing');
+      return null;
+    }
+    return cut;
+  }
+
+  /** The cuts other sites agreed, for the late guard (a failure keeps the last known). */
+  async refreshCuts(nowMs: number): Promise<void> {
+    const { cuts, late } = this.deps;
+    if (!cuts) return;
+    late.setSharedCuts(await cuts.cutsFrom(beijingDate(nowMs - CUT_MEMORY_MS)));
   }
 
   /** Marks the day sealed once every partition of its topic is; true when it did. */

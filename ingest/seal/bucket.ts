@@ -28,6 +28,8 @@ export interface BucketJob {
   readonly tradedate: string;
   readonly bucket: number;
   readonly symbols: readonly string[];
+  /** Leave out records whose order is at or above this (rows past an agreed seal cut). */
+  readonly belowOrder?: number;
 }
 
 /** What the catalog records of a written file: the catalog's own type, not a copy of it. */
@@ -58,7 +60,7 @@ export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<Wr
   const written: WrittenFile[] = [];
   const inFlight = new Set<Promise<void>>();
   let failure: unknown = null;
-  for (const cols of readStagedBucket(env.ingestDb, env.dataDir, dataset, tradedate, job.bucket, new Set(job.symbols))) {
+  for (const cols of readStagedBucket(env.ingestDb, env.dataDir, dataset, tradedate, job.bucket, new Set(job.symbols), job.belowOrder)) {
     const task = (async () => {
       const data = await env.encode({ dataset, tradedate, ...cols }, { rowGroupSize: ROW_GROUP_SIZE[dataset] });
       const relPath = sealedFileRelPath(dataset, tradedate, cols.symbol);

@@ -38,6 +38,11 @@ export interface SealOptions {
   readonly symbols?: readonly string[];
   /** Record the day as sealed, after which its messages are late. Default true. */
   readonly markDaySealed?: boolean;
+  /**
+   * Seal only records whose order is below this: Kafka rows (order = offset) at or above an
+   * agreed seal cut are late. The caller quarantines them (sealCutLate.ts); they are left out here.
+   */
+  readonly belowOrder?: number;
 }
 
 export interface SealResult {
@@ -86,7 +91,9 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
       bytes += w.bytes;
     }
   };
-  const jobs = [...staging.bucketsOf(todo)].map(([bucket, symbols]) => ({ dataset, tradedate, bucket, symbols: [...symbols] }));
+  const jobs = [...staging.bucketsOf(todo)].map(([bucket, symbols]) => ({
+    dataset, tradedate, bucket, symbols: [...symbols], ...(opts.belowOrder === undefined ? {} : { belowOrder: opts.belowOrder }),
+  }));
   if (deps.pool) {
     const pool = deps.pool;
     // Every worker busy, results recorded as each bucket completes.

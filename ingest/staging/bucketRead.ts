@@ -81,19 +81,25 @@ function symbolGroups(dataDir: string, segs: readonly Segment[], size: number, s
   return groups;
 }
 
-/**
- * Reads one bucket of one staged day (any process may call it, with its own connection, e.g.
- * a seal worker): every writer's segment up to its committed length, grouped by symbol,
- * sorted by time, the highest order winning among equal times.
- */
-export function* readStagedBucket(
-  db: Db, dataDir: string, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>,
-): Generator<StagedSymbolDay> {
-  const segs = (
+function segmentsOf(db: Db, dataset: Dataset, tradedate: string, bucket: number): Segment[] {
+  return (
     db
       .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? AND bucket = ? ORDER BY writer')
       .all(dataset, tradedate, bucket) as Segment[]
   ).filter((s) => s.bytes > 0);
+}
+
+/**
+ * Reads one bucket of one staged day (any process may call it, with its own connection, e.g.
+ * a seal worker): every writer's segment up to its committed length, grouped by symbol,
+ * sorted by time, the highest order winning among equal times. With `belowOrder`, records
+ * whose order is at or above it (Kafka rows past an agreed seal cut) are left out, before
+ * duplicates are resolved.
+ */
+export function* readStagedBucket(
+  db: Db, dataDir: string, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>, belowOrder = Infinity,
+): Generator<StagedSymbolDay> {
+  const segs = segmentsOf(db, dataset, tradedate, bucket);
   const size = recordBytes(dataset);
   const width = SCHEMAS[dataset].numericFields.length;
   const groups = symbolGroups(dataDir, segs, size, symbols);
@@ -107,6 +113,7 @@ export function* readStagedBucket(
       for (let o = 0; o < w.length; o += size) {
         const sym = recordSymbol(w, o);
         if (!group.has(sym)) continue;
+        if (w.readDoubleLE(o + ORDER_OFFSET) >= belowOrder) continue;
         if (used + size > buf.length) break; // only if a segment grew since it was sized
         w.copy(buf, used, o, o + size);
         let refs = bySymbol.get(sym);
@@ -144,6 +151,37 @@ export function* readStagedBucket(
         for (let j = 0; j < width; j++) values[j][r] = f64[base + j];
       }
       yield { symbol: sym, rows, timesMs, values };
+    }
+  }
+}
+
+/** A staged record as it was staged (duplicates not resolved). */
+export interface StagedRecord {
+  readonly symbol: string;
+  readonly timeMs: number;
+  readonly order: number;
+  /** Numeric fields in schema order; NaN = null. */
+  readonly values: Float64Array;
+}
+
+/**
+ * The staged records of `symbols` in one bucket whose order is at or above `fromOrder`: the
+ * Kafka rows past an agreed seal cut, which the seal leaves out and quarantines as late.
+ */
+export function* stagedRecordsFrom(
+  db: Db, dataDir: string, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>, fromOrder: number,
+): Generator<StagedRecord> {
+  const size = recordBytes(dataset);
+  const width = SCHEMAS[dataset].numericFields.length;
+  for (const w of recordWindows(dataDir, segmentsOf(db, dataset, tradedate, bucket), size)) {
+    for (let o = 0; o < w.length; o += size) {
+      const order = w.readDoubleLE(o + ORDER_OFFSET);
+      if (order < fromOrder) continue;
+      const symbol = recordSymbol(w, o);
+      if (!symbols.has(symbol)) continue;
+      const values = new Float64Array(width);
+      for (let j = 0; j < width; j++) values[j] = w.readDoubleLE(o + HEADER_BYTES + 8 * j);
+      yield { symbol, timeMs: w.readInt32LE(o + TIME_OFFSET), order, values };
     }
   }
 }

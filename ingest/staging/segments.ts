@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { openDb, type Db } from '../../shared/sqlite.js';
 import { type Dataset, type SnapshotRow } from '../../shared/schema.js';
 import { encodeRecord, ORDER_OFFSET, recordBytes, recordSymbol, type RecordPack } from './recordCodec.js';
-import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
+import { readStagedBucket, stagedRecordsFrom, type StagedRecord, type StagedSymbolDay } from './bucketRead.js';
 
 /**
  * Durable staging of snapshots for days not sealed yet.
@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS quarantine (
   reason TEXT NOT NULL,
   raw TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS quarantine_source ON quarantine(source);
 CREATE TABLE IF NOT EXISTS writers (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   pid INTEGER NOT NULL,
@@ -299,6 +300,11 @@ export class Staging {
     return readStagedBucket(this.db, this.dataDir, dataset, tradedate, bucket, symbols);
   }
 
+  /** Staged records of `symbols` in one bucket with order at or above `fromOrder` (see stagedRecordsFrom). */
+  recordsFrom(dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>, fromOrder: number): Generator<StagedRecord> {
+    return stagedRecordsFrom(this.db, this.dataDir, dataset, tradedate, bucket, symbols, fromOrder);
+  }
+
   /**
    * Forgets sealed symbols of a day. Once no symbol of the day is open, its segment files
    * and rows go too.
@@ -322,6 +328,24 @@ export class Staging {
     this.db.prepare('DELETE FROM segments WHERE dataset = ? AND tradedate = ?').run(dataset, tradedate);
     const dir = join(this.dataDir, 'staging', dataset, tradedate);
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  }
+
+  /**
+   * Quarantines entries not already quarantined with the same source and reason, in one
+   * transaction: a seal that quarantines rows past its cut may run again after a crash.
+   */
+  quarantineOnce(entries: readonly QuarantineEntry[]): number {
+    const seen = this.db.prepare('SELECT 1 FROM quarantine WHERE source = ? AND reason = ? LIMIT 1');
+    const at = this.nowMs();
+    let added = 0;
+    this.db.transaction(() => {
+      for (const e of entries) {
+        if (seen.get(e.source, e.reason) !== undefined) continue;
+        this.insertQuarantine.run(at, e.source, e.reason, e.raw);
+        added++;
+      }
+    })();
+    return added;
   }
 
   quarantineCount(): number {

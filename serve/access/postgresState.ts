@@ -4,18 +4,12 @@ import { CURSOR_KEY_BYTES } from '../level2/cursor.js';
 import { DuplicateKeyError, hashKey, hintOf, newKey, type Account, type AccountListing } from './accounts.js';
 import { secondsToNextBeijingDay } from './limits.js';
 import { isPlanName, PLANS, type ApiName, type PlanName } from './plans.js';
-import { migratePostgres } from './postgresSchema.js';
+import { migratePostgres } from '../../shared/postgres/schema.js';
+import { createPool, describePgError, isUnavailable, redactUrl, type PoolOptions } from '../../shared/postgres/pool.js';
 import { StateUnavailableError, type Admission, type DailyKind, type StateStore } from './stateStore.js';
 
-export interface PostgresStateOptions {
-  readonly url: string;
-  /** Connections per process. Each request holds one only for a statement. */
-  readonly poolSize?: number;
-  /** Connect and statement limits: a lost database must turn into a 503 within seconds, never a hang. */
-  readonly connectTimeoutMs?: number;
-  readonly statementTimeoutMs?: number;
-  readonly onPoolError?: (e: unknown) => void;
-}
+/** Connection settings (shared/postgres/pool.ts: a lost database must be a 503 within seconds, never a hang). */
+export type PostgresStateOptions = PoolOptions;
 
 /**
  * The shared state in PostgreSQL, for several hosts or sites serving one API. Every admission
@@ -34,22 +28,7 @@ export class PostgresStateStore implements StateStore {
 
   /** Connects, creates or migrates the schema; StateUnavailableError when the database cannot be reached. */
   static async open(opts: PostgresStateOptions): Promise<PostgresStateStore> {
-    const statementTimeoutMs = opts.statementTimeoutMs ?? 3000;
-    const pool = new pg.Pool({
-      connectionString: opts.url,
-      max: opts.poolSize ?? 16,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? 3000,
-      // Server side: a statement stuck behind a lock is cancelled. Client side: a database
-      // that stopped answering (network cut) fails the query a little later.
-      statement_timeout: statementTimeoutMs,
-      query_timeout: statementTimeoutMs + 1000,
-      idleTimeoutMillis: 30_000,
-      keepAlive: true,
-      application_name: 'tickvault',
-    });
-    // An idle connection the database closed (restart, failover) is an 'error' on the pool;
-    // unhandled it would end the process. The pool drops it and connects anew when needed.
-    pool.on('error', (e) => opts.onPoolError?.(e));
+    const pool = createPool(opts);
     const store = new PostgresStateStore(pool, opts.url);
     try {
       await store.run(() => migratePostgres(pool));
@@ -74,7 +53,7 @@ export class PostgresStateStore implements StateStore {
     try {
       return await fn();
     } catch (e) {
-      if (isUnavailable(e)) throw new StateUnavailableError(`state database ${this.where} unreachable: ${describe(e)}`, { cause: e });
+      if (isUnavailable(e)) throw new StateUnavailableError(`state database ${this.where} unreachable: ${describePgError(e)}`, { cause: e });
       throw e;
     }
   }
@@ -276,41 +255,5 @@ async function insertKey(c: pg.PoolClient, accountId: number, key: string, nowMs
   } catch (e) {
     if ((e as { code?: string }).code === '23505') throw new DuplicateKeyError();
     throw e;
-  }
-}
-
-/**
- * Whether an error means "the database cannot answer now" rather than "this statement is
- * wrong". SQLSTATE classes 08 (connection), 53 (resources), 57 (operator intervention:
- * shutdown, statement timeout) and 58 (system) are; so are refused or reset sockets, pool
- * connect timeouts and "Connection terminated". A bug (TypeError, a SQL syntax error) is not.
- */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-const CLIENT_FAULTS = /connection terminated|timeout exceeded|query read timeout|connection error|not queryable|connection ended/i;
-
-export function isUnavailable(e: unknown): boolean {
-  if (!(e instanceof Error)) return false;
-  const code = (e as { code?: unknown }).code;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return ['08', '53', '57', '58'].includes(code.slice(0, 2));
-  if (typeof code === 'string' && SOCKET_CODES.has(code)) return true;
-  if (e instanceof AggregateError) return e.errors.some(isUnavailable);
-  return CLIENT_FAULTS.test(e.message);
-}
-
-function describe(e: unknown): string {
-  const err = e as { code?: string; message?: string; errors?: { message?: string }[] };
-  // Node reports a refused dual-stack connect as an AggregateError with an empty message.
-  const msg = err.message || err.errors?.map((x) => x.message).join('; ') || String(e);
-  return err.code && !msg.includes(err.code) ? `${err.code} ${msg}` : msg;
-}
-
-/** The URL without its password, for logs and messages. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://…';
   }
 }

@@ -1,8 +1,9 @@
 import type pg from 'pg';
 
 /**
- * The PostgreSQL schema of the shared state, as numbered migrations in the `tickvault`
- * schema (so the state can share a database with other things). Every process runs
+ * The PostgreSQL schema of what several sites share (`--state-url`): the servers' accounts and
+ * limits and ingest's seal cuts, as numbered migrations in the `tickvault` schema (so it can
+ * share a database with other things). Every process runs
  * `migratePostgres` at start; an advisory lock makes concurrent starts on several sites apply
  * each migration once, and a database newer than this program is refused rather than
  * misread.
@@ -45,6 +46,17 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE tickvault.secrets (
      name text PRIMARY KEY,
      value bytea NOT NULL
+   );`,
+  // 2: ingest's seal cuts, one per topic-partition and day, agreed by every site.
+  `CREATE TABLE tickvault.seal_cuts (
+     topic text NOT NULL,
+     partition integer NOT NULL,
+     tradedate text NOT NULL,              -- YYYYMMDD
+     dataset text NOT NULL,
+     cut_offset bigint NOT NULL,           -- messages of the day below it are in the files; at or above, late
+     created_by text NOT NULL,             -- the consumer group (site) whose seal set it
+     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+     PRIMARY KEY (topic, partition, tradedate)
    );`,
 ];
 
