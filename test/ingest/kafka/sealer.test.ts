@@ -15,6 +15,12 @@ import { openIngestStores, type IngestStores } from '../../../ingest/staging/sto
 import { formatLevel2Time } from '../../../shared/timeFormat.js';
 import { tempDir } from '../../support/tempDir.js';
 import { CatalogReader } from '../../../storage/catalog.js';
+import { PostgresSealCuts } from '../../../ingest/kafka/postgresSealCuts.js';
+import type { SealCutStore } from '../../../ingest/kafka/sealCuts.js';
+import { postgresForTests } from '../../support/postgres.js';
+
+/** For the seal-cut tests at the end (started first, so every suite runs under one total). */
+const cluster = await postgresForTests('seal cuts in the sealer (PostgreSQL)');
 
 const TOPICS = { level2: 'md.level2', index: 'md.index' };
 const DAY = '20250102';
@@ -35,11 +41,11 @@ class Proc {
   now = AFTER_CLOSE;
   private readonly keys = new KeyCanon('level2');
 
-  constructor(dir: string, partitions: number[]) {
+  constructor(dir: string, partitions: number[], cuts?: SealCutStore) {
     this.stores = openIngestStores(dir, () => this.now);
     this.offsets = new KafkaOffsetStore(this.stores.staging.db);
     const sealState = new KafkaSealState(this.stores.staging.db);
-    const late = new PartitionLateGuard(this.stores.late, sealState);
+    const late = new PartitionLateGuard(this.stores.late, sealState, cuts !== undefined);
     this.late = late;
     this.committer = new GroupCommitter(
       { staging: this.stores.staging, offsets: this.offsets, sealState, nowMs: () => this.now },
@@ -60,6 +66,7 @@ class Proc {
     this.sealer = new KafkaSealer({
       stores: this.stores, encode: encodeParquet, offsets: this.offsets, sealState, late, view, topics: TOPICS,
       sealAfterMs: 16 * 3_600_000, nowMs: () => this.now, log: pino({ level: 'silent' }), metrics: new IngestMetrics({ defaultMetrics: false }),
+      ...(cuts ? { cuts, site: 'this-site', drainCommits: () => this.committer.flush() } : {}),
     });
   }
 
@@ -184,3 +191,69 @@ s('a process that owns every partition finishes a day another process left half 
 });
 
 s.run();
+
+/**
+ * Seal cuts agreed with another site (a real PostgreSQL database): this process staged rows
+ * past the cut before it knew the cut (it was ahead of the site that sealed first). Its seal
+ * must leave them out and quarantine them once, as canonical feed lines; messages arriving
+ * after are late at once, the same way.
+ */
+const cutSuite = suite('KafkaSealer with seal cuts agreed through PostgreSQL');
+if (cluster) {
+  cutSuite.after(async () => {
+    await cluster.stop();
+  });
+
+  cutSuite('rows staged past another site\'s cut are left out of the files and quarantined once as canonical lines', async () => {
+    const cuts = await PostgresSealCuts.open(await cluster.createDatabase());
+    const a = new Proc(tempDir(), [0, 1, 2, 3], cuts);
+    try {
+      await a.feed(SYMBOLS, 3);
+      // Another site sealed every partition here, at this process's current positions.
+      const agreed = new Map<number, number>();
+      for (const p of [0, 1, 2, 3]) {
+        const offset = a.offsets.next(TOPICS.level2, p) ?? 0;
+        agreed.set(p, await cuts.agree({ topic: TOPICS.level2, partition: p, dataset: 'level2', tradedate: DAY, offset }, 'other-site'));
+        await cuts.agree({ topic: TOPICS.index, partition: p, dataset: 'index', tradedate: DAY, offset: 0 }, 'other-site');
+      }
+      // Staged before this process learns the cuts: two more rows per symbol, and a symbol
+      // whose every row is past its cut.
+      const NEW = '600099.SH';
+      const staged = await a.feed([...SYMBOLS, NEW], 2, 3);
+      assert.ok([...staged.values()].every((x) => x.late === 0), 'not known yet: staged');
+      const r = await a.sealer.tick();
+      assert.equal(r, { due: 1, caughtUp: true, partitionsSealed: 4, daysSealed: 1 });
+      assert.equal(a.files(), SYMBOLS, 'no file for the symbol whose rows all came after the cut');
+      const catalog = new CatalogReader(a.stores.catalog);
+      for (const sym of SYMBOLS) assert.is(catalog.file('level2', DAY, sym)!.rows, 3, `${sym}: only the rows before the cut`);
+      assert.equal(a.stores.staging.openDays(), []);
+      const late = a.stores.staging.db.prepare("SELECT source, reason, raw FROM quarantine WHERE reason LIKE 'late:%' ORDER BY source").all() as {
+        source: string; reason: string; raw: string;
+      }[];
+      assert.is(late.length, (SYMBOLS.length + 1) * 2);
+      for (const q of late) {
+        const m = /^md\.level2\/(\d)@(\d+)$/.exec(q.source)!;
+        assert.ok(Number(m[2]) >= agreed.get(Number(m[1]))!, `${q.source} is past its partition's cut`);
+        const row = JSON.parse(q.raw) as Record<string, unknown>;
+        assert.is(q.reason, `late: level2 ${DAY} ${row.symbol as string} is already sealed`);
+        // The canonical line is a valid feed line carrying the message's values.
+        assert.is(row.kind, 'level2');
+        assert.is(row.tradedate, DAY);
+        assert.ok(row.close === 10 || row.close === 11, `close ${String(row.close)}`);
+        const slot = 3 + (row.close as number) - 10;
+        assert.is(row.time, formatLevel2Time(9.5 * 3_600_000 + slot * 3000));
+        assert.is(row.volume, (row.close as number) - 10);
+        assert.is(row.bid1, null);
+      }
+      // A message arriving now is late at once, with the same kind of entry.
+      const after = await a.feed([SYMBOLS[0]], 1, 9);
+      assert.equal([...after.values()].map((x) => x.late), [1]);
+      const last = a.stores.staging.db.prepare("SELECT raw FROM quarantine WHERE reason LIKE 'late:%' ORDER BY id DESC LIMIT 1").pluck().get() as string;
+      assert.is((JSON.parse(last) as Record<string, unknown>).time, formatLevel2Time(9.5 * 3_600_000 + 9 * 3000));
+    } finally {
+      a.stores.close();
+      await cuts.close();
+    }
+  });
+}
+cutSuite.run();
