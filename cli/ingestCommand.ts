@@ -32,7 +32,7 @@ export const ingestCommand: Command = {
     docOf(INGEST_OPTIONS.metricsPort, 'N', 'off'),
     docOf(INGEST_OPTIONS.metricsHost, 'ADDR'),
     docOf(INGEST_OPTIONS.sessionTimeout, 'MS'),
-    { ...docOf(STATE_URL_OPTION, 'URL', 'none'), help: 'the shared state database of a multi-site service (accepted and checked; ingest does not use it yet)' },
+    { ...docOf(STATE_URL_OPTION, 'URL', 'none'), help: 'PostgreSQL database the sites of one service share: their ingestors agree there on one seal cut per partition and day, so every site writes the same files (unset: this site cuts alone)' },
   ],
   positionals: 'none',
   async run(ctx) {

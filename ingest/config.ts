@@ -104,7 +104,7 @@ export interface IngestConfig {
   readonly metricsPort: number | null;
   readonly metricsHost: string;
   readonly sessionTimeoutMs: number;
-  /** The shared state database (--state-url); '' when none. Validated now; ingest does not use it yet. */
+  /** The database the sites share (--state-url): where they agree on seal cuts; '' when this site cuts alone. */
   readonly stateUrl: string;
 }
 

@@ -15,6 +15,7 @@ import type { QuarantineEntry, Staging } from '../staging/segments.js';
 import { canonicalFeedLine } from '../staging/canonicalLine.js';
 import { lateReason } from './chunk.js';
 import type { SealCutStore } from './sealCuts.js';
+import { IngestError } from '../errors.js';
 
 /**
  * Seals days while the ingestor runs. On each tick: the due days (past close + grace, not yet
@@ -122,7 +123,8 @@ export class KafkaSealer {
   private async runTick(): Promise<TickResult> {
     const { view, offsets, log } = this.deps;
     const now = this.deps.nowMs();
-    await this.refreshCuts(now);
+    // Without the shared database the last known cuts stand; sealing itself waits for it.
+    await this.refreshCuts(now).catch((e: unknown) => this.cutsUnavailable(e, now));
     const due = this.candidates(now);
     if (due.length === 0) return IDLE;
     const assignment = view.assignment();
@@ -222,7 +224,14 @@ export class KafkaSealer {
     let cut = late.cutOf(day.dataset, day.tradedate, partition);
     if (cut === undefined) {
       const position = offsets.next(topic, partition) ?? 0;
-      cut = await cuts!.agree({ topic, partition, dataset: day.dataset, tradedate: day.tradedate, offset: position }, this.deps.site ?? 'tickvault');
+      try {
+        cut = await cuts!.agree({ topic, partition, dataset: day.dataset, tradedate: day.tradedate, offset: position }, this.deps.site ?? 'tickvault');
+      } catch (e) {
+        // The shared database is down: this partition-day waits; consuming goes on meanwhile.
+        if (!(e instanceof IngestError) || !e.retriable) throw e;
+        this.cutsUnavailable(e, this.deps.nowMs());
+        return null;
+      }
       if (cut !== position) log.info({ topic, partition, tradedate: day.tradedate, cut, position }, 'another site agreed this seal cut first');
     }
     late.closeAt(day.dataset, day.tradedate, partition, cut);
@@ -233,6 +242,15 @@ export class KafkaSealer {
       return null;
     }
     return cut;
+  }
+
+  private lastCutWarnMs = 0;
+
+  /** Logs an unreachable cut store at most every 30 s (the tick runs every second). */
+  private cutsUnavailable(e: unknown, nowMs: number): void {
+    if (nowMs - this.lastCutWarnMs < 30_000) return;
+    this.lastCutWarnMs = nowMs;
+    this.deps.log.warn({ err: (e as Error).message }, 'seal cuts cannot be read; days wait to be sealed until the shared database answers');
   }
 
   /** The cuts other sites agreed, for the late guard (a failure keeps the last known). */

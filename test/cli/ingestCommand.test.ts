@@ -35,6 +35,19 @@ usage('an unreachable broker fails with exit 1 and a one-line reason', async () 
   assert.match(r.stderr, /^tickvault ingest: failed: .*ECONNREFUSED/m);
 });
 
+usage('an unreachable --state-url database fails at start with exit 1 and one line, before any broker is tried', async () => {
+  const r = await runCli(['ingest', '--brokers', '127.0.0.1:1', '--data-dir', tempDir(), '--state-url', 'postgres://tv:pw@127.0.0.1:1/tickvault'], {
+    timeoutMs: 60_000,
+    env: { TICKVAULT_LOG_LEVEL: 'silent' },
+  });
+  assert.is(r.code, 1);
+  assert.is(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^tickvault ingest: failed: seal cuts in postgres:\/\/tv:\*\*\*@127\.0\.0\.1:1\/tickvault: open failed: .*ECONNREFUSED/);
+  const bad = await runCli(['ingest', '--brokers', 'k:9092', '--state-url', 'redis://x'], { timeoutMs: 30_000 });
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /--state-url must be a postgres:\/\/ or postgresql:\/\/ URL/);
+});
+
 usage.run();
 
 const run = suite('tickvault ingest: running');

@@ -255,5 +255,29 @@ if (cluster) {
       await cuts.close();
     }
   });
+
+  cutSuite('the shared database down at seal time: the day waits, consuming goes on, and it seals once the database is back', async () => {
+    const cuts = await PostgresSealCuts.open(await cluster.createDatabase());
+    const a = new Proc(tempDir(), [0, 1, 2, 3], cuts);
+    try {
+      await a.feed(SYMBOLS, 3);
+      await cluster.stop();
+      const waiting = await a.sealer.tick();
+      assert.equal(waiting, { due: 1, caughtUp: true, partitionsSealed: 0, daysSealed: 0 });
+      assert.equal(a.files(), []);
+      const more = await a.feed(SYMBOLS, 1, 3);
+      assert.ok([...more.values()].every((x) => x.staged > 0 && x.late === 0), 'still staging');
+      await cluster.start();
+      const r = await a.sealer.tick();
+      assert.equal(r, { due: 1, caughtUp: true, partitionsSealed: 4, daysSealed: 1 });
+      assert.equal(a.files(), SYMBOLS);
+      const catalog = new CatalogReader(a.stores.catalog);
+      for (const sym of SYMBOLS) assert.is(catalog.file('level2', DAY, sym)!.rows, 4, `${sym}: everything consumed before the cut`);
+    } finally {
+      await cluster.start();
+      a.stores.close();
+      await cuts.close();
+    }
+  });
 }
 cutSuite.run();
