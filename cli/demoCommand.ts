@@ -172,6 +172,7 @@ function banner(url: string, key: string, dataDir: string, s: Sample): string[] 
     `${READY_PREFIX} ${url}`,
     `data directory: ${dataDir}`,
     `API key (flagship plan, kept in ${join(dataDir, DEMO_KEY_FILE)}): ${key}`,
+    `console: ${url}/console — sign in with the key above, see the plan, run queries, chart a day`,
     '',
     `# 1. a level-2 page: the first 3 order-book snapshots of ${s.symbol} on ${s.level2Date}`,
     curlCommand(url, { apiname: 'level2_quote_history', apikey: key, params: { symbol: s.symbol, tradedate: s.level2Date, page_size: 3 } }),

@@ -19,10 +19,12 @@ import { checkAccess, PLAN_NAMES, PLANS, type ApiName } from '../access/plans.js
 import type { ServeConfig } from './serveConfig.js';
 import { SlotLeases, type Slot } from '../access/slots.js';
 import { serveExtras, type ServeMetrics } from './metrics.js';
+import { accountKeyOf, accountSummary } from './accountRoute.js';
+import { addConsoleRoutes, consolePaths } from './consoleRoute.js';
 
 /**
  * The HTTP surface: `POST /api` (the envelope, authentication, limits, dispatch by apiname)
- * and `GET /healthz`. Only cli/serveCommand.ts listens; tests and benches may too.
+ * `POST /account` (accountRoute.ts), `GET /console` (consoleRoute.ts) and `GET /healthz`. Only cli/serveCommand.ts listens; tests and benches may too.
  *
  * Order of checks for POST /api (each failure stops the request):
  *   body is JSON ≤ 1 MiB (400/413) → body members and apiname (400) → apikey (401)
@@ -120,6 +122,19 @@ export function createApp(deps: AppDeps): App {
     }
   });
 
+  // The account page's data: the plan, what it allows, what is left today. Counts against no
+  // limit: it is how a client finds out where it stands (accountRoute.ts).
+  router.post('/account', async (ctx) => {
+    const key = accountKeyOf(ctx.request.body);
+    const account = await state.authenticate(key);
+    if (!account) throw unauthorized('apikey is unknown or revoked');
+    ctx.state.accountId = account.id;
+    const summary = await accountSummary(account, state, config.rateLimitPerSec, deps.clock.nowMs());
+    ctx.type = JSON_TYPE;
+    ctx.body = JSON.stringify({ code: 200, message: 'success', data: summary });
+  });
+  addConsoleRoutes(router);
+
   router.post('/api', async (ctx) => {
     const nowMs = deps.clock.nowMs();
     const calendarWarning = pastKnownRangeWarning(nowMs);
@@ -138,15 +153,16 @@ export function createApp(deps: AppDeps): App {
     let authorized = false;
     let slot: Slot | null = null;
     const abort = new AbortController();
-    const releaseSlot = () => {
-      if (!slot || slot.isReleased) return;
-      // A failed release is logged by the slot; the lease then lapses on its own.
-      void slot.release();
+    const releaseSlot = (): Promise<void> | undefined => {
+      if (!slot || slot.isReleased) return undefined;
+      // A failed release is logged by the slot (the promise still resolves); the lease then lapses on its own.
+      const released = slot.release();
       heldSlots.delete(slot);
+      return released;
     };
     onResponseDone(ctx.res, (aborted) => {
       if (aborted) abort.abort();
-      releaseSlot();
+      void releaseSlot();
     });
 
     const opCtx: OperationContext = {
@@ -168,7 +184,7 @@ export function createApp(deps: AppDeps): App {
         heldSlots.add(s);
         // Released when the last byte is written or the connection closes, whichever first.
         onLastByteWritten(ctx.res, releaseSlot);
-        if (ctx.req.socket?.destroyed) releaseSlot();
+        if (ctx.req.socket?.destroyed) void releaseSlot();
       },
       async chargeParquet() {
         const taken = await state.takeDaily(account.id, api, 'parquet', account.plan.parquetPerDay, nowMs);
@@ -187,7 +203,7 @@ export function createApp(deps: AppDeps): App {
       result = await op.handle(req, opCtx);
       if (!authorized) throw internal(`${api} returned without plan checks`);
     } catch (e) {
-      releaseSlot();
+      void releaseSlot();
       throw e;
     }
     writeResult(ctx, result);
@@ -237,15 +253,15 @@ export function createApp(deps: AppDeps): App {
   app.use(router.routes());
   app.use(async (ctx: Context) => {
     // Unrouted: 405 for a known path with the wrong method, else 404, both as envelopes.
-    const known = ctx.path === '/api' || ctx.path === '/healthz';
-    ctx.status = known ? 405 : 404;
-    if (known) ctx.set('Allow', ctx.path === '/api' ? 'POST' : 'GET');
+    const method = ctx.path === '/api' || ctx.path === '/account' ? 'POST' : ctx.path === '/healthz' || consolePaths().includes(ctx.path) ? 'GET' : null;
+    ctx.status = method ? 405 : 404;
+    if (method) ctx.set('Allow', method);
     ctx.type = JSON_TYPE;
-    ctx.body = errorEnvelope(ctx.status, known ? `use ${ctx.path === '/api' ? 'POST' : 'GET'} ${ctx.path}` : 'no such endpoint; queries go to POST /api');
+    ctx.body = errorEnvelope(ctx.status, method ? `use ${method} ${ctx.path}` : 'no such endpoint; queries go to POST /api');
   });
   // Errors after the response started (Koa reports them here): a client that went away
   // mid-body is routine, not a fault.
-  const GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'EPIPE', 'ECONNRESET', 'ECONNABORTED']);
+  const GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'EPIPE', 'ECONNRESET', 'ECONNABORTED']);
   app.on('error', (err: unknown) => {
     const code = (err as { code?: unknown } | null)?.code;
     if (typeof code === 'string' && GONE.has(code)) log.debug({ code }, 'client went away mid-response');
@@ -260,9 +276,14 @@ export function createApp(deps: AppDeps): App {
  * the stream's end event, and the client may already have it all by then). Waiting for
  * 'finish' instead would release after the client could have received everything, so a
  * client sending its next request at once would race the release and get a 503.
+ *
+ * When `fn` returns a promise (the release is a round trip to a shared database), the last
+ * byte waits for it: a client that has every byte may send its next request at once, to
+ * another site, and must find the slot free there too.
  */
-function onLastByteWritten(res: ServerResponse, fn: () => void): void {
+function onLastByteWritten(res: ServerResponse, fn: () => Promise<void> | void): void {
   let written = 0;
+  let gate: Promise<void> | null = null;
   const write = res.write;
   const end = res.end;
   const length = (): number => {
@@ -270,13 +291,25 @@ function onLastByteWritten(res: ServerResponse, fn: () => void): void {
     return typeof h === 'number' ? h : typeof h === 'string' ? Number(h) : Infinity;
   };
   res.write = function (this: ServerResponse, ...args: Parameters<ServerResponse['write']>): boolean {
+    if (gate) {
+      void gate.then(() => write.apply(this, args));
+      return true;
+    }
     const chunk = args[0];
     written += typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength;
-    if (written >= length()) fn();
+    if (written >= length()) gate = fn() ?? null;
+    if (gate) {
+      void gate.then(() => write.apply(this, args));
+      return true;
+    }
     return write.apply(this, args);
   } as ServerResponse['write'];
   res.end = function (this: ServerResponse, ...args: Parameters<ServerResponse['end']>): ServerResponse {
-    fn();
+    gate ??= fn() ?? null;
+    if (gate) {
+      void gate.then(() => end.apply(this, args));
+      return this;
+    }
     return end.apply(this, args);
   } as ServerResponse['end'];
 }

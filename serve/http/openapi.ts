@@ -1,11 +1,25 @@
 import { SCHEMAS, type DatasetSchema } from '../../shared/schema.js';
 import type { ErrorCode } from './apiError.js';
+import { PLAN_NAMES } from '../access/plans.js';
 import { BODY_ENCODINGS, BODY_LIMIT_BYTES } from './requestBody.js';
 import { API_TIME_FORMS } from '../../shared/timeFormat.js';
 import { MAX_TRADING_DAYS_BACK } from '../tickHistory/dateResolution.js';
 import { PARQUET_MEDIA_TYPE } from '../level2/operation.js';
 import { MAX_PAGE_SIZE, NOT_WITH_PARQUET } from '../level2/params.js';
 import { ENHANCED_LIMIT, MAX_SYMBOLS } from '../tickHistory/params.js';
+
+/** /account: what one interface allows an account and what is left of it today. */
+const USAGE: Schema = { type: ['object', 'null'], properties: { limit: { type: 'integer' }, used: { type: 'integer' }, left: { type: 'integer' } } };
+const ALLOWANCE: Schema = {
+  type: 'object',
+  properties: {
+    allowed: { type: 'boolean' },
+    history: { type: 'object', properties: { from: { type: ['string', 'null'] }, to: { type: 'string' }, trading_days: { type: ['integer', 'null'] } } },
+    daily_calls: USAGE,
+    parquet_files: USAGE,
+    in_flight: { type: ['boolean', 'null'] },
+  },
+};
 
 /**
  * The OpenAPI 3.1 description of the service, served at GET /openapi.json. Field names, limits
@@ -301,6 +315,61 @@ export function buildOpenApi(version: string): OpenApiDocument {
             },
             ...errorResponses,
           },
+        },
+      },
+      '/account': {
+        post: {
+          operationId: 'account', summary: "The key's account: its plan, what it allows and what is left today", tags: ['operations'],
+          description:
+            'For the console and for clients that want to look before they hit a 403 or a 429. Counts against no limit (not the per-second limit either). ' +
+            'Never shows the key itself or any other account. History dates are Beijing calendar dates (YYYYMMDD).',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { type: 'object', required: ['apikey'], additionalProperties: false, properties: { apikey: { type: 'string' } } } } },
+          },
+          responses: {
+            '200': {
+              description: 'The account summary.',
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object', required: ['code', 'message', 'data'],
+                    properties: {
+                      code: { type: 'integer', const: 200 }, message: { type: 'string', const: 'success' },
+                      data: {
+                        type: 'object',
+                        required: ['account_id', 'plan', 'now', 'latest_trading_day', 'rate_limit_per_second', 'counters_reset_at', 'operations'],
+                        properties: {
+                          account_id: { type: 'integer' },
+                          plan: { type: 'string', enum: [...PLAN_NAMES] },
+                          now: { type: 'string', description: 'The service clock, ISO-8601 with the Beijing offset.' },
+                          latest_trading_day: { type: 'string', pattern: '^\\d{8}$' },
+                          rate_limit_per_second: { type: 'integer' },
+                          counters_reset_at: { type: 'string', description: 'The next 00:00 Beijing time, when trial calls and Parquet files start again.' },
+                          operations: {
+                            type: 'object',
+                            description: 'Per interface: access, history depth as dates, trial calls and Parquet files (limit, used, left; null where not counted), and whether a request holds its one-request slot now (null: no slot rule).',
+                            properties: { level2_quote_history: ALLOWANCE, tick_history: ALLOWANCE },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            '400': ref('responses', 'Error400'),
+            '401': ref('responses', 'Error401'),
+            '413': ref('responses', 'Error413'),
+            '415': ref('responses', 'Error415'),
+            '503': ref('responses', 'Error503'),
+          },
+        },
+      },
+      '/console': {
+        get: {
+          operationId: 'console', summary: 'The debugging page: sign in with a key, see the account, try both operations, chart the rows', tags: ['operations'],
+          responses: { '200': { description: 'An HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } },
         },
       },
       '/openapi.json': {

@@ -1,0 +1,194 @@
+/// <reference lib="dom" />
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { SqliteStateStore } from '../../../serve/access/sqliteState.js';
+import { browserForTests } from '../../support/browser.js';
+import { addAccount, postApi, preparedData, startServer, DEFAULT_SERVER_NOW, type ServerHandle } from '../../support/server.js';
+import { tempDir } from '../../support/tempDir.js';
+
+/**
+ * The console in a real browser (Debian's chromium through playwright-core) against a started
+ * server: sign in, read the account panel, run a level-2 query, page twice, see the chart
+ * drawn, download a Parquet file, see a 403 and a 429 shown as such, sign out. What the page
+ * shows is compared with what the API answers to the same requests made here directly.
+ * TICKVAULT_CONSOLE_SCREENSHOT=FILE saves a screenshot of the page after the chart is drawn.
+ */
+const browser: Browser | null = await browserForTests('console browser tests');
+
+let dataDir: string;
+let server: ServerHandle;
+let page: Page;
+/** Uncaught errors in the page: every test ends by asserting there were none. */
+const pageErrors: string[] = [];
+
+const test = suite('GET /console in a browser');
+
+async function signIn(key: string): Promise<void> {
+  await page.fill('#key', key);
+  await page.click('#signin-form button[type=submit]');
+  await page.waitForSelector('#app:not([hidden])');
+  await page.waitForSelector('[data-testid=plan]');
+}
+
+async function run(): Promise<string> {
+  await answered(() => page.click('#run'));
+  return (await page.textContent('#envelope')) ?? '';
+}
+
+/** Does `action` and waits for the page to show the next answer (the envelope's answer count). */
+async function answered(action: () => Promise<unknown>): Promise<void> {
+  const before = (await page.getAttribute('#envelope', 'data-answer')) ?? '0';
+  await action();
+  await page.waitForFunction((b) => (document.querySelector('#envelope') as HTMLElement).dataset.answer !== b, before);
+}
+
+/** The rows' first and last `time` shown in the table. */
+async function tableTimes(): Promise<string[]> {
+  return page.$$eval('#table tbody tr', (rows) => {
+    const times = rows.map((r) => (r.children[2] as HTMLElement).textContent ?? '');
+    return [times[0], times[times.length - 1]];
+  });
+}
+
+if (browser) {
+  test.before(async () => {
+    ({ dataDir } = await preparedData());
+    server = await startServer(dataDir, { env: { TICKVAULT_RATE_LIMIT: '1000' } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => {
+      if (process.env.TICKVAULT_DEBUG) console.log(`console: ${m.text()}`);
+    });
+  });
+
+  test.after(async () => {
+    await browser.close();
+    await server?.stop();
+  });
+
+  test('sign in, the account panel, a level-2 day paged twice and charted, a Parquet download, sign out', async () => {
+    const { key } = addAccount(dataDir, 'flagship');
+    await page.goto(`${server.url}/console`);
+    await page.waitForSelector('body[data-ready=true]');
+    await signIn(key);
+    const panel = (await page.textContent('#account-body')) ?? '';
+    assert.match(panel, /Plan flagship/);
+    assert.match(panel, /latest trading day 20250106/);
+    assert.match(panel, /300 of 300 left \(0 used\)/, 'Parquet files today');
+    assert.match(panel, /counters reset at 2025-01-07T00:00:00\+08:00/);
+
+    // A bad value is refused in the page, before any request.
+    await page.fill('#query-form [name=page_size]', 'lots');
+    await page.click('#run');
+    assert.is(await page.textContent('#query-form [name=page_size] + .field-error'), 'a whole number');
+
+    // A level-2 query of 1,000 rows, then two more pages; each page as the API gives it.
+    await page.fill('#query-form [name=symbol]', '600000.SH');
+    await page.fill('#query-form [name=tradedate]', '20250106');
+    await page.fill('#query-form [name=page_size]', '1000');
+    assert.is(await run(), 'code 200 · success');
+    const body = JSON.parse((await page.textContent('#request-json')) ?? '{}');
+    assert.equal(body, { apiname: 'level2_quote_history', apikey: key, params: { symbol: '600000.SH', tradedate: '20250106', page_size: 1000 } });
+    assert.match((await page.textContent('#curl')) ?? '', /^curl -sS http:\/\/127\.0\.0\.1:\d+\/api -H 'Content-Type: application\/json' -d '\{"apiname":"level2_quote_history"/);
+    assert.match((await page.textContent('#python')) ?? '', /requests\.post\("http:\/\/127\.0\.0\.1:\d+\/api", json=body/);
+    let direct = await postApi<{ items: unknown[][]; next_cursor: string | null }>(server, body);
+    for (let p = 0; p < 3; p++) {
+      const items = direct.json.data!.items;
+      assert.equal(await tableTimes(), [items[0][2], items[299][2]], `page ${p + 1}: the table shows the API's rows`);
+      assert.match((await page.textContent('#page-info')) ?? '', /^1000 rows on this page/);
+      if (p === 2) break;
+      const cursor = direct.json.data!.next_cursor!;
+      await answered(() => page.click('#next-page'));
+      assert.is(await page.inputValue('#query-form [name=cursor]'), cursor, 'the form shows the cursor it sent');
+      assert.is(await page.textContent('#envelope'), 'code 200 · success');
+      direct = await postApi(server, { ...body, params: { ...body.params, cursor } });
+    }
+
+    // The chart: drawn (its canvases hold more than a background colour) with the 09:25 mark.
+    await page.fill('#query-form [name=cursor]', '');
+    await page.fill('#query-form [name=page_size]', '');
+    assert.is(await run(), 'code 200 · success');
+    const colours = await page.$$eval('#chart canvas', (canvases) => {
+      const seen = new Set<string>();
+      for (const c of canvases as HTMLCanvasElement[]) {
+        const ctx = c.getContext('2d');
+        if (!ctx || c.width === 0 || c.height === 0) continue;
+        const px = ctx.getImageData(0, 0, c.width, c.height).data;
+        for (let i = 0; i < px.length; i += 4 * 97) if (px[i + 3] > 0) seen.add(`${px[i]},${px[i + 1]},${px[i + 2]}`);
+      }
+      return seen.size;
+    });
+    assert.ok(colours > 5, `the chart is drawn (${colours} colours)`);
+    if (process.env.TICKVAULT_CONSOLE_SCREENSHOT) {
+      // The README's picture: account, form, request and the chart in one view.
+      await page.setViewportSize({ width: 1280, height: 1400 });
+      await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = false)));
+      await page.screenshot({ path: process.env.TICKVAULT_CONSOLE_SCREENSHOT, clip: { x: 0, y: 0, width: 1280, height: 1200 } });
+      await page.setViewportSize({ width: 1280, height: 1000 });
+    }
+
+    // The whole day as Parquet: the stored file itself, as a browser download.
+    await page.selectOption('#query-form [name=format]', 'parquet');
+    assert.match(await run(), /^HTTP 200 · Parquet file, \d+ bytes$/);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+    const saved = join(tempDir(), 'download.parquet');
+    await download.saveAs(saved);
+    const stored = readFileSync(join(dataDir, 'level2/date=20250106/600000.SH.parquet'));
+    assert.is(createHash('sha256').update(readFileSync(saved)).digest('hex'), createHash('sha256').update(stored).digest('hex'));
+    await page.waitForFunction(() => /299 of 300 left \(1 used\)/.test(document.querySelector('#account-body')?.textContent ?? ''));
+
+    // tick_history: one line per index.
+    await page.click('button.op[data-op=tick_history]');
+    await page.fill('#query-form [name=symbol]', '');
+    await page.fill('#query-form [name=symbols]', '000001,000300');
+    await page.fill('#query-form [name=tradedate]', '20250106');
+    assert.match(await run(), /^code 200 · success/);
+    assert.ok((await page.$$('#chart canvas')).length > 0, 'tick_history charted');
+
+    // Sign out: the key is forgotten.
+    await page.click('#signout');
+    await page.waitForSelector('#signin:not([hidden])');
+    assert.is(await page.evaluate(() => localStorage.getItem('tickvault.apikey')), null);
+    await page.reload();
+    await page.waitForSelector('body[data-ready=true]');
+    assert.ok(await page.isVisible('#signin'), 'still signed out after a reload');
+    assert.equal(pageErrors, []);
+  });
+
+  test('refusals are shown as the server gives them: 401 at sign-in, 403 for the plan, 429 with Retry-After', async () => {
+    await page.goto(`${server.url}/console`);
+    await page.waitForSelector('body[data-ready=true]');
+    await page.evaluate(() => localStorage.clear());
+    await page.reload();
+    await page.waitForSelector('body[data-ready=true]');
+    await page.fill('#key', 'tv_not-a-key');
+    await page.click('#signin-form button[type=submit]');
+    await page.waitForFunction(() => (document.querySelector('#signin-error')?.textContent ?? '') !== '');
+    assert.is(await page.textContent('#signin-error'), '401: apikey is unknown or revoked');
+
+    const standard = addAccount(dataDir, 'standard').key;
+    await signIn(standard);
+    await page.fill('#query-form [name=tradedate]', '20250106');
+    assert.is(await run(), 'code 403 · the standard plan has no access to level2_quote_history');
+    assert.ok(await page.$eval('#envelope', (e) => e.classList.contains('fail')));
+    await page.click('#signout');
+
+    // A trial account whose 100 level-2 calls of today are used up.
+    const trial = addAccount(dataDir, 'trial');
+    const store = new SqliteStateStore({ path: join(dataDir, 'service.db'), cursorKeyFile: join(dataDir, 'cursor.key') });
+    for (let i = 0; i < 100; i++) await store.takeDaily(trial.id, 'level2_quote_history', 'calls', 100, Date.parse(DEFAULT_SERVER_NOW));
+    await store.close();
+    await signIn(trial.key);
+    assert.match((await page.textContent('#account-body')) ?? '', /0 of 100 left \(100 used\)/);
+    await page.fill('#query-form [name=tradedate]', '20250106');
+    assert.match(await run(), /^code 429 · the trial plan's 100 calls per Beijing day on level2_quote_history are used up · Retry-After \d+ s$/);
+    await page.click('#signout');
+    assert.equal(pageErrors, []);
+  });
+}
+
+test.run();
