@@ -124,6 +124,16 @@ t('first start: generates, replays, creates the key, serves, and the three curl 
       const time = String(row[timeAt]);
       assert.ok(time.startsWith('2025-03-03 09:') && time < '2025-03-03 10:00:00.000', time);
     }
+    // 4. the console's address, printed beside the curls, serves the page; the demo key signs in there.
+    const consoleLine = demo.stdout().split('\n').find((l) => l.startsWith('console: '));
+    assert.ok(consoleLine, demo.stdout());
+    const consoleUrl = consoleLine.split(' ')[1];
+    assert.is(consoleUrl, `${demo.url}/console`);
+    const pageRes = await fetch(consoleUrl);
+    assert.is(pageRes.status, 200);
+    assert.match(await pageRes.text(), /<title>tickvault console<\/title>/);
+    const acct = await fetch(`${demo.url}/account`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apikey: demo.key }) });
+    assert.is(((await acct.json()) as { data: { plan: string } }).data.plan, 'flagship');
     firstKey = demo.key;
     firstFiles = countRows('files', join(dataDir, 'catalog.db'));
     assert.ok(firstFiles === 2 * (3 + 2), `10 sealed files, got ${firstFiles}`);
