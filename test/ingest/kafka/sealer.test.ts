@@ -11,6 +11,7 @@ import type { Assignment, KafkaView, Watermarks } from '../../../ingest/kafka/po
 import { KafkaSealer } from '../../../ingest/kafka/sealer.js';
 import { KafkaSealState, PartitionLateGuard } from '../../../ingest/kafka/sealState.js';
 import { encodeParquet } from '../../../storage/parquet/writer.js';
+import type { Encoder } from '../../../ingest/seal/day.js';
 import { openIngestStores, type IngestStores } from '../../../ingest/staging/stores.js';
 import { formatLevel2Time } from '../../../shared/timeFormat.js';
 import { tempDir } from '../../support/tempDir.js';
@@ -41,7 +42,7 @@ class Proc {
   now = AFTER_CLOSE;
   private readonly keys = new KeyCanon('level2');
 
-  constructor(dir: string, partitions: number[], cuts?: SealCutStore) {
+  constructor(dir: string, partitions: number[], cuts?: SealCutStore, encode?: Encoder) {
     this.stores = openIngestStores(dir, () => this.now);
     this.offsets = new KafkaOffsetStore(this.stores.staging.db);
     const sealState = new KafkaSealState(this.stores.staging.db);
@@ -64,7 +65,8 @@ class Proc {
       committed: async () => new Map(),
     };
     this.sealer = new KafkaSealer({
-      stores: this.stores, encode: encodeParquet, offsets: this.offsets, sealState, late, view, topics: TOPICS,
+      stores: this.stores, encode: encode ?? encodeParquet, offsets: this.offsets, sealState, late, view, topics: TOPICS,
+      ...(encode ? { workers: false } : {}),
       sealAfterMs: 16 * 3_600_000, nowMs: () => this.now, log: pino({ level: 'silent' }), metrics: new IngestMetrics({ defaultMetrics: false }),
       ...(cuts ? { cuts, site: 'this-site', drainCommits: () => this.committer.flush() } : {}),
     });
@@ -279,5 +281,65 @@ if (cluster) {
       await cuts.close();
     }
   });
+
+  cutSuite('a seal that fails midway (after quarantining past the cut) and runs again writes the same files and quarantines nothing twice', async () => {
+    const url = await cluster.createDatabase();
+    const dirs = [tempDir(), tempDir()];
+    const results: { files: Map<string, string>; late: string[] }[] = [];
+    for (const [k, dir] of dirs.entries()) {
+      // Site k: the same messages and the same cuts (agreed by "another site" first).
+      const cuts = await PostgresSealCuts.open(url);
+      let failAfter = k === 0 ? 5 : Infinity;
+      const flaky: Encoder = async (cols, opts) => {
+        if (failAfter-- <= 0) throw new Error('disk full (injected)');
+        return encodeParquet(cols, opts);
+      };
+      const a = new Proc(dir, [0, 1, 2, 3], cuts, flaky);
+      await a.feed(SYMBOLS, 3);
+      for (const p of [0, 1, 2, 3]) {
+        await cuts.agree({ topic: TOPICS.level2, partition: p, dataset: 'level2', tradedate: DAY, offset: a.offsets.next(TOPICS.level2, p) ?? 0 }, 'other-site');
+        await cuts.agree({ topic: TOPICS.index, partition: p, dataset: 'index', tradedate: DAY, offset: 0 }, 'other-site');
+      }
+      await a.feed(SYMBOLS, 2, 3);
+      if (k === 0) {
+        let failed = false;
+        try {
+          await a.sealer.tick();
+        } catch {
+          failed = true;
+        }
+        assert.ok(failed || !a.daySealed(), 'the first attempt did not finish the day');
+        a.stores.close();
+        // "Restart": a new process on the same data directory, with a working disk.
+        const again = new Proc(dir, [0, 1, 2, 3], cuts, encodeParquet);
+        const before = countSealed(again);
+        assert.ok(before < 4, `${before} partitions sealed before the failure`);
+        assert.equal(await again.sealer.tick(), { due: 1, caughtUp: true, partitionsSealed: 4 - before, daysSealed: 1 });
+        results.push(snapshot(again));
+        again.stores.close();
+      } else {
+        await a.sealer.tick();
+        results.push(snapshot(a));
+        a.stores.close();
+      }
+      await cuts.close();
+    }
+    assert.equal([...results[0].files.entries()].sort(), [...results[1].files.entries()].sort(), 'the same bytes as a seal that never failed');
+    assert.equal(results[0].late, results[1].late);
+    assert.is(results[0].late.length, SYMBOLS.length * 2, 'each row past the cut quarantined once');
+  });
 }
 cutSuite.run();
+
+/** Partitions of the level2 day already recorded sealed (the retry seals only the rest). */
+function countSealed(p: Proc): number {
+  return (p.stores.staging.db.prepare("SELECT count(*) FROM kafka_sealed_partitions WHERE dataset = 'level2'").pluck().get() as number);
+}
+
+/** Files (symbol → sha256) and late quarantine entries of a process's data directory. */
+function snapshot(p: Proc): { files: Map<string, string>; late: string[] } {
+  const catalog = new CatalogReader(p.stores.catalog);
+  const files = new Map(SYMBOLS.map((s) => [s, catalog.file('level2', DAY, s)!.sha256]));
+  const late = (p.stores.staging.db.prepare("SELECT source || ' ' || reason || ' ' || raw FROM quarantine WHERE reason LIKE 'late:%' ORDER BY source").pluck().all() as string[]);
+  return { files, late };
+}
