@@ -136,19 +136,25 @@ export function chunkFromReply(
   };
 }
 
-/** The quarantine entry of a late message (see PartitionLateGuard on canonical lines). */
+/** The quarantine entry of a late message, as it arrives (see PartitionLateGuard on canonical lines). */
 function lateReject(
   late: PartitionLateGuard, source: string, dataset: Dataset, tradedate: string, symbol: string, timeMs: number,
   values: readonly (number | null)[], m: ChunkMessage,
 ): QuarantineEntry {
-  return {
-    source,
-    reason: lateReason(dataset, tradedate, symbol),
-    raw: late.canonicalLate ? canonicalFeedLine(dataset, tradedate, symbol, timeMs, values) : m.value?.toString('utf8') ?? '',
-  };
+  return lateEntry(source, dataset, tradedate, symbol, timeMs, values, late.canonicalLate ? null : m.value?.toString('utf8') ?? '');
 }
 
-/** The reason a late row is quarantined with, on every path. */
-export function lateReason(dataset: Dataset, tradedate: string, symbol: string): string {
-  return `late: ${dataset} ${tradedate} ${symbol} is already sealed`;
+/**
+ * A late row's quarantine entry, on every path (on arrival, or from staging when a seal cut
+ * is agreed below rows already staged): `original` is the message text, or null for the
+ * row's canonical feed line.
+ */
+export function lateEntry(
+  source: string, dataset: Dataset, tradedate: string, symbol: string, timeMs: number, values: ArrayLike<number | null>, original: string | null,
+): QuarantineEntry {
+  return {
+    source,
+    reason: `late: ${dataset} ${tradedate} ${symbol} is already sealed`,
+    raw: original ?? canonicalFeedLine(dataset, tradedate, symbol, timeMs, values),
+  };
 }

@@ -110,19 +110,18 @@ export class KafkaSealState {
 }
 
 /**
- * The ingest side's "is this message late?": its partition-day is sealed or being sealed
- * (closed), or the catalog says the day is sealed or the symbol-day already has a file.
+ * The ingest side's "is this message late?": its partition-day has a seal cut at or below the
+ * message's offset, or the catalog says the day is sealed or the symbol-day already has a file.
  *
- * With seal cuts (--state-url: sites agree on one cut per partition-day), a partition-day
- * with a known cut — agreed by any site, whether or not this one has sealed it yet — makes
- * exactly the messages at or above the cut late; below it they are staged, also after another
+ * A cut is where a partition-day's seal begins. Alone, a site cuts at 0 — from its seal on,
+ * every message of the partition-day is late. With --state-url the sites agree on one offset
+ * (sealCuts.ts): a cut known from any site, whether or not this one has sealed yet, makes
+ * exactly the messages at or above it late; below it they are staged, also after another
  * site sealed. Late rows are then quarantined as canonical feed lines (canonicalLine.ts), so
  * every site's quarantine holds the same entries.
  */
 export class PartitionLateGuard {
-  /** Partition-days sealed here without a cut: every later message is late. */
-  private closed = new Set<string>();
-  /** Cuts of partition-days this process sealed or is sealing. */
+  /** Cuts of partition-days this process (or another of its group) sealed or is sealing. */
   private localCuts = new Map<string, number>();
   /** Cuts agreed through the shared store, refreshed by the sealer. */
   private sharedCuts = new Map<string, number>();
@@ -138,22 +137,13 @@ export class PartitionLateGuard {
 
   /** Re-reads what other processes sealed (after a rebalance) and drops cached answers. */
   reload(): void {
-    this.closed = new Set();
-    this.localCuts = new Map();
-    for (const [k, cut] of this.state.sealedKeys()) {
-      if (cut === null) this.closed.add(k);
-      else this.localCuts.set(k, cut);
-    }
+    // A partition-day sealed without an agreed cut was cut at 0: everything after is late.
+    this.localCuts = new Map([...this.state.sealedKeys()].map(([k, cut]) => [k, cut ?? 0]));
     this.catalogLate.forget();
   }
 
-  /** From now on messages of this partition-day are late: called as its seal begins. */
-  close(dataset: Dataset, tradedate: string, partition: number): void {
-    this.closed.add(key(dataset, tradedate, partition));
-  }
-
-  /** From now on messages of this partition-day at or above `cut` are late. */
-  closeAt(dataset: Dataset, tradedate: string, partition: number, cut: number): void {
+  /** From now on messages of this partition-day at or above `cut` (default: all) are late. */
+  closeAt(dataset: Dataset, tradedate: string, partition: number, cut = 0): void {
     this.localCuts.set(key(dataset, tradedate, partition), cut);
   }
 
@@ -170,20 +160,17 @@ export class PartitionLateGuard {
     return this.localCuts.get(k) ?? this.sharedCuts.get(k);
   }
 
-  /** Cached catalog answers may be stale after a seal; the closed set covers the gap. */
+  /** Cached catalog answers may be stale after a seal; the cuts cover the gap. */
   afterSeal(dataset: Dataset, tradedate: string, dayComplete: boolean): void {
     this.catalogLate.forget();
     if (!dayComplete) return;
-    // The catalog's day flag answers from now on; keep the sets small over months of running.
+    // The catalog's day flag answers from now on; keep the map small over months of running.
     const prefix = `${dataset}|${tradedate}|`;
-    for (const k of this.closed) if (k.startsWith(prefix)) this.closed.delete(k);
     for (const k of this.localCuts.keys()) if (k.startsWith(prefix)) this.localCuts.delete(k);
   }
 
   isLate(dataset: Dataset, tradedate: string, symbol: string, partition: number, offset: number): boolean {
-    const k = key(dataset, tradedate, partition);
-    const cut = this.localCuts.get(k) ?? this.sharedCuts.get(k);
-    if (cut !== undefined && offset >= cut) return true;
-    return this.closed.has(k) || this.catalogLate.isLate(dataset, tradedate, symbol);
+    const cut = this.cutOf(dataset, tradedate, partition);
+    return (cut !== undefined && offset >= cut) || this.catalogLate.isLate(dataset, tradedate, symbol);
   }
 }

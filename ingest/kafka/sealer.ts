@@ -12,8 +12,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { Dataset } from '../../shared/schema.js';
 import { beijingDate } from '../../shared/clock.js';
 import type { QuarantineEntry, Staging } from '../staging/segments.js';
-import { canonicalFeedLine } from '../staging/canonicalLine.js';
-import { lateReason } from './chunk.js';
+import { lateEntry } from './chunk.js';
 import type { SealCutStore } from './sealCuts.js';
 import { IngestError } from '../errors.js';
 
@@ -75,11 +74,7 @@ function quarantinePastCut(staging: Staging, topic: string, partition: number, d
   const entries: QuarantineEntry[] = [];
   for (const [bucket, group] of staging.bucketsOf(symbols)) {
     for (const r of staging.recordsFrom(day.dataset, day.tradedate, bucket, group, cut)) {
-      entries.push({
-        source: `${topic}/${partition}@${r.order}`,
-        reason: lateReason(day.dataset, day.tradedate, r.symbol),
-        raw: canonicalFeedLine(day.dataset, day.tradedate, r.symbol, r.timeMs, r.values),
-      });
+      entries.push(lateEntry(`${topic}/${partition}@${r.order}`, day.dataset, day.tradedate, r.symbol, r.timeMs, r.values, null));
     }
   }
   return entries.length === 0 ? 0 : staging.quarantineOnce(entries);
@@ -188,7 +183,7 @@ export class KafkaSealer {
         cut = await this.agreedCut(day, topic, partition);
         if (cut === null) continue; // behind the agreed cut: consume on, seal at a later tick
       } else {
-        late.close(day.dataset, day.tradedate, partition);
+        late.closeAt(day.dataset, day.tradedate, partition);
       }
       const symbols = byPartition.get(partition) ?? [];
       const started = performance.now();

@@ -162,7 +162,7 @@ c('a jump past the stored offset is reported as a gap', async () => {
 c('messages of a closed partition-day are quarantined as late; other partitions are not', async () => {
   const r = new Rig();
   try {
-    r.late.close('level2', '20250102', 3);
+    r.late.closeAt('level2', '20250102', 3);
     const res = await r.stage('t', 3, messages(0, [l2('600000.SH', '093000000', 1)]));
     assert.equal(res, { next: 1, staged: 0, quarantined: 1, late: 1, skipped: 0, gap: 0 });
     assert.match(r.quarantine()[0].reason, /^late: level2 20250102 600000.SH is already sealed/);
