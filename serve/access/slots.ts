@@ -14,12 +14,6 @@ import type { StateStore } from './stateStore.js';
 export class SlotLeases {
   private readonly holderPrefix = `${process.pid}.${randomBytes(4).toString('hex')}.`;
   private seq = 0;
-  /**
-   * Releases of this process still on their way to the store, by slot. A client that pages
-   * at once sends its next request as the last byte of the previous one leaves; waiting for
-   * our own release first keeps that from racing into a 503 (the store may be a round trip away).
-   */
-  private readonly releasing = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: StateStore,
@@ -29,17 +23,9 @@ export class SlotLeases {
 
   /** The slot, or null when another request holds a live lease on it. */
   async tryAcquire(accountId: number, api: string): Promise<Slot | null> {
-    const key = `${accountId}\0${api}`;
-    const pending = this.releasing.get(key);
-    if (pending) await pending;
     const holder = this.holderPrefix + ++this.seq;
     if (!(await this.store.acquireSlot(accountId, api, holder, this.leaseMs))) return null;
-    return new Slot(this.store, accountId, api, holder, this.leaseMs, this.onError, (p) => {
-      this.releasing.set(key, p);
-      void p.then(() => {
-        if (this.releasing.get(key) === p) this.releasing.delete(key);
-      });
-    });
+    return new Slot(this.store, accountId, api, holder, this.leaseMs, this.onError);
   }
 }
 
@@ -58,7 +44,6 @@ export class Slot {
     readonly holder: string,
     private readonly leaseMs: number,
     private readonly onError: (e: unknown, what: string) => void,
-    private readonly onReleasing: (done: Promise<void>) => void = () => undefined,
   ) {
     this.timer = setInterval(() => void this.renew(), Math.max(50, Math.floor(leaseMs / 3)));
     // A held slot must never keep a stopping process alive.
@@ -79,15 +64,17 @@ export class Slot {
     }
   }
 
-  /** Frees the slot now; if the store cannot be reached, the lease lapses on its own. */
+  /**
+   * Frees the slot; resolves once the store has it free (the app holds a response's last
+   * byte until then, so a client paging at once, at any site, finds it free). If the store
+   * cannot be reached, the lease lapses on its own.
+   */
   release(): Promise<void> {
     if (this.released) return Promise.resolve();
     this.released = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    const done = this.store.releaseSlot(this.accountId, this.api, this.holder).catch((e: unknown) => this.onError(e, 'slot release failed'));
-    this.onReleasing(done);
-    return done;
+    return this.store.releaseSlot(this.accountId, this.api, this.holder).catch((e: unknown) => this.onError(e, 'slot release failed'));
   }
 
   get isReleased(): boolean {

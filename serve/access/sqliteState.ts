@@ -34,6 +34,7 @@ export class SqliteStateStore implements StateStore {
   private readonly renewStmt;
   private readonly releaseStmt;
   private readonly heldStmt;
+  private readonly pingStmt;
 
   constructor(private readonly opts: SqliteStateOptions) {
     this.where = opts.path;
@@ -50,6 +51,7 @@ export class SqliteStateStore implements StateStore {
     this.renewStmt = this.db.prepare('UPDATE slots SET expires_at_ms = ? WHERE account_id = ? AND apiname = ? AND holder = ?');
     this.releaseStmt = this.db.prepare('DELETE FROM slots WHERE account_id = ? AND apiname = ? AND holder = ?');
     this.heldStmt = this.db.prepare('SELECT 1 FROM slots WHERE account_id = ? AND apiname = ? AND expires_at_ms > ?');
+    this.pingStmt = this.db.prepare('SELECT 1');
   }
 
   get roundTrips(): number {
@@ -127,7 +129,7 @@ export class SqliteStateStore implements StateStore {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    this.pingStmt.get();
   }
 
   async close(): Promise<void> {

@@ -20,7 +20,7 @@ import type { ServeConfig } from './serveConfig.js';
 import { SlotLeases, type Slot } from '../access/slots.js';
 import { serveExtras, type ServeMetrics } from './metrics.js';
 import { accountKeyOf, accountSummary } from './accountRoute.js';
-import { addConsoleRoutes, consolePaths } from './consoleRoute.js';
+import { addConsoleRoutes } from './consoleRoute.js';
 
 /**
  * The HTTP surface: `POST /api` (the envelope, authentication, limits, dispatch by apiname)
@@ -108,8 +108,9 @@ export function createApp(deps: AppDeps): App {
   const router = new Router();
   // 503 while the shared state is unreachable, so a load balancer sends clients to a site
   // that can answer; the body says which part failed.
+  const catalogPing = deps.catalog.db.prepare('SELECT 1');
   router.get('/healthz', async (ctx) => {
-    deps.catalog.db.prepare('SELECT 1').get();
+    catalogPing.get();
     ctx.type = JSON_TYPE;
     try {
       await state.ping();
@@ -133,7 +134,7 @@ export function createApp(deps: AppDeps): App {
     ctx.type = JSON_TYPE;
     ctx.body = JSON.stringify({ code: 200, message: 'success', data: summary });
   });
-  addConsoleRoutes(router);
+  const consolePaths = addConsoleRoutes(router);
 
   router.post('/api', async (ctx) => {
     const nowMs = deps.clock.nowMs();
@@ -253,7 +254,7 @@ export function createApp(deps: AppDeps): App {
   app.use(router.routes());
   app.use(async (ctx: Context) => {
     // Unrouted: 405 for a known path with the wrong method, else 404, both as envelopes.
-    const method = ctx.path === '/api' || ctx.path === '/account' ? 'POST' : ctx.path === '/healthz' || consolePaths().includes(ctx.path) ? 'GET' : null;
+    const method = ctx.path === '/api' || ctx.path === '/account' ? 'POST' : ctx.path === '/healthz' || consolePaths.has(ctx.path) ? 'GET' : null;
     ctx.status = method ? 405 : 404;
     if (method) ctx.set('Allow', method);
     ctx.type = JSON_TYPE;

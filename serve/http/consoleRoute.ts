@@ -28,16 +28,9 @@ function loadAssets(): Map<string, Asset> {
   ]);
 }
 
-let assets: Map<string, Asset> | null = null;
-
-export function consolePaths(): readonly string[] {
-  assets ??= loadAssets();
-  return [...assets.keys()];
-}
-
-/** Adds GET routes for the console's files. */
-export function addConsoleRoutes(router: Router): void {
-  assets ??= loadAssets();
+/** Adds GET routes for the console's files (read once, here); returns their paths. */
+export function addConsoleRoutes(router: Router): ReadonlySet<string> {
+  const assets = loadAssets();
   for (const [path, asset] of assets) {
     router.get(path, (ctx) => {
       ctx.type = asset.type;
@@ -48,4 +41,5 @@ export function addConsoleRoutes(router: Router): void {
     });
   }
   router.get('/console/', (ctx) => ctx.redirect('/console'));
+  return new Set(assets.keys());
 }
