@@ -11,7 +11,8 @@ import type { IngestStores } from '../staging/stores.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Dataset } from '../../shared/schema.js';
 import { beijingDate } from '../../shared/clock.js';
-import type { QuarantineEntry, Staging } from '../staging/segments.js';
+import type { Staging } from '../staging/segments.js';
+import type { StagedRecord } from '../staging/bucketRead.js';
 import { lateEntry } from './chunk.js';
 import type { SealCutStore } from './sealCuts.js';
 import { IngestError } from '../errors.js';
@@ -66,18 +67,12 @@ const IDLE: TickResult = { due: 0, caughtUp: null, partitionsSealed: 0, daysSeal
 const CUT_MEMORY_MS = 40 * 86_400_000;
 
 /**
- * Quarantines, once, the staged rows of a partition's symbols at or above the agreed cut
- * (staged before the cut was known: this site was ahead of the site that sealed first). The
- * seal then leaves them out. Returns how many entries were added.
+ * Quarantines, once, rows the seal left out past the agreed cut (staged before the cut was
+ * known: this site was ahead of the site that sealed first). Returns the entries added.
  */
-function quarantinePastCut(staging: Staging, topic: string, partition: number, day: DayRef, symbols: readonly string[], cut: number): number {
-  const entries: QuarantineEntry[] = [];
-  for (const [bucket, group] of staging.bucketsOf(symbols)) {
-    for (const r of staging.recordsFrom(day.dataset, day.tradedate, bucket, group, cut)) {
-      entries.push(lateEntry(`${topic}/${partition}@${r.order}`, day.dataset, day.tradedate, r.symbol, r.timeMs, r.values, null));
-    }
-  }
-  return entries.length === 0 ? 0 : staging.quarantineOnce(entries);
+function quarantinePastCut(staging: Staging, topic: string, partition: number, day: DayRef, records: readonly StagedRecord[]): number {
+  const source = (order: number) => `${topic}/${partition}@${order}`;
+  return staging.quarantineOnce(records.map((r) => lateEntry(source(r.order), day.dataset, day.tradedate, r.symbol, r.timeMs, r.values, null)));
 }
 
 export class KafkaSealer {
@@ -187,10 +182,12 @@ export class KafkaSealer {
       }
       const symbols = byPartition.get(partition) ?? [];
       const started = performance.now();
-      const pastCut = cut !== null && symbols.length > 0 ? quarantinePastCut(stores.staging, topic, partition, day, symbols, cut) : 0;
-      const result = symbols.length > 0
-        ? await sealDay(this.sealDeps(), day.dataset, day.tradedate, { symbols, markDaySealed: false, ...(cut === null ? {} : { belowOrder: cut }) })
-        : null;
+      let pastCut = 0;
+      const byCut = cut === null ? {} : {
+        belowOrder: cut,
+        onPastCut: (records: readonly StagedRecord[]) => void (pastCut += quarantinePastCut(stores.staging, topic, partition, day, records)),
+      };
+      const result = symbols.length > 0 ? await sealDay(this.sealDeps(), day.dataset, day.tradedate, { symbols, markDaySealed: false, ...byCut }) : null;
       // A symbol-day whose every row was past the cut has no file: it leaves staging too.
       if (cut !== null && symbols.length > 0) stores.staging.drop(day.dataset, day.tradedate, symbols);
       sealState.recordSealed(day.dataset, day.tradedate, partition, this.deps.nowMs(), cut);

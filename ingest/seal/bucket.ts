@@ -6,7 +6,7 @@ import type { Dataset } from '../../shared/schema.js';
 import type { NewCatalogFile } from '../../storage/catalog.js';
 import { sealedFileRelPath } from '../../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
-import { readStagedBucket } from '../staging/bucketRead.js';
+import { readStagedBucket, type StagedRecord } from '../staging/bucketRead.js';
 import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writer.js';
 
 /**
@@ -35,6 +35,12 @@ export interface BucketJob {
 /** What the catalog records of a written file: the catalog's own type, not a copy of it. */
 export type WrittenFile = NewCatalogFile;
 
+/** A bucket's files, and the records it left out past the job's `belowOrder`. */
+export interface BucketSealed {
+  readonly files: WrittenFile[];
+  readonly pastCut: StagedRecord[];
+}
+
 export interface BucketSealEnv {
   readonly dataDir: string;
   readonly ingestDb: Db;
@@ -55,12 +61,13 @@ export async function writeDurably(finalPath: string, data: Uint8Array): Promise
   await rename(tmp, finalPath);
 }
 
-export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<WrittenFile[]> {
+export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<BucketSealed> {
   const { dataset, tradedate } = job;
   const written: WrittenFile[] = [];
+  const pastCut: StagedRecord[] = [];
   const inFlight = new Set<Promise<void>>();
   let failure: unknown = null;
-  for (const cols of readStagedBucket(env.ingestDb, env.dataDir, dataset, tradedate, job.bucket, new Set(job.symbols), job.belowOrder)) {
+  for (const cols of readStagedBucket(env.ingestDb, env.dataDir, dataset, tradedate, job.bucket, new Set(job.symbols), job.belowOrder, pastCut)) {
     const task = (async () => {
       const data = await env.encode({ dataset, tradedate, ...cols }, { rowGroupSize: ROW_GROUP_SIZE[dataset] });
       const relPath = sealedFileRelPath(dataset, tradedate, cols.symbol);
@@ -86,5 +93,5 @@ export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<Wr
   }
   await Promise.allSettled(inFlight);
   if (failure) throw failure;
-  return written;
+  return { files: written, pastCut };
 }

@@ -6,7 +6,8 @@ import { CatalogReader, CatalogWriter } from '../../storage/catalog.js';
 import { sealedDayDir } from '../../storage/layout.js';
 import { isProcessAlive } from '../../shared/processAlive.js';
 import type { Staging } from '../staging/segments.js';
-import { ROW_GROUP_SIZE, sealBucket, type Encoder, type WrittenFile } from './bucket.js';
+import { ROW_GROUP_SIZE, sealBucket, type BucketSealed, type Encoder } from './bucket.js';
+import type { StagedRecord } from '../staging/bucketRead.js';
 import type { SealPool } from './pool.js';
 
 /**
@@ -40,9 +41,15 @@ export interface SealOptions {
   readonly markDaySealed?: boolean;
   /**
    * Seal only records whose order is below this: Kafka rows (order = offset) at or above an
-   * agreed seal cut are late. The caller quarantines them (sealCutLate.ts); they are left out here.
+   * agreed seal cut are late. They are left out of the files and handed to `onPastCut`.
    */
   readonly belowOrder?: number;
+  /**
+   * The records a bucket left out past `belowOrder`, read by the seal's own pass over the
+   * bucket; called before the bucket's files are recorded and its rows dropped, so what it
+   * quarantines is never lost to a crash (it must tolerate being called again after one).
+   */
+  readonly onPastCut?: (records: readonly StagedRecord[]) => void;
 }
 
 export interface SealResult {
@@ -80,7 +87,8 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
   let rows = 0;
   let bytes = 0;
   // Steps 2 and 3 for one bucket, on this thread: the catalog has one writer.
-  const finish = async (written: readonly WrittenFile[]) => {
+  const finish = async ({ files: written, pastCut }: BucketSealed) => {
+    if (pastCut.length > 0) opts.onPastCut?.(pastCut);
     if (written.length === 0) return;
     await fsyncDir(dir);
     writer.recordFiles(dataset, tradedate, ROW_GROUP_SIZE[dataset], written, deps.nowMs());

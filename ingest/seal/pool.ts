@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { BucketJob, WrittenFile } from './bucket.js';
+import type { BucketJob, BucketSealed } from './bucket.js';
 import type { SealReply, SealRequest, SealWorkerInput } from './worker.js';
 
 /** Seal workers, one per core: each writes the files of the buckets it is handed. */
@@ -8,7 +8,7 @@ export class SealPool {
   private readonly workers: Worker[];
   private readonly idle: Worker[];
   private readonly queue: (() => void)[] = [];
-  private readonly pending = new Map<number, { resolve: (w: WrittenFile[]) => void; reject: (e: Error) => void; onFile?: (rows: number) => void }>();
+  private readonly pending = new Map<number, { resolve: (s: BucketSealed) => void; reject: (e: Error) => void; onFile?: (rows: number) => void }>();
   private nextId = 0;
 
   constructor(input: SealWorkerInput, size = Math.max(1, availableParallelism())) {
@@ -20,7 +20,7 @@ export class SealPool {
         if (reply.type === 'file') return p.onFile?.(reply.rows);
         this.pending.delete(reply.id);
         this.release(w);
-        if (reply.type === 'done') p.resolve(reply.written);
+        if (reply.type === 'done') p.resolve(reply.sealed);
         else p.reject(new Error(reply.message));
       });
       w.on('error', (e) => this.failAll(e));
@@ -46,7 +46,7 @@ export class SealPool {
     this.pending.clear();
   }
 
-  async seal(job: BucketJob, onFile?: (rows: number) => void): Promise<WrittenFile[]> {
+  async seal(job: BucketJob, onFile?: (rows: number) => void): Promise<BucketSealed> {
     while (this.idle.length === 0) await new Promise<void>((r) => this.queue.push(r));
     const w = this.idle.pop()!;
     const id = this.nextId++;

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDb } from '../../shared/sqlite.js';
-import { sealBucket, type BucketJob, type WrittenFile } from './bucket.js';
+import { sealBucket, type BucketJob, type BucketSealed } from './bucket.js';
 import { encodeParquet } from '../../storage/parquet/writer.js';
 
 /**
@@ -20,7 +20,7 @@ export interface SealRequest {
 
 export type SealReply =
   | { readonly type: 'file'; readonly id: number; readonly rows: number }
-  | { readonly type: 'done'; readonly id: number; readonly written: WrittenFile[] }
+  | { readonly type: 'done'; readonly id: number; readonly sealed: BucketSealed }
   | { readonly type: 'error'; readonly id: number; readonly message: string };
 
 if (parentPort && workerData) {
@@ -33,7 +33,7 @@ if (parentPort && workerData) {
       onFile: (rows: number) => port.postMessage({ type: 'file', id: req.id, rows } satisfies SealReply),
     };
     sealBucket(env, req.job).then(
-      (written) => port.postMessage({ type: 'done', id: req.id, written } satisfies SealReply),
+      (sealed) => port.postMessage({ type: 'done', id: req.id, sealed } satisfies SealReply),
       (e: unknown) => port.postMessage({ type: 'error', id: req.id, message: (e as Error).message } satisfies SealReply),
     );
   });

@@ -94,10 +94,11 @@ function segmentsOf(db: Db, dataset: Dataset, tradedate: string, bucket: number)
  * a seal worker): every writer's segment up to its committed length, grouped by symbol,
  * sorted by time, the highest order winning among equal times. With `belowOrder`, records
  * whose order is at or above it (Kafka rows past an agreed seal cut) are left out, before
- * duplicates are resolved.
+ * duplicates are resolved, and handed to `pastCut` as they are (the caller quarantines them).
  */
 export function* readStagedBucket(
   db: Db, dataDir: string, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>, belowOrder = Infinity,
+  pastCut?: StagedRecord[],
 ): Generator<StagedSymbolDay> {
   const segs = segmentsOf(db, dataset, tradedate, bucket);
   const size = recordBytes(dataset);
@@ -113,7 +114,11 @@ export function* readStagedBucket(
       for (let o = 0; o < w.length; o += size) {
         const sym = recordSymbol(w, o);
         if (!group.has(sym)) continue;
-        if (w.readDoubleLE(o + ORDER_OFFSET) >= belowOrder) continue;
+        const order = w.readDoubleLE(o + ORDER_OFFSET);
+        if (order >= belowOrder) {
+          pastCut?.push(stagedRecord(w, o, sym, order, width));
+          continue;
+        }
         if (used + size > buf.length) break; // only if a segment grew since it was sized
         w.copy(buf, used, o, o + size);
         let refs = bySymbol.get(sym);
@@ -164,24 +169,8 @@ export interface StagedRecord {
   readonly values: Float64Array;
 }
 
-/**
- * The staged records of `symbols` in one bucket whose order is at or above `fromOrder`: the
- * Kafka rows past an agreed seal cut, which the seal leaves out and quarantines as late.
- */
-export function* stagedRecordsFrom(
-  db: Db, dataDir: string, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>, fromOrder: number,
-): Generator<StagedRecord> {
-  const size = recordBytes(dataset);
-  const width = SCHEMAS[dataset].numericFields.length;
-  for (const w of recordWindows(dataDir, segmentsOf(db, dataset, tradedate, bucket), size)) {
-    for (let o = 0; o < w.length; o += size) {
-      const order = w.readDoubleLE(o + ORDER_OFFSET);
-      if (order < fromOrder) continue;
-      const symbol = recordSymbol(w, o);
-      if (!symbols.has(symbol)) continue;
-      const values = new Float64Array(width);
-      for (let j = 0; j < width; j++) values[j] = w.readDoubleLE(o + HEADER_BYTES + 8 * j);
-      yield { symbol, timeMs: w.readInt32LE(o + TIME_OFFSET), order, values };
-    }
-  }
+function stagedRecord(w: Buffer, o: number, symbol: string, order: number, width: number): StagedRecord {
+  const values = new Float64Array(width);
+  for (let j = 0; j < width; j++) values[j] = w.readDoubleLE(o + HEADER_BYTES + 8 * j);
+  return { symbol, timeMs: w.readInt32LE(o + TIME_OFFSET), order, values };
 }

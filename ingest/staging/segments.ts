@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { openDb, type Db } from '../../shared/sqlite.js';
 import { type Dataset, type SnapshotRow } from '../../shared/schema.js';
 import { encodeRecord, ORDER_OFFSET, recordBytes, recordSymbol, type RecordPack } from './recordCodec.js';
-import { readStagedBucket, stagedRecordsFrom, type StagedRecord, type StagedSymbolDay } from './bucketRead.js';
+import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
 
 /**
  * Durable staging of snapshots for days not sealed yet.
@@ -298,11 +298,6 @@ export class Staging {
    */
   readBucket(dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>): Generator<StagedSymbolDay> {
     return readStagedBucket(this.db, this.dataDir, dataset, tradedate, bucket, symbols);
-  }
-
-  /** Staged records of `symbols` in one bucket with order at or above `fromOrder` (see stagedRecordsFrom). */
-  recordsFrom(dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>, fromOrder: number): Generator<StagedRecord> {
-    return stagedRecordsFrom(this.db, this.dataDir, dataset, tradedate, bucket, symbols, fromOrder);
   }
 
   /**
