@@ -32,6 +32,15 @@ async function writeZst(target: string, raw: Buffer, cliArgs: string[] = []): Pr
   await w.close();
 }
 
+/** `raw` written to a new file, compressed as its suffix says (.jsonl, .jsonl.gz, .jsonl.zst). */
+async function writeFeed(suffix: string, raw: string): Promise<string> {
+  const p = path(suffix);
+  if (suffix === '.jsonl') writeFileSync(p, raw);
+  else if (suffix === '.jsonl.gz') writeFileSync(p, gzipSync(Buffer.from(raw)));
+  else await writeZst(p, Buffer.from(raw));
+  return p;
+}
+
 interface Read {
   lines: string[];
   batches: LineBatch[];
@@ -213,10 +222,7 @@ text('CRLF line endings are stripped; LF and CRLF may mix', async () => {
   const lines = sampleLines(50);
   const raw = lines.map((l, i) => l + (i % 2 === 0 ? '\r\n' : '\n')).join('');
   for (const suffix of ['.jsonl', '.jsonl.gz', '.jsonl.zst']) {
-    const p = path(suffix);
-    if (suffix === '.jsonl') writeFileSync(p, raw);
-    else if (suffix === '.jsonl.gz') writeFileSync(p, gzipSync(Buffer.from(raw)));
-    else await writeZst(p, Buffer.from(raw));
+    const p = await writeFeed(suffix, raw);
     const r = await readAll(p);
     assert.equal(r.lines, lines, suffix);
     for (const l of r.lines) assert.not.ok(l.includes('\r'), 'no CR left');
@@ -302,10 +308,7 @@ text('multi-byte characters and CRLF split across 1 MiB read chunks', async () =
   const all = [...lines, crLine, ...tail];
   assert.is(Buffer.from(raw)[chunk - 1], 13, 'CR at the end of the first chunk');
   for (const suffix of ['.jsonl', '.jsonl.gz', '.jsonl.zst']) {
-    const p = path(suffix);
-    if (suffix === '.jsonl') writeFileSync(p, raw);
-    else if (suffix === '.jsonl.gz') writeFileSync(p, gzipSync(Buffer.from(raw)));
-    else await writeZst(p, Buffer.from(raw));
+    const p = await writeFeed(suffix, raw);
     const r = await readAll(p);
     assert.is(r.lines.length, all.length, suffix);
     assert.ok(r.lines.every((l, i) => l === all[i]), `${suffix}: every line intact`);
