@@ -73,7 +73,7 @@ const cents = (x: number) => Math.round(x * 100) / 100;
 
 /** One realistic level-2 symbol-day: 0.01 price grid, cumulative volume, levels 2-10 null before 09:25. */
 export function makeLevel2SymbolDay(index: number, rows: number, tradedate = '20240102'): SymbolDayColumns {
-  const fields = SCHEMAS.level2.numericFields;
+  const fields = SCHEMAS.level2.valueFields;
   const col = new Map(fields.map((f, i) => [f.name, i]));
   const values = fields.map(() => new Float64Array(rows));
   const set = (name: string, i: number, v: number) => {

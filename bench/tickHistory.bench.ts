@@ -88,7 +88,7 @@ const round2 = (v: number) => Math.round(v * 100) / 100;
 /** One symbol-day in the feed generator's index model; pre_close/pct_chg null as ingest leaves them. */
 function symbolDay(symbol: string, tradedate: string, seed: number): SymbolDayColumns {
   const rnd = seededRandom(`${symbol}-${tradedate}-${seed}`);
-  const numeric = SCHEMAS.index.numericFields.map((f) => f.name);
+  const numeric = SCHEMAS.index.valueFields.map((f) => f.name);
   const col = new Map(numeric.map((n, i) => [n, i]));
   const rows = SLOTS.length;
   const values = numeric.map(() => new Float64Array(rows));

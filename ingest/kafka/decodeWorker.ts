@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { DATASETS, SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { decodeSnapshotText, KeyCanon } from './messages.js';
 
 /**
@@ -37,12 +37,12 @@ export interface DecodeReply {
   readonly error?: string;
 }
 
-const canons: Record<Dataset, KeyCanon> = { level2: new KeyCanon('level2'), index: new KeyCanon('index') };
+const canons = Object.fromEntries(DATASETS.map((d) => [d, new KeyCanon(d)])) as Record<Dataset, KeyCanon>;
 const utf8 = new TextDecoder('utf-8');
 
 export function decodeRequest(req: DecodeRequest): DecodeReply {
   const n = req.ends.length;
-  const width = SCHEMAS[req.dataset].numericFields.length;
+  const width = SCHEMAS[req.dataset].valueFields.length;
   const ok = new Uint8Array(n);
   const reasons: (string | null)[] = new Array(n).fill(null);
   const symbols: string[] = [];

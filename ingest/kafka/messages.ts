@@ -1,5 +1,5 @@
 import type { IHeaders } from 'kafkajs';
-import type { Dataset } from '../../shared/schema.js';
+import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
 import { validateSnapshot, type ValidationResult } from '../staging/validate.js';
 
@@ -38,7 +38,7 @@ export class KeyCanon {
   canonical(key: string): string | null {
     let c = this.cache.get(key);
     if (c === undefined) {
-      const r = this.dataset === 'level2' ? parseStockSymbol(key) : parseIndexSymbol(key);
+      const r = SCHEMAS[this.dataset].symbols === 'stock' ? parseStockSymbol(key) : parseIndexSymbol(key);
       c = r.ok ? r.symbol : null;
       // Keys come from outside: bound the cache so a stream of junk keys cannot grow it.
       if (this.cache.size >= 100_000) this.cache.clear();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
-import type { Dataset } from '../../shared/schema.js';
+import { DATASETS, SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { NewCatalogFile } from '../../storage/catalog.js';
 import { sealedFileRelPath } from '../../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
@@ -17,8 +17,8 @@ import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writ
  */
 export type Encoder = (cols: SymbolDayColumns, opts: EncodeOptions) => Promise<Uint8Array>;
 
-/** Row-group sizes: the server starts pages and time windows at row-group boundaries. */
-export const ROW_GROUP_SIZE: Readonly<Record<Dataset, number>> = { level2: 1200, index: 480 };
+/** Row-group sizes (the schema's): the server starts pages and time windows at row-group boundaries. */
+export const ROW_GROUP_SIZE = Object.fromEntries(DATASETS.map((d) => [d, SCHEMAS[d].rowGroupSize])) as Readonly<Record<Dataset, number>>;
 
 /** Symbol-days encoded at once: enough to keep the zstd threads busy, few enough to bound memory. */
 const IN_FLIGHT = 4;

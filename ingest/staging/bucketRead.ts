@@ -7,7 +7,10 @@ import { HEADER_BYTES, ORDER_OFFSET, recordBytes, recordSymbol, TIME_OFFSET } fr
 // The read side of staging (segments.ts is the write side): a seal worker reads a bucket with
 // its own connection, without a Staging writer, so this needs nothing but the db and the files.
 
-/** One symbol-day's staged rows in columnar form, sorted by time, one row per time. */
+/**
+ * One symbol-day's staged rows in columnar form: snapshots sorted by time, one row per time;
+ * tick-by-tick rows (trade, order) one per id, sorted by time then id.
+ */
 export interface StagedSymbolDay {
   readonly symbol: string;
   readonly rows: number;
@@ -92,7 +95,7 @@ function segmentsOf(db: Db, dataset: Dataset, tradedate: string, bucket: number)
 /**
  * Reads one bucket of one staged day (any process may call it, with its own connection, e.g.
  * a seal worker): every writer's segment up to its committed length, grouped by symbol,
- * sorted by time, the highest order winning among equal times. With `belowOrder`, records
+ * sorted, the highest order winning among equal keys (the time, or a tick-by-tick row's id). With `belowOrder`, records
  * whose order is at or above it (Kafka rows past an agreed seal cut) are left out, before
  * duplicates are resolved, and handed to `pastCut` as they are (the caller quarantines them).
  */
@@ -102,7 +105,9 @@ export function* readStagedBucket(
 ): Generator<StagedSymbolDay> {
   const segs = segmentsOf(db, dataset, tradedate, bucket);
   const size = recordBytes(dataset);
-  const width = SCHEMAS[dataset].numericFields.length;
+  const width = SCHEMAS[dataset].valueFields.length;
+  const idValue = SCHEMAS[dataset].idValue;
+  const idSlot = idValue === null ? null : (HEADER_BYTES + 8 * idValue) / 8;
   const groups = symbolGroups(dataDir, segs, size, symbols);
   // One buffer for every group, sized for the largest (a fresh ArrayBuffer keeps records
   // 8-byte aligned for the typed-array views).
@@ -138,15 +143,7 @@ export function* readStagedBucket(
         t[i] = i32[(refs[i] + TIME_OFFSET) / 4];
         ord[i] = f64[(refs[i] + ORDER_OFFSET) / 8];
       }
-      const idx = new Uint32Array(n);
-      for (let i = 0; i < n; i++) idx[i] = i;
-      idx.sort((a, b) => t[a] - t[b] || ord[a] - ord[b]);
-      // Keep the last of each run of equal times: the highest order, the later arrival.
-      const keep: number[] = [];
-      for (let k = 0; k < n; k++) {
-        if (k + 1 < n && t[idx[k + 1]] === t[idx[k]]) continue;
-        keep.push(idx[k]);
-      }
+      const keep = idSlot === null ? lastPerTime(t, ord, n) : lastPerId(t, ord, idsOf(f64, refs, idSlot), n);
       const rows = keep.length;
       const timesMs = new Int32Array(rows);
       const values = Array.from({ length: width }, () => new Float64Array(rows));
@@ -173,4 +170,41 @@ function stagedRecord(w: Buffer, o: number, symbol: string, order: number, width
   const values = new Float64Array(width);
   for (let j = 0; j < width; j++) values[j] = w.readDoubleLE(o + HEADER_BYTES + 8 * j);
   return { symbol, timeMs: w.readInt32LE(o + TIME_OFFSET), order, values };
+}
+
+/** Records to keep, in time order: of each run of equal times the highest order (the later arrival). */
+function lastPerTime(t: Int32Array, ord: Float64Array, n: number): number[] {
+  const idx = new Uint32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  idx.sort((a, b) => t[a] - t[b] || ord[a] - ord[b]);
+  const keep: number[] = [];
+  for (let k = 0; k < n; k++) {
+    if (k + 1 < n && t[idx[k + 1]] === t[idx[k]]) continue;
+    keep.push(idx[k]);
+  }
+  return keep;
+}
+
+/** Each record's id (a value slot, at `slot` doubles into the record). */
+function idsOf(f64: Float64Array, refs: readonly number[], slot: number): Float64Array {
+  const ids = new Float64Array(refs.length);
+  for (let i = 0; i < refs.length; i++) ids[i] = f64[refs[i] / 8 + slot];
+  return ids;
+}
+
+/**
+ * Records to keep for a tick-by-tick dataset: of each id the highest order (decisions §3b:
+ * duplicates are decided by id, not time; a corrected re-send may move the time), then in
+ * time order, ties by id.
+ */
+function lastPerId(t: Int32Array, ord: Float64Array, ids: Float64Array, n: number): number[] {
+  const idx = new Uint32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = i;
+  idx.sort((a, b) => ids[a] - ids[b] || ord[a] - ord[b]);
+  const keep: number[] = [];
+  for (let k = 0; k < n; k++) {
+    if (k + 1 < n && ids[idx[k + 1]] === ids[idx[k]]) continue;
+    keep.push(idx[k]);
+  }
+  return keep.sort((a, b) => t[a] - t[b] || ids[a] - ids[b]);
 }

@@ -1,9 +1,9 @@
-import { SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { codeLetter, SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
 
 /**
- * A validated row as a feed line (`kind`, `symbol`, `tradedate`, `time`, then every numeric
- * field in schema order, null for null): what validation accepts, so `tickvault replay` takes
+ * A validated row as a feed line (`kind`, `symbol`, `tradedate`, `time`, then every value
+ * field in schema order, codes as their letters, null for null): what validation accepts, so `tickvault replay` takes
  * it back as it is.
  *
  * Why: sites that agree on a seal cut (--state-url) quarantine the messages past it as late,
@@ -16,12 +16,12 @@ export function canonicalFeedLine(dataset: Dataset, tradedate: string, symbol: s
     kind: dataset,
     symbol,
     tradedate,
-    time: dataset === 'level2' ? formatLevel2Time(timeMs) : formatIndexTime(tradedate, timeMs),
+    time: SCHEMAS[dataset].timeForm === 'level2' ? formatLevel2Time(timeMs) : formatIndexTime(tradedate, timeMs),
   };
-  const fields = SCHEMAS[dataset].numericFields;
+  const fields = SCHEMAS[dataset].valueFields;
   for (let i = 0; i < fields.length; i++) {
     const v = values[i];
-    row[fields[i].name] = v === null || Number.isNaN(v) ? null : v;
+    row[fields[i].name] = v === null || Number.isNaN(v) ? null : fields[i].type === 'code' ? codeLetter(v) : v;
   }
   return JSON.stringify(row);
 }

@@ -1,4 +1,4 @@
-import { SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js';
+import { DATASETS, SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js';
 
 /**
  * The staged record: fixed size per dataset, so a segment needs no framing and a torn tail is
@@ -6,17 +6,14 @@ import { SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js'
  *   symbol   12 bytes latin1, zero padded
  *   time_ms  int32
  *   order    float64   (duplicate resolution: highest wins)
- *   values   float64 × numeric fields, NaN = null
+ *   values   float64 × value fields (codes as character codes), NaN = null
  */
 export const SYMBOL_BYTES = 12;
 export const TIME_OFFSET = SYMBOL_BYTES;
 export const ORDER_OFFSET = SYMBOL_BYTES + 4;
 export const HEADER_BYTES = SYMBOL_BYTES + 4 + 8;
 
-const SIZES: Readonly<Record<Dataset, number>> = {
-  level2: HEADER_BYTES + 8 * SCHEMAS.level2.numericFields.length,
-  index: HEADER_BYTES + 8 * SCHEMAS.index.numericFields.length,
-};
+const SIZES = Object.fromEntries(DATASETS.map((d) => [d, HEADER_BYTES + 8 * SCHEMAS[d].valueFields.length])) as Readonly<Record<Dataset, number>>;
 
 export function recordBytes(dataset: Dataset): number {
   return SIZES[dataset];

@@ -20,10 +20,12 @@ const utf8 = new TextDecoder('utf-8');
 
 // ---- Pages -------------------------------------------------------------------------------
 
-/** A decoded column chunk: numbers (NaN = null) or strings. */
+/** A decoded column chunk: numbers (NaN = null), strings, or strings and nulls. */
 export type DecodedColumn =
   | { readonly kind: 'number'; readonly values: Float64Array }
-  | { readonly kind: 'string'; readonly values: readonly string[] };
+  | { readonly kind: 'string'; readonly values: readonly string[] }
+  /** An OPTIONAL string column (the code columns: bs_flag, side, …), null for null. */
+  | { readonly kind: 'nullable-string'; readonly values: readonly (string | null)[] };
 
 interface RawPage {
   readonly type: number;
@@ -183,8 +185,7 @@ function decodeChunk(col: ColumnDesc, pages: readonly { page: RawPage; data: Uin
   }
   if (row !== rows) throw new UnsupportedParquetError(`${col.name}: ${row} values for ${rows} rows`);
   if (numbers) return { kind: 'number', values: numbers };
-  // A null string only happens in an OPTIONAL string column, which this project never writes.
-  if (strings!.some((s) => s === null)) throw new UnsupportedParquetError(`null strings in ${col.name}`);
+  if (col.optional) return { kind: 'nullable-string', values: strings! };
   return { kind: 'string', values: strings as string[] };
 }
 

@@ -10,7 +10,8 @@
  *
  * Layout: one v1 data page per column chunk (the server reads whole row groups); numeric
  * columns OPTIONAL + PLAIN with RLE definition levels; `symbol`/`tradedate` (constant in a
- * symbol-day) dictionary-encoded with a single entry; `time` PLAIN.
+ * symbol-day) dictionary-encoded with a single entry; `time` PLAIN; code columns (bs_flag,
+ * side, …: one letter of a few) OPTIONAL, dictionary-encoded.
  */
 import { endianness } from 'node:os';
 import { SCHEMAS, type Dataset, type FieldDef } from '../../shared/schema.js';
@@ -25,7 +26,7 @@ export interface SymbolDayColumns {
   tradedate: string; // YYYYMMDD
   rows: number;
   timesMs: Int32Array; // ms since midnight, ascending, length rows
-  values: Float64Array[]; // one per SCHEMAS[dataset].numericFields entry, length rows, NaN = null
+  values: Float64Array[]; // one per SCHEMAS[dataset].valueFields entry, length rows, NaN = null; codes as character codes
 }
 
 export interface EncodeOptions {
@@ -67,10 +68,23 @@ interface PendingChunk {
 const PLAIN_OPTIONAL: readonly Encoding[] = [Encoding.PLAIN, Encoding.RLE];
 const PLAIN_REQUIRED: readonly Encoding[] = [Encoding.PLAIN];
 const DICTIONARY: readonly Encoding[] = [Encoding.PLAIN, Encoding.RLE_DICTIONARY];
+const DICTIONARY_OPTIONAL: readonly Encoding[] = [Encoding.PLAIN, Encoding.RLE, Encoding.RLE_DICTIONARY];
+
+/** What collectDefined found in a chunk's rows. */
+interface DefinedValues {
+  readonly count: number;
+  readonly min: number;
+  readonly max: number;
+  readonly nRuns: number;
+  readonly firstDefined: boolean;
+}
 
 function leafOf(f: FieldDef): SchemaLeaf {
   if (f.type === 'string') {
     return { name: f.name, type: PhysicalType.BYTE_ARRAY, repetition: Repetition.REQUIRED, utf8: true };
+  }
+  if (f.type === 'code') {
+    return { name: f.name, type: PhysicalType.BYTE_ARRAY, repetition: Repetition.OPTIONAL, utf8: true };
   }
   const type = f.type === 'int64' ? PhysicalType.INT64 : PhysicalType.DOUBLE;
   return { name: f.name, type, repetition: Repetition.OPTIONAL, utf8: false };
@@ -88,12 +102,12 @@ function checkInput(cols: SymbolDayColumns, opts: EncodeOptions): void {
     throw new RangeError(`compressionLevel must be an integer, got ${opts.compressionLevel}`);
   }
   if (cols.timesMs.length !== rows) throw new RangeError(`timesMs has ${cols.timesMs.length} entries, expected ${rows}`);
-  if (cols.values.length !== schema.numericFields.length) {
-    throw new RangeError(`${cols.values.length} value columns, ${cols.dataset} has ${schema.numericFields.length}`);
+  if (cols.values.length !== schema.valueFields.length) {
+    throw new RangeError(`${cols.values.length} value columns, ${cols.dataset} has ${schema.valueFields.length}`);
   }
   cols.values.forEach((v, i) => {
     if (v.length !== rows) {
-      throw new RangeError(`${schema.numericFields[i].name} has ${v.length} entries, expected ${rows}`);
+      throw new RangeError(`${schema.valueFields[i].name} has ${v.length} entries, expected ${rows}`);
     }
   });
 }
@@ -104,7 +118,7 @@ function checkInput(cols: SymbolDayColumns, opts: EncodeOptions): void {
  */
 function encodeTimes(cols: SymbolDayColumns): { plain: Buffer; stride: number; sorted: boolean } {
   const format =
-    cols.dataset === 'level2'
+    SCHEMAS[cols.dataset].timeForm === 'level2'
       ? formatLevel2Time
       : (ms: number) => formatIndexTime(cols.tradedate, ms);
   const width = format(0).length;
@@ -239,8 +253,11 @@ class FileEncoder {
     };
   }
 
-  /** OPTIONAL DOUBLE / INT64: RLE definition levels (bit width 1), then the non-null values PLAIN. */
-  numericChunk(leaf: SchemaLeaf, name: string, src: Float64Array, start: number, end: number): PendingChunk {
+  /**
+   * The non-null values of rows [start, end) into `scratch`, and the runs of defined and
+   * null rows into `runs` (the first run's kind is `firstDefined`).
+   */
+  private collectDefined(src: Float64Array, start: number, end: number): DefinedValues {
     const { scratch, runs } = this;
     let count = 0;
     let min = Infinity;
@@ -264,18 +281,90 @@ class FileEncoder {
       }
     }
     runs[nRuns++] = end - runStart;
+    return { count, min, max, nRuns, firstDefined };
+  }
 
+  /** A v1 page starting with the RLE definition levels (bit width 1), room left for `bodyBytes`. */
+  private levelsPage(d: DefinedValues, bodyBytes: number): { page: Buffer; pos: number } {
+    const { runs } = this;
     let levelBytes = 0;
-    for (let r = 0; r < nRuns; r++) levelBytes += varintSize(runs[r] * 2) + 1;
-    const page = Buffer.allocUnsafe(4 + levelBytes + count * 8);
+    for (let r = 0; r < d.nRuns; r++) levelBytes += varintSize(runs[r] * 2) + 1;
+    const page = Buffer.allocUnsafe(4 + levelBytes + bodyBytes);
     page.writeUInt32LE(levelBytes, 0);
     let pos = 4;
-    let level = firstDefined ? 1 : 0;
-    for (let r = 0; r < nRuns; r++) {
+    let level = d.firstDefined ? 1 : 0;
+    for (let r = 0; r < d.nRuns; r++) {
       pos = writeVarint(page, pos, runs[r] * 2);
       page[pos++] = level;
       level ^= 1;
     }
+    return { page, pos };
+  }
+
+  /**
+   * OPTIONAL one-letter strings carried as character codes: a dictionary of the letters
+   * present (in code order), then definition levels and RLE-run indices (bit width 8, one
+   * byte per run value: a chunk has a handful of letters, and zstd takes the runs' slack).
+   */
+  codeChunk(leaf: SchemaLeaf, src: Float64Array, start: number, end: number): PendingChunk {
+    const d = this.collectDefined(src, start, end);
+    const { scratch } = this;
+    const present = new Set<number>();
+    for (let i = 0; i < d.count; i++) {
+      const c = scratch[i];
+      if (!Number.isInteger(c) || c < 1 || c > 0x7f) throw new RangeError(`${leaf.name}: ${c} is not a letter's code`);
+      present.add(c);
+    }
+    const letters = [...present].sort((a, b) => a - b);
+    const slot = new Map(letters.map((c, i) => [c, i]));
+    const dict = Buffer.allocUnsafe(5 * letters.length);
+    letters.forEach((c, i) => {
+      dict.writeUInt32LE(1, 5 * i);
+      dict[5 * i + 4] = c;
+    });
+    if (letters.length === 0) {
+      // Every row null: the levels alone, PLAIN (no dictionary to point into).
+      const { page, pos } = this.levelsPage(d, 0);
+      return {
+        leaf, encodings: PLAIN_OPTIONAL, numValues: end - start, statistics: { nullCount: end - start },
+        pages: [{ kind: 'data', numValues: end - start, encoding: Encoding.PLAIN, uncompressedSize: pos, body: this.submit(page.subarray(0, pos)) }],
+      };
+    }
+    let runBytes = 1;
+    for (let i = 0; i < d.count; ) {
+      let j = i + 1;
+      while (j < d.count && scratch[j] === scratch[i]) j++;
+      runBytes += varintSize((j - i) * 2) + 1;
+      i = j;
+    }
+    const { page, pos: at } = this.levelsPage(d, runBytes);
+    let pos = at;
+    page[pos++] = 8;
+    for (let i = 0; i < d.count; ) {
+      let j = i + 1;
+      while (j < d.count && scratch[j] === scratch[i]) j++;
+      pos = writeVarint(page, pos, (j - i) * 2);
+      page[pos++] = slot.get(scratch[i])!;
+      i = j;
+    }
+    const statistics: Statistics = { nullCount: end - start - d.count };
+    statistics.min = Uint8Array.of(letters[0]);
+    statistics.max = Uint8Array.of(letters[letters.length - 1]);
+    return {
+      leaf, encodings: DICTIONARY_OPTIONAL, numValues: end - start, statistics,
+      pages: [
+        { kind: 'dictionary', numValues: letters.length, encoding: Encoding.PLAIN, uncompressedSize: dict.length, body: this.submit(dict) },
+        { kind: 'data', numValues: end - start, encoding: Encoding.RLE_DICTIONARY, uncompressedSize: pos, body: this.submit(page.subarray(0, pos)) },
+      ],
+    };
+  }
+
+  /** OPTIONAL DOUBLE / INT64: RLE definition levels (bit width 1), then the non-null values PLAIN. */
+  numericChunk(leaf: SchemaLeaf, name: string, src: Float64Array, start: number, end: number): PendingChunk {
+    const { scratch } = this;
+    const d = this.collectDefined(src, start, end);
+    const { count, min, max } = d;
+    const { page, pos } = this.levelsPage(d, count * 8);
 
     const isInt = leaf.type === PhysicalType.INT64;
     if (isInt) this.toInt64(name, count);
@@ -329,7 +418,8 @@ export async function encodeParquet(cols: SymbolDayColumns, opts: EncodeOptions)
     let numeric = 0;
     schema.fields.forEach((f, i) => {
       const leaf = leaves[i];
-      if (f.type !== 'string') chunks.push(enc.numericChunk(leaf, f.name, cols.values[numeric++], start, end));
+      if (f.type === 'code') chunks.push(enc.codeChunk(leaf, cols.values[numeric++], start, end));
+      else if (f.type !== 'string') chunks.push(enc.numericChunk(leaf, f.name, cols.values[numeric++], start, end));
       else if (f.name === 'time') chunks.push(enc.timeChunk(leaf, cols, plain, stride, start, end));
       else if (f.name === 'symbol') chunks.push(enc.constantChunk(leaf, cols.symbol, end - start));
       else if (f.name === 'tradedate') chunks.push(enc.constantChunk(leaf, cols.tradedate, end - start));

@@ -14,7 +14,7 @@ import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 const t = suite('doctorCheck');
 
 function day(dataset: Dataset, symbol: string, rows: number): SymbolDayColumns {
-  const numeric = SCHEMAS[dataset].numericFields;
+  const numeric = SCHEMAS[dataset].valueFields;
   const timesMs = new Int32Array(rows);
   for (let i = 0; i < rows; i++) timesMs[i] = 34_200_000 + i * 3000;
   const values = numeric.map((f, c) => Float64Array.from({ length: rows }, (_, i) => (f.name === 'pre_close' ? NaN : f.type === 'int64' ? i * 7 : 10 + c + i / 100)));

@@ -204,7 +204,7 @@ export async function sealSyntheticFile(dataDir: string, symbol: string, tradeda
   for (let i = 0; i < rows; i++) timesMs[i] = start + i * 100;
   let seed = 12345;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const values = SCHEMAS.level2.numericFields.map(() => {
+  const values = SCHEMAS.level2.valueFields.map(() => {
     const col = new Float64Array(rows);
     for (let i = 0; i < rows; i++) col[i] = Math.round((10 + rnd() * 90) * 100) / 100;
     return col;

@@ -187,6 +187,8 @@ const D = '20250106';
 const idxT = (hms: string) => `2025-01-06 ${hms}`;
 const l2 = (o: Record<string, unknown>) => JSON.stringify({ kind: 'level2', tradedate: D, ...o });
 const ix = (o: Record<string, unknown>) => JSON.stringify({ kind: 'index', tradedate: D, ...o });
+const tr = (o: Record<string, unknown>) => JSON.stringify({ kind: 'trade', tradedate: D, ...o });
+const od = (o: Record<string, unknown>) => JSON.stringify({ kind: 'order', tradedate: D, ...o });
 
 /** [line, expected: 'ok', 'blank' (ignored) or a regex the quarantine reason must match] */
 const HAND: [string, 'ok' | 'blank' | RegExp][] = [
@@ -239,6 +241,38 @@ const HAND: [string, 'ok' | 'blank' | RegExp][] = [
   [ix({ symbol: '000300', time: idxT('09:30:03.000'), vol: '100' }), /vol/],
   // a good index row after all the bad ones
   [ix({ symbol: '000300', time: idxT('09:30:03.000'), close: 3900.25, transaction_num: 7 }), 'ok'],
+  // ---- tick-by-tick trades and orders (decisions §3b) ----
+  // three trades in one millisecond, sent out of id order; trade 12 re-sent corrected with a
+  // later time (duplicates go by id, the later line wins, and its time counts)
+  [tr({ symbol: '000001', time: '092500000', trade_id: 12, price: 11.5, volume: 500, amount: 5750, bs_flag: 'N', trade_code: 'F', buy_order_id: 3, sell_order_id: 4 }), 'ok'],
+  [tr({ symbol: '000001.SZ', time: '093000010', trade_id: 21, price: 11.52, volume: 100, amount: 1152, bs_flag: 'B', trade_code: 'F', buy_order_id: 9, sell_order_id: 5 }), 'ok'],
+  [tr({ symbol: 'sz000001', time: '093000010', trade_id: 20, price: 11.51, volume: 200, amount: 2302, bs_flag: 'S', trade_code: 'F', buy_order_id: 6, sell_order_id: 8 }), 'ok'],
+  [tr({ symbol: '000001', time: '093000010', trade_id: 19, price: 0, volume: 300, amount: 0, bs_flag: null, trade_code: 'C', buy_order_id: 7, sell_order_id: null }), 'ok'],
+  [tr({ symbol: '000001', time: '093500000', trade_id: 12, price: 11.5, volume: 600, amount: 6900, bs_flag: 'N', trade_code: 'F', buy_order_id: 3, sell_order_id: 4 }), 'ok'],
+  // every optional member missing; an id above 2^32
+  [tr({ symbol: '600000.SH', time: '100000000', trade_id: 2 ** 40 + 1 }), 'ok'],
+  [od({ symbol: '600000.SH', time: '091500001', order_id: 1, price: 10, volume: 1000, amount: 10000, side: 'B', order_type: 'L', order_no: 70001 }), 'ok'],
+  [od({ symbol: '600000.SH', time: '091500001', order_id: 2, price: null, volume: 300, amount: null, side: 'S', order_type: 'M', order_no: 70002 }), 'ok'],
+  [od({ symbol: '600000.SH', time: '100000000', order_id: 3, price: 10, volume: 400, side: 'B', order_type: 'D', order_no: 70001 }), 'ok'],
+  [od({ symbol: '600000.SH', time: '091500001', order_id: 2, price: null, volume: 200, amount: null, side: 'S', order_type: 'M', order_no: 70002 }), 'ok'], // dup, later wins
+  [od({ symbol: '000001.SZ', time: '093000000', order_id: 5, volume: 100, side: 'S', order_type: 'U' }), 'ok'],
+  // bad trades and orders, one of every kind
+  [tr({ symbol: '000001', time: '093000010', price: 11.5, volume: 100 }), /trade_id is missing/],
+  [tr({ symbol: '000001', time: '093000010', trade_id: 1.5 }), /trade_id is not an integer/],
+  [tr({ symbol: '000001', time: '093000010', trade_id: '7' }), /trade_id is not a number/],
+  [tr({ symbol: '000001', time: '093000010', trade_id: 7, bs_flag: 'X' }), /bs_flag must be B, S or N or null/],
+  [tr({ symbol: '000001', time: '093000010', trade_id: 7, bs_flag: 'BS' }), /bs_flag/],
+  [tr({ symbol: '000001', time: '093000010', trade_id: 7, trade_code: 'f' }), /trade_code must be F or C or null/],
+  [tr({ symbol: '000001', time: '093000010', trade_id: 7, buy_order_id: 3.25 }), /buy_order_id is not an integer/],
+  [tr({ symbol: '000001', time: '2025-01-06 09:30:00.010', trade_id: 7 }), /time is not HHMMSSmmm/],
+  [tr({ symbol: 'IF2501', time: '093000010', trade_id: 7 }), /symbol/],
+  [tr({ symbol: '000001', time: '093000010', trade_id: 7, price: 'x' }), /price is not a number/],
+  [od({ symbol: '600000', time: '093000000', side: 'B', order_type: 'L' }), /order_id is missing/],
+  [od({ symbol: '600000', time: '093000000', order_id: 9, order_type: 'L' }), /side is missing/],
+  [od({ symbol: '600000', time: '093000000', order_id: 9, side: 'b', order_type: 'L' }), /side must be B or S$/],
+  [od({ symbol: '600000', time: '093000000', order_id: 9, side: 'B', order_type: 'X' }), /order_type must be L, M, U or D$/],
+  [od({ symbol: '600000', time: '093000000', order_id: 9, side: 'B' }), /order_type is missing/],
+  [od({ symbol: '600000', time: '093000000', order_id: 9, side: 'B', order_type: 'L', order_no: 1e300 }), /order_no is not an integer/],
 ];
 
 const H = { data: join(root, 'hand', 'data'), feed: join(root, 'hand-feed.jsonl'), exp: null as Expected | null, stdout: '' };

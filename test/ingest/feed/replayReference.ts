@@ -13,7 +13,8 @@ import { gunzipSync } from 'node:zlib';
 import * as assert from 'uvu/assert';
 import { duckRows, sqlString } from '../../support/duckdb.js';
 
-export type Dataset = 'level2' | 'index';
+export type Dataset = 'level2' | 'index' | 'trade' | 'order';
+export const DATASET_NAMES: readonly Dataset[] = ['level2', 'index', 'trade', 'order'];
 export type Value = string | number | bigint | null;
 export type Row = Record<string, Value>;
 
@@ -29,13 +30,23 @@ export const COLUMNS: Readonly<Record<Dataset, readonly string[]>> = {
     'tradedate', 'symbol', 'time', 'open', 'high', 'low', 'close', 'pre_close', 'pct_chg', 'vol', 'amount',
     'transaction_num', ...lv('bid', 5), ...lv('ask', 5), ...lv('bid_vol', 5), ...lv('ask_vol', 5),
   ],
+  // decisions §3b
+  trade: ['symbol', 'tradedate', 'time', 'trade_id', 'price', 'volume', 'amount', 'bs_flag', 'trade_code', 'buy_order_id', 'sell_order_id'],
+  order: ['symbol', 'tradedate', 'time', 'order_id', 'price', 'volume', 'amount', 'side', 'order_type', 'order_no'],
 };
 const KEY_COLUMNS = new Set(['symbol', 'tradedate', 'time']);
+const INTEGER_COLUMNS = new Set(['transaction_num', 'trade_id', 'buy_order_id', 'sell_order_id', 'order_id', 'order_no']);
+/** Letter columns and the letters each allows (decisions §3b). */
+const LETTERS: Readonly<Record<string, string>> = { bs_flag: 'BSN', trade_code: 'FC', side: 'BS', order_type: 'LMUD' };
+/** Values a tick-by-tick row cannot be without. */
+const REQUIRED = new Set(['trade_id', 'order_id', 'side', 'order_type']);
+/** The id column of a tick-by-tick dataset: duplicates are decided by it, not by time. */
+export const ID_COLUMN: Readonly<Partial<Record<Dataset, string>>> = { trade: 'trade_id', order: 'order_id' };
 
-/** DuckDB type of each column: text keys, integer transaction_num, doubles otherwise. */
+/** DuckDB type of each column: text keys and letters, integer ids and transaction_num, doubles otherwise. */
 export function duckType(column: string): string {
-  if (KEY_COLUMNS.has(column)) return 'VARCHAR';
-  if (column === 'transaction_num') return 'BIGINT';
+  if (KEY_COLUMNS.has(column) || column in LETTERS) return 'VARCHAR';
+  if (INTEGER_COLUMNS.has(column)) return 'BIGINT';
   return 'DOUBLE';
 }
 
@@ -72,7 +83,7 @@ function realDate(d: unknown): d is string {
 export function timeMs(dataset: Dataset, t: unknown, tradedate: string): number | null {
   if (typeof t !== 'string') return null;
   let h: number, mi: number, s: number, f: number;
-  if (dataset === 'level2') {
+  if (dataset !== 'index') {
     const m = /^([0-9]{2})([0-9]{2})([0-9]{2})([0-9]{3})$/.exec(t);
     if (!m) return null;
     [h, mi, s, f] = [+m[1], +m[2], +m[3], +m[4]];
@@ -106,23 +117,28 @@ export function checkLine(line: string): Checked {
   if (typeof o !== 'object' || o === null || Array.isArray(o)) return { ok: false };
   const rec = o as Record<string, unknown>;
   const dataset = rec.kind;
-  if (dataset !== 'level2' && dataset !== 'index') return { ok: false };
-  const symbol = dataset === 'level2' ? canonicalStock(rec.symbol) : typeof rec.symbol === 'string' && /^[0-9]{6}$/.test(rec.symbol) ? rec.symbol : null;
+  if (typeof dataset !== 'string' || !(DATASET_NAMES as readonly string[]).includes(dataset)) return { ok: false };
+  const symbol = dataset !== 'index' ? canonicalStock(rec.symbol) : typeof rec.symbol === 'string' && /^[0-9]{6}$/.test(rec.symbol) ? rec.symbol : null;
   if (symbol === null) return { ok: false };
   if (!realDate(rec.tradedate)) return { ok: false };
   const tradedate = rec.tradedate;
-  const t = timeMs(dataset, rec.time, tradedate);
+  const t = timeMs(dataset as Dataset, rec.time, tradedate);
   if (t === null) return { ok: false };
   const row: Row = {};
-  for (const c of COLUMNS[dataset]) {
+  for (const c of COLUMNS[dataset as Dataset]) {
     if (c === 'symbol') row[c] = symbol;
     else if (c === 'tradedate') row[c] = tradedate;
     else if (c === 'time') row[c] = rec.time as string;
     else {
       const v = rec[c];
-      if (v === undefined || v === null) row[c] = null;
-      else if (typeof v !== 'number' || !Number.isFinite(v)) return { ok: false };
-      else if (c === 'transaction_num') {
+      if (v === undefined || v === null) {
+        if (REQUIRED.has(c)) return { ok: false };
+        row[c] = null;
+      } else if (c in LETTERS) {
+        if (typeof v !== 'string' || v.length !== 1 || !LETTERS[c].includes(v)) return { ok: false };
+        row[c] = v;
+      } else if (typeof v !== 'number' || !Number.isFinite(v)) return { ok: false };
+      else if (INTEGER_COLUMNS.has(c)) {
         if (!Number.isSafeInteger(v)) return { ok: false };
         row[c] = BigInt(v);
       } else row[c] = v;
@@ -132,7 +148,7 @@ export function checkLine(line: string): Checked {
     row.pre_close = null;
     row.pct_chg = null;
   }
-  return { ok: true, dataset, symbol, tradedate, timeMs: t, row };
+  return { ok: true, dataset: dataset as Dataset, symbol, tradedate, timeMs: t, row };
 }
 
 /** Reads a feed file's lines with tools independent of the project (zstd CLI, zlib). */
@@ -150,7 +166,7 @@ export interface ExpectedFile {
   readonly dataset: Dataset;
   readonly tradedate: string;
   readonly symbol: string;
-  /** Sorted by time, one row per time, the later line of a duplicate. */
+  /** Sorted by time (tick-by-tick: then by id), one row per time (per id), the later line of a duplicate. */
   readonly rows: Row[];
   readonly timesMs: number[];
 }
@@ -170,7 +186,8 @@ export interface Expected {
 export const fileKey = (dataset: string, tradedate: string, symbol: string) => `${dataset}|${tradedate}|${symbol}`;
 
 export function expectedFromLines(lines: readonly string[]): Expected {
-  const byKey = new Map<string, { dataset: Dataset; tradedate: string; symbol: string; byTime: Map<number, Row> }>();
+  // Snapshots are keyed by time, tick-by-tick rows by id (as a bigint's text).
+  const byKey = new Map<string, { dataset: Dataset; tradedate: string; symbol: string; byTime: Map<number | string, { t: number; row: Row }> }>();
   const badLines: number[] = [];
   const goodLines = new Map<number, string>();
   let lineCount = 0;
@@ -186,12 +203,17 @@ export function expectedFromLines(lines: readonly string[]): Expected {
     goodLines.set(i + 1, key);
     let f = byKey.get(key);
     if (!f) byKey.set(key, (f = { dataset: c.dataset, tradedate: c.tradedate, symbol: c.symbol, byTime: new Map() }));
-    f.byTime.set(c.timeMs, c.row); // the later line wins
+    const idColumn = ID_COLUMN[c.dataset];
+    const k = idColumn === undefined ? c.timeMs : String(c.row[idColumn]);
+    f.byTime.set(k, { t: c.timeMs, row: c.row }); // the later line wins
   });
   const files = new Map<string, ExpectedFile>();
   for (const [key, f] of byKey) {
-    const times = [...f.byTime.keys()].sort((a, b) => a - b);
-    files.set(key, { dataset: f.dataset, tradedate: f.tradedate, symbol: f.symbol, rows: times.map((t) => f.byTime.get(t)!), timesMs: times });
+    const idColumn = ID_COLUMN[f.dataset];
+    const entries = [...f.byTime.values()].sort(
+      (a, b) => a.t - b.t || (idColumn === undefined ? 0 : Number((a.row[idColumn] as bigint) - (b.row[idColumn] as bigint))),
+    );
+    files.set(key, { dataset: f.dataset, tradedate: f.tradedate, symbol: f.symbol, rows: entries.map((e) => e.row), timesMs: entries.map((e) => e.t) });
   }
   return { files, badLines, goodLines, lineCount, lines };
 }
@@ -201,7 +223,7 @@ export const relPath = (f: { dataset: string; tradedate: string; symbol: string 
 /** Every `.parquet` (and leftover) file under the dataset directories, relative to the data dir. */
 export function filesOnDisk(dataDir: string): string[] {
   const out: string[] = [];
-  for (const ds of ['level2', 'index']) {
+  for (const ds of DATASET_NAMES) {
     const dsDir = join(dataDir, ds);
     if (!existsSync(dsDir)) continue;
     for (const day of readdirSync(dsDir)) for (const n of readdirSync(join(dsDir, day))) out.push(`${ds}/${day}/${n}`);

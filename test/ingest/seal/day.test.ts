@@ -11,7 +11,7 @@ import { SCHEMAS, type SnapshotRow } from '../../../shared/schema.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
 import { tempDir } from '../../support/tempDir.js';
 
-const WIDTH = SCHEMAS.level2.numericFields.length;
+const WIDTH = SCHEMAS.level2.valueFields.length;
 const DAY = '20250102';
 
 function row(symbol: string, timeMs: number, close: number): SnapshotRow {

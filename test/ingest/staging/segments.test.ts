@@ -7,7 +7,7 @@ import { RecordPacker, recordBytes } from '../../../ingest/staging/recordCodec.j
 import { SCHEMAS, type SnapshotRow } from '../../../shared/schema.js';
 import { tempDir } from '../../support/tempDir.js';
 
-const WIDTH = SCHEMAS.level2.numericFields.length;
+const WIDTH = SCHEMAS.level2.valueFields.length;
 
 function row(symbol: string, timeMs: number, close: number | null, seq?: number): SnapshotRow {
   const values: (number | null)[] = new Array(WIDTH).fill(null);

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { copyFileSync, mkdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogReader, openCatalog, type CatalogFile } from '../../../storage/catalog.js';
-import { SCHEMAS } from '../../../shared/schema.js';
+import { SCHEMAS, type Dataset } from '../../../shared/schema.js';
 import { FileColumnCache, ByteLru } from '../../../serve/reading/fileColumns.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
 import { preparedData } from '../../support/server.js';
@@ -11,7 +11,7 @@ import { tempDir } from '../../support/tempDir.js';
 
 const test = suite('serve/fileColumns: decoded sealed files, fast reader and fallback');
 
-async function duckColumns(path: string, dataset: 'level2' | 'index'): Promise<unknown[][]> {
+async function duckColumns(path: string, dataset: Dataset): Promise<unknown[][]> {
   const rows = await duckRows(`SELECT * FROM read_parquet(${sqlString(path)}, hive_partitioning = false)`);
   return SCHEMAS[dataset].fieldNames.map((name) => rows.map((r) => (typeof r[name] === 'bigint' ? Number(r[name]) : r[name])));
 }

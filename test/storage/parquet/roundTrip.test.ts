@@ -13,7 +13,7 @@ import { encodeParquet, type SymbolDayColumns } from '../../../storage/parquet/w
 import { readNamedColumns } from '../../../storage/parquet/generalReader.js';
 import { readFooter } from '../../../storage/parquet/metadata.js';
 import { readRowGroups, withFile } from '../../../storage/parquet/reader.js';
-import { SCHEMAS, type Dataset } from '../../../shared/schema.js';
+import { SCHEMAS, type Dataset, type FieldType } from '../../../shared/schema.js';
 import { formatIndexTime, formatLevel2Time } from '../../../shared/timeFormat.js';
 
 const HOUR = 3_600_000;
@@ -22,7 +22,7 @@ const cents = (x: number) => Math.round(x * 100) / 100;
 
 /** Level-2 day from 09:15 every 3 s: levels 2-10 and open/high/low/close null before 09:25. */
 function level2Day(rows: number): SymbolDayColumns {
-  const fields = SCHEMAS.level2.numericFields;
+  const fields = SCHEMAS.level2.valueFields;
   const values = fields.map(() => new Float64Array(rows));
   const timesMs = new Int32Array(rows);
   let volume = 0;
@@ -54,7 +54,7 @@ function level2Day(rows: number): SymbolDayColumns {
 
 /** Index day: pre_close/pct_chg always null, a few null and large (> 2^32, negative) transaction_num. */
 function indexDay(rows: number): SymbolDayColumns {
-  const fields = SCHEMAS.index.numericFields;
+  const fields = SCHEMAS.index.valueFields;
   const values = fields.map(() => new Float64Array(rows));
   const timesMs = new Int32Array(rows);
   for (let i = 0; i < rows; i++) {
@@ -72,8 +72,57 @@ function indexDay(rows: number): SymbolDayColumns {
   return { dataset: 'index', symbol: '000300', tradedate: '20240315', rows, timesMs, values };
 }
 
+const code = (letter: string) => letter.charCodeAt(0);
+
+/**
+ * Trades: ids increasing, several per millisecond, bs_flag B/S/N with the 09:25 auction's N,
+ * Shenzhen-style cancellations (trade_code C, price 0, one order id null), a row group where
+ * bs_flag is entirely null, ids above 2^32.
+ */
+function tradeDay(rows: number): SymbolDayColumns {
+  const fields = SCHEMAS.trade.valueFields;
+  const at = (name: string) => fields.findIndex((f) => f.name === name);
+  const values = fields.map(() => new Float64Array(rows));
+  const timesMs = new Int32Array(rows);
+  for (let i = 0; i < rows; i++) {
+    const auction = i < 40;
+    timesMs[i] = auction ? 9 * HOUR + 25 * MIN : 9 * HOUR + 30 * MIN + Math.floor(i / 3) * 700;
+    const cancel = !auction && i % 17 === 0;
+    const bsNull = i >= 200 && i < 300; // a whole row group (size 100) with no bs_flag
+    values[at('trade_id')][i] = 2 ** 33 + i;
+    values[at('price')][i] = cancel ? 0 : cents(10 + (i % 9) * 0.01);
+    values[at('volume')][i] = 100 * (1 + (i % 11));
+    values[at('amount')][i] = cancel ? 0 : cents(100 * (1 + (i % 11)) * (10 + (i % 9) * 0.01));
+    values[at('bs_flag')][i] = cancel || bsNull ? NaN : auction ? code('N') : code(i % 2 ? 'B' : 'S');
+    values[at('trade_code')][i] = code(cancel ? 'C' : 'F');
+    values[at('buy_order_id')][i] = cancel && i % 2 ? NaN : 2 * i + 1;
+    values[at('sell_order_id')][i] = cancel && !(i % 2) ? NaN : 2 * i + 2;
+  }
+  return { dataset: 'trade', symbol: '000001.SZ', tradedate: '20240102', rows, timesMs, values };
+}
+
+/** Orders: limit, market (price and amount null) and Shanghai deletions, order_no mostly set. */
+function orderDay(rows: number): SymbolDayColumns {
+  const fields = SCHEMAS.order.valueFields;
+  const at = (name: string) => fields.findIndex((f) => f.name === name);
+  const values = fields.map(() => new Float64Array(rows));
+  const timesMs = new Int32Array(rows);
+  for (let i = 0; i < rows; i++) {
+    timesMs[i] = 9 * HOUR + 15 * MIN + Math.floor(i / 2) * 1300;
+    const type = i % 10 === 3 ? 'M' : i % 10 === 7 ? 'D' : 'L';
+    values[at('order_id')][i] = i + 1;
+    values[at('price')][i] = type === 'M' ? NaN : cents(10 + (i % 5) * 0.01);
+    values[at('volume')][i] = 100 * (1 + (i % 7));
+    values[at('amount')][i] = type === 'L' ? cents(100 * (1 + (i % 7)) * (10 + (i % 5) * 0.01)) : NaN;
+    values[at('side')][i] = code(i % 3 ? 'B' : 'S');
+    values[at('order_type')][i] = code(type);
+    values[at('order_no')][i] = i % 13 === 0 ? NaN : 500_000 + i * 3;
+  }
+  return { dataset: 'order', symbol: '600000.SH', tradedate: '20240102', rows, timesMs, values };
+}
+
 function timeText(day: SymbolDayColumns, i: number): string {
-  return day.dataset === 'level2' ? formatLevel2Time(day.timesMs[i]) : formatIndexTime(day.tradedate, day.timesMs[i]);
+  return SCHEMAS[day.dataset].timeForm === 'level2' ? formatLevel2Time(day.timesMs[i]) : formatIndexTime(day.tradedate, day.timesMs[i]);
 }
 
 /** The value each column of row i must read back as (DuckDB/hyparquet JS forms). */
@@ -86,7 +135,7 @@ function expectedRow(day: SymbolDayColumns, i: number): Record<string, unknown> 
       continue;
     }
     const v = day.values[numeric++][i];
-    row[f.name] = Number.isNaN(v) ? null : f.type === 'int64' ? BigInt(v) : v;
+    row[f.name] = Number.isNaN(v) ? null : f.type === 'int64' ? BigInt(v) : f.type === 'code' ? String.fromCharCode(v) : v;
   }
   return row;
 }
@@ -123,6 +172,11 @@ function expectedStats(day: SymbolDayColumns, start: number, end: number): Map<s
     }
     const col = day.values[numeric++].subarray(start, end);
     const present = Array.from(col).filter((v) => !Number.isNaN(v));
+    if (f.type === 'code') {
+      const letters = present.map((v) => String.fromCharCode(v)).sort();
+      out.set(f.name, { min: letters[0] ?? null, max: letters[letters.length - 1] ?? null, nulls: col.length - present.length });
+      continue;
+    }
     const wrap = (v: number) => (f.type === 'int64' ? BigInt(v) : v);
     out.set(f.name, {
       min: present.length ? wrap(Math.min(...present)) : null,
@@ -153,7 +207,7 @@ function readWithParquetWasm(bytes: Uint8Array): Record<string, unknown>[] {
 }
 
 /** A decoded value in the rows' JS form: NaN is null, INT64 columns are bigint. */
-function asRowValue(v: string | number | null, type: 'string' | 'double' | 'int64'): unknown {
+function asRowValue(v: string | number | null, type: FieldType): unknown {
   if (v === null || (typeof v === 'number' && Number.isNaN(v))) return null;
   return type === 'int64' ? BigInt(v) : v;
 }
@@ -226,6 +280,8 @@ const cases: { name: string; day: () => SymbolDayColumns; rowGroupSize: number }
   { name: 'index', day: () => indexDay(777), rowGroupSize: 100 },
   { name: 'level2 single row', day: () => level2Day(1), rowGroupSize: 1000 },
   { name: 'index one row group', day: () => indexDay(300), rowGroupSize: 5000 },
+  { name: 'trade', day: () => tradeDay(1234), rowGroupSize: 100 },
+  { name: 'order', day: () => orderDay(999), rowGroupSize: 250 },
 ];
 
 const ctx: { dir: string; inst?: DuckDBInstance; con?: DuckDBConnection } = { dir: '' };
@@ -276,7 +332,7 @@ for (const c of cases) {
     const path = await writeCase(`${c.name}-meta`, await encodeParquet(day, { rowGroupSize: c.rowGroupSize }));
 
     const described = await query(`describe select * from read_parquet('${path}')`);
-    const duckType = { string: 'VARCHAR', double: 'DOUBLE', int64: 'BIGINT' } as const;
+    const duckType = { string: 'VARCHAR', code: 'VARCHAR', double: 'DOUBLE', int64: 'BIGINT' } as const;
     assert.equal(
       described.map((r) => [r.column_name, r.column_type]),
       schema.fields.map((f) => [f.name, duckType[f.type]]),
@@ -290,6 +346,8 @@ for (const c of cases) {
       schema.fields.map((f) =>
         f.type === 'string'
           ? [f.name, 'BYTE_ARRAY', 'REQUIRED', 'UTF8', 'StringType()']
+          : f.type === 'code'
+          ? [f.name, 'BYTE_ARRAY', 'OPTIONAL', 'UTF8', 'StringType()']
           : [f.name, f.type === 'int64' ? 'INT64' : 'DOUBLE', 'OPTIONAL', null, null],
       ),
     );
@@ -366,7 +424,7 @@ t('rejects inputs that do not match the schema', async () => {
   await rejects({ ...day, timesMs: day.timesMs.subarray(1) }, 10, /timesMs/);
   await rejects(day, 0, /rowGroupSize/);
   const fractional = day.values.map((v) => v.slice());
-  fractional[SCHEMAS.index.numericFields.findIndex((f) => f.type === 'int64')][3] = 1.5;
+  fractional[SCHEMAS.index.valueFields.findIndex((f) => f.type === 'int64')][3] = 1.5;
   await rejects({ ...day, values: fractional }, 10, /transaction_num/);
   const dataset: Dataset = 'level2';
   await rejects({ ...day, dataset }, 10, /value columns/);
