@@ -96,7 +96,7 @@ export function chunkFromReply(
   messages: readonly ChunkMessage[],
   reply: DecodeReply,
 ): DecodedChunk {
-  const width = SCHEMAS[dataset].numericFields.length;
+  const width = SCHEMAS[dataset].valueFields.length;
   const rows: SnapshotRow[] = [];
   const rejects: QuarantineEntry[] = [];
   const rejectOffsets: number[] = [];
