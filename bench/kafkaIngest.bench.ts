@@ -162,7 +162,7 @@ export async function runKafkaIngestBench(opts: KafkaIngestBenchOptions = {}): P
     await producer.connect();
 
     // ---- 1. consume throughput, raw kafkajs vs the ingestor, same messages ----
-    const topics: KafkaTopics = { level2: `${run}.level2`, index: `${run}.index` };
+    const topics: KafkaTopics = { level2: `${run}.level2`, index: `${run}.index`, trade: `${run}.trade`, order: `${run}.order` };
     const produced = await produce(producer, dayMessages(stocks, messages, topics, 'bench'));
     const kept = await retained(kafka, topics.level2);
     if (kept < produced) log(`note: the broker kept ${fmt(kept)} of ${fmt(produced)} messages (retention); both consumers read those`);
@@ -175,7 +175,7 @@ export async function runKafkaIngestBench(opts: KafkaIngestBenchOptions = {}): P
     log(`kafka-consume: ${fmt(ingestMsgPerSec)} msg/s (${ratio.toFixed(2)}x raw kafkajs ${fmt(rawMsgPerSec)} msg/s) — ${fmt(kept)} level2 snapshots of ${stocks} stocks, validated and durably staged with offsets`);
 
     // ---- 2. seal after catch-up, a day of sealStocks stocks consumed while produced ----
-    const sealTopics: KafkaTopics = { level2: `${run}-seal.level2`, index: `${run}-seal.index` };
+    const sealTopics: KafkaTopics = { level2: `${run}-seal.level2`, index: `${run}-seal.index`, trade: `${run}-seal.trade`, order: `${run}-seal.order` };
     const sealDir = join(dir, 'seal');
     const sealer = await startIngestor(brokers, sealTopics, `${run}-seal`, sealDir);
     const total = sealStocks * sealRows;

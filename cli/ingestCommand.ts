@@ -16,7 +16,7 @@ export const ingestCommand: Command = {
   name: 'ingest',
   summary: 'consume the Kafka snapshot topics into staging and seal days as they fall due, until SIGTERM/SIGINT',
   usage:
-    'tickvault ingest --brokers HOST:PORT[,…] [--topics md.level2,md.index] [--group tickvault-ingest]\n' +
+    'tickvault ingest --brokers HOST:PORT[,…] [--topics md.level2,md.index,md.trade,md.order] [--group tickvault-ingest]\n' +
     '                 [--seal-after 16:00] [--metrics-port N] [--metrics-host 127.0.0.1] [--session-timeout MS]\n' +
     '                 [--state-url URL]',
   options: {
@@ -26,7 +26,7 @@ export const ingestCommand: Command = {
   },
   help: [
     docOf(INGEST_OPTIONS.brokers, 'HOST:PORT[,…]'),
-    docOf(INGEST_OPTIONS.topics, 'L2,INDEX', 'md.level2,md.index'),
+    docOf(INGEST_OPTIONS.topics, 'L2,INDEX,TRADE,ORDER', 'md.level2,md.index,md.trade,md.order'),
     docOf(INGEST_OPTIONS.group, 'NAME'),
     docOf(INGEST_OPTIONS.sealAfter, 'HH:MM', '16:00'),
     docOf(INGEST_OPTIONS.metricsPort, 'N', 'off'),

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { DATASETS } from '../shared/schema.js';
 import { loadProduceConfig } from '../ingest/config.js';
 import { produceFeedFiles } from '../ingest/kafka/producer.js';
 import { createProgress } from './progress.js';
@@ -10,11 +11,11 @@ export const produceCommand: Command = {
   name: 'produce',
   summary: 'publish feed files to the Kafka snapshot topics (key = symbol, gzip batches)',
   usage:
-    'tickvault produce --brokers HOST:PORT[,…] [--topics md.level2,md.index] FILE…\n' +
-    'Lines with kind level2/index go to their topic without `kind`; any other line is published\n' +
+    'tickvault produce --brokers HOST:PORT[,…] [--topics md.level2,md.index,md.trade,md.order] FILE…\n' +
+    'Lines with kind level2/index/trade/order go to their topic without `kind`; any other line is published\n' +
     'unchanged to the level2 topic with header tickvault-reject: REASON, so the ingestor quarantines it.',
   options: { brokers: { type: 'string' }, topics: { type: 'string' } },
-  help: [docOf(INGEST_OPTIONS.brokers, 'HOST:PORT[,…]'), docOf(INGEST_OPTIONS.topics, 'L2,INDEX', 'md.level2,md.index')],
+  help: [docOf(INGEST_OPTIONS.brokers, 'HOST:PORT[,…]'), docOf(INGEST_OPTIONS.topics, 'L2,INDEX,TRADE,ORDER', 'md.level2,md.index,md.trade,md.order')],
   positionals: 'some',
   async run(ctx) {
     const config = loadProduceConfig(ctx.flags, ctx.env);
@@ -54,8 +55,9 @@ export const produceCommand: Command = {
     const secs = stats.ms / 1000;
     ctx.log.debug({ ...stats, topics: config.topics }, 'feed published');
     ctx.out(
-      `produced ${stats.messages} messages from ${stats.files} file(s): ${stats.level2} to ${config.topics.level2}, ` +
-        `${stats.index} to ${config.topics.index}, ${stats.flagged} bad lines flagged to ${config.topics.level2} ` +
+      `produced ${stats.messages} messages from ${stats.files} file(s): ` +
+        DATASETS.map((d) => `${stats.published[d]} to ${config.topics[d]}, `).join('') +
+        `${stats.flagged} bad lines flagged to ${config.topics.level2} ` +
         `in ${secs.toFixed(1)} s (${Math.round(stats.messages / Math.max(secs, 0.001))} msg/s)`,
     );
     return 0;

@@ -1,3 +1,4 @@
+import { DATASETS, type Dataset } from '../shared/schema.js';
 import { STATE_URL_OPTION,
   ConfigError,
   parseClockTime,
@@ -14,14 +15,13 @@ import { STATE_URL_OPTION,
  * over defaults, resolved with the shared `resolveOption` so that precedence and error
  * wording match every other option of the program.
  */
-export interface KafkaTopics {
-  /** Topic carrying stock (Level-2) snapshots. */
-  readonly level2: string;
-  /** Topic carrying index snapshots. */
-  readonly index: string;
-}
+/**
+ * The topic of each dataset: stock (Level-2) snapshots, index snapshots, tick-by-tick trades
+ * and orders (decisions §6, §3b).
+ */
+export type KafkaTopics = Readonly<Record<Dataset, string>>;
 
-export const DEFAULT_TOPICS: KafkaTopics = { level2: 'md.level2', index: 'md.index' };
+export const DEFAULT_TOPICS: KafkaTopics = { level2: 'md.level2', index: 'md.index', trade: 'md.trade', order: 'md.order' };
 export const DEFAULT_GROUP = 'tickvault-ingest';
 /** 16:00 Beijing: the close (15:00) plus an hour's grace for stragglers and corrections. */
 export const DEFAULT_SEAL_AFTER_MS = 16 * 3_600_000;
@@ -42,13 +42,24 @@ export function parseBrokers(text: string, source: string): string[] {
   return list;
 }
 
+/**
+ * `LEVEL2,INDEX,TRADE,ORDER`; the older two-topic form `LEVEL2,INDEX` keeps the default trade
+ * and order topics, so a deployment configured before trades and orders existed still starts.
+ */
 export function parseTopics(text: string, source: string): KafkaTopics {
   const parts = text.split(',').map((t) => t.trim());
-  if (parts.length !== 2 || parts.some((t) => !TOPIC_RE.test(t))) {
-    throw new ConfigError(`${source} must be two topic names LEVEL2_TOPIC,INDEX_TOPIC (letters, digits, . _ -), got "${text}"`);
+  if ((parts.length !== 2 && parts.length !== 4) || parts.some((t) => !TOPIC_RE.test(t))) {
+    throw new ConfigError(
+      `${source} must be four topic names LEVEL2,INDEX,TRADE,ORDER (or two, LEVEL2,INDEX; letters, digits, . _ -), got "${text}"`,
+    );
   }
-  if (parts[0] === parts[1]) throw new ConfigError(`${source} must name two different topics, got "${text}"`);
-  return { level2: parts[0], index: parts[1] };
+  const topics: KafkaTopics = {
+    level2: parts[0], index: parts[1], trade: parts[2] ?? DEFAULT_TOPICS.trade, order: parts[3] ?? DEFAULT_TOPICS.order,
+  };
+  if (new Set(Object.values(topics)).size !== DATASETS.length) {
+    throw new ConfigError(`${source} must name a different topic for each of level2, index, trade and order, got "${text}"`);
+  }
+  return topics;
 }
 
 function parseGroup(text: string, source: string): string {
@@ -71,7 +82,7 @@ export const INGEST_OPTIONS = {
   } satisfies OptionSpec<string[]>,
   topics: {
     flag: 'topics', env: 'TICKVAULT_TOPICS', defaultValue: DEFAULT_TOPICS,
-    parse: parseTopics, help: 'LEVEL2_TOPIC,INDEX_TOPIC',
+    parse: parseTopics, help: 'topics LEVEL2,INDEX,TRADE,ORDER (or LEVEL2,INDEX: trade and order keep their defaults)',
   } satisfies OptionSpec<KafkaTopics>,
   group: {
     flag: 'group', env: 'TICKVAULT_GROUP', defaultValue: DEFAULT_GROUP,

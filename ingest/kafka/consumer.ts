@@ -1,6 +1,7 @@
 import type { Admin, Consumer, Kafka, RetryOptions } from 'kafkajs';
 import type { Logger } from '../../shared/logger.js';
 import type { Encoder } from '../seal/day.js';
+import { DATASETS } from '../../shared/schema.js';
 import type { IngestConfig } from '../config.js';
 import { openIngestStores, type IngestStores } from '../staging/stores.js';
 import { IngestError, isStagingFailure } from '../errors.js';
@@ -221,7 +222,7 @@ export class KafkaIngestor {
     const c = this.makeConsumer();
     this.consumer = c;
     await c.connect();
-    await c.subscribe({ topics: [config.topics.level2, config.topics.index], fromBeginning: true });
+    await c.subscribe({ topics: DATASETS.map((d) => config.topics[d]), fromBeginning: true });
     await c.run({
       autoCommit: false,
       eachBatchAutoResolve: false,

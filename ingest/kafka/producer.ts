@@ -1,6 +1,7 @@
 import { CompressionTypes, Partitioners, type Message, type Producer } from 'kafkajs';
 import type { Logger } from '../../shared/logger.js';
 import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
+import { DATASETS, SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { IngestError } from '../errors.js';
 import { readFeedLines } from '../feed/lines.js';
 import type { KafkaTopics } from '../config.js';
@@ -8,10 +9,10 @@ import { createKafka } from './client.js';
 import { REJECT_HEADER } from './messages.js';
 
 /**
- * Publishes fixture feed files (JSON Lines with `kind`) to the snapshot topics, in file
+ * Publishes fixture feed files (JSON Lines with `kind`) to the datasets' topics, in file
  * order, in gzip-compressed batches.
  *
- * - A line that is a JSON object with kind `level2` or `index` goes to that kind's topic,
+ * - A line that is a JSON object with kind `level2`, `index`, `trade` or `order` goes to that kind's topic,
  *   keyed by its symbol (canonical form when it parses, else as written), value = the object
  *   without `kind` (decisions §6).
  * - Any other line (not JSON, not an object, kind missing or unknown) is published unchanged
@@ -39,20 +40,22 @@ export function feedLineToMessage(line: string, topics: KafkaTopics): ProducedMe
   }
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return flaggedLine(line, 'message is not a JSON object', topics);
   const { kind, ...value } = obj as Record<string, unknown>;
-  if (kind !== 'level2' && kind !== 'index') {
+  if (!isDataset(kind)) {
     const reason = kind === undefined ? 'kind is missing' : `unknown kind ${JSON.stringify(kind).slice(0, 40)}`;
     return flaggedLine(line, reason, topics, value.symbol);
   }
   return {
-    topic: kind === 'level2' ? topics.level2 : topics.index,
+    topic: topics[kind],
     message: { key: keyOf(value.symbol, kind), value: JSON.stringify(value) },
     flagged: null,
   };
 }
 
-function keyOf(symbol: unknown, kind: 'level2' | 'index'): string | null {
+const isDataset = (kind: unknown): kind is Dataset => typeof kind === 'string' && (DATASETS as readonly string[]).includes(kind);
+
+function keyOf(symbol: unknown, kind: Dataset): string | null {
   if (typeof symbol !== 'string') return null;
-  const r = kind === 'level2' ? parseStockSymbol(symbol) : parseIndexSymbol(symbol);
+  const r = SCHEMAS[kind].symbols === 'stock' ? parseStockSymbol(symbol) : parseIndexSymbol(symbol);
   return r.ok ? r.symbol : symbol;
 }
 
@@ -76,8 +79,8 @@ export interface ProduceOptions {
 
 export interface ProduceStats {
   messages: number;
-  level2: number;
-  index: number;
+  /** Good lines published, per dataset. */
+  readonly published: Record<Dataset, number>;
   /** Bad lines published flagged to the level2 topic. */
   flagged: number;
   files: number;
@@ -103,7 +106,8 @@ export async function produceFeedFiles(opts: ProduceOptions): Promise<ProduceSta
   const kafka = createKafka({ brokers: opts.brokers, clientId: `tickvault-produce-${process.pid}`, log: opts.log });
   // One request in flight: a retried request cannot overtake a later one, so order holds.
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, maxInFlightRequests: 1, allowAutoTopicCreation: true });
-  const stats: ProduceStats = { messages: 0, level2: 0, index: 0, flagged: 0, files: 0, ms: 0 };
+  const stats: ProduceStats = { messages: 0, published: { level2: 0, index: 0, trade: 0, order: 0 }, flagged: 0, files: 0, ms: 0 };
+  const datasetOf = new Map(DATASETS.map((d) => [opts.topics[d], d]));
   const per = opts.batchMessages ?? 4000;
   await producer.connect();
   // One send in flight while the next batch is parsed: order holds, parsing overlaps I/O.
@@ -123,8 +127,7 @@ export async function produceFeedFiles(opts: ProduceOptions): Promise<ProduceSta
             for (const m of batch) {
               stats.messages++;
               if (m.flagged !== null) stats.flagged++;
-              else if (m.topic === opts.topics.level2) stats.level2++;
-              else stats.index++;
+              else stats.published[datasetOf.get(m.topic)!]++;
             }
             opts.onProgress?.({ file, bytesRead: at, messages: stats.messages });
           },

@@ -1,5 +1,5 @@
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
-import type { Dataset } from '../../shared/schema.js';
+import { DATASETS, type Dataset } from '../../shared/schema.js';
 import type { KafkaTopics } from '../config.js';
 import { chunkFromReply } from './chunk.js';
 import type { GroupCommitter } from './commits.js';
@@ -52,7 +52,7 @@ export class BatchRunner {
   private idle: (() => void)[] = [];
 
   constructor(private readonly d: RunnerDeps) {
-    this.datasetOf = new Map<string, Dataset>([[d.topics.level2, 'level2'], [d.topics.index, 'index']]);
+    this.datasetOf = new Map<string, Dataset>(DATASETS.map((ds) => [d.topics[ds], ds]));
     this.queue = new BatchQueue<KafkaMessage, QueuedBatch, DecodedSlice>(
       {
         send: async (item, from, to) => {

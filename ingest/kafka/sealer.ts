@@ -100,7 +100,7 @@ export class KafkaSealer {
   }
 
   private topicOf(dataset: Dataset): string {
-    return dataset === 'level2' ? this.deps.topics.level2 : this.deps.topics.index;
+    return this.deps.topics[dataset];
   }
 
   private candidates(nowMs: number): DayRef[] {

@@ -5,10 +5,10 @@ import { DEFAULT_SEAL_AFTER_MS, loadIngestConfig, loadProduceConfig, parseBroker
 
 const c = suite('loadIngestConfig');
 
-c('defaults: md.level2,md.index, group tickvault-ingest, seal after 16:00, no metrics', () => {
+c('defaults: md.level2,md.index,md.trade,md.order, group tickvault-ingest, seal after 16:00, no metrics', () => {
   const cfg = loadIngestConfig({ brokers: 'localhost:9092' }, {});
   assert.equal(cfg.brokers, ['localhost:9092']);
-  assert.equal(cfg.topics, { level2: 'md.level2', index: 'md.index' });
+  assert.equal(cfg.topics, { level2: 'md.level2', index: 'md.index', trade: 'md.trade', order: 'md.order' });
   assert.is(cfg.group, 'tickvault-ingest');
   assert.is(cfg.sealAfterMs, DEFAULT_SEAL_AFTER_MS);
   assert.is(cfg.metricsPort, null);
@@ -22,7 +22,7 @@ c('flags win over TICKVAULT_* environment, which wins over defaults', () => {
   };
   const fromEnv = loadIngestConfig({}, env);
   assert.equal(fromEnv.brokers, ['a:1', 'b:2']);
-  assert.equal(fromEnv.topics, { level2: 'x.l2', index: 'x.ix' });
+  assert.equal(fromEnv.topics, { level2: 'x.l2', index: 'x.ix', trade: 'md.trade', order: 'md.order' });
   assert.is(fromEnv.group, 'g-env');
   assert.is(fromEnv.sealAfterMs, (17 * 60 + 30) * 60_000);
   assert.is(fromEnv.metricsPort, 9100);
@@ -58,8 +58,12 @@ p('brokers: HOST:PORT list, IPv6 in brackets', () => {
 });
 
 p('topics: exactly two different legal names, level2 first', () => {
-  assert.equal(parseTopics('a.l2,b_ix', 's'), { level2: 'a.l2', index: 'b_ix' });
-  for (const bad of ['md.level2', 'a,b,c', 'a,a', 'a b,c', 'a,']) assert.throws(() => parseTopics(bad, '--topics'), /--topics must/, bad);
+  // The two-topic form keeps the default trade and order topics; four name every dataset's.
+  assert.equal(parseTopics('a.l2,b_ix', 's'), { level2: 'a.l2', index: 'b_ix', trade: 'md.trade', order: 'md.order' });
+  assert.equal(parseTopics('a,b,c,d', 's'), { level2: 'a', index: 'b', trade: 'c', order: 'd' });
+  for (const bad of ['md.level2', 'a,b,c', 'a,a', 'a b,c', 'a,', 'a,b,c,d,e', 'a,b,c,a', 'a,md.trade', 'a,b,c,']) {
+    assert.throws(() => parseTopics(bad, '--topics'), /--topics must/, bad);
+  }
 });
 
 p.run();

@@ -23,7 +23,7 @@ import { postgresForTests } from '../../support/postgres.js';
 /** For the seal-cut tests at the end (started first, so every suite runs under one total). */
 const cluster = await postgresForTests('seal cuts in the sealer (PostgreSQL)');
 
-const TOPICS = { level2: 'md.level2', index: 'md.index' };
+const TOPICS = { level2: 'md.level2', index: 'md.index', trade: 'md.trade', order: 'md.order' };
 const DAY = '20250102';
 const AFTER_CLOSE = Date.parse('2025-01-02T16:30:00+08:00');
 const BEFORE_CLOSE = Date.parse('2025-01-02T14:00:00+08:00');
