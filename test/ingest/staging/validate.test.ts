@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { validateFeedLine, validateSnapshot, type ValidationResult } from '../../../ingest/staging/validate.js';
+import { canonicalFeedLine } from '../../../ingest/staging/canonicalLine.js';
 
 // Numeric fields of each dataset in the order of the spec's field tables, written out by hand
 // (not taken from shared/schema.ts), so a slip in the schema is caught here.
@@ -237,6 +238,68 @@ direct('non-objects are rejected', () => {
   }
 });
 
+const ticks = suite('trades and orders (decisions §3b)');
+
+const tradeObj = (extra: Record<string, unknown> = {}) => ({
+  kind: 'trade', symbol: 'sz000001', tradedate: '20250102', time: '093003120', trade_id: 4242, price: 11.52, volume: 300, amount: 3456,
+  bs_flag: 'S', trade_code: 'F', buy_order_id: 17, sell_order_id: 4240, ...extra,
+});
+const orderObj = (extra: Record<string, unknown> = {}) => ({
+  kind: 'order', symbol: '600000', tradedate: '20250102', time: '092000000', order_id: 9, price: null, volume: 1000, amount: null,
+  side: 'B', order_type: 'M', order_no: 5_000_000_001, ...extra,
+});
+
+ticks('a trade: stock symbol canonical, ids as numbers, letters as their character codes, in §3b order', () => {
+  const row = expectRow(validateFeedLine(line(tradeObj())), 'trade');
+  assert.equal([row.dataset, row.symbol, row.timeMs], ['trade', '000001.SZ', T_0930_03_120]);
+  // trade_id, price, volume, amount, bs_flag, trade_code, buy_order_id, sell_order_id
+  assert.equal(row.values, [4242, 11.52, 300, 3456, 'S'.charCodeAt(0), 'F'.charCodeAt(0), 17, 4240]);
+  const cancel = expectRow(validateFeedLine(line(tradeObj({ price: 0, amount: 0, bs_flag: null, trade_code: 'C', sell_order_id: null }))), 'cancel');
+  assert.equal(cancel.values, [4242, 0, 300, 0, null, 'C'.charCodeAt(0), 17, null]);
+});
+
+ticks('an order: market order with null price and amount; every order type and side', () => {
+  const row = expectRow(validateFeedLine(line(orderObj())), 'order');
+  assert.equal([row.dataset, row.symbol], ['order', '600000.SH']);
+  assert.equal(row.values, [9, null, 1000, null, 'B'.charCodeAt(0), 'M'.charCodeAt(0), 5_000_000_001]);
+  for (const order_type of ['L', 'M', 'U', 'D']) for (const side of ['B', 'S']) expectRow(validateFeedLine(line(orderObj({ side, order_type }))), `${side} ${order_type}`);
+});
+
+ticks('bad trades and orders are rejected with the reason naming the member', () => {
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [tradeObj({ trade_id: undefined }), /^trade_id is missing$/],
+    [tradeObj({ trade_id: null }), /^trade_id is missing$/],
+    [tradeObj({ trade_id: 1.5 }), /^trade_id is not an integer$/],
+    [tradeObj({ trade_id: 2 ** 53 }), /^trade_id is not an integer$/],
+    [tradeObj({ bs_flag: 'b' }), /^bs_flag must be B, S or N or null$/],
+    [tradeObj({ bs_flag: 66 }), /^bs_flag must be/],
+    [tradeObj({ trade_code: '' }), /^trade_code must be F or C or null$/],
+    [tradeObj({ sell_order_id: '4240' }), /^sell_order_id is not a number$/],
+    [tradeObj({ time: '93003120' }), /time is not HHMMSSmmm/],
+    [tradeObj({ symbol: 'IF2501' }), /symbol/],
+    [orderObj({ order_id: undefined }), /^order_id is missing$/],
+    [orderObj({ side: undefined }), /^side is missing$/],
+    [orderObj({ side: 'N' }), /^side must be B or S$/],
+    [orderObj({ order_type: null }), /^order_type is missing$/],
+    [orderObj({ order_type: 'LM' }), /^order_type must be L, M, U or D$/],
+    [orderObj({ price: 'x' }), /^price is not a number$/],
+  ];
+  for (const [o, re] of cases) expectReject(validateFeedLine(line(o)), re, JSON.stringify(o));
+  // a six-digit code is a stock here (000300 → 000300.SZ), never an index
+  assert.is(expectRow(validateFeedLine(line(tradeObj({ symbol: '000300' }))), '000300').symbol, '000300.SZ');
+});
+
+ticks('the canonical feed line of a validated trade or order validates back to the same row', () => {
+  for (const o of [tradeObj(), tradeObj({ bs_flag: null, trade_code: 'C', buy_order_id: null }), orderObj(), orderObj({ order_type: 'D', price: 10.5 })]) {
+    const row = expectRow(validateFeedLine(line(o)), 'original');
+    const text = canonicalFeedLine(row.dataset, row.tradedate, row.symbol, row.timeMs, row.values);
+    const back = JSON.parse(text) as Record<string, unknown>;
+    for (const k of ['bs_flag', 'trade_code', 'side', 'order_type']) if (k in o) assert.is(back[k], (o as Record<string, unknown>)[k], k);
+    assert.equal(expectRow(validateFeedLine(text), 'canonical'), row);
+  }
+});
+
 good.run();
 bad.run();
 direct.run();
+ticks.run();
