@@ -84,7 +84,7 @@ export async function prepareData(dataDir: string, stocks: number, days: number,
   if (existsSync(join(dataDir, 'catalog.db'))) return;
   const feed = join(dataDir, '..', 'bench-feed.jsonl.zst');
   log(`preparing data: ${stocks} stocks × ${days} days (generate + replay)…`);
-  await runCli(['generate', '--out', feed, '--from', FIRST_DAY, '--days', String(days), '--stocks', String(stocks), '--indexes', '1']);
+  await runCli(['generate', '--out', feed, '--from', FIRST_DAY, '--days', String(days), '--stocks', String(stocks), '--indexes', '1', '--ticks', '0']);
   await runCli(['replay', feed, '--data-dir', dataDir]);
   rmSync(feed, { force: true });
 }

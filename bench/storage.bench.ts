@@ -56,7 +56,7 @@ function runCli(args: string[]): Promise<{ code: number | null; stderr: string; 
 
 async function generateAndReplay(dir: string, stocks: number): Promise<ReplayFigures> {
   const feed = join(dir, `feed-${stocks}.jsonl.zst`);
-  const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', String(stocks), '--indexes', '0', '--seed', 'bench']);
+  const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', String(stocks), '--indexes', '0', '--seed', 'bench', '--ticks', '0']);
   if (gen.code !== 0) throw new Error(`generate failed: ${gen.stderr.slice(-500)}`);
   const dataDir = join(dir, `data-${stocks}`);
   // 'replay finished' (the figures as JSON) is logged at debug: the default level prints the stdout summary only.

@@ -18,7 +18,7 @@ import { docOf } from './helpText.js';
 /**
  * `tickvault demo` (what `npm start` runs): a working service from an empty directory in one
  * command. When the data directory has no sealed files it generates a small synthetic market
- * and replays it (no broker needed); it creates a flagship account once and keeps its key in
+ * (orders and trades on its latest day only, to keep the first start quick) and replays it (no broker needed); it creates a flagship account once and keeps its key in
  * DATA_DIR/demo.key (0600); then it serves, printing the key and three curl commands.
  * A second run reuses the data and the key.
  *
@@ -72,11 +72,12 @@ export const demoCommand: Command = {
 
     let sample = storedSample(dataDir);
     if (sample === null) {
-      ctx.out(`demo: ${dataDir} holds no sealed data; generating ${days} trading days of ${stocks} stocks and ${indexes} indexes`);
+      ctx.out(`demo: ${dataDir} holds no sealed data; generating ${days} trading days of ${stocks} stocks and ${indexes} indexes, orders and trades on the latest day`);
       const work = mkdtempSync(join(tmpdir(), 'tickvault-demo-'));
       try {
         const feed = join(work, 'feed.jsonl.zst');
-        await runSub(ctx, generateCommand, level, { out: feed, days: String(days), stocks: String(stocks), indexes: String(indexes) });
+        // Orders and trades for the latest day only: they are ~3× a day's snapshot lines, and one day shows them.
+        await runSub(ctx, generateCommand, level, { out: feed, days: String(days), stocks: String(stocks), indexes: String(indexes), 'tick-days': '1' });
         await runSub(ctx, replayCommand, level, {}, [feed]);
       } finally {
         rmSync(work, { recursive: true, force: true });

@@ -7,10 +7,23 @@ import { createProgress } from './progress.js';
 import { UsageError, type Command } from './command.js';
 
 const SLOTS_PER_DAY = 4998; // rows per symbol-day the generator emits, for the progress total
+/** Largest --ticks: a snapshot's 3 s trade at most 59 lots, so trade counts stop growing well before. */
+const MAX_TICKS = 20;
+
+/** Order and trade lines of a stock-day at a tick scale (measured: ~14,000 at 1, ~24,000 at 2), for the progress total. */
+const tickLinesPerStockDay = (ticks: number) => (ticks > 0 ? 4_000 + 10_000 * Math.max(1, ticks) : 0);
+
+const KINDS = ['level2', 'index', 'trade', 'order'] as const;
 
 function parseRate(text: string, source: string): number {
   const n = Number(text);
   if (!/^\d*\.?\d+$/.test(text) || n < 0 || n > 1) throw new ConfigError(`${source} must be a number from 0 to 1`);
+  return n;
+}
+
+function parseTicks(text: string, source: string): number {
+  const n = Number(text);
+  if (!/^\d*\.?\d+$/.test(text) || n > MAX_TICKS) throw new ConfigError(`${source} must be a number from 0 to ${MAX_TICKS}, got "${text}"`);
   return n;
 }
 
@@ -24,10 +37,10 @@ export function generationDays(from: string | undefined, days: number, nowMs: nu
 export const generateCommand: Command = {
   name: 'generate',
   summary: 'write a deterministic synthetic feed (JSON Lines; .zst or .gz by extension)',
-  usage: 'tickvault generate --out FILE [--from YYYYMMDD] [--days N] [--stocks N] [--indexes N] [--seed S] [--faults RATE]',
+  usage: 'tickvault generate --out FILE [--from YYYYMMDD] [--days N] [--stocks N] [--indexes N] [--seed S] [--faults RATE] [--ticks SCALE] [--tick-days N]',
   options: {
     out: { type: 'string' }, from: { type: 'string' }, days: { type: 'string' }, stocks: { type: 'string' },
-    indexes: { type: 'string' }, seed: { type: 'string' }, faults: { type: 'string' },
+    indexes: { type: 'string' }, seed: { type: 'string' }, faults: { type: 'string' }, ticks: { type: 'string' }, 'tick-days': { type: 'string' },
   },
   help: [
     { flag: 'out', value: 'FILE', help: 'feed file to write (required); .zst or .gz compresses' },
@@ -37,6 +50,12 @@ export const generateCommand: Command = {
     { flag: 'indexes', value: 'N', help: 'indexes (0 allowed)', default: '20' },
     { flag: 'seed', value: 'S', help: 'seed: the same seed writes the same feed', default: 'tickvault' },
     { flag: 'faults', value: 'RATE', help: 'share of lines (0-1) followed by a bad line or a corrected duplicate', default: '0' },
+    {
+      flag: 'ticks', value: 'SCALE',
+      help: `tick-by-tick orders and trades of the stocks, coherent with the snapshots: 1 ≈ 5,000 trades and ~9,000 orders per stock-day, 2 about twice the trades (0-${MAX_TICKS}; 0 writes none)`,
+      default: '1',
+    },
+    { flag: 'tick-days', value: 'N', help: 'only the latest N of the generated days get orders and trades', default: 'every day' },
   ],
   positionals: 'none',
   async run(ctx) {
@@ -55,18 +74,26 @@ export const generateCommand: Command = {
     const indexes = opt('indexes', 20, count);
     const seed = opt('seed', 'tickvault', (t) => t);
     const faults = opt('faults', 0, parseRate);
-    const total = days.length * (stocks + indexes) * SLOTS_PER_DAY;
+    const ticks = opt('ticks', 1, parseTicks);
+    const tickDays = days.slice(-opt('tick-days', days.length, parsePositiveInt));
+    const total = days.length * (stocks + indexes) * SLOTS_PER_DAY + (ticks > 0 ? tickDays.length * stocks * tickLinesPerStockDay(ticks) : 0);
     const writer = new FeedWriter(out); // throws at once on an unusable path, before any progress bar
     const bar = createProgress(ctx.config.progress, 'generate', total, 'lines');
     let lines = 0;
-    for (const line of generateFeed({ days, stocks, indexes, seed, faults })) {
+    // Per kind, by the line's start: every line (an injected bad one too) begins with its kind.
+    const perKind = [0, 0, 0, 0];
+    const prefixes = KINDS.map((k) => `{"kind":"${k}"`);
+    for (const line of generateFeed({ days, stocks, indexes, seed, faults, ticks, tickDays })) {
       await writer.writeLine(line);
+      const k = prefixes.findIndex((p) => line.startsWith(p));
+      if (k >= 0) perKind[k]++;
       if (++lines % 50_000 === 0) bar.update(Math.min(lines, total));
     }
     await writer.close();
     bar.stop();
-    ctx.log.debug({ out, lines, days, stocks, indexes, seed, faults }, 'feed generated');
-    ctx.out(`generated ${lines} lines, ${days.length} trading days ${days[0]}..${days[days.length - 1]}, ${stocks} stocks, ${indexes} indexes -> ${out}`);
+    const kinds = KINDS.map((k, i) => `${k} ${perKind[i]}`).join(', ');
+    ctx.log.debug({ out, lines, days, stocks, indexes, seed, faults, ticks, tickDays }, 'feed generated');
+    ctx.out(`generated ${lines} lines (${kinds}), ${days.length} trading days ${days[0]}..${days[days.length - 1]}, ${stocks} stocks, ${indexes} indexes -> ${out}`);
     return 0;
   },
 };

@@ -1,4 +1,6 @@
 import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
+import { TickMarket } from './tickMarket.js';
+import { AUCTION_END, AUCTION_START, SESSIONS } from './tradingHours.js';
 
 /**
  * Deterministic synthetic market feed: realistic Level-2 and index snapshot days for a seed.
@@ -8,6 +10,8 @@ import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
  * (only level 1 carries the indicative match; levels 2–10 are null), continuous trading
  * 09:30–11:30 and 13:00–15:00, cumulative volume and amount, prices on the 0.01 grid.
  * Rows are interleaved across symbols in time order, as a live feed would deliver them.
+ * With `ticks`, each stock snapshot is preceded by the orders and trades that made it
+ * (tickMarket.ts), drawn from their own random stream so the snapshot lines do not change.
  */
 export interface GenerateOptions {
   readonly days: readonly string[];
@@ -16,6 +20,13 @@ export interface GenerateOptions {
   readonly seed: string;
   /** Probability, per good line, of also emitting a bad line or a corrected duplicate. */
   readonly faults: number;
+  /**
+   * Scale of the tick-by-tick orders and trades of the stocks (1 ≈ 5,000 trades per
+   * stock-day, 2 about twice as many); 0 or omitted writes none.
+   */
+  readonly ticks?: number;
+  /** The days that get orders and trades; omitted: every generated day. */
+  readonly tickDays?: readonly string[];
 }
 
 /** mulberry32 seeded from a string hash: small, fast and stable across Node versions. */
@@ -52,12 +63,6 @@ export function indexCode(i: number): string {
   return String(base + Math.floor(i / INDEX_BASES.length) * 10).padStart(6, '0');
 }
 
-const AUCTION_START = (9 * 60 + 15) * 60_000;
-const AUCTION_END = (9 * 60 + 25) * 60_000;
-const SESSIONS: readonly [number, number][] = [
-  [(9 * 60 + 30) * 60_000, (11 * 60 + 30) * 60_000],
-  [13 * 60 * 60_000, 15 * 60 * 60_000],
-];
 
 /** Slot start times of a day: auction every 3 s up to 09:25:00, then both sessions. */
 function daySlots(): number[] {
@@ -285,9 +290,15 @@ export function* generateFeed(opts: GenerateOptions): Generator<string> {
   for (const date of opts.days) {
     for (const s of stocks) Object.assign(s, { open: null, volume: 0, amount: 0 });
     for (const s of indexes) Object.assign(s, { open: null, vol: 0, amount: 0, trades: 0 });
+    const markets = tickMarkets(opts, date, stocks);
     for (let k = 0; k < SLOTS.length; k++) {
-      for (const s of stocks) {
-        const r = stockSnap(s, date, SLOTS[k] + Math.floor(rnd() * 1000), rnd, snap);
+      for (let i = 0; i < stocks.length; i++) {
+        const s = stocks[i];
+        const volumeBefore = s.volume;
+        const timeMs = SLOTS[k] + Math.floor(rnd() * 1000);
+        const r = stockSnap(s, date, timeMs, rnd, snap);
+        // The market gets what the snapshot traded since the last one, at its price (its close).
+        if (markets) yield* markets[i].linesUpTo(timeMs, s.priceCents, s.volume - volumeBefore);
         yield* withFaults(stockLine(r), () => stockObject(r), opts.faults, rnd);
       }
       if (k >= indexSlotStart) {
@@ -300,6 +311,16 @@ export function* generateFeed(opts: GenerateOptions): Generator<string> {
     for (const s of stocks) s.preCloseCents = s.priceCents;
     for (const s of indexes) s.preClose = s.level;
   }
+}
+
+/** Each stock's tick market for the day, or null when the day gets no orders and trades. */
+function tickMarkets(opts: GenerateOptions, date: string, stocks: readonly StockState[]): TickMarket[] | null {
+  const scale = opts.ticks ?? 0;
+  if (scale <= 0 || (opts.tickDays !== undefined && !opts.tickDays.includes(date))) return null;
+  return stocks.map((s) => new TickMarket({
+    symbol: s.symbol, date, preCloseCents: s.preCloseCents, scale, faults: opts.faults,
+    rnd: seededRandom(`${opts.seed}|ticks|${s.symbol}|${date}`),
+  }));
 }
 
 /** Yields a good line, before it (with probability `faults`) a bad line or a wrong duplicate made from its row. */

@@ -66,6 +66,11 @@ gen('bad values', async () => {
     usageError(['generate', '--out', 'f.jsonl', '--days', '0'], /--days/),
     usageError(['generate', '--out', 'f.jsonl', '--faults', '2'], /--faults/),
     usageError(['generate', '--out', 'f.jsonl', '--from', '2025-01-02'], /--from/),
+    usageError(['generate', '--out', 'f.jsonl', '--ticks', 'lots'], /--ticks/),
+    usageError(['generate', '--out', 'f.jsonl', '--ticks', '-1'], /--ticks/),
+    usageError(['generate', '--out', 'f.jsonl', '--ticks', '21'], /--ticks must be a number from 0 to 20/),
+    usageError(['generate', '--out', 'f.jsonl', '--tick-days', '0'], /--tick-days/),
+    usageError(['generate', '--out', 'f.jsonl', '--tick-days', 'x'], /--tick-days/),
   ]);
 });
 
@@ -181,6 +186,43 @@ genOk('same seed, same feed in .zst, .gz and plain; the announced days', async (
   const other = await runCli(['generate', '--out', join(dir, 'e.jsonl'), ...args.map((a) => (a === 'cli' ? 'cli-2' : a))], { cwd: dir });
   assert.is(other.code, 0);
   assert.is.not(readFileSync(join(dir, 'e.jsonl'), 'utf8'), texts[3]);
+});
+
+genOk('orders and trades by default, on the latest --tick-days only; --ticks 0 writes none; the summary counts each kind', async () => {
+  const dir = cwd();
+  const args = ['--from', '20250102', '--days', '2', '--stocks', '2', '--indexes', '1', '--seed', 'kinds'];
+  const count = (text: string) => {
+    const perKind = new Map<string, Set<string>>();
+    const c: Record<string, number> = {};
+    for (const l of text.split('\n').filter((x) => x !== '')) {
+      const o = JSON.parse(l) as { kind: string; tradedate: string };
+      c[o.kind] = (c[o.kind] ?? 0) + 1;
+      perKind.set(o.kind, (perKind.get(o.kind) ?? new Set()).add(o.tradedate));
+    }
+    return { c, days: (k: string) => [...(perKind.get(k) ?? [])].sort() };
+  };
+  const summary = (stdout: string) => /^generated (\d+) lines \(level2 (\d+), index (\d+), trade (\d+), order (\d+)\), /.exec(stdout)!.slice(1).map(Number);
+
+  const last = await runCli(['generate', '--out', join(dir, 'last.jsonl'), ...args, '--tick-days', '1'], { cwd: dir });
+  assert.is(last.code, 0, last.stderr);
+  const got = count(readFileSync(join(dir, 'last.jsonl'), 'utf8'));
+  const [lines, level2, index, trade, order] = summary(last.stdout);
+  assert.equal({ level2: got.c.level2, index: got.c.index, trade: got.c.trade, order: got.c.order }, { level2, index, trade, order });
+  assert.is(lines, level2 + index + trade + order);
+  assert.ok(trade > 2 * 3000 && order > trade, last.stdout);
+  assert.equal(got.days('trade'), ['20250103']);
+  assert.equal(got.days('order'), ['20250103']);
+  assert.equal(got.days('level2'), ['20250102', '20250103']);
+
+  const all = await runCli(['generate', '--out', join(dir, 'all.jsonl'), ...args], { cwd: dir });
+  assert.equal(count(readFileSync(join(dir, 'all.jsonl'), 'utf8')).days('trade'), ['20250102', '20250103']);
+  const none = await runCli(['generate', '--out', join(dir, 'none.jsonl'), ...args, '--ticks', '0'], { cwd: dir });
+  assert.is(none.code, 0, none.stderr);
+  assert.equal(summary(none.stdout).slice(3), [0, 0]);
+  // The snapshot lines are the same whatever the ticks.
+  const snapshots = (f: string) => readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => /^\{"kind":"(level2|index)"/.test(l));
+  assert.equal(snapshots('none.jsonl'), snapshots('last.jsonl'));
+  assert.is(all.code, 0);
 });
 
 top.run();

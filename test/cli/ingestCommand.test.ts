@@ -100,7 +100,7 @@ if (broker) {
 
   run.before(async () => {
     const feed = join(work, 'feed.jsonl');
-    const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '3', '--indexes', '1', '--seed', 'cmd', '--faults', '0.01']);
+    const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '3', '--indexes', '1', '--seed', 'cmd', '--faults', '0.01', '--ticks', '0']);
     assert.is(gen.code, 0, gen.stderr);
     lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
     const r = await runCli(['replay', '--data-dir', join(work, 'replayed'), feed]);

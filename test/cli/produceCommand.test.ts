@@ -132,7 +132,7 @@ if (broker) {
     const prefix = uniqueTopicPrefix('produce-zst');
     for (const ext of ['jsonl.zst', 'jsonl.gz']) {
       const feed = join(dir, `feed.${ext}`);
-      const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '1', '--indexes', '1', '--seed', ext]);
+      const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '1', '--indexes', '1', '--seed', ext, '--ticks', '0']);
       assert.is(gen.code, 0, gen.stderr);
       const lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
       const r = await runCli(['produce', '--brokers', broker.brokers, '--topics', `${prefix}-${ext}.l2,${prefix}-${ext}.ix`, feed]);

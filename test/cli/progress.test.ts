@@ -27,7 +27,7 @@ function onTerminal(args: string[], env: Record<string, string | undefined>): Pr
 const bars = suite('progress bars on a terminal');
 
 bars.before(async () => {
-  const r = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '3', '--indexes', '1']);
+  const r = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '3', '--indexes', '1', '--ticks', '0']);
   assert.is(r.code, 0, r.stderr);
 });
 

@@ -45,7 +45,7 @@ async function prepare(opts: Required<DataOptions>): Promise<PreparedData> {
   const env = { TICKVAULT_NOW: REPLAY_NOW };
   const gen = await runCli(
     ['generate', '--out', feedFile, '--from', opts.from, '--days', String(opts.days), '--stocks', String(opts.stocks),
-      '--indexes', String(opts.indexes), '--seed', opts.seed],
+      '--indexes', String(opts.indexes), '--seed', opts.seed, '--ticks', '0'],
     { env },
   );
   if (gen.code !== 0) throw new Error(`generate failed: ${gen.stderr}`);

@@ -63,7 +63,7 @@ const G = {
 };
 
 gen.before(async () => {
-  await cli(['generate', '--out', G.feed, '--from', '20250102', '--days', '2', '--stocks', '5', '--indexes', '3', '--faults', '0.01', '--seed', 'replay-test']);
+  await cli(['generate', '--out', G.feed, '--from', '20250102', '--days', '2', '--stocks', '5', '--indexes', '3', '--faults', '0.01', '--seed', 'replay-test', '--ticks', '0']);
   G.exp = expectedFromLines(feedFileLines(G.feed));
   G.firstStdout = (await cli(['replay', G.feed, '--data-dir', G.data])).stdout;
 });
@@ -378,7 +378,7 @@ const formats = suite('replay: .jsonl, .jsonl.gz and several files at once');
 formats('one feed split over a .jsonl.gz and a .jsonl, replayed together, equals the whole', async () => {
   const dir = join(root, 'formats');
   const whole = join(root, 'fmt-whole.jsonl.gz');
-  await cli(['generate', '--out', whole, '--from', '20250107', '--days', '1', '--stocks', '2', '--indexes', '1', '--faults', '0.02', '--seed', 'fmt']);
+  await cli(['generate', '--out', whole, '--from', '20250107', '--days', '1', '--stocks', '2', '--indexes', '1', '--faults', '0.02', '--seed', 'fmt', '--ticks', '0']);
   const lines = feedFileLines(whole);
   const cut = Math.floor(lines.length / 2);
   const a = join(root, 'fmt-a.jsonl.gz');
@@ -443,7 +443,7 @@ formats('empty feeds (.jsonl and an empty .jsonl.zst) replay to nothing, and say
 
 formats('a truncated .zst fails the replay and seals nothing', async () => {
   const whole = join(root, 'fmt-trunc-src.jsonl.zst');
-  await cli(['generate', '--out', whole, '--from', '20250108', '--days', '1', '--stocks', '1', '--indexes', '0', '--seed', 'trunc']);
+  await cli(['generate', '--out', whole, '--from', '20250108', '--days', '1', '--stocks', '1', '--indexes', '0', '--seed', 'trunc', '--ticks', '0']);
   const { readFileSync } = await import('node:fs');
   const bytes = readFileSync(whole);
   const cut = join(root, 'fmt-trunc.jsonl.zst');

@@ -253,7 +253,7 @@ if (broker) {
   const single = join(work, 'single');
 
   e2e.before(async () => {
-    const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '2', '--stocks', '6', '--indexes', '2', '--seed', 'kafka-e2e', '--faults', '0.01']);
+    const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '2', '--stocks', '6', '--indexes', '2', '--seed', 'kafka-e2e', '--faults', '0.01', '--ticks', '0']);
     assert.is(gen.code, 0, gen.stderr);
     expected = expectedFromFeed(readFileSync(feed, 'utf8'));
     assert.ok(expected.bad > 100, 'the feed carries bad lines');

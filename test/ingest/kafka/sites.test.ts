@@ -118,7 +118,7 @@ if (broker && cluster) {
   test('files identical on both sites, equal to a replay of the messages before the cut; the same messages late on both', async () => {
     stateUrl = await cluster.createDatabase();
     const feed = join(work, 'feed.jsonl');
-    const gen = await runCli(['generate', '--out', feed, '--from', DAY, '--days', '1', '--stocks', '4', '--indexes', '2', '--seed', 'sites', '--faults', '0.005']);
+    const gen = await runCli(['generate', '--out', feed, '--from', DAY, '--days', '1', '--stocks', '4', '--indexes', '2', '--seed', 'sites', '--faults', '0.005', '--ticks', '0']);
     assert.is(gen.code, 0, gen.stderr);
     const lines = readFileSync(feed, 'utf8').split('\n').filter((l) => l.trim() !== '');
     // Later phases: corrections of the day's rows, spread over the feed (every symbol).
