@@ -9,6 +9,7 @@ import { runParquetEncodeBench } from './parquetEncode.bench.js';
 import { runSharedStateBench } from './sharedState.bench.js';
 import { runStorageBench } from './storage.bench.js';
 import { runTickHistoryBench } from './tickHistory.bench.js';
+import { runTicksBench } from './ticks.bench.js';
 
 interface Bench {
   readonly name: string;
@@ -18,6 +19,7 @@ interface Bench {
 const BENCHES: readonly Bench[] = [
   { name: 'encode', run: (quick) => runParquetEncodeBench({ symbols: quick ? 20 : 200, rowsPerSymbol: 5000, rowGroupSize: 1200 }) },
   { name: 'storage', run: (quick) => runStorageBench(quick ? { stocks: 20, bigStocks: 80 } : { stocks: 500, bigStocks: 2000 }) },
+  { name: 'ticks', run: (quick) => runTicksBench(quick ? { stocks: 10 } : {}) },
   { name: 'kafka', run: (quick) => runKafkaIngestBench(quick ? { messages: 20_000, stocks: 50, sealStocks: 20 } : {}) },
   { name: 'level2', run: (quick) => runLevel2QueryBench(quick ? { stocks: 5, iterations: 10, seconds: 5 } : {}) },
   { name: 'state', run: (quick) => runSharedStateBench(quick ? { stocks: 5, seconds: 3, slotIterations: 500 } : {}) },

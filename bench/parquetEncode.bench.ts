@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { encodeParquet, DEFAULT_ZSTD_LEVEL, type SymbolDayColumns } from '../storage/parquet/writer.js';
-import { SCHEMAS } from '../shared/schema.js';
-import { formatLevel2Time } from '../shared/timeFormat.js';
+import { SCHEMAS, type FieldType } from '../shared/schema.js';
+import { formatIndexTime, formatLevel2Time } from '../shared/timeFormat.js';
 
 export interface ParquetEncodeBenchOptions {
   symbols?: number;
@@ -127,22 +127,26 @@ async function runPool<T>(items: readonly T[], concurrency: number, job: (item: 
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
 }
 
-function duckType(type: string): string {
-  return type === 'string' ? 'VARCHAR' : type === 'int64' ? 'BIGINT' : 'DOUBLE';
+/** DuckDB's column type for a schema field: the same types our files carry. */
+export function duckType(type: FieldType): string {
+  return type === 'string' || type === 'code' ? 'VARCHAR' : type === 'int64' ? 'BIGINT' : 'DOUBLE';
 }
 
-function appendSymbolDay(app: DuckDBAppender, day: SymbolDayColumns): void {
-  const fields = SCHEMAS[day.dataset].fields;
+/** Appends a symbol-day's rows, the values our writer would store (codes as their letters). */
+export function appendSymbolDay(app: DuckDBAppender, day: SymbolDayColumns): void {
+  const schema = SCHEMAS[day.dataset];
+  const time = schema.timeForm === 'level2' ? formatLevel2Time : (ms: number) => formatIndexTime(day.tradedate, ms);
   for (let r = 0; r < day.rows; r++) {
     let numeric = 0;
-    for (const f of fields) {
+    for (const f of schema.fields) {
       if (f.type === 'string') {
-        app.appendVarchar(f.name === 'symbol' ? day.symbol : f.name === 'tradedate' ? day.tradedate : formatLevel2Time(day.timesMs[r]));
+        app.appendVarchar(f.name === 'symbol' ? day.symbol : f.name === 'tradedate' ? day.tradedate : time(day.timesMs[r]));
         continue;
       }
       const v = day.values[numeric++][r];
       if (Number.isNaN(v)) app.appendNull();
       else if (f.type === 'int64') app.appendBigInt(BigInt(v));
+      else if (f.type === 'code') app.appendVarchar(String.fromCharCode(v));
       else app.appendDouble(v);
     }
     app.endRow();

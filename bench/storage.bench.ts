@@ -54,11 +54,20 @@ function runCli(args: string[]): Promise<{ code: number | null; stderr: string; 
   });
 }
 
+/** Runs a `tickvault` command as its own process, as a user runs it, on the bench's clock. */
+export async function runBenchCli(args: string[]): Promise<void> {
+  const r = await runCli(args);
+  if (r.code !== 0) throw new Error(`tickvault ${args[0]} failed: ${r.stderr.slice(-500)}`);
+}
+
 async function generateAndReplay(dir: string, stocks: number): Promise<ReplayFigures> {
   const feed = join(dir, `feed-${stocks}.jsonl.zst`);
-  const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', String(stocks), '--indexes', '0', '--seed', 'bench', '--ticks', '0']);
-  if (gen.code !== 0) throw new Error(`generate failed: ${gen.stderr.slice(-500)}`);
-  const dataDir = join(dir, `data-${stocks}`);
+  await runBenchCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', String(stocks), '--indexes', '0', '--ticks', '0', '--seed', 'bench']);
+  return replayFeed(feed, join(dir, `data-${stocks}`));
+}
+
+/** `tickvault replay FEED` in its own process, with the figures of its final log line. */
+export async function replayFeed(feed: string, dataDir: string): Promise<ReplayFigures> {
   // 'replay finished' (the figures as JSON) is logged at debug: the default level prints the stdout summary only.
   const rep = await runCli(['replay', feed, '--data-dir', dataDir, '--log-level', 'debug']);
   if (rep.code !== 0) throw new Error(`replay failed: ${rep.stderr.slice(-500)}`);
