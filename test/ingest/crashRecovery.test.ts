@@ -34,7 +34,7 @@ async function cli(args: string[], env?: Record<string, string>): Promise<string
   return r.stdout;
 }
 
-await cli(['generate', '--out', FEED, '--from', DAYS[0], '--days', '2', '--stocks', '2', '--indexes', '2', '--faults', '0.01', '--seed', 'crash', '--ticks', '0']);
+await cli(['generate', '--out', FEED, '--from', DAYS[0], '--days', '2', '--stocks', '2', '--indexes', '2', '--faults', '0.01', '--seed', 'crash', '--ticks', '1']);
 const EXP: Expected = expectedFromLines(feedFileLines(FEED));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -52,7 +52,7 @@ function assertQuarantine(dataDir: string, feed: string, exp: Expected, what: st
 // =============================================================================================
 // A generated multi-day feed with faults, end to end through the CLI.
 // =============================================================================================
-const gen = suite('replay: generated feed with faults (2 days, 5 stocks, 3 indexes)');
+const gen = suite('replay: generated feed with faults (2 days, 5 stocks with their trades and orders, 3 indexes)');
 
 const G = {
   dir: join(root, 'gen'),
@@ -63,14 +63,16 @@ const G = {
 };
 
 gen.before(async () => {
-  await cli(['generate', '--out', G.feed, '--from', '20250102', '--days', '2', '--stocks', '5', '--indexes', '3', '--faults', '0.01', '--seed', 'replay-test', '--ticks', '0']);
+  await cli(['generate', '--out', G.feed, '--from', '20250102', '--days', '2', '--stocks', '5', '--indexes', '3', '--faults', '0.01', '--seed', 'replay-test']);
   G.exp = expectedFromLines(feedFileLines(G.feed));
   G.firstStdout = (await cli(['replay', G.feed, '--data-dir', G.data])).stdout;
 });
 
 gen('the feed is what the test expects: both days, all symbols, bad lines and duplicates present', () => {
   const exp = G.exp!;
-  assert.is(exp.files.size, 2 * (5 + 3));
+  // level2, trade and order files of every stock, index files of every index, both days
+  assert.is(exp.files.size, 2 * (5 * 3 + 3));
+  for (const ds of ['trade', 'order']) assert.ok([...exp.files.values()].some((f) => f.dataset === ds), `${ds} files expected`);
   assert.ok(exp.badLines.length > 100, `bad lines: ${exp.badLines.length}`);
   const good = exp.goodLines.size;
   const distinct = [...exp.files.values()].reduce((a, f) => a + f.rows.length, 0);
