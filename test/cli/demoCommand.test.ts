@@ -136,7 +136,15 @@ t('first start: generates, replays, creates the key, serves, and the three curl 
     assert.is(((await acct.json()) as { data: { plan: string } }).data.plan, 'flagship');
     firstKey = demo.key;
     firstFiles = countRows('files', join(dataDir, 'catalog.db'));
-    assert.ok(firstFiles === 2 * (3 + 2), `10 sealed files, got ${firstFiles}`);
+    // 2 days × (3 stocks + 2 indexes), and the latest day's trades and orders of the 3 stocks
+    assert.ok(firstFiles === 2 * (3 + 2) + 2 * 3, `16 sealed files, got ${firstFiles}`);
+    const tickDays = new Database(join(dataDir, 'catalog.db'), { readonly: true });
+    try {
+      const rows = tickDays.prepare("SELECT dataset, tradedate, count(*) AS n FROM files WHERE dataset IN ('trade', 'order') GROUP BY 1, 2 ORDER BY 1").all();
+      assert.equal(rows, [{ dataset: 'order', tradedate: '20250303', n: 3 }, { dataset: 'trade', tradedate: '20250303', n: 3 }]);
+    } finally {
+      tickDays.close();
+    }
   } finally {
     await stop(demo);
   }
