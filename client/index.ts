@@ -39,6 +39,16 @@ export class TickvaultClient {
     return successOf<Level2Page>(await this.post('level2_quote_history', params, opts));
   }
 
+  /** One page of `level2_trade_history` (tick-by-tick trades; same parameters as level 2). */
+  async level2TradeHistory(params: Level2QuoteHistoryParams, opts: CallOptions = {}): Promise<ApiResult<Level2Page>> {
+    return successOf<Level2Page>(await this.post('level2_trade_history', params, opts));
+  }
+
+  /** One page of `level2_order_history` (tick-by-tick orders; same parameters as level 2). */
+  async level2OrderHistory(params: Level2QuoteHistoryParams, opts: CallOptions = {}): Promise<ApiResult<Level2Page>> {
+    return successOf<Level2Page>(await this.post('level2_order_history', params, opts));
+  }
+
   /** One answer of `tick_history` (one page of an enhanced query). */
   async tickHistory(params: TickHistoryParams, opts: CallOptions = {}): Promise<ApiResult<TickHistoryData>> {
     return successOf<TickHistoryData>(await this.post('tick_history', params, opts));
@@ -47,6 +57,16 @@ export class TickvaultClient {
   /** Every page of a level-2 day (from `params.cursor`, or the start), by cursor. */
   level2QuoteHistoryPages(params: Level2QuoteHistoryParams, opts: CallOptions = {}): AsyncGenerator<Level2Page, void, undefined> {
     return level2Pages((p) => this.level2QuoteHistory(p, opts), params);
+  }
+
+  /** Every page of a stock's trades of a day, by cursor. */
+  level2TradeHistoryPages(params: Level2QuoteHistoryParams, opts: CallOptions = {}): AsyncGenerator<Level2Page, void, undefined> {
+    return level2Pages((p) => this.level2TradeHistory(p, opts), params);
+  }
+
+  /** Every page of a stock's orders of a day, by cursor. */
+  level2OrderHistoryPages(params: Level2QuoteHistoryParams, opts: CallOptions = {}): AsyncGenerator<Level2Page, void, undefined> {
+    return level2Pages((p) => this.level2OrderHistory(p, opts), params);
   }
 
   /** Every page of an enhanced or boundary tick_history query, by offset. */
@@ -61,6 +81,16 @@ export class TickvaultClient {
    */
   async downloadLevel2Parquet(params: Level2ParquetParams, target: DownloadTarget, opts: { readonly signal?: AbortSignal } = {}): Promise<DownloadResult> {
     return writeParquet(await this.post('level2_quote_history', { ...params, format: 'parquet' }, opts), target);
+  }
+
+  /** The stored trade file of one stock and day (its own Parquet quota; otherwise as downloadLevel2Parquet). */
+  async downloadTradeParquet(params: Level2ParquetParams, target: DownloadTarget, opts: { readonly signal?: AbortSignal } = {}): Promise<DownloadResult> {
+    return writeParquet(await this.post('level2_trade_history', { ...params, format: 'parquet' }, opts), target);
+  }
+
+  /** The stored order file of one stock and day (its own Parquet quota; otherwise as downloadLevel2Parquet). */
+  async downloadOrderParquet(params: Level2ParquetParams, target: DownloadTarget, opts: { readonly signal?: AbortSignal } = {}): Promise<DownloadResult> {
+    return writeParquet(await this.post('level2_order_history', { ...params, format: 'parquet' }, opts), target);
   }
 
   private post(apiname: string, params: object, opts: CallOptions): Promise<Response> {

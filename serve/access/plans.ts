@@ -4,8 +4,15 @@ import { latestTradingDay, tradingDaysBack } from '../../calendar/tradingCalenda
  * The plan table of decisions §4, as data, and the pure window arithmetic on it. Nothing here
  * touches a database: counting lives in limits.ts.
  */
-export type ApiName = 'level2_quote_history' | 'tick_history';
-export const API_NAMES: readonly ApiName[] = ['level2_quote_history', 'tick_history'];
+export type ApiName = 'level2_quote_history' | 'level2_trade_history' | 'level2_order_history' | 'tick_history';
+export const API_NAMES: readonly ApiName[] = ['level2_quote_history', 'level2_trade_history', 'level2_order_history', 'tick_history'];
+
+/**
+ * The three detailed (level-2) history interfaces: one stock, one day, paged or as the stored
+ * file, each with its own trial count, Parquet quota and in-flight slot (decisions §3b, §4).
+ */
+export type DetailedApiName = 'level2_quote_history' | 'level2_trade_history' | 'level2_order_history';
+export const DETAILED_API_NAMES: readonly DetailedApiName[] = ['level2_quote_history', 'level2_trade_history', 'level2_order_history'];
 
 export type PlanName = 'free' | 'standard' | 'trial' | 'professional' | 'weekly-card' | 'flagship';
 export const PLAN_NAMES: readonly PlanName[] = ['free', 'standard', 'trial', 'professional', 'weekly-card', 'flagship'];
@@ -21,7 +28,7 @@ export interface OperationAccess {
 export interface Plan {
   readonly name: PlanName;
   readonly access: Readonly<Record<ApiName, OperationAccess>>;
-  /** level2_quote_history Parquet files per Beijing day. */
+  /** Parquet files per Beijing day, on each detailed interface (counted per interface). */
   readonly parquetPerDay: number;
 }
 
@@ -30,13 +37,18 @@ const ALL: OperationAccess = { allowed: true, depthTradingDays: null, dailyCalls
 const TRIAL: OperationAccess = { allowed: true, depthTradingDays: null, dailyCalls: 100 };
 const LATEST_30: OperationAccess = { allowed: true, depthTradingDays: 30, dailyCalls: null };
 
+/** decisions §3b: the trade and order interfaces follow level2_quote_history's row of §4. */
+function detailed(level2: OperationAccess, tick: OperationAccess): Readonly<Record<ApiName, OperationAccess>> {
+  return { level2_quote_history: level2, level2_trade_history: level2, level2_order_history: level2, tick_history: tick };
+}
+
 export const PLANS: Readonly<Record<PlanName, Plan>> = {
-  free: { name: 'free', access: { level2_quote_history: NONE, tick_history: NONE }, parquetPerDay: 0 },
-  standard: { name: 'standard', access: { level2_quote_history: NONE, tick_history: ALL }, parquetPerDay: 0 },
-  trial: { name: 'trial', access: { level2_quote_history: TRIAL, tick_history: TRIAL }, parquetPerDay: 0 },
-  professional: { name: 'professional', access: { level2_quote_history: LATEST_30, tick_history: ALL }, parquetPerDay: 30 },
-  'weekly-card': { name: 'weekly-card', access: { level2_quote_history: LATEST_30, tick_history: ALL }, parquetPerDay: 30 },
-  flagship: { name: 'flagship', access: { level2_quote_history: ALL, tick_history: ALL }, parquetPerDay: 300 },
+  free: { name: 'free', access: detailed(NONE, NONE), parquetPerDay: 0 },
+  standard: { name: 'standard', access: detailed(NONE, ALL), parquetPerDay: 0 },
+  trial: { name: 'trial', access: detailed(TRIAL, TRIAL), parquetPerDay: 0 },
+  professional: { name: 'professional', access: detailed(LATEST_30, ALL), parquetPerDay: 30 },
+  'weekly-card': { name: 'weekly-card', access: detailed(LATEST_30, ALL), parquetPerDay: 30 },
+  flagship: { name: 'flagship', access: detailed(ALL, ALL), parquetPerDay: 300 },
 };
 
 export function isPlanName(text: unknown): text is PlanName {

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { latestTradingDay } from '../../calendar/tradingCalendar.js';
 import { BEIJING, beijingDate, beijingDayStartMs } from '../../shared/clock.js';
 import type { Account } from '../access/accounts.js';
-import { API_NAMES, earliestAllowedDate, type ApiName } from '../access/plans.js';
+import { API_NAMES, DETAILED_API_NAMES, earliestAllowedDate, type ApiName } from '../access/plans.js';
 import type { StateStore } from '../access/stateStore.js';
 import { badRequest, unauthorized } from './apiError.js';
 
@@ -54,8 +54,8 @@ export function accountKeyOf(body: unknown): string {
   return key;
 }
 
-/** Which interfaces have the one-request-in-progress rule (decisions §4). */
-const SLOT_APIS: ReadonlySet<ApiName> = new Set(['level2_quote_history']);
+/** The interfaces with a Parquet quota and the one-request-in-progress rule (decisions §3b, §4). */
+const DETAILED: ReadonlySet<ApiName> = new Set(DETAILED_API_NAMES);
 
 export async function accountSummary(account: Account, state: StateStore, rateLimitPerSec: number, nowMs: number): Promise<AccountSummary> {
   const latest = latestTradingDay(nowMs);
@@ -73,8 +73,8 @@ export async function accountSummary(account: Account, state: StateStore, rateLi
           allowed: access.allowed,
           history: { from: access.allowed ? earliestAllowedDate(access, nowMs) : null, to: latest, trading_days: access.depthTradingDays },
           daily_calls: access.dailyCalls === null ? null : await usage('calls', access.dailyCalls),
-          parquet_files: api === 'level2_quote_history' ? await usage('parquet', plan.parquetPerDay) : null,
-          in_flight: SLOT_APIS.has(api) ? await state.slotHeld(account.id, api) : null,
+          parquet_files: DETAILED.has(api) ? await usage('parquet', plan.parquetPerDay) : null,
+          in_flight: DETAILED.has(api) ? await state.slotHeld(account.id, api) : null,
         },
       ];
     }),

@@ -23,7 +23,7 @@ import { onResponseDone } from './responseDone.js';
  *                                                         when it is less than 30 days away)
  *   tickvault_process_… / tickvault_nodejs_…              prom-client's default process metrics
  *
- * `apiname` is level2_quote_history, tick_history or unknown (anything a client sent that is
+ * `apiname` is level2_quote_history, level2_trade_history, level2_order_history, tick_history or unknown (anything a client sent that is
  * not an operation), so label cardinality stays bounded whatever arrives.
  */
 export const METRICS_PATH = '/metrics';
@@ -88,7 +88,7 @@ export class ServeMetrics {
     const slotsHeld = opts.slotsHeld;
     new Gauge({
       name: 'tickvault_api_slots_held',
-      help: 'One-request-in-progress slots held by this process (level2_quote_history)',
+      help: 'One-request-in-progress slots held by this process (the detailed history interfaces)',
       registers,
       collect() {
         this.set(slotsHeld ? slotsHeld() : 0);

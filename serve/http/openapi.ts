@@ -1,6 +1,6 @@
 import { SCHEMAS, type DatasetSchema } from '../../shared/schema.js';
 import type { ErrorCode } from './apiError.js';
-import { PLAN_NAMES } from '../access/plans.js';
+import { API_NAMES, PLAN_NAMES } from '../access/plans.js';
 import { BODY_ENCODINGS, BODY_LIMIT_BYTES } from './requestBody.js';
 import { API_TIME_FORMS } from '../../shared/timeFormat.js';
 import { MAX_TRADING_DAYS_BACK } from '../tickHistory/dateResolution.js';
@@ -136,7 +136,7 @@ function fieldNames(schema: DatasetSchema): Schema {
 
 const CELL: Schema = {
   type: ['string', 'number', 'null'],
-  description: 'symbol, tradedate and time are strings; every other field is a number or null (a missing value).',
+  description: 'symbol, tradedate and time are strings, as are the one-letter codes of trades and orders (bs_flag, trade_code, side, order_type) or null; every other field is a number or null (a missing value).',
 };
 const ITEMS: Schema = {
   type: 'array',
@@ -192,7 +192,7 @@ const level2Params: Readonly<Record<string, Schema>> = {
   cursor: {
     type: ['string', 'null'],
     description:
-      'Omitted for the first page; then the next_cursor of the previous page. A cursor is bound to its symbol, date and time filters. The older kind (a decimal row position) needs the original tradedate.',
+      'Omitted for the first page; then the next_cursor of the previous page. A cursor is bound to its interface, symbol, date and time filters. The older kind (a decimal row position) needs the original tradedate.',
   },
 };
 
@@ -233,8 +233,20 @@ const tickParams: Readonly<Record<string, Schema>> = {
 /** Parameter names the document lists per operation (the test holds them against the server). */
 export const DOCUMENTED_PARAMS = {
   level2_quote_history: Object.keys(level2Params),
+  level2_trade_history: Object.keys(level2Params),
+  level2_order_history: Object.keys(level2Params),
   tick_history: Object.keys(tickParams),
 } as const;
+
+/**
+ * The detailed history interfaces share level2_quote_history's parameters and page shape
+ * (decisions §3b); each has its own request, params and response schema names.
+ */
+const DETAILED_DOCS = [
+  { apiname: 'level2_quote_history', name: 'Level2', dataset: 'level2', what: 'Level-2 ten-level order-book snapshots' },
+  { apiname: 'level2_trade_history', name: 'TradeHistory', dataset: 'trade', what: 'tick-by-tick trades (逐笔成交): trade_id, price, volume, amount, bs_flag B/S/N, trade_code F/C, buy_order_id, sell_order_id' },
+  { apiname: 'level2_order_history', name: 'OrderHistory', dataset: 'order', what: 'tick-by-tick orders (逐笔委托): order_id, price (null for market orders), volume, amount, side B/S, order_type L/M/U/D, order_no' },
+] as const;
 
 function paramsObject(title: string, props: Readonly<Record<string, Schema>>, required: readonly string[]): Schema {
   return { type: 'object', title, properties: props, required, additionalProperties: false, description: 'Unknown members are a 400; a member set to null counts as omitted.' };
@@ -275,8 +287,41 @@ function errorResponse(code: ErrorCode): Response {
   };
 }
 
+/** Request, params and JSON-page schemas of one detailed history interface. */
+function detailedSchemas(d: (typeof DETAILED_DOCS)[number]): [string, Schema][] {
+  const schema = SCHEMAS[d.dataset];
+  const ordered = d.dataset === 'level2' ? '' : ' Rows are ordered by time, then by the id.';
+  return [
+    [`${d.name}Request`, { ...request(d.apiname, fieldsMember(schema), ref('schemas', `${d.name}Params`)), description: `${d.apiname}: ${d.what}.${ordered}` }],
+    [`${d.name}Params`, paramsObject(`${d.apiname} params`, level2Params, ['symbol'])],
+    [
+      `${d.name}Response`,
+      envelope(
+        `${d.apiname} JSON page`,
+        {
+          type: 'object',
+          required: ['fields', 'items', 'tradedate', 'page_size', 'next_cursor', 'has_more'],
+          additionalProperties: false,
+          properties: {
+            fields: fieldNames(schema),
+            items: ITEMS,
+            tradedate: { ...DATE, description: 'The date actually queried.' },
+            page_size: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'The page size applied.' },
+            next_cursor: { type: ['string', 'null'], description: `Cursor of the next page (pages ${d.apiname} only); null at the end.` },
+            has_more: { type: 'boolean' },
+          },
+        },
+        {
+          type: 'string',
+          pattern: '^(?:success|no data(?:; .+)?)$',
+          description: 'success, or no data followed by "; " and the reason: not a trading day, after the latest trading day, not stored (with a hint when six digits meant as an index were read as a stock), or no rows in the time window.',
+        },
+      ),
+    ],
+  ];
+}
+
 export function buildOpenApi(version: string): OpenApiDocument {
-  const l2 = SCHEMAS.level2;
   const ix = SCHEMAS.index;
   const errorResponses = Object.fromEntries(ERROR_CODES.map((c) => [String(c), ref('responses', `Error${c}`)]));
   return {
@@ -285,7 +330,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
       title: 'tickvault',
       version,
       description:
-        'China A-share market-data history: Level-2 ten-level order-book snapshots of stocks (level2_quote_history) and tick snapshots of indexes (tick_history), ' +
+        'China A-share market-data history: Level-2 ten-level order-book snapshots of stocks (level2_quote_history), tick-by-tick trades (level2_trade_history) and orders (level2_order_history) of stocks, and tick snapshots of indexes (tick_history), ' +
         'answered by one endpoint, POST /api, whose body member `apiname` selects the operation. Every JSON answer is an envelope {code, message, data}; ' +
         'the HTTP status always equals `code`. No data is not an error: code 200 with `data.items` empty.',
     },
@@ -297,7 +342,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
       '/api': {
         post: {
           operationId: 'query',
-          summary: 'Run level2_quote_history or tick_history',
+          summary: 'Run level2_quote_history, level2_trade_history, level2_order_history or tick_history',
           tags: ['query'],
           requestBody: {
             required: true,
@@ -306,10 +351,10 @@ export function buildOpenApi(version: string): OpenApiDocument {
           },
           responses: {
             '200': {
-              description: `Success or no data. level2_quote_history with params.format = parquet answers with the stored file itself (${PARQUET_MEDIA_TYPE}, Content-Disposition attachment; no ranges).`,
+              description: `Success or no data. level2_quote_history, level2_trade_history and level2_order_history with params.format = parquet answer with the stored file itself (${PARQUET_MEDIA_TYPE}, Content-Disposition attachment; no ranges).`,
               headers: { 'Content-Disposition': ref('headers', 'ContentDisposition') },
               content: {
-                'application/json': { schema: { oneOf: [ref('schemas', 'Level2Response'), ref('schemas', 'TickHistoryResponse')] } },
+                'application/json': { schema: { oneOf: [...DETAILED_DOCS.map((d) => ref('schemas', `${d.name}Response`)), ref('schemas', 'TickHistoryResponse')] } },
                 [PARQUET_MEDIA_TYPE]: { schema: { type: 'string', contentMediaType: PARQUET_MEDIA_TYPE, description: 'One stock, one trading day, ZSTD-compressed, columns in field-table order.' } },
               },
             },
@@ -349,7 +394,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
                           operations: {
                             type: 'object',
                             description: 'Per interface: access, history depth as dates, trial calls and Parquet files (limit, used, left; null where not counted), and whether a request holds its one-request slot now (null: no slot rule).',
-                            properties: { level2_quote_history: ALLOWANCE, tick_history: ALLOWANCE },
+                            properties: Object.fromEntries(API_NAMES.map((api) => [api, ALLOWANCE])),
                           },
                         },
                       },
@@ -409,37 +454,18 @@ export function buildOpenApi(version: string): OpenApiDocument {
       schemas: {
         ApiRequest: {
           description: 'The common request body; `apiname` selects the operation and the shape of `params`.',
-          oneOf: [ref('schemas', 'Level2Request'), ref('schemas', 'TickHistoryRequest')],
+          oneOf: [...DETAILED_DOCS.map((d) => ref('schemas', `${d.name}Request`)), ref('schemas', 'TickHistoryRequest')],
           discriminator: {
             propertyName: 'apiname',
-            mapping: { level2_quote_history: '#/components/schemas/Level2Request', tick_history: '#/components/schemas/TickHistoryRequest' },
-          },
-        },
-        Level2Request: request('level2_quote_history', fieldsMember(l2), ref('schemas', 'Level2Params')),
-        Level2Params: paramsObject('level2_quote_history params', level2Params, ['symbol']),
-        TickHistoryRequest: request('tick_history', fieldsMember(ix), ref('schemas', 'TickHistoryParams')),
-        TickHistoryParams: paramsObject('tick_history params', tickParams, []),
-        Level2Response: envelope(
-          'level2_quote_history JSON page',
-          {
-            type: 'object',
-            required: ['fields', 'items', 'tradedate', 'page_size', 'next_cursor', 'has_more'],
-            additionalProperties: false,
-            properties: {
-              fields: fieldNames(l2),
-              items: ITEMS,
-              tradedate: { ...DATE, description: 'The date actually queried.' },
-              page_size: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'The page size applied.' },
-              next_cursor: { type: ['string', 'null'], description: 'Cursor of the next page; null at the end.' },
-              has_more: { type: 'boolean' },
+            mapping: {
+              ...Object.fromEntries(DETAILED_DOCS.map((d) => [d.apiname, `#/components/schemas/${d.name}Request`])),
+              tick_history: '#/components/schemas/TickHistoryRequest',
             },
           },
-          {
-            type: 'string',
-            pattern: '^(?:success|no data(?:; .+)?)$',
-            description: 'success, or no data followed by "; " and the reason: not a trading day, after the latest trading day, not stored (with a hint when six digits meant as an index were read as a stock), or no rows in the time window.',
-          },
-        ),
+        },
+        ...Object.fromEntries(DETAILED_DOCS.flatMap((d) => detailedSchemas(d))),
+        TickHistoryRequest: request('tick_history', fieldsMember(ix), ref('schemas', 'TickHistoryParams')),
+        TickHistoryParams: paramsObject('tick_history params', tickParams, []),
         TickHistoryResponse: envelope(
           'tick_history result',
           {

@@ -1,23 +1,30 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import type { DetailedApiName } from '../access/plans.js';
 
 /**
- * level2 paging cursors (decisions §3).
+ * Paging cursors of the detailed history interfaces (decisions §3, §3b).
  *
  * New kind: `c1` + base64url(payload ‖ mac), where payload is 26 bytes
- *   version(1) ‖ symbol NNNNNN.XX (9 ASCII) ‖ tradedate (u32 BE, YYYYMMDD as a number)
+ *   interface(1: 1 level2_quote_history, 2 level2_trade_history, 3 level2_order_history)
+ *   ‖ symbol NNNNNN.XX (9 ASCII) ‖ tradedate (u32 BE, YYYYMMDD as a number)
  *   ‖ start_time ms (i32 BE, -1 = none) ‖ end_time ms (i32 BE, -1 = none)
  *   ‖ position (u32 BE: file row of the next row)
  * and mac is the first 16 bytes of HMAC-SHA256(key, payload). The key is the data
  * directory's cursor.key, so every server process on the directory, before and after a
  * restart, issues and accepts the same cursors; a forged or altered token fails the MAC.
- * The `c` prefix keeps a token from ever looking like the older, all-digit kind.
+ * The `c` prefix keeps a token from ever looking like the older, all-digit kind. The first
+ * byte was a format version when level 2 was the only interface: its value 1 stays level 2's,
+ * so tokens issued before the trade and order interfaces existed still page; a token names
+ * its interface, so one interface's cursor is refused by another.
  *
  * Older kind: a plain decimal string, the zero-based position of the next row within the
  * day AFTER the time filters. It carries nothing else, so it needs `tradedate` (and the same
  * time filters) alongside.
  */
 export interface CursorState {
+  /** The interface that issued the cursor. */
+  readonly apiname: DetailedApiName;
   readonly symbol: string;
   readonly tradedate: string;
   readonly startMs: number | null;
@@ -32,7 +39,8 @@ export type ParsedCursor =
 
 export type CursorResult = { readonly ok: true; readonly cursor: ParsedCursor } | { readonly ok: false; readonly reason: string };
 
-const VERSION = 1;
+const INTERFACE_BYTE: Readonly<Record<DetailedApiName, number>> = { level2_quote_history: 1, level2_trade_history: 2, level2_order_history: 3 };
+const INTERFACE_OF_BYTE = new Map(Object.entries(INTERFACE_BYTE).map(([api, b]) => [b, api as DetailedApiName]));
 const PAYLOAD_BYTES = 26;
 const MAC_BYTES = 16;
 const PREFIX = 'c1';
@@ -53,7 +61,7 @@ export class CursorCodec {
     if (!/^\d{8}$/.test(s.tradedate)) throw new RangeError(`cursor date ${s.tradedate} is not YYYYMMDD`);
     if (!Number.isInteger(s.position) || s.position < 0 || s.position > MAX_POSITION) throw new RangeError('cursor position out of range');
     const p = Buffer.alloc(PAYLOAD_BYTES);
-    p[0] = VERSION;
+    p[0] = INTERFACE_BYTE[s.apiname];
     p.write(s.symbol, 1, 9, 'latin1');
     p.writeUInt32BE(Number(s.tradedate), 10);
     p.writeInt32BE(s.startMs ?? -1, 14);
@@ -77,7 +85,8 @@ export class CursorCodec {
     if (!timingSafeEqual(raw.subarray(PAYLOAD_BYTES), this.mac(payload))) return invalid;
     // Canonical base64url only: a different spelling of the same bytes is not our token.
     if (PREFIX + raw.toString('base64url') !== text) return invalid;
-    if (payload[0] !== VERSION) return invalid;
+    const apiname = INTERFACE_OF_BYTE.get(payload[0]);
+    if (apiname === undefined) return invalid;
     const symbol = payload.toString('latin1', 1, 10);
     const start = payload.readInt32BE(14);
     const end = payload.readInt32BE(18);
@@ -86,6 +95,7 @@ export class CursorCodec {
       cursor: {
         kind: 'token',
         state: {
+          apiname,
           symbol,
           tradedate: String(payload.readUInt32BE(10)).padStart(8, '0'),
           startMs: start < 0 ? null : start,

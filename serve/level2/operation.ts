@@ -12,47 +12,59 @@ import { minuteStarts } from '../../storage/minuteIndex.js';
 import { pageRowsJson } from './rows.js';
 import { successPieces } from '../http/envelope.js';
 import type { Operation, OperationContext, OperationResult } from '../http/operation.js';
+import type { DetailedApiName } from '../access/plans.js';
+import { DATASET_OF, type DetailedDataset } from './interfaces.js';
 import { requireAnswerableDate } from '../reading/answerableDates.js';
 import { noDataOnDay } from '../reading/noDataReason.js';
 
 /**
- * `level2_quote_history` (spec + decisions §3): one stock, one trading day, from the sealed
- * file, as cursor-paged JSON or as the stored Parquet file itself.
+ * The detailed history interfaces (spec + decisions §3, §3b): one stock, one trading day, from
+ * the sealed file of the interface's dataset (level2 snapshots, trades or orders), as
+ * cursor-paged JSON or as the stored Parquet file itself. One operation, made per interface:
+ * every rule is the same, and each interface has its own counts and slot (the app keys them
+ * by apiname).
  */
-const API = 'level2_quote_history';
-const TIME_COLUMN = SCHEMAS.level2.position.get('time')!;
 export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
 
-export const level2Operation: Operation = {
-  apiname: API,
-  async handle(req, ctx) {
-    const q = parseLevel2Query(req, ctx.services.cursors);
-    if (q.tradedate !== null) requireAnswerableDate(`params.tradedate ${q.tradedate}`, q.tradedate, ctx.nowMs);
-    // The latest trading day of the calendar in Beijing time, stored or not: no fallback.
-    const tradedate = q.tradedate ?? latestTradingDay(ctx.nowMs);
-    await ctx.authorize([tradedate], { parquet: q.format === 'parquet' });
-    await ctx.acquireSlot();
-    const file = isTradingDay(tradedate) ? ctx.services.catalog.file('level2', tradedate, q.symbol) : null;
-    if (!file) return noData(q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(ctx, req.params.symbol, q.symbol, tradedate)));
-    if (q.format === 'parquet') return parquetFile(ctx, file);
-    return jsonPage(ctx, q, file);
-  },
-};
-
-function fieldNames(q: Level2Query): string[] {
-  return q.fields.map((i) => SCHEMAS.level2.fieldNames[i]);
+export function detailedHistoryOperation(apiname: DetailedApiName): Operation {
+  const dataset = DATASET_OF[apiname];
+  return {
+    apiname,
+    async handle(req, ctx) {
+      const q = parseLevel2Query(req, ctx.services.cursors, apiname);
+      if (q.tradedate !== null) requireAnswerableDate(`params.tradedate ${q.tradedate}`, q.tradedate, ctx.nowMs);
+      // The latest trading day of the calendar in Beijing time, stored or not: no fallback.
+      const tradedate = q.tradedate ?? latestTradingDay(ctx.nowMs);
+      await ctx.authorize([tradedate], { parquet: q.format === 'parquet' });
+      await ctx.acquireSlot();
+      const file = isTradingDay(tradedate) ? ctx.services.catalog.file(dataset, tradedate, q.symbol) : null;
+      if (!file) return noData(dataset, q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(ctx, req.params.symbol, q.symbol, tradedate)));
+      if (q.format === 'parquet') return parquetFile(ctx, file);
+      return jsonPage(ctx, apiname, q, file);
+    },
+  };
 }
 
-/** The envelope around a page's rows (cached bytes, spliced in) and level 2's own data members. */
-function envelope(message: string, q: Level2Query, tradedate: string, items: readonly Buffer[], nextCursor: string | null, hasMore: boolean): Buffer[] {
+export const level2Operation = detailedHistoryOperation('level2_quote_history');
+export const tradeHistoryOperation = detailedHistoryOperation('level2_trade_history');
+export const orderHistoryOperation = detailedHistoryOperation('level2_order_history');
+
+function fieldNames(dataset: DetailedDataset, q: Level2Query): string[] {
+  return q.fields.map((i) => SCHEMAS[dataset].fieldNames[i]);
+}
+
+/** The envelope around a page's rows (cached bytes, spliced in) and the interface's own data members. */
+function envelope(
+  dataset: DetailedDataset, message: string, q: Level2Query, tradedate: string, items: readonly Buffer[], nextCursor: string | null, hasMore: boolean,
+): Buffer[] {
   const rest =
     `,"tradedate":${JSON.stringify(tradedate)},"page_size":${q.format === 'json' ? q.pageSize : MAX_PAGE_SIZE},` +
     `"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"has_more":${hasMore}`;
-  return successPieces(message, fieldNames(q), items, rest);
+  return successPieces(message, fieldNames(dataset, q), items, rest);
 }
 
-function noData(q: Level2Query, tradedate: string, reason: string): OperationResult {
-  return { kind: 'rawJson', body: envelope(`no data; ${reason}`, q, tradedate, [], null, false), rows: 0 };
+function noData(dataset: DetailedDataset, q: Level2Query, tradedate: string, reason: string): OperationResult {
+  return { kind: 'rawJson', body: envelope(dataset, `no data; ${reason}`, q, tradedate, [], null, false), rows: 0 };
 }
 
 /**
@@ -71,6 +83,7 @@ function notStored(ctx: OperationContext, raw: unknown, symbol: string, tradedat
 
 /** The times of a span's rows (HHMMSSmmm text → ms), decoded from the row groups holding it. */
 function level2Times(cache: FileColumnCache, file: CatalogFile) {
+  const TIME_COLUMN = SCHEMAS[file.dataset].position.get('time')!;
   return async (span: RowSpan): Promise<(row: number) => number> => {
     const groups = groupsOf(span, file.rowGroupSize);
     const decoded = await cache.rowGroups(file, groups, [TIME_COLUMN]);
@@ -86,7 +99,8 @@ function level2Times(cache: FileColumnCache, file: CatalogFile) {
   };
 }
 
-async function jsonPage(ctx: OperationContext, q: Level2Query, file: CatalogFile): Promise<OperationResult> {
+async function jsonPage(ctx: OperationContext, apiname: DetailedApiName, q: Level2Query, file: CatalogFile): Promise<OperationResult> {
+  const dataset = DATASET_OF[apiname];
   const { columns: cache, cursors } = ctx.services;
   const starts = minuteStarts(file.minuteIndex);
   const [lo, hiRaw] = await Promise.all([
@@ -97,10 +111,10 @@ async function jsonPage(ctx: OperationContext, q: Level2Query, file: CatalogFile
   const plan = planPage({ lo, hi: Math.max(lo, hiRaw) }, q.start, q.pageSize);
   const items = await pageRowsJson(cache, file, plan.first, plan.end, q.fields);
   const next = plan.hasMore
-    ? cursors.encode({ symbol: file.symbol, tradedate: file.tradedate, startMs: q.startMs, endMs: q.endMs, position: plan.end })
+    ? cursors.encode({ apiname, symbol: file.symbol, tradedate: file.tradedate, startMs: q.startMs, endMs: q.endMs, position: plan.end })
     : null;
   const message = plan.end > plan.first ? 'success' : `no data; ${emptyPageReason(q, file, plan.lo === plan.hi)}`;
-  return { kind: 'rawJson', body: envelope(message, q, file.tradedate, items, next, plan.hasMore), rows: plan.end - plan.first };
+  return { kind: 'rawJson', body: envelope(dataset, message, q, file.tradedate, items, next, plan.hasMore), rows: plan.end - plan.first };
 }
 
 function emptyPageReason(q: Level2Query, file: CatalogFile, noneInWindow: boolean): string {

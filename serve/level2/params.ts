@@ -4,9 +4,13 @@ import { API_TIME_FORMS, isValidDateText, parseApiTime } from '../../shared/time
 import { badRequest } from '../http/apiError.js';
 import { checkParamNames, selectFields, type ApiRequest } from '../http/apiRequest.js';
 import type { CursorCodec, CursorState } from './cursor.js';
+import type { DetailedApiName } from '../access/plans.js';
+import { DATASET_OF } from './interfaces.js';
 
 /**
- * level2_quote_history parameters (spec + decisions §3), validated into one typed query.
+ * Parameters of the detailed history interfaces (level2_quote_history: spec + decisions §3;
+ * level2_trade_history and level2_order_history: the same rules, §3b), validated into one
+ * typed query.
  * Pure: no clock, no catalog. Every rejection is a 400 naming the parameter.
  *
  * A member set to null counts as omitted (clients often serialise "not set" as null).
@@ -68,7 +72,7 @@ function parsePageSize(value: unknown): number {
   return Math.min(value, MAX_PAGE_SIZE);
 }
 
-export function parseLevel2Query(req: ApiRequest, cursors: CursorCodec): Level2Query {
+export function parseLevel2Query(req: ApiRequest, cursors: CursorCodec, apiname: DetailedApiName = 'level2_quote_history'): Level2Query {
   const { params } = req;
   const format = present(params, 'format') ? params.format : 'json';
   if (format !== 'json' && format !== 'parquet') throw badRequest('params.format must be "json" or "parquet"');
@@ -77,7 +81,7 @@ export function parseLevel2Query(req: ApiRequest, cursors: CursorCodec): Level2Q
     if (bad) throw badRequest(`params.${bad} is not supported with format=parquet (the whole day's file is returned)`);
   }
   checkParamNames(params, LEVEL2_PARAMS);
-  const fields = selectFields(req.fields, SCHEMAS.level2);
+  const fields = selectFields(req.fields, SCHEMAS[DATASET_OF[apiname]]);
 
   const symbol = parseSymbol(params.symbol);
   let tradedate: string | null = null;
@@ -105,6 +109,7 @@ export function parseLevel2Query(req: ApiRequest, cursors: CursorCodec): Level2Q
       start = { kind: 'offset', offset: parsed.cursor.offset };
     } else {
       const s: CursorState = parsed.cursor.state;
+      if (s.apiname !== apiname) throw badRequest(`params.cursor was issued by ${s.apiname}; it pages only that interface, not ${apiname}`);
       if (s.symbol !== symbol) throw badRequest(`params.cursor belongs to symbol ${s.symbol}, not ${symbol}`);
       if (tradedate !== null && tradedate !== s.tradedate) {
         throw badRequest(`params.tradedate ${tradedate} differs from the cursor's date ${s.tradedate}; paging never changes the date`);

@@ -1,22 +1,28 @@
 import type { CatalogFile } from '../../storage/catalog.js';
-import { SCHEMAS } from '../../shared/schema.js';
+import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import type { DecodedColumn } from '../../storage/parquet/reader.js';
 import { groupsOf } from '../reading/rowSearch.js';
 import { JsonBytesWriter } from './jsonBytes.js';
 
 /**
- * Rows of a level2 page as JSON bytes. The common request is every field, so each row group's
+ * Rows of a detailed-history page (level 2, trades, orders) as JSON bytes. The common request is every field, so each row group's
  * rows are serialised once and kept in the cache as one UTF-8 buffer `[row],[row],…` with the
  * byte offset of every row; any page is then a few slices of those buffers (a warm full-day
  * page is a memcpy, not 250,000 number conversions). Other field lists are serialised from
  * the cached decoded columns on each request.
  */
-const ALL_FIELDS: readonly number[] = SCHEMAS.level2.fields.map((_, i) => i);
+const allFields = (dataset: Dataset): readonly number[] => SCHEMAS[dataset].fields.map((_, i) => i);
 const COMMA = Buffer.from(',');
 
-export function isAllFields(fields: readonly number[]): boolean {
-  return fields.length === ALL_FIELDS.length && fields.every((f, i) => f === i);
+/**
+ * The LRU needs a size up front: measured ~320 bytes a full level-2 row of generated data;
+ * a trade row ~150, an order row ~120.
+ */
+const ROW_BYTES: Readonly<Partial<Record<Dataset, number>>> = { level2: 340, trade: 160, order: 130 };
+
+export function isAllFields(fields: readonly number[], dataset: Dataset = 'level2'): boolean {
+  return fields.length === SCHEMAS[dataset].fields.length && fields.every((f, i) => f === i);
 }
 
 /** Serialised rows of one row group: `bytes` holds rows separated by commas. */
@@ -33,7 +39,7 @@ export function serializeRows(cols: readonly DecodedColumn[], from: number, to: 
   const n = cols.length;
   // Split by kind up front so the hot loop's element loads stay monomorphic.
   const nums: (Float64Array | null)[] = cols.map((c) => (c.kind === 'number' ? c.values : null));
-  const strs: (readonly string[] | null)[] = cols.map((c) => (c.kind === 'string' ? c.values : null));
+  const strs: (readonly (string | null)[] | null)[] = cols.map((c) => (c.kind === 'number' ? null : c.values));
   for (let r = from; r < to; r++) {
     if (r > from) w.byte(44);
     offsets[r - from] = w.pos;
@@ -42,7 +48,11 @@ export function serializeRows(cols: readonly DecodedColumn[], from: number, to: 
       if (c > 0) w.byte(44);
       const nv = nums[c];
       if (nv !== null) w.number(nv[r]);
-      else w.string(strs[c]![r]);
+      else {
+        const s = strs[c]![r];
+        if (s === null) w.raw('null'); // an absent code (bs_flag, …)
+        else w.string(s);
+      }
     }
     w.byte(93);
   }
@@ -58,11 +68,11 @@ export function sliceRows(s: SerializedRows, a: number, b: number): Buffer {
 
 function groupRows(cache: FileColumnCache, file: CatalogFile, g: number): Promise<SerializedRows> {
   const rows = Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
-  // The LRU needs a size up front: measured ~320 bytes a full row of generated data.
-  const estimate = rows * 340;
+  const estimate = rows * (ROW_BYTES[file.dataset] ?? 340);
+  const all = allFields(file.dataset);
   return cache.memo(`${file.path}#${g}#rowjson`, estimate + rows * 4, async () => {
-    const [m] = await cache.rowGroups(file, [g], ALL_FIELDS, { keep: false });
-    return serializeRows(ALL_FIELDS.map((c) => m.get(c)!), 0, rows, estimate);
+    const [m] = await cache.rowGroups(file, [g], all, { keep: false });
+    return serializeRows(all.map((c) => m.get(c)!), 0, rows, estimate);
   });
 }
 
@@ -82,7 +92,7 @@ export async function pageRowsJson(
     pieces.push(b);
   };
   if (groups.length === 0) return pieces;
-  if (isAllFields(fields)) {
+  if (isAllFields(fields, file.dataset)) {
     const perGroup = await Promise.all(groups.map((g) => groupRows(cache, file, g)));
     groups.forEach((g, i) => {
       const base = g * size;

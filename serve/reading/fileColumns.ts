@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { readFile } from 'node:fs/promises';
 import type { CatalogFile } from '../../storage/catalog.js';
-import { SCHEMAS } from '../../shared/schema.js';
+import { SCHEMAS, type FieldType } from '../../shared/schema.js';
 import { UnsupportedParquetError } from '../../storage/parquet/format.js';
 import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
 import { readNamedColumns } from '../../storage/parquet/generalReader.js';
@@ -158,7 +158,7 @@ export class FileColumnCache {
         groups.map((g) => {
           const lo = g * file.rowGroupSize;
           const hi = Math.min(file.rows, lo + file.rowGroupSize);
-          return [g, new Map(columns.map((c) => [c, sliceColumn(whole[c], lo, hi)]))];
+          return [g, new Map(columns.map((c) => [c, sliceColumn(SCHEMAS[file.dataset].fields[c].type, whole[c], lo, hi)]))];
         }),
       );
     }
@@ -193,7 +193,8 @@ function chunkKey(file: CatalogFile, g: number, c: number): string {
 
 function estimateChunkBytes(file: CatalogFile, g: number, c: number): number {
   const rows = Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
-  const isString = SCHEMAS[file.dataset].fields[c].type === 'string';
+  const type = SCHEMAS[file.dataset].fields[c].type;
+  const isString = type === 'string' || type === 'code';
   return ENTRY_OVERHEAD + rows * (isString ? STRING_BYTES : 8);
 }
 
@@ -211,8 +212,9 @@ function checkFooter(file: CatalogFile, footer: ParquetFooter): void {
   if (problem) throw new Error(`sealed file ${file.path} ${problem}`);
 }
 
-function sliceColumn(values: readonly (string | number | null)[], lo: number, hi: number): DecodedColumn {
-  if (typeof values[lo] === 'string') return { kind: 'string', values: values.slice(lo, hi) as string[] };
+function sliceColumn(type: FieldType, values: readonly (string | number | null)[], lo: number, hi: number): DecodedColumn {
+  if (type === 'string') return { kind: 'string', values: values.slice(lo, hi) as string[] };
+  if (type === 'code') return { kind: 'nullable-string', values: values.slice(lo, hi) as (string | null)[] };
   const out = new Float64Array(hi - lo);
   for (let i = lo; i < hi; i++) out[i - lo] = values[i] === null ? NaN : Number(values[i]);
   return { kind: 'number', values: out };

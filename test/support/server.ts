@@ -25,6 +25,8 @@ export interface DataOptions {
   readonly stocks?: number;
   readonly indexes?: number;
   readonly seed?: string;
+  /** `generate --ticks`: trades and orders per stock-day (0, the default here: snapshots only). */
+  readonly ticks?: number;
 }
 
 export interface PreparedData {
@@ -45,7 +47,7 @@ async function prepare(opts: Required<DataOptions>): Promise<PreparedData> {
   const env = { TICKVAULT_NOW: REPLAY_NOW };
   const gen = await runCli(
     ['generate', '--out', feedFile, '--from', opts.from, '--days', String(opts.days), '--stocks', String(opts.stocks),
-      '--indexes', String(opts.indexes), '--seed', opts.seed, '--ticks', '0'],
+      '--indexes', String(opts.indexes), '--seed', opts.seed, '--ticks', String(opts.ticks)],
     { env },
   );
   if (gen.code !== 0) throw new Error(`generate failed: ${gen.stderr}`);
@@ -60,7 +62,7 @@ async function prepare(opts: Required<DataOptions>): Promise<PreparedData> {
  * and per option set; treat the sealed files as read-only (service.db may be written).
  */
 export function preparedData(options: DataOptions = {}): Promise<PreparedData> {
-  const opts: Required<DataOptions> = { from: '20250102', days: 3, stocks: 5, indexes: 3, seed: 'tickvault', ...options };
+  const opts: Required<DataOptions> = { from: '20250102', days: 3, stocks: 5, indexes: 3, seed: 'tickvault', ticks: 0, ...options };
   const key = JSON.stringify(opts);
   let p = prepared.get(key);
   if (!p) {
@@ -193,30 +195,35 @@ export async function postApi<D = Record<string, unknown>>(
 }
 
 /**
- * Seals one synthetic level2 stock-day straight into `dataDir` (file + catalog row, as the
- * sealer would), for fixtures the generator cannot make, e.g. a file far larger than the
- * kernel's socket buffers so that a paused download really stays in flight. Values are
- * pseudo-random two-decimal prices (little compression). Returns the file's size in bytes.
+ * Seals one synthetic stock-day (level2 by default, or trades or orders) straight into
+ * `dataDir` (file + catalog row, as the sealer would), for fixtures the generator cannot make,
+ * e.g. a file far larger than the kernel's socket buffers so that a paused download really
+ * stays in flight. Values are pseudo-random two-decimal prices (little compression), codes a
+ * valid letter, ids the row number. Returns the file's size in bytes.
  */
-export async function sealSyntheticFile(dataDir: string, symbol: string, tradedate: string, rows: number): Promise<number> {
+export async function sealSyntheticFile(
+  dataDir: string, symbol: string, tradedate: string, rows: number, dataset: 'level2' | 'trade' | 'order' = 'level2',
+): Promise<number> {
   const timesMs = new Int32Array(rows);
   const start = (9 * 60 + 30) * 60_000;
   for (let i = 0; i < rows; i++) timesMs[i] = start + i * 100;
   let seed = 12345;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const values = SCHEMAS.level2.valueFields.map(() => {
+  const values = SCHEMAS[dataset].valueFields.map((f) => {
     const col = new Float64Array(rows);
-    for (let i = 0; i < rows; i++) col[i] = Math.round((10 + rnd() * 90) * 100) / 100;
+    for (let i = 0; i < rows; i++) {
+      col[i] = f.type === 'code' ? f.codes!.charCodeAt(i % f.codes!.length) : f.type === 'int64' ? i + 1 : Math.round((10 + rnd() * 90) * 100) / 100;
+    }
     return col;
   });
-  const data = await encodeParquet({ dataset: 'level2', symbol, tradedate, rows, timesMs, values }, { rowGroupSize: ROW_GROUP_SIZE.level2 });
-  const rel = `level2/date=${tradedate}/${symbol}.parquet`;
-  mkdirSync(join(dataDir, `level2/date=${tradedate}`), { recursive: true });
+  const data = await encodeParquet({ dataset, symbol, tradedate, rows, timesMs, values }, { rowGroupSize: ROW_GROUP_SIZE[dataset] });
+  const rel = `${dataset}/date=${tradedate}/${symbol}.parquet`;
+  mkdirSync(join(dataDir, `${dataset}/date=${tradedate}`), { recursive: true });
   writeFileSync(join(dataDir, rel), data);
   const db = openCatalog(join(dataDir, 'catalog.db'));
   try {
     const idx = buildMinuteIndex(timesMs);
-    new CatalogWriter(db).recordFiles('level2', tradedate, ROW_GROUP_SIZE.level2, [{
+    new CatalogWriter(db).recordFiles(dataset, tradedate, ROW_GROUP_SIZE[dataset], [{
       symbol, relPath: rel, rows, firstTimeMs: timesMs[0], lastTimeMs: timesMs[rows - 1], bytes: data.length, sha256: '',
       minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
     }], Date.now());
@@ -237,8 +244,10 @@ export interface PausedDownload {
   finish(): Promise<number>;
 }
 
-export function pausedDownload(server: { readonly port: number }, key: string, params: Record<string, unknown>): Promise<PausedDownload> {
-  const body = JSON.stringify({ apiname: 'level2_quote_history', apikey: key, params: { ...params, format: 'parquet' } });
+export function pausedDownload(
+  server: { readonly port: number }, key: string, params: Record<string, unknown>, apiname = 'level2_quote_history',
+): Promise<PausedDownload> {
+  const body = JSON.stringify({ apiname, apikey: key, params: { ...params, format: 'parquet' } });
   return new Promise((resolve, reject) => {
     const socket = connect(server.port, '127.0.0.1');
     let received = Buffer.alloc(0);

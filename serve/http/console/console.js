@@ -1,5 +1,5 @@
 // @ts-check
-// The tickvault console: sign in with an API key, see the account, try both operations.
+// The tickvault console: sign in with an API key, see the account, try every operation.
 // Plain ES module, no build step. Forms come from the server's own OpenAPI document, so every
 // parameter of the spec is here with the server's patterns and enums; the server's error
 // message is shown verbatim whenever it refuses a request.
@@ -12,8 +12,14 @@ const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.get
 /** @type {{ key: string | null, op: string, spec: any, account: any, lastBody: any, chart: any }} */
 const state = { key: null, op: 'level2_quote_history', spec: null, account: null, lastBody: null, chart: null };
 
-const PARAMS_SCHEMA = { level2_quote_history: 'Level2Params', tick_history: 'TickHistoryParams' };
-const REQUEST_SCHEMA = { level2_quote_history: 'Level2Request', tick_history: 'TickHistoryRequest' };
+const PARAMS_SCHEMA = {
+  level2_quote_history: 'Level2Params', level2_trade_history: 'TradeHistoryParams', level2_order_history: 'OrderHistoryParams', tick_history: 'TickHistoryParams',
+};
+const REQUEST_SCHEMA = {
+  level2_quote_history: 'Level2Request', level2_trade_history: 'TradeHistoryRequest', level2_order_history: 'OrderHistoryRequest', tick_history: 'TickHistoryRequest',
+};
+/** The operations that take one stock (the detailed history interfaces). */
+const STOCK_OPS = new Set(['level2_quote_history', 'level2_trade_history', 'level2_order_history']);
 const TABLE_ROWS = 300;
 
 // ---- talking to the server -------------------------------------------------------------------
@@ -154,7 +160,7 @@ function buildForm(op) {
   // Sensible first values: the account's latest trading day and the demo's first stock.
   const latest = state.account?.latest_trading_day ?? '';
   setValue('tradedate', latest);
-  setValue('symbol', op === 'level2_quote_history' ? '600000.SH' : '000001');
+  setValue('symbol', STOCK_OPS.has(op) ? '600000.SH' : '000001');
   clearResponse();
 }
 
@@ -382,6 +388,29 @@ function renderChart(data) {
     if (iVol >= 0) {
       const vol = chart.addSeries(LWC.LineSeries, { color: COLORS[1], lineWidth: 1, title: 'cumulative volume', priceScaleId: 'left' });
       vol.setData(points(data.items, iDate, iTime, iVol, date));
+    }
+  } else if (state.op === 'level2_trade_history') {
+    // Trades: their price, and the cumulative volume of executions (cancellation records, trade_code C, are not trades).
+    const iPrice = f.indexOf('price');
+    const iVol = f.indexOf('volume');
+    const iCode = f.indexOf('trade_code');
+    const done = data.items.filter((row) => iCode < 0 || row[iCode] !== 'C');
+    if (iPrice >= 0) {
+      chart.addSeries(LWC.LineSeries, { color: COLORS[0], lineWidth: 2, title: 'trade price', priceScaleId: 'right' }).setData(points(done, iDate, iTime, iPrice, date));
+    }
+    if (iVol >= 0) {
+      let total = 0;
+      const cumulative = done.map((row) => [...row.slice(0, iVol), (total += Number(row[iVol]) || 0), ...row.slice(iVol + 1)]);
+      chart.addSeries(LWC.LineSeries, { color: COLORS[1], lineWidth: 1, title: 'cumulative volume', priceScaleId: 'left' }).setData(points(cumulative, iDate, iTime, iVol, date));
+    }
+  } else if (state.op === 'level2_order_history') {
+    // Orders: limit prices, buys and sells apart (market orders have no price).
+    const iPrice = f.indexOf('price');
+    const iSide = f.indexOf('side');
+    if (iPrice < 0) return;
+    for (const [k, side, title] of [[0, 'B', 'buy order price'], [1, 'S', 'sell order price']]) {
+      const rows = data.items.filter((row) => iSide < 0 || row[iSide] === side);
+      chart.addSeries(LWC.LineSeries, { color: COLORS[Number(k) + 2], lineWidth: 1, title, priceScaleId: 'right' }).setData(points(rows, iDate, iTime, iPrice, date));
     }
   } else {
     // tick_history: one line per index (or stock) of its close.

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,7 @@ import { tempDir } from '../../support/tempDir.js';
 const test = suite('cursor codec');
 const key = Buffer.alloc(32, 7);
 const codec = new CursorCodec(key);
-const state: CursorState = { symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: 53_999_999, position: 4321 };
+const state: CursorState = { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: 53_999_999, position: 4321 };
 
 test('a token round-trips every member, with and without time filters', () => {
   const t = codec.encode(state);
@@ -20,6 +21,30 @@ test('a token round-trips every member, with and without time filters', () => {
   assert.equal(codec.parse(codec.encode(open)), { ok: true, cursor: { kind: 'token', state: open } });
   const zero: CursorState = { ...state, startMs: 0, endMs: 0 };
   assert.equal(codec.parse(codec.encode(zero)), { ok: true, cursor: { kind: 'token', state: zero } });
+});
+
+test('a token names its interface; a level-2 token issued before trades and orders existed still parses', () => {
+  for (const apiname of ['level2_quote_history', 'level2_trade_history', 'level2_order_history'] as const) {
+    assert.equal(codec.parse(codec.encode({ ...state, apiname })), { ok: true, cursor: { kind: 'token', state: { ...state, apiname } } });
+  }
+  // The older layout: byte 0 was the format version 1, MAC over the same 26 bytes. Built here
+  // by hand from the documented layout, not with the codec.
+  const p = Buffer.alloc(26);
+  p[0] = 1;
+  p.write('600000.SH', 1, 'latin1');
+  p.writeUInt32BE(20250102, 10);
+  p.writeInt32BE(-1, 14);
+  p.writeInt32BE(-1, 18);
+  p.writeUInt32BE(99, 22);
+  const mac = createHmac('sha256', key).update(p).digest().subarray(0, 16);
+  const old = 'c1' + Buffer.concat([p, mac]).toString('base64url');
+  assert.equal(codec.parse(old), {
+    ok: true, cursor: { kind: 'token', state: { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 99 } },
+  });
+  // An unknown interface byte, correctly signed, is still not a cursor of ours.
+  p[0] = 9;
+  const unknown = 'c1' + Buffer.concat([p, createHmac('sha256', key).update(p).digest().subarray(0, 16)]).toString('base64url');
+  assert.equal(codec.parse(unknown).ok, false);
 });
 
 test('a plain decimal string is the older kind (a row position)', () => {

@@ -1,0 +1,14 @@
+import type { DetailedApiName } from '../access/plans.js';
+import type { Dataset } from '../../shared/schema.js';
+
+/**
+ * The detailed history interfaces and the dataset each serves (decisions §3, §3b): one
+ * operation, parameterised by this table, answers all three.
+ */
+export type DetailedDataset = Extract<Dataset, 'level2' | 'trade' | 'order'>;
+
+export const DATASET_OF: Readonly<Record<DetailedApiName, DetailedDataset>> = {
+  level2_quote_history: 'level2',
+  level2_trade_history: 'trade',
+  level2_order_history: 'order',
+};
