@@ -10,6 +10,7 @@ import { runSharedStateBench } from './sharedState.bench.js';
 import { runStorageBench } from './storage.bench.js';
 import { runTickHistoryBench } from './tickHistory.bench.js';
 import { runTicksBench } from './ticks.bench.js';
+import { runTradeQueryBench } from './tradeQuery.bench.js';
 
 interface Bench {
   readonly name: string;
@@ -22,6 +23,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'ticks', run: (quick) => runTicksBench(quick ? { stocks: 10 } : {}) },
   { name: 'kafka', run: (quick) => runKafkaIngestBench(quick ? { messages: 20_000, stocks: 50, sealStocks: 20 } : {}) },
   { name: 'level2', run: (quick) => runLevel2QueryBench(quick ? { stocks: 5, iterations: 10, seconds: 5 } : {}) },
+  { name: 'trades', run: (quick) => runTradeQueryBench(quick ? { stocks: 2 } : {}) },
   { name: 'state', run: (quick) => runSharedStateBench(quick ? { stocks: 5, seconds: 3, slotIterations: 500 } : {}) },
   { name: 'tick', run: (quick) => runTickHistoryBench(quick ? { wideIndexes: 50, wideDays: 2, deepIndexes: 20, deepDays: 3, iterations: 5 } : {}) },
 ];

@@ -80,11 +80,12 @@ export function runCli(args: string[]): Promise<void> {
   });
 }
 
-export async function prepareData(dataDir: string, stocks: number, days: number, log: (l: string) => void): Promise<void> {
+/** Generated and replayed data for a query bench; `ticks` is `generate --ticks` (0: snapshots only). */
+export async function prepareData(dataDir: string, stocks: number, days: number, log: (l: string) => void, ticks = 0): Promise<void> {
   if (existsSync(join(dataDir, 'catalog.db'))) return;
   const feed = join(dataDir, '..', 'bench-feed.jsonl.zst');
-  log(`preparing data: ${stocks} stocks × ${days} days (generate + replay)…`);
-  await runCli(['generate', '--out', feed, '--from', FIRST_DAY, '--days', String(days), '--stocks', String(stocks), '--indexes', '1', '--ticks', '0']);
+  log(`preparing data: ${stocks} stocks × ${days} days${ticks > 0 ? `, trades and orders at --ticks ${ticks}` : ''} (generate + replay)…`);
+  await runCli(['generate', '--out', feed, '--from', FIRST_DAY, '--days', String(days), '--stocks', String(stocks), '--indexes', '1', '--ticks', String(ticks)]);
   await runCli(['replay', feed, '--data-dir', dataDir]);
   rmSync(feed, { force: true });
 }

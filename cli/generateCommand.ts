@@ -7,8 +7,8 @@ import { createProgress } from './progress.js';
 import { UsageError, type Command } from './command.js';
 
 const SLOTS_PER_DAY = 4998; // rows per symbol-day the generator emits, for the progress total
-/** Largest --ticks: a snapshot's 3 s trade at most 59 lots, so trade counts stop growing well before. */
-const MAX_TICKS = 20;
+/** Largest --ticks: a snapshot trades at most 59 lots (one trade each at most), so counts level off near here (~110,000 trades a stock-day at 60). */
+const MAX_TICKS = 60;
 
 /** Order and trade lines of a stock-day at a tick scale (measured: ~14,000 at 1, ~24,000 at 2), for the progress total. */
 const tickLinesPerStockDay = (ticks: number) => (ticks > 0 ? 4_000 + 10_000 * Math.max(1, ticks) : 0);

@@ -102,6 +102,20 @@ function decodeHybrid(buf: Uint8Array, pos: number, end: number, bitWidth: numbe
 function plainStrings(buf: Uint8Array, count: number, decoder: { decode(b: Uint8Array): string }): string[] {
   const out = new Array<string>(count);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  // ASCII text (times, codes, symbols: all this project writes) decodes once for the whole
+  // page; each value is then a substring at its byte offset. A TextDecoder call per value
+  // was most of a first-touch page's decode (measured on a 10,000-row trade page).
+  if (isAscii(buf)) {
+    const text = latin1.decode(buf);
+    let pos = 0;
+    for (let i = 0; i < count; i++) {
+      const len = view.getUint32(pos, true);
+      pos += 4;
+      out[i] = text.substring(pos, pos + len);
+      pos += len;
+    }
+    return out;
+  }
   let pos = 0;
   for (let i = 0; i < count; i++) {
     const len = view.getUint32(pos, true);
@@ -110,6 +124,12 @@ function plainStrings(buf: Uint8Array, count: number, decoder: { decode(b: Uint8
     pos += len;
   }
   return out;
+}
+
+/** Every byte below 0x80 (length prefixes too): latin1 and UTF-8 then read the values alike, one char a byte. */
+function isAscii(buf: Uint8Array): boolean {
+  for (let i = 0; i < buf.length; i++) if (buf[i] >= 0x80) return false;
+  return true;
 }
 
 function plainNumbers(buf: Uint8Array, pos: number, count: number, physicalType: number): Float64Array {
@@ -122,7 +142,10 @@ function plainNumbers(buf: Uint8Array, pos: number, count: number, physicalType:
     }
   } else {
     const view = new DataView(buf.buffer, buf.byteOffset + pos, count * 8);
-    for (let i = 0; i < count; i++) out[i] = Number(view.getBigInt64(i * 8, true));
+    // Two 32-bit words instead of a BigInt per value (ids are INT64: a BigInt each was the
+    // costliest part of decoding a trade page); exact for every safe integer, which is all
+    // the writer stores.
+    for (let i = 0; i < count; i++) out[i] = view.getInt32(i * 8 + 4, true) * 4294967296 + view.getUint32(i * 8, true);
   }
   return out;
 }

@@ -68,7 +68,7 @@ gen('bad values', async () => {
     usageError(['generate', '--out', 'f.jsonl', '--from', '2025-01-02'], /--from/),
     usageError(['generate', '--out', 'f.jsonl', '--ticks', 'lots'], /--ticks/),
     usageError(['generate', '--out', 'f.jsonl', '--ticks', '-1'], /--ticks/),
-    usageError(['generate', '--out', 'f.jsonl', '--ticks', '21'], /--ticks must be a number from 0 to 20/),
+    usageError(['generate', '--out', 'f.jsonl', '--ticks', '61'], /--ticks must be a number from 0 to 60/),
     usageError(['generate', '--out', 'f.jsonl', '--tick-days', '0'], /--tick-days/),
     usageError(['generate', '--out', 'f.jsonl', '--tick-days', 'x'], /--tick-days/),
   ]);

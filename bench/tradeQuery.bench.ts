@@ -1,0 +1,169 @@
+/**
+ * level2_trade_history performance (issue: trades and orders 2 of 2), each figure beside DuckDB
+ * answering the same question in the same run:
+ *
+ *   node dist/bench/tradeQuery.bench.js [--stocks 6] [--data-dir DIR]
+ *
+ * A liquid stock's day of trades (`generate --ticks 60`: ~107,000 trades), paged at 10,000
+ * rows by cursor over HTTP to an in-process server:
+ * - first touch: every page of a file this process never read (its row groups decoded and
+ *   serialised on the way), p50 over the pages of every file;
+ * - warm: the same pages again (served from the cache);
+ * - DuckDB: the same page of the same file (`read_parquet … LIMIT 10000 OFFSET k`, rows
+ *   materialised, the same envelope `JSON.stringify`-ed), interleaved with ours so machine
+ *   load hits both alike.
+ * Goals (the level-2 page's): warm ≤ 0.1×, first touch ≤ 0.25× DuckDB.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { CatalogReader, openCatalog, type CatalogFile } from '../storage/catalog.js';
+import { offsetClock, parseInstant } from '../shared/clock.js';
+import { layoutFor } from '../storage/layout.js';
+import { createLogger } from '../shared/logger.js';
+import { SCHEMAS } from '../shared/schema.js';
+import { AccountStore } from '../serve/access/accounts.js';
+import { createApp } from '../serve/http/app.js';
+import { OPERATIONS } from '../serve/operations.js';
+import { openServiceDb } from '../serve/access/serviceDb.js';
+import { SqliteStateStore } from '../serve/access/sqliteState.js';
+import { Client, NOW, p50, prepareData } from './serverLoad.js';
+
+const API = 'level2_trade_history';
+const PAGE = 10_000;
+const TICKS = 60;
+
+export interface TradeQueryBenchOptions {
+  stocks?: number;
+  dataDir?: string;
+  log?: (line: string) => void;
+}
+
+export interface TradeQueryBenchFigures {
+  readonly rowsPerDay: number;
+  readonly pages: number;
+  readonly duckdbP50Ms: number;
+  readonly firstTouchP50Ms: number;
+  readonly firstTouchRatio: number;
+  readonly warmP50Ms: number;
+  readonly warmRatio: number;
+}
+
+/** DuckDB answering the same page: rows materialised, same envelope stringified. */
+async function duckPage(con: DuckDBConnection, dataDir: string, file: CatalogFile, offset: number): Promise<number> {
+  const started = performance.now();
+  const path = join(dataDir, file.path).replaceAll("'", "''");
+  const reader = await con.runAndReadAll(`SELECT * FROM read_parquet('${path}', hive_partitioning = false) LIMIT ${PAGE} OFFSET ${offset}`);
+  // BIGINT ids arrive as bigint, which JSON cannot hold: as numbers, the way the API writes them.
+  const items = reader.getRowsJS().map((row) => row.map((v) => (typeof v === 'bigint' ? Number(v) : v)));
+  JSON.stringify({
+    code: 200, message: 'success',
+    data: { fields: SCHEMAS.trade.fieldNames, items, tradedate: file.tradedate, page_size: PAGE, next_cursor: 'c1…', has_more: offset + PAGE < file.rows },
+  });
+  return performance.now() - started;
+}
+
+export async function runTradeQueryBench(opts: TradeQueryBenchOptions = {}): Promise<TradeQueryBenchFigures> {
+  const log = opts.log ?? ((l: string) => console.log(l));
+  const stocks = opts.stocks ?? 6;
+  const tmp = opts.dataDir ? null : mkdtempSync(join(tmpdir(), 'tickvault-trade-bench-'));
+  const dataDir = opts.dataDir ?? join(tmp!, 'data');
+  const layout = layoutFor(dataDir);
+  const toClose: (() => void | Promise<void>)[] = [];
+  try {
+    await prepareData(dataDir, stocks, 1, log, TICKS);
+    const catalogDb = openCatalog(layout.catalogDb, true);
+    toClose.push(() => void catalogDb.close());
+    const files = [...new CatalogReader(catalogDb).everyFile()].filter((f) => f.dataset === 'trade');
+    if (files.length < 2) throw new Error(`expected trade files of ${stocks} stocks, found ${files.length}`);
+    const serviceDb = openServiceDb(layout.serviceDb);
+    toClose.push(() => void serviceDb.close());
+    const key = new AccountStore(serviceDb).create('flagship', Date.now()).key;
+    const state = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
+    toClose.push(() => state.close());
+    const app = createApp({
+      dataDir, catalog: new CatalogReader(catalogDb), state, cursorKey: await state.cursorKey(), clock: offsetClock(parseInstant(NOW)!),
+      log: createLogger('warn', 'bench'), operations: OPERATIONS,
+      config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 1024 * 1024 * 1024 },
+    });
+    const server: Server = createServer(app.koa.callback());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    toClose.push(() => new Promise<void>((r) => server.close(() => r())));
+    const client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
+    toClose.push(() => client.close());
+    const instance = await DuckDBInstance.create(':memory:');
+    const con = await instance.connect();
+    toClose.push(() => con.closeSync());
+
+    /** Every page of a file by cursor: each page's time, and its offset for DuckDB's turn. */
+    const dayPages = async (f: CatalogFile): Promise<{ ms: number; offset: number }[]> => {
+      const out: { ms: number; offset: number }[] = [];
+      let cursor: string | null = null;
+      for (let offset = 0; ; offset += PAGE) {
+        const params = { symbol: f.symbol, tradedate: f.tradedate, page_size: PAGE, ...(cursor ? { cursor } : {}) };
+        const r = await client.post(JSON.stringify({ apiname: API, apikey: key, params }));
+        if (r.status !== 200) throw new Error(`${API} answered ${r.status}: ${r.text().slice(0, 200)}`);
+        out.push({ ms: r.ms, offset });
+        // The envelope ends with next_cursor and has_more: read them from the tail, not by parsing 1 MB.
+        const tail = /"next_cursor":(null|"([^"]+)"),"has_more":(?:true|false)\}\}$/.exec(r.text().slice(-400));
+        if (!tail) throw new Error('a page without next_cursor');
+        cursor = tail[2] ?? null;
+        if (cursor === null) return out;
+      }
+    };
+
+    // Warm both JITs on a file neither timing below uses.
+    const spare = files[files.length - 1];
+    for (let i = 0; i < 3; i++) {
+      await dayPages(spare);
+      for (let o = 0; o < spare.rows; o += PAGE) await duckPage(con, dataDir, spare, o);
+    }
+    const touched = files.slice(0, -1);
+    const first: number[] = [];
+    const warm: number[] = [];
+    const duck: number[] = [];
+    for (const f of touched) {
+      for (const p of await dayPages(f)) {
+        first.push(p.ms);
+        duck.push(await duckPage(con, dataDir, f, p.offset));
+      }
+    }
+    for (let round = 0; round < 3; round++) {
+      for (const f of touched) {
+        for (const p of await dayPages(f)) {
+          warm.push(p.ms);
+          duck.push(await duckPage(con, dataDir, f, p.offset));
+        }
+      }
+    }
+    const rowsPerDay = Math.round(touched.reduce((a, f) => a + f.rows, 0) / touched.length);
+    const figures: TradeQueryBenchFigures = {
+      rowsPerDay,
+      pages: first.length,
+      duckdbP50Ms: p50(duck),
+      firstTouchP50Ms: p50(first),
+      firstTouchRatio: p50(first) / p50(duck),
+      warmP50Ms: p50(warm),
+      warmRatio: p50(warm) / p50(duck),
+    };
+    log(`trades: ${touched.length} liquid stock-days of ~${rowsPerDay.toLocaleString('en-US')} trades (--ticks ${TICKS}), paged at ${PAGE.toLocaleString('en-US')} rows by cursor (${first.length} first-touch pages)`);
+    log(`trades page first touch p50: ${figures.firstTouchP50Ms.toFixed(1)} ms (${figures.firstTouchRatio.toFixed(2)}x duckdb ${figures.duckdbP50Ms.toFixed(1)} ms; goal ≤ 0.25x)`);
+    log(`trades page warm p50: ${figures.warmP50Ms.toFixed(1)} ms (${figures.warmRatio.toFixed(2)}x duckdb ${figures.duckdbP50Ms.toFixed(1)} ms; goal ≤ 0.1x)`);
+    return figures;
+  } finally {
+    for (const close of toClose.reverse()) await close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const arg = (name: string) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i >= 0 ? process.argv[i + 1] : undefined;
+  };
+  await runTradeQueryBench({ stocks: arg('stocks') ? Number(arg('stocks')) : undefined, dataDir: arg('data-dir') });
+}
