@@ -157,7 +157,7 @@ function decodeChunk(col: ColumnDesc, pages: readonly { page: RawPage; data: Uin
     throw new UnsupportedParquetError(`physical type ${col.physicalType} of ${col.name} is not supported`);
   }
   const numbers = isString ? null : new Float64Array(rows).fill(NaN);
-  const strings: (string | null)[] | null = isString ? new Array<string | null>(rows).fill(null) : null;
+  let strings: (string | null)[] | null = isString ? new Array<string | null>(rows).fill(null) : null;
   let dictStrings: string[] | null = null;
   let dictNumbers: Float64Array | null = null;
   let row = 0;
@@ -184,7 +184,8 @@ function decodeChunk(col: ColumnDesc, pages: readonly { page: RawPage; data: Uin
     if (page.encoding === Encoding.PLAIN) {
       if (isString) {
         const vals = plainStrings(body, present, isTimeLike(col) ? latin1 : utf8);
-        scatter(vals, strings!, row, n, col.optional ? defs : null);
+        if (!col.optional && row === 0 && n === rows) strings = vals; // one page, every row: no copy
+        else scatter(vals, strings!, row, n, col.optional ? defs : null);
       } else {
         const vals = plainNumbers(body, 0, present, col.physicalType);
         if (!col.optional || present === n) numbers!.set(vals, row);
@@ -195,8 +196,10 @@ function decodeChunk(col: ColumnDesc, pages: readonly { page: RawPage; data: Uin
       decodeHybrid(body, 1, body.length, body[0], present, idx);
       if (isString) {
         if (!dictStrings) throw new UnsupportedParquetError('dictionary page missing');
-        const vals = Array.from(idx, (i) => dictStrings![i]);
-        scatter(vals, strings!, row, n, col.optional ? defs : null);
+        const dict = dictStrings;
+        const out = strings!;
+        if (!col.optional) for (let i = 0; i < n; i++) out[row + i] = dict[idx[i]];
+        else for (let i = 0, k = 0; i < n; i++) if (defs[i]) out[row + i] = dict[idx[k++]];
       } else {
         if (!dictNumbers) throw new UnsupportedParquetError('dictionary page missing');
         for (let i = 0, k = 0; i < n; i++) if (!col.optional || defs[i]) numbers![row + i] = dictNumbers[idx[k++]];
