@@ -7,6 +7,8 @@ import { openServiceDb } from '../../../serve/access/serviceDb.js';
 import { Limits } from '../../../serve/access/limits.js';
 import type { ApiName } from '../../../serve/access/plans.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
+import { tempDir } from '../../support/tempDir.js';
+import { TickvaultClient } from '../../../client/index.js';
 import {
   addAccount, DEFAULT_SERVER_NOW, httpRequest, pausedDownload, postApi, preparedData, sealSyntheticFile, startServer,
   type ApiResponse, type HttpResponse, type ServerHandle,
@@ -173,6 +175,22 @@ pages('no data: a stock without trades stored, a non-trading day; never an error
   assert.equal(none.json.data!.items, []);
   const weekend = await call(TRADE, { symbol: '600000', tradedate: '20250104' });
   assert.match(weekend.json.message, /^no data; 20250104 is not a trading day/);
+});
+
+pages('tickvault/client: trade and order pages by its iterators, and the trade file by its download', async () => {
+  const client = new TickvaultClient({ baseUrl: server.url, apikey: flagship });
+  const trades: unknown[][] = [];
+  for await (const p of client.level2TradeHistoryPages({ symbol: '000001', tradedate: DAY, page_size: 2500 })) trades.push(...p.items);
+  assert.equal(trades, await stored(TRADE, '000001.SZ'));
+  const orders: unknown[][] = [];
+  for await (const p of client.level2OrderHistoryPages({ symbol: '000001', tradedate: DAY, page_size: 4000 })) orders.push(...p.items);
+  assert.equal(orders, await stored(ORDER, '000001.SZ'));
+  const target = join(tempDir('tickvault-client-trades-'), 'trades.parquet');
+  const r = await client.downloadTradeParquet({ symbol: '000001', tradedate: DAY }, target);
+  assert.ok(r.written);
+  assert.equal(readFileSync(target), readFileSync(join(dataDir, 'trade', `date=${DAY}`, '000001.SZ.parquet')));
+  const none = await client.downloadOrderParquet({ symbol: '600999', tradedate: DAY }, join(tempDir('tickvault-client-none-'), 'x.parquet'));
+  assert.not.ok(none.written);
 });
 
 // ---------------------------------------------------------------------------------------------
