@@ -17,7 +17,7 @@ usage('bad arguments exit 2 with one line naming the problem', async () => {
   const cases: [string[], RegExp][] = [
     [['ingest'], /--brokers HOST:PORT is required/],
     [['ingest', '--brokers', 'k:9092', '--seal-after', '9'], /--seal-after must be a time HH:MM/],
-    [['ingest', '--brokers', 'k:9092', '--topics', 'a,a'], /--topics must name two different topics/],
+    [['ingest', '--brokers', 'k:9092', '--topics', 'a,a'], /--topics must name a different topic for each of level2, index, trade and order/],
     [['ingest', '--brokers', 'k:9092', '--metrics-port', '99999'], /--metrics-port must be a port number/],
     [['ingest', '--brokers', 'k:9092', 'extra'], /Unexpected argument|positional/i],
   ];

@@ -17,7 +17,8 @@ import { addAccount, httpRequest, postApi, preparedData, startServer, type Serve
 const t = suite('openapi');
 
 /** Two trading days (20250102, 20250103), stocks 600000.SH and 000001.SZ, indexes 000001 and 000300: quick to replay. */
-const SMALL_DATA = { days: 2, stocks: 2, indexes: 2 } as const;
+const SMALL_DATA = { days: 2, stocks: 2, indexes: 2, ticks: 1 } as const;
+const RESPONSES = ['Level2Response', 'TradeHistoryResponse', 'OrderHistoryResponse', 'TickHistoryResponse'];
 
 // ajv's CommonJS default export: under NodeNext the class is the module's `default`.
 const Ajv2020 = Ajv2020Module.default;
@@ -76,17 +77,26 @@ t('field lists come from shared/schema.ts', () => {
   const enumOf = (name: string) => ((doc.components.schemas[name].properties!.data as Schema).properties!.fields as Schema).items as Schema;
   assert.equal(enumOf('Level2Response').enum, SCHEMAS.level2.fieldNames);
   assert.equal(enumOf('TickHistoryResponse').enum, SCHEMAS.index.fieldNames);
+  assert.equal(enumOf('TradeHistoryResponse').enum, SCHEMAS.trade.fieldNames);
+  assert.equal(enumOf('OrderHistoryResponse').enum, SCHEMAS.order.fieldNames);
 });
 
 t('real answers validate against the documented schemas', async () => {
   const l2 = (params: Record<string, unknown>, fields?: string) =>
     postApi(server, { apiname: 'level2_quote_history', apikey: flagship, params, ...(fields ? { fields } : {}) });
   const tick = (params: Record<string, unknown>, key = flagship) => postApi(server, { apiname: 'tick_history', apikey: key, params });
+  const trades = (params: Record<string, unknown>, fields?: string) =>
+    postApi(server, { apiname: 'level2_trade_history', apikey: flagship, params, ...(fields ? { fields } : {}) });
+  const orders = (params: Record<string, unknown>) => postApi(server, { apiname: 'level2_order_history', apikey: flagship, params });
 
   const ok: [string, Awaited<ReturnType<typeof postApi>>][] = [
     ['Level2Response', await l2({ symbol: '600000.SH', tradedate: '20250102', page_size: 4 })],
     ['Level2Response', await l2({ symbol: '600000', tradedate: '20250104' })], // not a trading day: no data
     ['Level2Response', await l2({ symbol: 'sh600000', tradedate: '20250103', start_time: '14:59' }, 'time,close,bid1')],
+    ['TradeHistoryResponse', await trades({ symbol: '000001.SZ', tradedate: '20250102', page_size: 50 })],
+    ['TradeHistoryResponse', await trades({ symbol: '000001.SZ', tradedate: '20250103', start_time: '09:25', end_time: '09:25' }, 'time,bs_flag,trade_code')],
+    ['TradeHistoryResponse', await trades({ symbol: '600999', tradedate: '20250102' })], // not stored: no data
+    ['OrderHistoryResponse', await orders({ symbol: '600000', tradedate: '20250103', page_size: 50 })],
     ['TickHistoryResponse', await tick({ symbol: '000001', tradedate: '20250102' })],
     ['TickHistoryResponse', await tick({ symbols: ['000001', '000300'], startdate: '20250102', enddate: '20250106', limit: 10 })],
     ['TickHistoryResponse', await tick({ tradedate: '20250103', trademin: '1030', side: 'before' })],
@@ -96,8 +106,8 @@ t('real answers validate against the documented schemas', async () => {
     assert.is(res.status, 200, res.text.slice(0, 200));
     const err = validate(schemaOf(name), res.json);
     assert.is(err, null, `${name}: ${err}\n${res.text.slice(0, 300)}`);
-    // …and not the other operation's shape: the oneOf of 200 answers is unambiguous.
-    assert.is.not(validate(schemaOf(name === 'Level2Response' ? 'TickHistoryResponse' : 'Level2Response'), res.json), null);
+    // …and not another operation's shape: the oneOf of 200 answers is unambiguous.
+    for (const other of RESPONSES.filter((r) => r !== name)) assert.is.not(validate(schemaOf(other), res.json), null, `${name} also valid as ${other}`);
   }
 
   const errors: [number, Awaited<ReturnType<typeof postApi>>][] = [
@@ -129,6 +139,10 @@ t('requests: the documented body schema accepts served requests and rejects what
   assert.is.not(validate(req, { apiname: 'level2_quote_history', apikey: 'k', params: {} }), null, 'symbol is required');
   assert.is.not(validate(req, { apiname: 'level2_quote_history', apikey: 'k', fields: 'time,nope', params: { symbol: '600000' } }), null, 'unknown field');
   assert.is.not(validate(req, { apiname: 'other', apikey: 'k', params: {} }), null, 'unknown apiname');
+  assert.is(validate(req, { apiname: 'level2_trade_history', apikey: 'k', fields: 'time,trade_id,bs_flag', params: { symbol: '000001', cursor: 'c1x' } }), null);
+  assert.is(validate(req, { apiname: 'level2_order_history', apikey: 'k', fields: 'order_type,side', params: { symbol: '600000.SH', format: 'parquet' } }), null);
+  assert.is.not(validate(req, { apiname: 'level2_trade_history', apikey: 'k', fields: 'time,side', params: { symbol: '000001' } }), null, 'an order field on trades');
+  assert.is.not(validate(req, { apiname: 'level2_order_history', apikey: 'k', fields: 'close', params: { symbol: '000001' } }), null, 'a level-2 field on orders');
   assert.is.not(validate(req, { apiname: 'tick_history', apikey: 'k', params: {}, extra: true }), null, 'unknown body member');
 });
 
