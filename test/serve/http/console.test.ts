@@ -46,6 +46,20 @@ async function answered(action: () => Promise<unknown>): Promise<void> {
   await page.waitForFunction((b) => (document.querySelector('#envelope') as HTMLElement).dataset.answer !== b, before);
 }
 
+/** How many distinct colours the chart's canvases hold: more than a background means drawn. */
+async function chartColours(): Promise<number> {
+  return page.$$eval('#chart canvas', (canvases) => {
+    const seen = new Set<string>();
+    for (const c of canvases as HTMLCanvasElement[]) {
+      const ctx = c.getContext('2d');
+      if (!ctx || c.width === 0 || c.height === 0) continue;
+      const px = ctx.getImageData(0, 0, c.width, c.height).data;
+      for (let i = 0; i < px.length; i += 4 * 97) if (px[i + 3] > 0) seen.add(`${px[i]},${px[i + 1]},${px[i + 2]}`);
+    }
+    return seen.size;
+  });
+}
+
 /** The rows' first and last `time` shown in the table. */
 async function tableTimes(): Promise<string[]> {
   return page.$$eval('#table tbody tr', (rows) => {
@@ -56,7 +70,7 @@ async function tableTimes(): Promise<string[]> {
 
 if (browser) {
   test.before(async () => {
-    ({ dataDir } = await preparedData());
+    ({ dataDir } = await preparedData({ ticks: 1 }));
     server = await startServer(dataDir, { env: { TICKVAULT_RATE_LIMIT: '1000' } });
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
     page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -112,16 +126,7 @@ if (browser) {
     await page.fill('#query-form [name=cursor]', '');
     await page.fill('#query-form [name=page_size]', '');
     assert.is(await run(), 'code 200 · success');
-    const colours = await page.$$eval('#chart canvas', (canvases) => {
-      const seen = new Set<string>();
-      for (const c of canvases as HTMLCanvasElement[]) {
-        const ctx = c.getContext('2d');
-        if (!ctx || c.width === 0 || c.height === 0) continue;
-        const px = ctx.getImageData(0, 0, c.width, c.height).data;
-        for (let i = 0; i < px.length; i += 4 * 97) if (px[i + 3] > 0) seen.add(`${px[i]},${px[i + 1]},${px[i + 2]}`);
-      }
-      return seen.size;
-    });
+    const colours = await chartColours();
     assert.ok(colours > 5, `the chart is drawn (${colours} colours)`);
     if (process.env.TICKVAULT_CONSOLE_SCREENSHOT) {
       // The README's picture: account, form, request and the chart in one view.
@@ -156,6 +161,35 @@ if (browser) {
     await page.reload();
     await page.waitForSelector('body[data-ready=true]');
     assert.ok(await page.isVisible('#signin'), 'still signed out after a reload');
+    assert.equal(pageErrors, []);
+  });
+
+  test('trades and orders: their forms from the OpenAPI document, pages as the API gives them, charted', async () => {
+    const { key } = addAccount(dataDir, 'flagship');
+    await page.goto(`${server.url}/console`);
+    await page.waitForSelector('body[data-ready=true]');
+    await signIn(key);
+    const panel = (await page.textContent('#account-body')) ?? '';
+    assert.match(panel, /level2_trade_history/);
+    assert.match(panel, /level2_order_history/);
+    for (const [op, fields] of [['level2_trade_history', 'trade_id'], ['level2_order_history', 'order_id']] as const) {
+      await page.click(`button.op[data-op=${op}]`);
+      assert.is(await page.inputValue('#query-form [name=symbol]'), '600000.SH');
+      await page.fill('#query-form [name=tradedate]', '20250106');
+      await page.fill('#query-form [name=page_size]', '2000');
+      assert.is(await run(), 'code 200 · success');
+      const body = JSON.parse((await page.textContent('#request-json')) ?? '{}');
+      assert.equal(body, { apiname: op, apikey: key, params: { symbol: '600000.SH', tradedate: '20250106', page_size: 2000 } });
+      const direct = await postApi<{ fields: string[]; items: unknown[][] }>(server, body);
+      const items = direct.json.data!.items;
+      assert.ok(direct.json.data!.fields.includes(fields));
+      assert.equal(await tableTimes(), [items[0][2], items[299][2]], `${op}: the table shows the API's rows`);
+      assert.ok((await chartColours()) > 3, `${op}: the chart is drawn`);
+      // The next page goes by the cursor this interface issued.
+      await answered(() => page.click('#next-page'));
+      assert.is(await page.textContent('#envelope'), 'code 200 · success');
+    }
+    await page.click('#signout');
     assert.equal(pageErrors, []);
   });
 
