@@ -172,17 +172,25 @@ function stagedRecord(w: Buffer, o: number, symbol: string, order: number, width
   return { symbol, timeMs: w.readInt32LE(o + TIME_OFFSET), order, values };
 }
 
-/** Records to keep, in time order: of each run of equal times the highest order (the later arrival). */
-function lastPerTime(t: Int32Array, ord: Float64Array, n: number): number[] {
+/**
+ * Of each run of equal keys, the record with the highest order (the later arrival): sorted by
+ * key, then order, the last of each run.
+ */
+function lastOfEachKey(key: ArrayLike<number>, ord: Float64Array, n: number): number[] {
   const idx = new Uint32Array(n);
   for (let i = 0; i < n; i++) idx[i] = i;
-  idx.sort((a, b) => t[a] - t[b] || ord[a] - ord[b]);
+  idx.sort((a, b) => key[a] - key[b] || ord[a] - ord[b]);
   const keep: number[] = [];
   for (let k = 0; k < n; k++) {
-    if (k + 1 < n && t[idx[k + 1]] === t[idx[k]]) continue;
+    if (k + 1 < n && key[idx[k + 1]] === key[idx[k]]) continue;
     keep.push(idx[k]);
   }
   return keep;
+}
+
+/** Snapshots: one record per time, in time order. */
+function lastPerTime(t: Int32Array, ord: Float64Array, n: number): number[] {
+  return lastOfEachKey(t, ord, n);
 }
 
 /** Each record's id (a value slot, at `slot` doubles into the record). */
@@ -193,18 +201,9 @@ function idsOf(f64: Float64Array, refs: readonly number[], slot: number): Float6
 }
 
 /**
- * Records to keep for a tick-by-tick dataset: of each id the highest order (decisions §3b:
- * duplicates are decided by id, not time; a corrected re-send may move the time), then in
- * time order, ties by id.
+ * Tick-by-tick records: one per id (decisions §3b: duplicates are decided by id, not time; a
+ * corrected re-send may move the time), then in time order, ties by id.
  */
 function lastPerId(t: Int32Array, ord: Float64Array, ids: Float64Array, n: number): number[] {
-  const idx = new Uint32Array(n);
-  for (let i = 0; i < n; i++) idx[i] = i;
-  idx.sort((a, b) => ids[a] - ids[b] || ord[a] - ord[b]);
-  const keep: number[] = [];
-  for (let k = 0; k < n; k++) {
-    if (k + 1 < n && ids[idx[k + 1]] === ids[idx[k]]) continue;
-    keep.push(idx[k]);
-  }
-  return keep.sort((a, b) => t[a] - t[b] || ids[a] - ids[b]);
+  return lastOfEachKey(ids, ord, n).sort((a, b) => t[a] - t[b] || ids[a] - ids[b]);
 }
