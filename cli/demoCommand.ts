@@ -32,6 +32,8 @@ interface Sample {
   readonly level2Date: string;
   readonly symbol: string;
   readonly indexDate: string | null;
+  /** The latest day with a trade file of `symbol`, or null (a data directory without trades). */
+  readonly tradeDate: string | null;
   readonly files: number;
 }
 
@@ -134,7 +136,9 @@ function storedSample(dataDir: string): Sample | null {
     const symbols = catalog.symbolsOfDay('level2', level2Date);
     const symbol = symbols.includes('600000.SH') ? '600000.SH' : symbols[0];
     const indexDate = catalog.latestDay('index');
-    return { level2Date, symbol, indexDate, files };
+    const tradeDay = catalog.latestDay('trade');
+    const tradeDate = tradeDay !== null && catalog.file('trade', tradeDay, symbol) ? tradeDay : null;
+    return { level2Date, symbol, indexDate, tradeDate, files };
   } finally {
     db.close();
   }
@@ -184,6 +188,13 @@ function banner(url: string, key: string, dataDir: string, s: Sample): string[] 
     `# 3. tick_history boundary: every index's last snapshot before 10:00 on ${indexDate}`,
     curlCommand(url, { apiname: 'tick_history', apikey: key, params: { tradedate: indexDate, trademin: '1000', side: 'before' } }),
     '',
+    ...(s.tradeDate === null
+      ? []
+      : [
+          `# 4. tick-by-tick trades: the first 5 of ${s.symbol} on ${s.tradeDate} (level2_order_history likewise for its orders)`,
+          curlCommand(url, { apiname: 'level2_trade_history', apikey: key, params: { symbol: s.symbol, tradedate: s.tradeDate, page_size: 5 } }),
+          '',
+        ]),
     `More: ${url}/openapi.json (the API), ${url}/metrics (Prometheus), ${url}/healthz; --log-level info logs every request. Ctrl-C stops; run again to reuse data and key.`,
   ];
 }

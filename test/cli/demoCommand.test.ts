@@ -86,14 +86,14 @@ function countRows(table: string, db: string): number {
 let firstKey = '';
 let firstFiles = 0;
 
-t('first start: generates, replays, creates the key, serves, and the three curl commands answer', async () => {
+t('first start: generates, replays, creates the key, serves, and the four curl commands answer', async () => {
   const demo = await startDemo();
   try {
     assert.match(demo.stdout(), /holds no sealed data; generating 2 trading days of 3 stocks and 2 indexes/);
     const keyFile = join(dataDir, 'demo.key');
     assert.is(readFileSync(keyFile, 'utf8').trim(), demo.key);
     assert.is(statSync(keyFile).mode & 0o777, 0o600, 'demo.key is readable by its owner only');
-    assert.is(demo.curls.length, 3, demo.stdout());
+    assert.is(demo.curls.length, 4, demo.stdout());
 
     // 1. a level-2 page
     const page = JSON.parse((await runCurl(demo.curls[0])).body.toString('utf8')) as {
@@ -124,7 +124,17 @@ t('first start: generates, replays, creates the key, serves, and the three curl 
       const time = String(row[timeAt]);
       assert.ok(time.startsWith('2025-03-03 09:') && time < '2025-03-03 10:00:00.000', time);
     }
-    // 4. the console's address, printed beside the curls, serves the page; the demo key signs in there.
+    // 4. the first trades of the day: the day's 09:25 call auction comes first, bs_flag N
+    const trades = JSON.parse((await runCurl(demo.curls[3])).body.toString('utf8')) as {
+      code: number; data: { fields: string[]; items: unknown[][]; tradedate: string };
+    };
+    assert.is(trades.code, 200);
+    assert.is(trades.data.tradedate, '20250303');
+    assert.equal(trades.data.fields, SCHEMAS.trade.fieldNames);
+    assert.is(trades.data.items.length, 5);
+    assert.equal(trades.data.items.map((r) => [r[0], r[2], r[7]]), Array(5).fill(['600000.SH', '092500000', 'N']));
+
+    // 5. the console's address, printed beside the curls, serves the page; the demo key signs in there.
     const consoleLine = demo.stdout().split('\n').find((l) => l.startsWith('console: '));
     assert.ok(consoleLine, demo.stdout());
     const consoleUrl = consoleLine.split(' ')[1];
