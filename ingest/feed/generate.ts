@@ -1,5 +1,6 @@
 import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
-import { TickMarket } from './tickMarket.js';
+import { TickMarket, type TickRowSink } from './tickMarket.js';
+import { INDEX_ALWAYS_NULL, SCHEMAS } from '../../shared/schema.js';
 import { AUCTION_END, AUCTION_START, SESSIONS } from './tradingHours.js';
 
 /**
@@ -111,6 +112,7 @@ interface StockSnap {
   symbol: string;
   date: string;
   time: string;
+  timeMs: number;
   auction: boolean;
   open: number | null;
   high: number | null;
@@ -129,7 +131,7 @@ interface StockSnap {
 function newStockSnap(): StockSnap {
   const levels = () => new Array<number | null>(10).fill(null);
   return {
-    symbol: '', date: '', time: '', auction: false, open: null, high: null, low: null, close: null, preClose: 0, volume: 0, amount: 0,
+    symbol: '', date: '', time: '', timeMs: 0, auction: false, open: null, high: null, low: null, close: null, preClose: 0, volume: 0, amount: 0,
     bid: levels(), ask: levels(), bidVol: levels(), askVol: levels(),
   };
 }
@@ -138,6 +140,7 @@ function stockSnap(s: StockState, date: string, timeMs: number, rnd: () => numbe
   out.symbol = s.symbol;
   out.date = date;
   out.time = formatLevel2Time(timeMs);
+  out.timeMs = timeMs;
   const auction = timeMs < AUCTION_END;
   out.auction = auction;
   const limitUp = Math.round(s.preCloseCents * 1.1);
@@ -275,7 +278,20 @@ const BAD_LINES: readonly ((good: Record<string, unknown>) => string)[] = [
   (g) => (g.kind === 'index' ? JSON.stringify({ ...g, time: '1999-01-01 10:00:00.000' }) : JSON.stringify({ ...g, bid1: [1] })),
 ];
 
-export function* generateFeed(opts: GenerateOptions): Generator<string> {
+/**
+ * What the simulation hands out, in feed order. The snapshot object is reused between calls;
+ * `rnd` is the snapshot stream (faults draw from it, at this point of the sequence, so a feed
+ * with faults keeps the same good lines).
+ */
+interface MarketEvents {
+  stock(r: StockSnap, rnd: () => number): void;
+  index(row: Record<string, unknown>, timeMs: number, rnd: () => number): void;
+  /** Before a stock's snapshot: its tick market's events since the last one. */
+  ticks(market: TickMarket, timeMs: number, priceCents: number, traded: number): void;
+}
+
+/** The market, day by day and slot by slot; yields after each slot so a caller can drain what it emitted. */
+function* simulateMarket(opts: GenerateOptions, out: MarketEvents, tickRows?: TickRowSink): Generator<void> {
   const rnd = seededRandom(opts.seed);
   const stocks: StockState[] = Array.from({ length: opts.stocks }, (_, i) => {
     const p = Math.round((3 + rnd() * 97) * 100);
@@ -290,7 +306,7 @@ export function* generateFeed(opts: GenerateOptions): Generator<string> {
   for (const date of opts.days) {
     for (const s of stocks) Object.assign(s, { open: null, volume: 0, amount: 0 });
     for (const s of indexes) Object.assign(s, { open: null, vol: 0, amount: 0, trades: 0 });
-    const markets = tickMarkets(opts, date, stocks);
+    const markets = tickMarkets(opts, date, stocks, tickRows);
     for (let k = 0; k < SLOTS.length; k++) {
       for (let i = 0; i < stocks.length; i++) {
         const s = stocks[i];
@@ -298,41 +314,115 @@ export function* generateFeed(opts: GenerateOptions): Generator<string> {
         const timeMs = SLOTS[k] + Math.floor(rnd() * 1000);
         const r = stockSnap(s, date, timeMs, rnd, snap);
         // The market gets what the snapshot traded since the last one, at its price (its close).
-        if (markets) yield* markets[i].linesUpTo(timeMs, s.priceCents, s.volume - volumeBefore);
-        yield* withFaults(stockLine(r), () => stockObject(r), opts.faults, rnd);
+        if (markets) out.ticks(markets[i], timeMs, s.priceCents, s.volume - volumeBefore);
+        out.stock(r, rnd);
       }
       if (k >= indexSlotStart) {
         for (const s of indexes) {
-          const row = indexRow(s, date, SLOTS[k] + Math.floor(rnd() * 1000), rnd);
-          yield* withFaults(JSON.stringify(row), () => row, opts.faults, rnd);
+          const timeMs = SLOTS[k] + Math.floor(rnd() * 1000);
+          out.index(indexRow(s, date, timeMs, rnd), timeMs, rnd);
         }
       }
+      yield;
     }
     for (const s of stocks) s.preCloseCents = s.priceCents;
     for (const s of indexes) s.preClose = s.level;
   }
 }
 
+/** The market as JSON Lines (the feed `tickvault generate` writes). */
+export function* generateFeed(opts: GenerateOptions): Generator<string> {
+  const lines: string[] = [];
+  const out: MarketEvents = {
+    stock: (r, rnd) => pushWithFaults(lines, stockLine(r), () => stockObject(r), opts.faults, rnd),
+    index: (row, _timeMs, rnd) => pushWithFaults(lines, JSON.stringify(row), () => row, opts.faults, rnd),
+    ticks: (market, timeMs, priceCents, traded) => {
+      for (const l of market.linesUpTo(timeMs, priceCents, traded)) lines.push(l);
+    },
+  };
+  for (const _ of simulateMarket(opts, out)) {
+    yield* lines;
+    lines.length = 0;
+  }
+}
+
+/**
+ * Where generated rows go when no text is made (generateRows): each row's values in its
+ * dataset's schema order (codes as character codes, NaN = null), arrays reused between calls.
+ */
+export interface MarketRowSink extends TickRowSink {
+  level2(symbol: string, date: string, timeMs: number, values: Float64Array): void;
+  index(symbol: string, date: string, timeMs: number, values: Float64Array): void;
+  /** After each slot of snapshots (every stock and index once): a point to hand rows on. */
+  slotDone?(): void;
+}
+
+/**
+ * The same market as generateFeed, as rows: the values a replay of the feed would stage,
+ * without writing or parsing the text (the demo generates straight into staging this way).
+ * No faults: bad lines exist only as text.
+ */
+export function generateRows(opts: GenerateOptions, sink: MarketRowSink): void {
+  if (opts.faults > 0) throw new RangeError('generateRows makes no faults; generate a feed for them');
+  const l2 = new Float64Array(SCHEMAS.level2.valueFields.length);
+  const ix = new Float64Array(SCHEMAS.index.valueFields.length);
+  const ixFields = SCHEMAS.index.valueFields.map((f) => (INDEX_ALWAYS_NULL.includes(f.name) ? null : f.name));
+  const out: MarketEvents = {
+    stock: (r) => sink.level2(r.symbol, r.date, r.timeMs, stockValues(r, l2)),
+    index: (row, timeMs) => {
+      for (let i = 0; i < ixFields.length; i++) {
+        const name = ixFields[i];
+        const v = name === null ? null : row[name];
+        ix[i] = v === null || v === undefined ? NaN : (v as number);
+      }
+      sink.index(row.symbol as string, row.tradedate as string, timeMs, ix);
+    },
+    ticks: (market, timeMs, priceCents, traded) => void market.linesUpTo(timeMs, priceCents, traded),
+  };
+  for (const _ of simulateMarket(opts, out, sink)) sink.slotDone?.();
+}
+
+/** A snapshot's values in level-2 schema order, as its line carries them (an auction row has level 1 only). */
+function stockValues(r: StockSnap, v: Float64Array): Float64Array {
+  const n = (x: number | null) => (x === null ? NaN : x);
+  v[0] = n(r.open);
+  v[1] = n(r.high);
+  v[2] = n(r.low);
+  v[3] = n(r.close);
+  v[4] = r.preClose;
+  v[5] = r.volume;
+  v[6] = r.amount;
+  const levels = r.auction ? 1 : 10;
+  for (let l = 0; l < 10; l++) {
+    const on = l < levels;
+    v[7 + l] = on ? n(r.bid[l]) : NaN;
+    v[17 + l] = on ? n(r.ask[l]) : NaN;
+    v[27 + l] = on ? n(r.bidVol[l]) : NaN;
+    v[37 + l] = on ? n(r.askVol[l]) : NaN;
+  }
+  return v;
+}
+
 /** Each stock's tick market for the day, or null when the day gets no orders and trades. */
-function tickMarkets(opts: GenerateOptions, date: string, stocks: readonly StockState[]): TickMarket[] | null {
+function tickMarkets(opts: GenerateOptions, date: string, stocks: readonly StockState[], rows?: TickRowSink): TickMarket[] | null {
   const scale = opts.ticks ?? 0;
   if (scale <= 0 || (opts.tickDays !== undefined && !opts.tickDays.includes(date))) return null;
   return stocks.map((s) => new TickMarket({
     symbol: s.symbol, date, preCloseCents: s.preCloseCents, scale, faults: opts.faults,
-    rnd: seededRandom(`${opts.seed}|ticks|${s.symbol}|${date}`),
+    rnd: seededRandom(`${opts.seed}|ticks|${s.symbol}|${date}`), rows,
   }));
 }
 
-/** Yields a good line, before it (with probability `faults`) a bad line or a wrong duplicate made from its row. */
-function* withFaults(line: string, row: () => Record<string, unknown>, faults: number, rnd: () => number): Generator<string> {
+/** Adds a good line, before it (with probability `faults`) a bad line or a wrong duplicate made from its row. */
+function pushWithFaults(lines: string[], line: string, row: () => Record<string, unknown>, faults: number, rnd: () => number): void {
   if (faults > 0 && rnd() < faults) {
     const good = row();
     if (rnd() < 0.5) {
       // A corrected re-send: the same key first with a wrong close, then the true row (later wins).
-      yield JSON.stringify({ ...good, close: 0.01 });
+      lines.push(JSON.stringify({ ...good, close: 0.01 }));
     } else {
-      yield BAD_LINES[Math.floor(rnd() * BAD_LINES.length)](good);
+      lines.push(BAD_LINES[Math.floor(rnd() * BAD_LINES.length)](good));
     }
   }
-  yield line;
+  lines.push(line);
 }

@@ -32,6 +32,18 @@ export interface TickMarketOptions {
   /** Probability, per good line, of also emitting a bad line or a corrected duplicate. */
   readonly faults: number;
   readonly rnd: () => number;
+  /**
+   * Rows instead of lines: each order and trade goes to the sink as its values in schema
+   * order (decisions §3b; codes as character codes, NaN = null), with no text made, and
+   * `linesUpTo` returns nothing. For generating straight into staging (the demo); no faults.
+   */
+  readonly rows?: TickRowSink;
+}
+
+/** Where a market's rows go when it writes no lines: values reused between calls. */
+export interface TickRowSink {
+  order(symbol: string, date: string, timeMs: number, values: Float64Array): void;
+  trade(symbol: string, date: string, timeMs: number, values: Float64Array): void;
 }
 
 type Side = 'B' | 'S';
@@ -148,6 +160,11 @@ export class TickMarket {
   private pending: Order[] = [];
   private readonly lines: string[] = [];
   private readonly parts: string[] = [];
+  private readonly rows: TickRowSink | null;
+  // order: order_id, price, volume, amount, side, order_type, order_no
+  private readonly orderValues = new Float64Array(7);
+  // trade: trade_id, price, volume, amount, bs_flag, trade_code, buy_order_id, sell_order_id
+  private readonly tradeValues = new Float64Array(8);
 
   constructor(opts: TickMarketOptions) {
     this.sym = opts.symbol;
@@ -155,6 +172,8 @@ export class TickMarket {
     this.scale = opts.scale;
     this.faults = opts.faults;
     this.rnd = opts.rnd;
+    this.rows = opts.rows ?? null;
+    if (this.rows && this.faults > 0) throw new RangeError('a tick market writing rows makes no faults');
     this.shenzhen = opts.symbol.endsWith('.SZ');
     this.limitUp = Math.round(opts.preCloseCents * 1.1);
     this.limitDown = Math.round(opts.preCloseCents * 0.9);
@@ -348,15 +367,18 @@ export class TickMarket {
     let time = '';
     let timeMs = -1;
     for (const e of this.events) {
-      if (e.timeMs !== timeMs) time = formatLevel2Time((timeMs = e.timeMs));
+      if (e.timeMs !== timeMs && !this.rows) time = formatLevel2Time(e.timeMs);
+      timeMs = e.timeMs;
       if (e.order) {
         e.order.id = this.nextOrderId++;
         if (!this.shenzhen) e.order.no = e.order.deletes ? e.order.deletes.no : this.orderNo();
-        this.emit(this.orderLine(e.order, time), () => this.orderObject(e.order!, time));
+        if (this.rows) this.orderRow(e.order, timeMs);
+        else this.emit(this.orderLine(e.order, time), () => this.orderObject(e.order!, time));
       } else {
         const t = e.trade!;
         t.id = this.nextTradeId++;
-        this.emit(this.tradeLine(t, time), () => this.tradeObject(t, time));
+        if (this.rows) this.tradeRow(t, timeMs);
+        else this.emit(this.tradeLine(t, time), () => this.tradeObject(t, time));
       }
     }
     return lines;
@@ -384,6 +406,33 @@ export class TickMarket {
       ',"amount":', num(this.orderAmount(o)), ',"side":"', o.side, '","order_type":"', o.type, '","order_no":', num(o.no), '}',
     );
     return p.join('');
+  }
+
+  /** The order's values as orderLine writes them, to the row sink. */
+  private orderRow(o: Order, timeMs: number): void {
+    const v = this.orderValues;
+    v[0] = o.id;
+    v[1] = o.priceCents === null ? NaN : yuan(o.priceCents)!;
+    v[2] = o.volume;
+    v[3] = this.orderAmount(o) ?? NaN;
+    v[4] = o.side.charCodeAt(0);
+    v[5] = o.type.charCodeAt(0);
+    v[6] = o.no ?? NaN;
+    this.rows!.order(this.sym, this.date, timeMs, v);
+  }
+
+  /** The trade's values as tradeLine writes them, to the row sink. */
+  private tradeRow(t: Trade, timeMs: number): void {
+    const v = this.tradeValues;
+    v[0] = t.id;
+    v[1] = yuan(t.priceCents)!;
+    v[2] = t.volume;
+    v[3] = Math.round(t.volume * t.priceCents) / 100;
+    v[4] = t.flag === null ? NaN : t.flag.charCodeAt(0);
+    v[5] = t.code.charCodeAt(0);
+    v[6] = t.buy ? t.buy.id : NaN;
+    v[7] = t.sell ? t.sell.id : NaN;
+    this.rows!.trade(this.sym, this.date, timeMs, v);
   }
 
   private orderObject(o: Order, time: string): Record<string, unknown> {

@@ -21,12 +21,16 @@ export function recordBytes(dataset: Dataset): number {
 
 /** Writes `row` as a record at `offset`; returns the offset after it. */
 export function encodeRecord(buf: Buffer, offset: number, row: SnapshotRow, order: number): number {
+  return encodeValues(buf, offset, row.symbol, row.timeMs, row.values, order);
+}
+
+/** Writes a record from its parts (values in schema order, null or NaN = null); returns the offset after it. */
+function encodeValues(buf: Buffer, offset: number, symbol: string, timeMs: number, vals: ArrayLike<number | null>, order: number): number {
   buf.fill(0, offset, offset + SYMBOL_BYTES);
-  buf.write(row.symbol, offset, SYMBOL_BYTES, 'latin1');
-  buf.writeInt32LE(row.timeMs, offset + TIME_OFFSET);
+  buf.write(symbol, offset, SYMBOL_BYTES, 'latin1');
+  buf.writeInt32LE(timeMs, offset + TIME_OFFSET);
   buf.writeDoubleLE(order, offset + ORDER_OFFSET);
   let o = offset + HEADER_BYTES;
-  const vals = row.values;
   for (let i = 0; i < vals.length; i++, o += 8) {
     const v = vals[i];
     buf.writeDoubleLE(v === null ? NaN : v, o);
@@ -53,24 +57,38 @@ export interface RecordPack {
 export class RecordPacker {
   private readonly packs = new Map<string, { dataset: Dataset; tradedate: string; buf: Buffer; used: number; count: number }>();
 
+  private rows = 0;
+
   add(row: SnapshotRow): void {
-    const key = `${row.dataset}|${row.tradedate}`;
-    const size = SIZES[row.dataset];
+    this.addValues(row.dataset, row.tradedate, row.symbol, row.timeMs, row.values);
+  }
+
+  /** A validated row from its parts (the generator's rows, which skip text and validation). */
+  addValues(dataset: Dataset, tradedate: string, symbol: string, timeMs: number, values: ArrayLike<number | null>): void {
+    const key = `${dataset}|${tradedate}`;
+    const size = SIZES[dataset];
     let p = this.packs.get(key);
-    if (!p) this.packs.set(key, (p = { dataset: row.dataset, tradedate: row.tradedate, buf: Buffer.allocUnsafe(size * 512), used: 0, count: 0 }));
+    if (!p) this.packs.set(key, (p = { dataset, tradedate, buf: Buffer.allocUnsafe(size * 512), used: 0, count: 0 }));
     if (p.used + size > p.buf.length) {
       const bigger = Buffer.allocUnsafe(p.buf.length * 2);
       p.buf.copy(bigger, 0, 0, p.used);
       p.buf = bigger;
     }
-    p.used = encodeRecord(p.buf, p.used, row, NaN);
+    p.used = encodeValues(p.buf, p.used, symbol, timeMs, values, NaN);
     p.count++;
+    this.rows++;
+  }
+
+  /** Rows gathered since the last take(). */
+  get size(): number {
+    return this.rows;
   }
 
   /** The packs gathered so far; the packer starts empty again. */
   take(): RecordPack[] {
     const out = [...this.packs.values()].map((p) => ({ dataset: p.dataset, tradedate: p.tradedate, count: p.count, records: p.buf.subarray(0, p.used) }));
     this.packs.clear();
+    this.rows = 0;
     return out;
   }
 }
