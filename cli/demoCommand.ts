@@ -1,5 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogReader, openCatalog } from '../storage/catalog.js';
 import { parsePositiveInt, resolveOption, STATE_URL_OPTION, type Flags } from '../shared/config.js';
@@ -9,8 +8,13 @@ import { validKeyText } from '../serve/access/accounts.js';
 import { SERVE_OPTIONS } from '../serve/http/serveConfig.js';
 import { openStateStore } from '../serve/access/openState.js';
 import type { StateStore } from '../serve/access/stateStore.js';
-import { generateCommand } from './generateCommand.js';
-import { replayCommand } from './replayCommand.js';
+import { generationDays } from './generateCommand.js';
+import { generateIntoStaging } from '../ingest/feed/generateIntoStaging.js';
+import { sealDays } from '../ingest/seal/days.js';
+import { openIngestStores } from '../ingest/staging/stores.js';
+import { encodeParquet } from '../storage/parquet/writer.js';
+import { warnPastKnownRange } from './calendarWarning.js';
+import { createProgress } from './progress.js';
 import { serveCommand } from './serveCommand.js';
 import { commandLogger, type Command, type CommandContext } from './command.js';
 import { docOf } from './helpText.js';
@@ -18,12 +22,14 @@ import { docOf } from './helpText.js';
 /**
  * `tickvault demo` (what `npm start` runs): a working service from an empty directory in one
  * command. When the data directory has no sealed files it generates a small synthetic market
- * (orders and trades on its latest day only, to keep the first start quick) and replays it (no broker needed); it creates a flagship account once and keeps its key in
- * DATA_DIR/demo.key (0600); then it serves, printing the key and three curl commands.
- * A second run reuses the data and the key.
+ * (orders and trades on its latest day only) straight into staging and seals it (no broker
+ * needed); it creates a flagship account once and keeps its key in DATA_DIR/demo.key (0600);
+ * then it serves, printing the key and the curl commands. A second run reuses the data and
+ * the key.
  *
- * It runs the generate, replay and serve commands in process (the same code paths, progress
- * bars and logs as when they are run by hand), never a child process.
+ * The market is the one `generate` writes and `replay` would seal (the same files, byte for
+ * byte; tested), without the JSON text in between: writing and parsing it was most of a first
+ * start. Sealing and serving are the seal and serve commands' own code, in process.
  */
 export const DEMO_KEY_FILE = 'demo.key';
 export const READY_PREFIX = 'tickvault demo ready:';
@@ -75,15 +81,7 @@ export const demoCommand: Command = {
     let sample = storedSample(dataDir);
     if (sample === null) {
       ctx.out(`demo: ${dataDir} holds no sealed data; generating ${days} trading days of ${stocks} stocks and ${indexes} indexes, orders and trades on the latest day`);
-      const work = mkdtempSync(join(tmpdir(), 'tickvault-demo-'));
-      try {
-        const feed = join(work, 'feed.jsonl.zst');
-        // Orders and trades for the latest day only: they are ~3× a day's snapshot lines, and one day shows them.
-        await runSub(ctx, generateCommand, level, { out: feed, days: String(days), stocks: String(stocks), indexes: String(indexes), 'tick-days': '1' });
-        await runSub(ctx, replayCommand, level, {}, [feed]);
-      } finally {
-        rmSync(work, { recursive: true, force: true });
-      }
+      await generateAndSeal(ctx, { stocks, indexes, days });
       sample = storedSample(dataDir);
       if (sample === null) throw new Error('the replay sealed no level2 files (try more --stocks)');
     } else {
@@ -106,6 +104,36 @@ export const demoCommand: Command = {
     return await runSub({ ...ctx, out }, serveCommand, level, { port: String(port), host, ...(stateUrl ? { 'state-url': stateUrl } : {}) });
   },
 };
+
+/**
+ * The demo's market, generated straight into staging and sealed, each stage timed. Orders and
+ * trades for the latest day only: they are ~3× a day's snapshot rows, and one day shows them.
+ */
+async function generateAndSeal(ctx: CommandContext, size: { stocks: number; indexes: number; days: number }): Promise<void> {
+  const clock = ctx.config.clock;
+  const days = generationDays(undefined, size.days, clock.nowMs());
+  warnPastKnownRange(ctx, days);
+  const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
+  try {
+    const t0 = performance.now();
+    const expected = days.length * (size.stocks + size.indexes) * 4998 + size.stocks * 14_000;
+    const genBar = createProgress(ctx.config.progress, 'generate', expected, 'rows');
+    const opts = { days, stocks: size.stocks, indexes: size.indexes, seed: 'tickvault', faults: 0, ticks: 1, tickDays: days.slice(-1) };
+    const g = await generateIntoStaging(opts, stores.staging, (rows) => genBar.update(Math.min(rows, expected)));
+    genBar.stop();
+    const t1 = performance.now();
+    const per = (['level2', 'index', 'trade', 'order'] as const).map((d) => `${d} ${g.perDataset[d]}`).join(', ');
+    ctx.out(`generated ${g.rows} rows (${per}) straight into staging in ${((t1 - t0) / 1000).toFixed(1)} s`);
+    const sealBar = createProgress(ctx.config.progress, 'seal', g.rows, 'rows');
+    let sealed = 0;
+    const results = await sealDays(stores, encodeParquet, g.days, () => clock.nowMs(), (rows) => sealBar.update((sealed += rows)));
+    sealBar.stop();
+    const files = results.reduce((a, r) => a + r.files, 0);
+    ctx.out(`sealed ${results.length} dataset-days, ${files} files in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+  } finally {
+    stores.close();
+  }
+}
 
 /** Runs another command in this process with the demo's config, clock and output. */
 function runSub(ctx: CommandContext, cmd: Command, level: string, flags: Flags, positionals: readonly string[] = []): Promise<number> {
