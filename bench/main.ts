@@ -3,6 +3,7 @@
  * target it names. `--only storage,encode,…` runs a subset; `--quick` shrinks the data sets
  * (for a smoke run, not for the figures in the README).
  */
+import { runDemoStartBench } from './demoStart.bench.js';
 import { runKafkaIngestBench } from './kafkaIngest.bench.js';
 import { runLevel2QueryBench } from './level2Query.bench.js';
 import { runParquetEncodeBench } from './parquetEncode.bench.js';
@@ -18,6 +19,7 @@ interface Bench {
 }
 
 const BENCHES: readonly Bench[] = [
+  { name: 'start', run: () => runDemoStartBench() },
   { name: 'encode', run: (quick) => runParquetEncodeBench({ symbols: quick ? 20 : 200, rowsPerSymbol: 5000, rowGroupSize: 1200 }) },
   { name: 'storage', run: (quick) => runStorageBench(quick ? { stocks: 20, bigStocks: 80 } : { stocks: 500, bigStocks: 2000 }) },
   { name: 'ticks', run: (quick) => runTicksBench(quick ? { stocks: 10 } : {}) },
