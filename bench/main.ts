@@ -6,6 +6,7 @@
 import { runDemoStartBench } from './demoStart.bench.js';
 import { runKafkaIngestBench } from './kafkaIngest.bench.js';
 import { runLevel2QueryBench } from './level2Query.bench.js';
+import { runMarketBench } from './market.bench.js';
 import { runParquetEncodeBench } from './parquetEncode.bench.js';
 import { runSharedStateBench } from './sharedState.bench.js';
 import { runStorageBench } from './storage.bench.js';
@@ -16,6 +17,8 @@ import { runTradeQueryBench } from './tradeQuery.bench.js';
 interface Bench {
   readonly name: string;
   run(quick: boolean): Promise<unknown>;
+  /** Runs only when named with --only (a whole market's day takes many minutes). */
+  readonly onlyByName?: boolean;
 }
 
 const BENCHES: readonly Bench[] = [
@@ -27,6 +30,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'level2', run: (quick) => runLevel2QueryBench(quick ? { stocks: 5, iterations: 10, seconds: 5 } : {}) },
   { name: 'trades', run: (quick) => runTradeQueryBench(quick ? { stocks: 2 } : {}) },
   { name: 'state', run: (quick) => runSharedStateBench(quick ? { stocks: 5, seconds: 3, slotIterations: 500 } : {}) },
+  { name: 'market', onlyByName: true, run: (quick) => runMarketBench(quick ? { stocks: 50, indexes: 10 } : {}) },
   { name: 'tick', run: (quick) => runTickHistoryBench(quick ? { wideIndexes: 50, wideDays: 2, deepIndexes: 20, deepDays: 3, iterations: 5 } : {}) },
 ];
 
@@ -36,7 +40,7 @@ const onlyAt = args.indexOf('--only');
 const only = onlyAt >= 0 ? new Set(args[onlyAt + 1]?.split(',')) : null;
 console.log(`tickvault bench — node ${process.version}, ${(await import('node:os')).cpus().length} cores${quick ? ', quick' : ''}`);
 for (const b of BENCHES) {
-  if (only && !only.has(b.name)) continue;
+  if (only ? !only.has(b.name) : b.onlyByName) continue;
   console.log(`\n== ${b.name}`);
   const t0 = performance.now();
   await b.run(quick);
