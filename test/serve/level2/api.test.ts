@@ -8,6 +8,7 @@ import { SCHEMAS } from '../../../shared/schema.js';
 import { openServiceDb } from '../../../serve/access/serviceDb.js';
 import { Limits } from '../../../serve/access/limits.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
+import { isEnvelopeError, pagesByCursor, type DetailedPage } from '../../support/pages.js';
 import { runCli } from '../../support/cli.js';
 import {
   addAccount, addKey, DEFAULT_SERVER_NOW, httpRequest, postApi, preparedData, startServer,
@@ -19,14 +20,7 @@ import {
  * (2025-01-02, -03, -06; server clock 2025-01-06 16:30 Beijing). Expected rows come from
  * DuckDB reading the sealed files, or from the generated feed itself.
  */
-interface Level2Data {
-  fields: string[];
-  items: unknown[][];
-  tradedate: string;
-  page_size: number;
-  next_cursor: string | null;
-  has_more: boolean;
-}
+type Level2Data = DetailedPage;
 
 const API = 'level2_quote_history';
 const NAMES = SCHEMAS.level2.fieldNames;
@@ -51,26 +45,8 @@ async function expectedRows(symbol: string, date: string): Promise<unknown[][]> 
 }
 
 /** Pages through a query with next_cursor; returns every page's data. */
-async function allPages(params: Record<string, unknown>, more: Record<string, unknown> = {}): Promise<Level2Data[]> {
-  const pages: Level2Data[] = [];
-  let cursor: string | null = null;
-  for (let i = 0; i < 100; i++) {
-    const r = await query(cursor === null ? params : { ...params, cursor }, more);
-    assert.is(r.status, 200, r.text.slice(0, 300));
-    pages.push(r.json.data!);
-    cursor = r.json.data!.next_cursor;
-    if (cursor === null) return pages;
-  }
-  throw new Error('paging did not end');
-}
-
-function isEnvelopeError<D>(r: ApiResponse<D>, code: number, message: RegExp): void {
-  assert.is(r.status, code, r.text);
-  assert.is(r.json.code, code);
-  assert.match(r.json.message, message);
-  assert.is(r.json.data, null);
-  assert.match(String(r.headers['content-type']), /^application\/json/);
-}
+const allPages = (params: Record<string, unknown>, more: Record<string, unknown> = {}): Promise<Level2Data[]> =>
+  pagesByCursor((p) => query(p, more), params, 100);
 
 const setup = async () => {
   if (server) return;

@@ -7,6 +7,7 @@ import { openServiceDb } from '../../../serve/access/serviceDb.js';
 import { Limits } from '../../../serve/access/limits.js';
 import type { ApiName } from '../../../serve/access/plans.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
+import { isEnvelopeError, pagesByCursor, type DetailedPage } from '../../support/pages.js';
 import { tempDir } from '../../support/tempDir.js';
 import { TickvaultClient } from '../../../client/index.js';
 import {
@@ -20,14 +21,7 @@ import {
  * stocks; server clock 2025-01-06 16:30 Beijing). Every page is compared with DuckDB reading
  * the sealed file; counts, quotas and slots are checked per interface.
  */
-interface Page {
-  fields: string[];
-  items: unknown[][];
-  tradedate: string;
-  page_size: number;
-  next_cursor: string | null;
-  has_more: boolean;
-}
+type Page = DetailedPage;
 
 const TRADE = 'level2_trade_history';
 const ORDER = 'level2_order_history';
@@ -64,25 +58,9 @@ async function stored(apiname: string, symbol: string, date = DAY, where = ''): 
   return rows.map((r) => FIELDS[apiname].map((f) => plain(r[f])));
 }
 
-async function allPages(apiname: string, params: Record<string, unknown>, more: Record<string, unknown> = {}): Promise<Page[]> {
-  const pages: Page[] = [];
-  let cursor: string | null = null;
-  for (let i = 0; i < 200; i++) {
-    const r = await call(apiname, cursor === null ? params : { ...params, cursor }, flagship, more);
-    assert.is(r.status, 200, r.text.slice(0, 300));
-    pages.push(r.json.data!);
-    cursor = r.json.data!.next_cursor;
-    if (cursor === null) return pages;
-  }
-  throw new Error('paging did not end');
-}
+const allPages = (apiname: string, params: Record<string, unknown>, more: Record<string, unknown> = {}): Promise<Page[]> =>
+  pagesByCursor((p) => call(apiname, p, flagship, more), params);
 
-function isError<D>(r: ApiResponse<D>, code: number, message: RegExp): void {
-  assert.is(r.status, code, r.text);
-  assert.is(r.json.code, code);
-  assert.match(r.json.message, message);
-  assert.is(r.json.data, null);
-}
 
 function limits<T>(fn: (l: Limits) => T): T {
   const db = openServiceDb(join(dataDir, 'service.db'));
@@ -200,11 +178,11 @@ cursors.before(setup);
 cursors("a trade cursor sent to the order interface, or level 2's to trades, is a 400; a forged one too", async () => {
   const first = await call(TRADE, { symbol: '600000', tradedate: DAY, page_size: 100 });
   const cursor = first.json.data!.next_cursor!;
-  isError(await call(ORDER, { symbol: '600000', cursor }), 400, /^params\.cursor was issued by level2_trade_history; it pages only that interface, not level2_order_history$/);
+  isEnvelopeError(await call(ORDER, { symbol: '600000', cursor }), 400, /^params\.cursor was issued by level2_trade_history; it pages only that interface, not level2_order_history$/);
   const l2 = await call('level2_quote_history', { symbol: '600000', tradedate: DAY, page_size: 100 });
-  isError(await call(TRADE, { symbol: '600000', cursor: l2.json.data!.next_cursor }), 400, /issued by level2_quote_history; it pages only that interface, not level2_trade_history/);
+  isEnvelopeError(await call(TRADE, { symbol: '600000', cursor: l2.json.data!.next_cursor }), 400, /issued by level2_quote_history; it pages only that interface, not level2_trade_history/);
   const forged = cursor.slice(0, -2) + (cursor.endsWith('A') ? 'BB' : 'AA');
-  isError(await call(TRADE, { symbol: '600000', cursor: forged }), 400, /params\.cursor is not a cursor issued by this service/);
+  isEnvelopeError(await call(TRADE, { symbol: '600000', cursor: forged }), 400, /params\.cursor is not a cursor issued by this service/);
   // The genuine one still pages on.
   const next = await call(TRADE, { symbol: '600000', cursor });
   assert.equal(next.json.data!.items, (await stored(TRADE, '600000.SH')).slice(100, 10_100));
@@ -216,13 +194,13 @@ limitsSuite.before(setup);
 
 limitsSuite('access follows level2_quote_history: standard and free are refused, professional only the latest 30 trading days', async () => {
   const standard = addAccount(dataDir, 'standard').key;
-  isError(await call(TRADE, { symbol: '600000', tradedate: DAY }, standard), 403, /^the standard plan has no access to level2_trade_history$/);
-  isError(await call(ORDER, { symbol: '600000', tradedate: DAY }, addAccount(dataDir, 'free').key), 403, /no access to level2_order_history/);
+  isEnvelopeError(await call(TRADE, { symbol: '600000', tradedate: DAY }, standard), 403, /^the standard plan has no access to level2_trade_history$/);
+  isEnvelopeError(await call(ORDER, { symbol: '600000', tradedate: DAY }, addAccount(dataDir, 'free').key), 403, /no access to level2_order_history/);
   const later = await startServer(dataDir, { now: '2025-03-03T16:30:00+08:00' });
   try {
     const pro = addAccount(dataDir, 'professional').key;
     const r = await postApi<Page>(later, { apiname: ORDER, apikey: pro, params: { symbol: '600000', tradedate: DAY } });
-    isError(r, 403, /^tradedate 20250103 is outside the professional plan's history depth \(the latest 30 trading days, from \d{8}\)$/);
+    isEnvelopeError(r, 403, /^tradedate 20250103 is outside the professional plan's history depth \(the latest 30 trading days, from \d{8}\)$/);
   } finally {
     await later.stop();
   }
@@ -234,7 +212,7 @@ limitsSuite('trial: 100 calls a day on each interface, counted apart', async () 
     for (let i = 0; i < 100; i++) assert.ok(l.takeDaily(trial.id, TRADE as ApiName, 'calls', 100, NOW).ok);
   });
   const r = await call(TRADE, { symbol: '600000', tradedate: DAY, page_size: 5 }, trial.key);
-  isError(r, 429, /^the trial plan's 100 calls per Beijing day on level2_trade_history are used up$/);
+  isEnvelopeError(r, 429, /^the trial plan's 100 calls per Beijing day on level2_trade_history are used up$/);
   assert.ok(Number(r.headers['retry-after']) > 0);
   const order = await call(ORDER, { symbol: '600000', tradedate: DAY, page_size: 5 }, trial.key);
   assert.is(order.status, 200);
@@ -253,7 +231,7 @@ limitsSuite('Parquet: 30 files a day per interface for professional; the 31st tr
     const r = await download(TRADE, { symbol: STOCKS[i % 4], tradedate: DAY }, pro.key);
     assert.is(r.status, 200, `download ${i + 1}: ${r.text.slice(0, 200)}`);
   }
-  isError(await call(TRADE, { symbol: '600000', tradedate: DAY, format: 'parquet' }, pro.key), 429, /30 Parquet files per Beijing day on level2_trade_history are used up/);
+  isEnvelopeError(await call(TRADE, { symbol: '600000', tradedate: DAY, format: 'parquet' }, pro.key), 429, /30 Parquet files per Beijing day on level2_trade_history are used up/);
   const order = await download(ORDER, { symbol: '600000', tradedate: DAY }, pro.key);
   assert.is(order.status, 200);
   assert.is(order.headers['content-type'], 'application/vnd.apache.parquet');
@@ -274,7 +252,7 @@ limitsSuite('one request in flight per interface: a held trade download blocks t
   try {
     assert.match(held.head, /^HTTP\/1\.1 200/);
     const busy = await call(TRADE, { symbol: '600000', tradedate: DAY, page_size: 5 });
-    isError(busy, 503, /^this account already has a level2_trade_history request in progress; it is not queued$/);
+    isEnvelopeError(busy, 503, /^this account already has a level2_trade_history request in progress; it is not queued$/);
     assert.is(busy.headers['retry-after'], '1');
     assert.is((await call(ORDER, { symbol: '600000', tradedate: DAY, page_size: 5 })).status, 200);
     assert.is((await call('level2_quote_history', { symbol: '600000', tradedate: DAY, page_size: 5 })).status, 200);
