@@ -14,6 +14,8 @@ const MAX_TICKS = 60;
 const tickLinesPerStockDay = (ticks: number) => (ticks > 0 ? 4_000 + 10_000 * Math.max(1, ticks) : 0);
 
 const KINDS = ['level2', 'index', 'trade', 'order'] as const;
+/** Each kind's first letter as the 10th character of its lines (`{"kind":"l…`): one compare picks the candidate. */
+const KIND_AT = KINDS.map((k) => k.charCodeAt(0));
 
 function parseRate(text: string, source: string): number {
   const n = Number(text);
@@ -84,9 +86,10 @@ export const generateCommand: Command = {
     const perKind = [0, 0, 0, 0];
     const prefixes = KINDS.map((k) => `{"kind":"${k}"`);
     for (const line of generateFeed({ days, stocks, indexes, seed, faults, ticks, tickDays })) {
-      await writer.writeLine(line);
-      const k = prefixes.findIndex((p) => line.startsWith(p));
-      if (k >= 0) perKind[k]++;
+      // No promise per line: 2.4 M awaits were a measurable share of a demo-sized feed.
+      if (writer.push(line)) await writer.flush();
+      const k = KIND_AT.indexOf(line.charCodeAt(9));
+      if (k >= 0 && line.startsWith(prefixes[k])) perKind[k]++;
       if (++lines % 50_000 === 0) bar.update(Math.min(lines, total));
     }
     await writer.close();

@@ -7,7 +7,9 @@ import { compressionOf } from './lines.js';
 /**
  * Writes a JSON Lines feed, compressed by extension (`.zst`, `.gz`, else plain). zstd output
  * is a sequence of independent frames of a few MiB each, which every zstd reader accepts and
- * which keeps memory flat for a feed of any size.
+ * which keeps memory flat for a feed of any size. A frame is compressed in the thread pool
+ * while the caller makes the next one's lines (one in flight, written in order): the
+ * generator and the compressor use both cores instead of taking turns.
  */
 const CHUNK_BYTES = 4 << 20;
 
@@ -17,6 +19,8 @@ export class FeedWriter {
   private readonly zstd: boolean;
   private pending: string[] = [];
   private pendingBytes = 0;
+  /** The previous chunk: compressed and written in the background while the next one fills. */
+  private inFlight: Promise<void> = Promise.resolve();
   /** The first stream error; every later call rethrows it (never an unhandled 'error' event). */
   private failure: Error | null = null;
   private readonly failed: Promise<never>;
@@ -49,26 +53,42 @@ export class FeedWriter {
   }
 
   async writeLine(line: string): Promise<void> {
+    if (this.push(line)) await this.flush();
+  }
+
+  /**
+   * Adds a line without a promise (the generator's hot loop); true when a chunk is full and
+   * the caller must `await flush()` before the next line.
+   */
+  push(line: string): boolean {
     this.check();
     this.pending.push(line);
     this.pendingBytes += line.length + 1;
-    if (this.pendingBytes >= CHUNK_BYTES) await this.flush();
+    return this.pendingBytes >= CHUNK_BYTES;
   }
 
-  private async flush(): Promise<void> {
+  /** Hands the full chunk on: waits for the previous one, then compresses this one in the background. */
+  async flush(): Promise<void> {
     if (this.pending.length === 0) return;
     const text = this.pending.join('\n') + '\n';
     this.pending = [];
     this.pendingBytes = 0;
-    const buf = Buffer.from(text);
-    const data = this.zstd ? await zstdCompress(buf, 3) : buf;
+    await this.inFlight;
     this.check();
-    const sink = this.gzip ?? this.out;
-    if (!sink.write(data)) await this.race(sink, 'drain');
+    const buf = Buffer.from(text);
+    this.inFlight = (async () => {
+      const data = this.zstd ? await zstdCompress(buf, 3) : buf;
+      this.check();
+      const sink = this.gzip ?? this.out;
+      if (!sink.write(data)) await this.race(sink, 'drain');
+    })();
+    // Failures surface on the next flush or at close (check() and the awaited chain).
+    this.inFlight.catch(() => undefined);
   }
 
   async close(): Promise<void> {
     await this.flush();
+    await this.inFlight;
     this.check();
     const finished = this.race(this.out, 'finish');
     if (this.gzip) this.gzip.end();
