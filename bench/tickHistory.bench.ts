@@ -29,7 +29,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { tradingDaysFrom } from '../calendar/tradingCalendar.js';
-import { ROW_GROUP_SIZE } from '../ingest/seal/day.js';
 import { indexCode, seededRandom } from '../ingest/feed/generate.js';
 import { encodeParquet, type SymbolDayColumns } from '../storage/parquet/writer.js';
 import { CatalogWriter, openCatalog, type NewCatalogFile } from '../storage/catalog.js';
@@ -161,7 +160,7 @@ async function generate(dataDir: string, scale: Scale, log: (l: string) => void)
     for (const symbol of symbolsOn(scale, di)) {
       const job = (async () => {
         const cols = symbolDay(symbol, day, 1);
-        const data = await encodeParquet(cols, { rowGroupSize: ROW_GROUP_SIZE.index });
+        const data = await encodeParquet(cols, { rowGroupSize: SCHEMAS.index.rowGroupSize });
         const rel = sealedFileRelPath('index', day, symbol);
         await writeFile(join(dataDir, rel), data);
         const idx = buildMinuteIndex(cols.timesMs);
@@ -177,7 +176,7 @@ async function generate(dataDir: string, scale: Scale, log: (l: string) => void)
       if (inFlight.size >= 6) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
-    writer.recordFiles('index', day, ROW_GROUP_SIZE.index, written, Date.now());
+    writer.recordFiles('index', day, SCHEMAS.index.rowGroupSize, written, Date.now());
     writer.markDaySealed('index', day, Date.now());
     log(`   generated ${day}: ${symbolsOn(scale, di).length} indexes (${files} files, ${(rows / 1e6).toFixed(1)}M rows so far)`);
   }

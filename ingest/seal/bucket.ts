@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
-import { DATASETS, SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { NewCatalogFile } from '../../storage/catalog.js';
 import { sealedFileRelPath } from '../../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
@@ -17,8 +17,6 @@ import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writ
  */
 export type Encoder = (cols: SymbolDayColumns, opts: EncodeOptions) => Promise<Uint8Array>;
 
-/** Row-group sizes (the schema's): the server starts pages and time windows at row-group boundaries. */
-export const ROW_GROUP_SIZE = Object.fromEntries(DATASETS.map((d) => [d, SCHEMAS[d].rowGroupSize])) as Readonly<Record<Dataset, number>>;
 
 /** Symbol-days encoded at once: enough to keep the zstd threads busy, few enough to bound memory. */
 const IN_FLIGHT = 4;
@@ -69,7 +67,7 @@ export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<Bu
   let failure: unknown = null;
   for (const cols of readStagedBucket(env.ingestDb, env.dataDir, dataset, tradedate, job.bucket, new Set(job.symbols), job.belowOrder, pastCut)) {
     const task = (async () => {
-      const data = await env.encode({ dataset, tradedate, ...cols }, { rowGroupSize: ROW_GROUP_SIZE[dataset] });
+      const data = await env.encode({ dataset, tradedate, ...cols }, { rowGroupSize: SCHEMAS[dataset].rowGroupSize });
       const relPath = sealedFileRelPath(dataset, tradedate, cols.symbol);
       await writeDurably(join(env.dataDir, relPath), data);
       const idx = buildMinuteIndex(cols.timesMs);

@@ -1,12 +1,12 @@
 import { mkdir, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
-import type { Dataset } from '../../shared/schema.js';
+import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { CatalogReader, CatalogWriter } from '../../storage/catalog.js';
 import { sealedDayDir } from '../../storage/layout.js';
 import { isProcessAlive } from '../../shared/processAlive.js';
 import type { Staging } from '../staging/segments.js';
-import { ROW_GROUP_SIZE, sealBucket, type BucketSealed, type Encoder } from './bucket.js';
+import { sealBucket, type BucketSealed, type Encoder } from './bucket.js';
 import type { StagedRecord } from '../staging/bucketRead.js';
 import type { SealPool } from './pool.js';
 
@@ -20,7 +20,7 @@ import type { SealPool } from './pool.js';
  * and 3 leaves staged rows whose file is already listed, which the next seal drops unwritten.
  * A listed file is never written again.
  */
-export { ROW_GROUP_SIZE, type Encoder } from './bucket.js';
+export type { Encoder } from './bucket.js';
 
 export interface SealDeps {
   readonly dataDir: string;
@@ -91,7 +91,7 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
     if (pastCut.length > 0) opts.onPastCut?.(pastCut);
     if (written.length === 0) return;
     await fsyncDir(dir);
-    writer.recordFiles(dataset, tradedate, ROW_GROUP_SIZE[dataset], written, deps.nowMs());
+    writer.recordFiles(dataset, tradedate, SCHEMAS[dataset].rowGroupSize, written, deps.nowMs());
     staging.drop(dataset, tradedate, written.map((w) => w.symbol));
     for (const w of written) {
       files++;

@@ -9,7 +9,6 @@ import { openServiceDb } from '../../serve/access/serviceDb.js';
 import { AccountStore } from '../../serve/access/accounts.js';
 import type { PlanName } from '../../serve/access/plans.js';
 import { encodeParquet } from '../../storage/parquet/writer.js';
-import { ROW_GROUP_SIZE } from '../../ingest/seal/day.js';
 import { CatalogWriter, openCatalog } from '../../storage/catalog.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { SCHEMAS } from '../../shared/schema.js';
@@ -216,14 +215,14 @@ export async function sealSyntheticFile(
     }
     return col;
   });
-  const data = await encodeParquet({ dataset, symbol, tradedate, rows, timesMs, values }, { rowGroupSize: ROW_GROUP_SIZE[dataset] });
+  const data = await encodeParquet({ dataset, symbol, tradedate, rows, timesMs, values }, { rowGroupSize: SCHEMAS[dataset].rowGroupSize });
   const rel = `${dataset}/date=${tradedate}/${symbol}.parquet`;
   mkdirSync(join(dataDir, `${dataset}/date=${tradedate}`), { recursive: true });
   writeFileSync(join(dataDir, rel), data);
   const db = openCatalog(join(dataDir, 'catalog.db'));
   try {
     const idx = buildMinuteIndex(timesMs);
-    new CatalogWriter(db).recordFiles(dataset, tradedate, ROW_GROUP_SIZE[dataset], [{
+    new CatalogWriter(db).recordFiles(dataset, tradedate, SCHEMAS[dataset].rowGroupSize, [{
       symbol, relPath: rel, rows, firstTimeMs: timesMs[0], lastTimeMs: timesMs[rows - 1], bytes: data.length, sha256: '',
       minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
     }], Date.now());

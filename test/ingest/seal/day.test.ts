@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROW_GROUP_SIZE, sealDay, type SealDeps } from '../../../ingest/seal/day.js';
+import { sealDay, type SealDeps } from '../../../ingest/seal/day.js';
 import { encodeParquet } from '../../../storage/parquet/writer.js';
 import { openIngestStores, type IngestStores } from '../../../ingest/staging/stores.js';
 import { CatalogReader } from '../../../storage/catalog.js';
@@ -48,7 +48,7 @@ sealSuite('writes the file, lists it with its facts, drops staging, seals the da
   assert.is(f.sha256, createHash('sha256').update(bytes).digest('hex'));
   assert.is(f.firstTimeMs, T(0, 1500));
   assert.is(f.lastTimeMs, T(2, 59_999));
-  assert.is(f.rowGroupSize, ROW_GROUP_SIZE.level2);
+  assert.is(f.rowGroupSize, SCHEMAS.level2.rowGroupSize);
   assert.is(f.minuteIndex.base, 9 * 60 + 30);
   assert.equal([...f.minuteIndex.counts], [2, 1, 3]);
   const got = await duckRows(`SELECT time, close FROM read_parquet(${sqlString(path)})`);
