@@ -1,7 +1,8 @@
 import { CompressionTypes, Partitioners, type Message, type Producer } from 'kafkajs';
 import type { Logger } from '../../shared/logger.js';
 import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
-import { DATASETS, SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { datasetOfKind } from '../staging/validate.js';
 import { IngestError } from '../errors.js';
 import { readFeedLines } from '../feed/lines.js';
 import type { KafkaTopics } from '../config.js';
@@ -26,7 +27,9 @@ import { REJECT_HEADER } from './messages.js';
 export interface ProducedMessage {
   readonly topic: string;
   readonly message: Message;
-  /** Reason the line is flagged bad, or null for a snapshot. */
+  /** The good line's dataset; null for a flagged one. */
+  readonly dataset: Dataset | null;
+  /** Reason the line is flagged bad, or null for a good one. */
   readonly flagged: string | null;
 }
 
@@ -39,19 +42,16 @@ export function feedLineToMessage(line: string, topics: KafkaTopics): ProducedMe
     return flaggedLine(line, 'not JSON', topics);
   }
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return flaggedLine(line, 'message is not a JSON object', topics);
-  const { kind, ...value } = obj as Record<string, unknown>;
-  if (!isDataset(kind)) {
-    const reason = kind === undefined ? 'kind is missing' : `unknown kind ${JSON.stringify(kind).slice(0, 40)}`;
-    return flaggedLine(line, reason, topics, value.symbol);
-  }
+  const { kind: kindMember, ...value } = obj as Record<string, unknown>;
+  const kind = datasetOfKind(kindMember);
+  if (!kind.ok) return flaggedLine(line, kind.reason, topics, value.symbol);
   return {
-    topic: topics[kind],
-    message: { key: keyOf(value.symbol, kind), value: JSON.stringify(value) },
+    topic: topics[kind.dataset],
+    message: { key: keyOf(value.symbol, kind.dataset), value: JSON.stringify(value) },
+    dataset: kind.dataset,
     flagged: null,
   };
 }
-
-const isDataset = (kind: unknown): kind is Dataset => typeof kind === 'string' && (DATASETS as readonly string[]).includes(kind);
 
 function keyOf(symbol: unknown, kind: Dataset): string | null {
   if (typeof symbol !== 'string') return null;
@@ -63,6 +63,7 @@ function flaggedLine(line: string, reason: string, topics: KafkaTopics, symbol?:
   return {
     topic: topics.level2,
     message: { key: typeof symbol === 'string' ? symbol : null, value: line, headers: { [REJECT_HEADER]: reason } },
+    dataset: null,
     flagged: reason,
   };
 }
@@ -107,7 +108,6 @@ export async function produceFeedFiles(opts: ProduceOptions): Promise<ProduceSta
   // One request in flight: a retried request cannot overtake a later one, so order holds.
   const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, maxInFlightRequests: 1, allowAutoTopicCreation: true });
   const stats: ProduceStats = { messages: 0, published: { level2: 0, index: 0, trade: 0, order: 0 }, flagged: 0, files: 0, ms: 0 };
-  const datasetOf = new Map(DATASETS.map((d) => [opts.topics[d], d]));
   const per = opts.batchMessages ?? 4000;
   await producer.connect();
   // One send in flight while the next batch is parsed: order holds, parsing overlaps I/O.
@@ -126,8 +126,8 @@ export async function produceFeedFiles(opts: ProduceOptions): Promise<ProduceSta
           () => {
             for (const m of batch) {
               stats.messages++;
-              if (m.flagged !== null) stats.flagged++;
-              else stats.published[datasetOf.get(m.topic)!]++;
+              if (m.dataset === null) stats.flagged++;
+              else stats.published[m.dataset]++;
             }
             opts.onProgress?.({ file, bytesRead: at, messages: stats.messages });
           },

@@ -71,7 +71,14 @@ export function validateFields(dataset: Dataset, symbol: unknown, tradedate: unk
   return { ok: true, row: { dataset, symbol: sym.symbol, tradedate, timeMs, values } };
 }
 
-const isDataset = (kind: unknown): kind is Dataset => typeof kind === 'string' && (DATASETS as readonly string[]).includes(kind);
+/**
+ * A feed line's `kind` as its dataset, or why it names none (the replay path and `produce`,
+ * which flags such a line so the ingestor quarantines it with this same reason).
+ */
+export function datasetOfKind(kind: unknown): { ok: true; dataset: Dataset } | { ok: false; reason: string } {
+  if (typeof kind === 'string' && (DATASETS as readonly string[]).includes(kind)) return { ok: true, dataset: kind as Dataset };
+  return { ok: false, reason: kind === undefined ? 'kind is missing' : `unknown kind ${JSON.stringify(kind).slice(0, 40)}` };
+}
 
 /** A fixture-feed line: the row's object plus `"kind"`: `level2`, `index`, `trade` or `order`. */
 export function validateFeedLine(line: string): ValidationResult {
@@ -82,9 +89,6 @@ export function validateFeedLine(line: string): ValidationResult {
     return reject('not JSON');
   }
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return reject('message is not a JSON object');
-  const kind = (obj as Record<string, unknown>).kind;
-  if (!isDataset(kind)) {
-    return reject(kind === undefined ? 'kind is missing' : `unknown kind ${JSON.stringify(kind).slice(0, 40)}`);
-  }
-  return validateSnapshot(obj, kind);
+  const kind = datasetOfKind((obj as Record<string, unknown>).kind);
+  return kind.ok ? validateSnapshot(obj, kind.dataset) : reject(kind.reason);
 }

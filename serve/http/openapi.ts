@@ -6,6 +6,7 @@ import { API_TIME_FORMS } from '../../shared/timeFormat.js';
 import { MAX_TRADING_DAYS_BACK } from '../tickHistory/dateResolution.js';
 import { PARQUET_MEDIA_TYPE } from '../level2/operation.js';
 import { MAX_PAGE_SIZE, NOT_WITH_PARQUET } from '../level2/params.js';
+import { DATASET_OF } from '../level2/interfaces.js';
 import { ENHANCED_LIMIT, MAX_SYMBOLS } from '../tickHistory/params.js';
 
 /** /account: what one interface allows an account and what is left of it today. */
@@ -243,9 +244,9 @@ export const DOCUMENTED_PARAMS = {
  * (decisions §3b); each has its own request, params and response schema names.
  */
 const DETAILED_DOCS = [
-  { apiname: 'level2_quote_history', name: 'Level2', dataset: 'level2', what: 'Level-2 ten-level order-book snapshots' },
-  { apiname: 'level2_trade_history', name: 'TradeHistory', dataset: 'trade', what: 'tick-by-tick trades (逐笔成交): trade_id, price, volume, amount, bs_flag B/S/N, trade_code F/C, buy_order_id, sell_order_id' },
-  { apiname: 'level2_order_history', name: 'OrderHistory', dataset: 'order', what: 'tick-by-tick orders (逐笔委托): order_id, price (null for market orders), volume, amount, side B/S, order_type L/M/U/D, order_no' },
+  { apiname: 'level2_quote_history', name: 'Level2', what: 'Level-2 ten-level order-book snapshots' },
+  { apiname: 'level2_trade_history', name: 'TradeHistory', what: 'tick-by-tick trades (逐笔成交): trade_id, price, volume, amount, bs_flag B/S/N, trade_code F/C, buy_order_id, sell_order_id' },
+  { apiname: 'level2_order_history', name: 'OrderHistory', what: 'tick-by-tick orders (逐笔委托): order_id, price (null for market orders), volume, amount, side B/S, order_type L/M/U/D, order_no' },
 ] as const;
 
 function paramsObject(title: string, props: Readonly<Record<string, Schema>>, required: readonly string[]): Schema {
@@ -289,8 +290,8 @@ function errorResponse(code: ErrorCode): Response {
 
 /** Request, params and JSON-page schemas of one detailed history interface. */
 function detailedSchemas(d: (typeof DETAILED_DOCS)[number]): [string, Schema][] {
-  const schema = SCHEMAS[d.dataset];
-  const ordered = d.dataset === 'level2' ? '' : ' Rows are ordered by time, then by the id.';
+  const schema = SCHEMAS[DATASET_OF[d.apiname]];
+  const ordered = schema.idValue === null ? '' : ' Rows are ordered by time, then by the id.';
   return [
     [`${d.name}Request`, { ...request(d.apiname, fieldsMember(schema), ref('schemas', `${d.name}Params`)), description: `${d.apiname}: ${d.what}.${ordered}` }],
     [`${d.name}Params`, paramsObject(`${d.apiname} params`, level2Params, ['symbol'])],
