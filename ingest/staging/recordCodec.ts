@@ -54,9 +54,18 @@ export interface RecordPack {
 }
 
 /** Groups rows into packs by dataset-day, in arrival order within each pack. */
-export class RecordPacker {
-  private readonly packs = new Map<string, { dataset: Dataset; tradedate: string; buf: Buffer; used: number; count: number }>();
+interface OpenPack {
+  readonly dataset: Dataset;
+  readonly tradedate: string;
+  buf: Buffer;
+  used: number;
+  count: number;
+}
 
+export class RecordPacker {
+  private readonly packs = new Map<string, OpenPack>();
+  /** The pack of the previous row: consecutive rows nearly always share it, so no key is built for them. */
+  private last: OpenPack | null = null;
   private rows = 0;
 
   add(row: SnapshotRow): void {
@@ -65,10 +74,14 @@ export class RecordPacker {
 
   /** A validated row from its parts (the generator's rows, which skip text and validation). */
   addValues(dataset: Dataset, tradedate: string, symbol: string, timeMs: number, values: ArrayLike<number | null>): void {
-    const key = `${dataset}|${tradedate}`;
     const size = SIZES[dataset];
-    let p = this.packs.get(key);
-    if (!p) this.packs.set(key, (p = { dataset, tradedate, buf: Buffer.allocUnsafe(size * 512), used: 0, count: 0 }));
+    let p = this.last;
+    if (p === null || p.dataset !== dataset || p.tradedate !== tradedate) {
+      const key = `${dataset}|${tradedate}`;
+      p = this.packs.get(key) ?? null;
+      if (p === null) this.packs.set(key, (p = { dataset, tradedate, buf: Buffer.allocUnsafe(size * 512), used: 0, count: 0 }));
+      this.last = p;
+    }
     if (p.used + size > p.buf.length) {
       const bigger = Buffer.allocUnsafe(p.buf.length * 2);
       p.buf.copy(bigger, 0, 0, p.used);
@@ -88,6 +101,7 @@ export class RecordPacker {
   take(): RecordPack[] {
     const out = [...this.packs.values()].map((p) => ({ dataset: p.dataset, tradedate: p.tradedate, count: p.count, records: p.buf.subarray(0, p.used) }));
     this.packs.clear();
+    this.last = null;
     this.rows = 0;
     return out;
   }

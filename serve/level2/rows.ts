@@ -12,7 +12,13 @@ import { JsonBytesWriter } from './jsonBytes.js';
  * page is a memcpy, not 250,000 number conversions). Other field lists are serialised from
  * the cached decoded columns on each request.
  */
-const allFields = (dataset: Dataset): readonly number[] => SCHEMAS[dataset].fields.map((_, i) => i);
+/** Every field's position, per dataset: made once, not per row group served. */
+const ALL_FIELDS: Readonly<Record<Dataset, readonly number[]>> = {
+  level2: SCHEMAS.level2.fields.map((_, i) => i),
+  index: SCHEMAS.index.fields.map((_, i) => i),
+  trade: SCHEMAS.trade.fields.map((_, i) => i),
+  order: SCHEMAS.order.fields.map((_, i) => i),
+};
 const COMMA = Buffer.from(',');
 
 /**
@@ -69,7 +75,7 @@ export function sliceRows(s: SerializedRows, a: number, b: number): Buffer {
 function groupRows(cache: FileColumnCache, file: CatalogFile, g: number): Promise<SerializedRows> {
   const rows = Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
   const estimate = rows * (ROW_BYTES[file.dataset] ?? 340);
-  const all = allFields(file.dataset);
+  const all = ALL_FIELDS[file.dataset];
   return cache.memo(`${file.path}#${g}#rowjson`, estimate + rows * 4, async () => {
     const [m] = await cache.rowGroups(file, [g], all, { keep: false });
     return serializeRows(all.map((c) => m.get(c)!), 0, rows, estimate);
