@@ -10,6 +10,7 @@ import { openStateStore } from '../serve/access/openState.js';
 import type { StateStore } from '../serve/access/stateStore.js';
 import { generationDays } from './generateCommand.js';
 import { generateIntoStaging } from '../ingest/feed/generateIntoStaging.js';
+import { DEFAULT_SEED, expectedRows } from '../ingest/feed/generate.js';
 import { sealDays } from '../ingest/seal/days.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
@@ -116,9 +117,9 @@ async function generateAndSeal(ctx: CommandContext, size: { stocks: number; inde
   const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
   try {
     const t0 = performance.now();
-    const expected = days.length * (size.stocks + size.indexes) * 4998 + size.stocks * 14_000;
+    const opts = { days, stocks: size.stocks, indexes: size.indexes, seed: DEFAULT_SEED, faults: 0, ticks: 1, tickDays: days.slice(-1) };
+    const expected = expectedRows(opts);
     const genBar = createProgress(ctx.config.progress, 'generate', expected, 'rows');
-    const opts = { days, stocks: size.stocks, indexes: size.indexes, seed: 'tickvault', faults: 0, ticks: 1, tickDays: days.slice(-1) };
     const g = await generateIntoStaging(opts, stores.staging, (rows) => genBar.update(Math.min(rows, expected)));
     genBar.stop();
     const t1 = performance.now();

@@ -1,17 +1,13 @@
 import { isValidDate, recentTradingDays, tradingDaysFrom } from '../calendar/tradingCalendar.js';
 import { parsePositiveInt, resolveOption, ConfigError } from '../shared/config.js';
-import { generateFeed } from '../ingest/feed/generate.js';
+import { DEFAULT_SEED, expectedRows, generateFeed } from '../ingest/feed/generate.js';
 import { FeedWriter } from '../ingest/feed/writer.js';
 import { warnPastKnownRange } from './calendarWarning.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command } from './command.js';
 
-const SLOTS_PER_DAY = 4998; // rows per symbol-day the generator emits, for the progress total
 /** Largest --ticks: a snapshot trades at most 59 lots (one trade each at most), so counts level off near here (~110,000 trades a stock-day at 60). */
 const MAX_TICKS = 60;
-
-/** Order and trade lines of a stock-day at a tick scale (measured: ~14,000 at 1, ~24,000 at 2), for the progress total. */
-const tickLinesPerStockDay = (ticks: number) => (ticks > 0 ? 4_000 + 10_000 * Math.max(1, ticks) : 0);
 
 const KINDS = ['level2', 'index', 'trade', 'order'] as const;
 /** Each kind's first letter as the 10th character of its lines (`{"kind":"l…`): one compare picks the candidate. */
@@ -50,7 +46,7 @@ export const generateCommand: Command = {
     { flag: 'days', value: 'N', help: 'trading days', default: '5' },
     { flag: 'stocks', value: 'N', help: 'stocks (0 allowed)', default: '50' },
     { flag: 'indexes', value: 'N', help: 'indexes (0 allowed)', default: '20' },
-    { flag: 'seed', value: 'S', help: 'seed: the same seed writes the same feed', default: 'tickvault' },
+    { flag: 'seed', value: 'S', help: 'seed: the same seed writes the same feed', default: DEFAULT_SEED },
     { flag: 'faults', value: 'RATE', help: 'share of lines (0-1) followed by a bad line or a corrected duplicate', default: '0' },
     {
       flag: 'ticks', value: 'SCALE',
@@ -74,11 +70,11 @@ export const generateCommand: Command = {
     warnPastKnownRange(ctx, days);
     const stocks = opt('stocks', 50, count);
     const indexes = opt('indexes', 20, count);
-    const seed = opt('seed', 'tickvault', (t) => t);
+    const seed = opt('seed', DEFAULT_SEED, (t) => t);
     const faults = opt('faults', 0, parseRate);
     const ticks = opt('ticks', 1, parseTicks);
     const tickDays = days.slice(-opt('tick-days', days.length, parsePositiveInt));
-    const total = days.length * (stocks + indexes) * SLOTS_PER_DAY + (ticks > 0 ? tickDays.length * stocks * tickLinesPerStockDay(ticks) : 0);
+    const total = expectedRows({ days, stocks, indexes, ticks, tickDays });
     const writer = new FeedWriter(out); // throws at once on an unusable path, before any progress bar
     const bar = createProgress(ctx.config.progress, 'generate', total, 'lines');
     let lines = 0;

@@ -74,6 +74,20 @@ function daySlots(): number[] {
 }
 const SLOTS = daySlots();
 
+/** The seed `generate` and the demo use unless told otherwise. */
+export const DEFAULT_SEED = 'tickvault';
+
+/**
+ * About how many good rows (lines) a market makes, for progress totals: a snapshot per slot
+ * and symbol (indexes skip the auction), and per stock-day with ticks ~14,000 order and trade
+ * rows at scale 1, ~24,000 at 2 (measured).
+ */
+export function expectedRows(opts: Pick<GenerateOptions, 'days' | 'stocks' | 'indexes' | 'ticks' | 'tickDays'>): number {
+  const ticks = opts.ticks ?? 0;
+  const tickDays = ticks > 0 ? (opts.tickDays ?? opts.days).length : 0;
+  return opts.days.length * (opts.stocks + opts.indexes) * SLOTS.length + tickDays * opts.stocks * (4_000 + 10_000 * Math.max(1, ticks));
+}
+
 interface StockState {
   symbol: string;
   preCloseCents: number;
@@ -280,19 +294,20 @@ function indexRow(s: IndexState, date: string, timeMs: number, rnd: () => number
 
 /** Member names of the five index book levels, in the order indexRow adds them. */
 const IDX_LEVEL_KEYS = Array.from({ length: 5 }, (_, i) => [`bid${i + 1}`, `ask${i + 1}`, `bid_vol${i + 1}`, `ask_vol${i + 1}`] as const);
-/** Every member of an index row after `kind`, in insertion order (JSON.stringify's order), with its `,"name":` text. */
-const IDX_KEYS = ['tradedate', 'symbol', 'time', 'open', 'high', 'low', 'close', 'pre_close', 'pct_chg', 'vol', 'amount', 'transaction_num', ...IDX_LEVEL_KEYS.flat()];
-const IDX_STRINGS = new Set(['tradedate', 'symbol', 'time']);
-const IDX_PREFIX = IDX_KEYS.map((k) => `,"${k}":`);
-
-/** An index row's line, written by hand: exactly JSON.stringify(row) (its strings need no escaping), several times faster. */
+/**
+ * An index row's line, written by hand: exactly JSON.stringify(row), several times faster.
+ * The members and their order are the row's own (read once from the first row: every index
+ * row has the same members in the same order); its strings need no escaping.
+ */
+let indexMembers: { readonly prefix: string; readonly name: string; readonly text: boolean }[] | null = null;
 function indexLine(row: Record<string, unknown>): string {
+  indexMembers ??= Object.keys(row).map((name) => ({ prefix: `,"${name}":`, name, text: typeof row[name] === 'string' }));
   parts.length = 0;
   parts.push('{"kind":"index"');
-  for (let i = 0; i < IDX_KEYS.length; i++) {
-    const k = IDX_KEYS[i];
-    const v = row[k];
-    parts.push(IDX_PREFIX[i], IDX_STRINGS.has(k) ? `"${v as string}"` : num(v as number | null));
+  for (let i = 1; i < indexMembers.length; i++) {
+    const m = indexMembers[i];
+    const v = row[m.name];
+    parts.push(m.prefix, m.text ? `"${v as string}"` : num(v as number | null));
   }
   parts.push('}');
   return parts.join('');
