@@ -3,13 +3,14 @@
 // `npm ci` already builds (the `prepare` script), so a first start goes straight to the demo
 // instead of spending ~7 s in tsc; after an edit, the next start rebuilds as before.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const STAMP = join(root, 'dist', '.build-stamp');
-const SOURCES = ['bench', 'calendar', 'cli', 'client', 'ingest', 'serve', 'shared', 'storage', 'test'];
+// What tsc compiles is what can be stale: tsconfig.json's own `include` list.
+const SOURCES = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')).include;
 const CONFIG = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.client.json'];
 
 function newestTs(dir) {
