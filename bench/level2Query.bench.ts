@@ -19,24 +19,14 @@
  * reused from --data-dir.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { CatalogReader, openCatalog, type CatalogFile } from '../storage/catalog.js';
-import { offsetClock, parseInstant } from '../shared/clock.js';
-import { layoutFor } from '../storage/layout.js';
-import { createLogger } from '../shared/logger.js';
+import type { CatalogFile } from '../storage/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
-import { AccountStore } from '../serve/access/accounts.js';
-import { createApp, type App } from '../serve/http/app.js';
-import { OPERATIONS } from '../serve/operations.js';
-import { openServiceDb } from '../serve/access/serviceDb.js';
-import { SqliteStateStore } from '../serve/access/sqliteState.js';
 import { SlotLeases } from '../serve/access/slots.js';
-import { autocannonApi, Client, cpuSeconds, NOW, p50, prepareData, runCannon, startChildServer } from './serverLoad.js';
+import { autocannonApi, Client, cpuSeconds, p50, prepareData, runCannon, startChildServer, startInProcessServer } from './serverLoad.js';
 
 const API = 'level2_quote_history';
 
@@ -90,33 +80,15 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
   const connections = opts.connections ?? 64;
   const tmp = opts.dataDir ? null : mkdtempSync(join(tmpdir(), 'tickvault-bench-'));
   const dataDir = opts.dataDir ?? join(tmp!, 'data');
-  const layout = layoutFor(dataDir);
   const toClose: (() => void | Promise<void>)[] = [];
   try {
     await prepareData(dataDir, stocks, days, log);
     const load = loadavg().map((x) => x.toFixed(1)).join(' ');
     log(`machine: ${cpus().length} cores, load average ${load} at start (figures below share the CPUs with whatever else runs)`);
-    const catalogDb = openCatalog(layout.catalogDb, true);
-    toClose.push(() => void catalogDb.close());
-    const catalog = new CatalogReader(catalogDb);
-    const files = [...catalog.everyFile()].filter((f) => f.dataset === 'level2');
-    const serviceDb = openServiceDb(layout.serviceDb);
-    toClose.push(() => void serviceDb.close());
-    const accounts = new AccountStore(serviceDb);
-    const key = accounts.create('flagship', Date.now()).key;
-    const state = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
-    toClose.push(() => state.close());
-
-    const app: App = createApp({
-      dataDir, catalog, state, cursorKey: await state.cursorKey(), clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: OPERATIONS,
-      config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 1024 * 1024 * 1024 },
-    });
-    const server: Server = createServer(app.koa.callback());
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    toClose.push(() => new Promise<void>((r) => server.close(() => r())));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
-    const client = new Client(url);
-    toClose.push(() => client.close());
+    const srv = await startInProcessServer(dataDir);
+    toClose.push(() => srv.close());
+    const { app, state, accounts, key, client } = srv;
+    const files = [...srv.catalog.everyFile()].filter((f) => f.dataset === 'level2');
     const body = (f: CatalogFile, extra: Record<string, unknown> = {}) =>
       JSON.stringify({ apiname: API, apikey: key, params: { symbol: f.symbol, tradedate: f.tradedate, ...extra } });
 

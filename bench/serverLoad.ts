@@ -10,6 +10,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CatalogReader, openCatalog } from '../storage/catalog.js';
+import { layoutFor } from '../storage/layout.js';
+import { offsetClock, parseInstant } from '../shared/clock.js';
+import { createLogger } from '../shared/logger.js';
+import { AccountStore } from '../serve/access/accounts.js';
+import { openServiceDb } from '../serve/access/serviceDb.js';
+import { SqliteStateStore } from '../serve/access/sqliteState.js';
+import { createApp, type App } from '../serve/http/app.js';
+import { OPERATIONS } from '../serve/operations.js';
 
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 export const FIRST_DAY = '20250102';
@@ -150,3 +161,47 @@ export function startChildServer(dataDir: string, env: Record<string, string> = 
   });
 }
 
+
+/** The app of `tickvault serve` listening in this process on a data directory, with a flagship key and a client. */
+export interface InProcessServer {
+  readonly app: App;
+  readonly catalog: CatalogReader;
+  readonly state: SqliteStateStore;
+  readonly accounts: AccountStore;
+  /** A flagship account's key. */
+  readonly key: string;
+  readonly client: Client;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the server's app in this process (the query benchmarks time it against DuckDB in the
+ * same process): the data directory's catalog and service.db, the bench clock, no rate limit,
+ * a 1 GiB cache.
+ */
+export async function startInProcessServer(dataDir: string): Promise<InProcessServer> {
+  const layout = layoutFor(dataDir);
+  const catalogDb = openCatalog(layout.catalogDb, true);
+  const serviceDb = openServiceDb(layout.serviceDb);
+  const accounts = new AccountStore(serviceDb);
+  const key = accounts.create('flagship', Date.now()).key;
+  const state = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
+  const catalog = new CatalogReader(catalogDb);
+  const app = createApp({
+    dataDir, catalog, state, cursorKey: await state.cursorKey(), clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: OPERATIONS,
+    config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 1024 * 1024 * 1024 },
+  });
+  const server: Server = createServer(app.koa.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
+  return {
+    app, catalog, state, accounts, key, client,
+    async close() {
+      client.close();
+      await new Promise<void>((r) => server.close(() => r()));
+      await state.close();
+      serviceDb.close();
+      catalogDb.close();
+    },
+  };
+}

@@ -15,23 +15,13 @@
  * Goals (the level-2 page's): warm ≤ 0.1×, first touch ≤ 0.25× DuckDB.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { CatalogReader, openCatalog, type CatalogFile } from '../storage/catalog.js';
-import { offsetClock, parseInstant } from '../shared/clock.js';
-import { layoutFor } from '../storage/layout.js';
-import { createLogger } from '../shared/logger.js';
+import type { CatalogFile } from '../storage/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
-import { AccountStore } from '../serve/access/accounts.js';
-import { createApp } from '../serve/http/app.js';
-import { OPERATIONS } from '../serve/operations.js';
-import { openServiceDb } from '../serve/access/serviceDb.js';
-import { SqliteStateStore } from '../serve/access/sqliteState.js';
-import { Client, NOW, p50, prepareData } from './serverLoad.js';
+import { p50, prepareData, startInProcessServer } from './serverLoad.js';
 
 const API = 'level2_trade_history';
 const PAGE = 10_000;
@@ -72,29 +62,14 @@ export async function runTradeQueryBench(opts: TradeQueryBenchOptions = {}): Pro
   const stocks = opts.stocks ?? 6;
   const tmp = opts.dataDir ? null : mkdtempSync(join(tmpdir(), 'tickvault-trade-bench-'));
   const dataDir = opts.dataDir ?? join(tmp!, 'data');
-  const layout = layoutFor(dataDir);
   const toClose: (() => void | Promise<void>)[] = [];
   try {
     await prepareData(dataDir, stocks, 1, log, TICKS);
-    const catalogDb = openCatalog(layout.catalogDb, true);
-    toClose.push(() => void catalogDb.close());
-    const files = [...new CatalogReader(catalogDb).everyFile()].filter((f) => f.dataset === 'trade');
+    const srv = await startInProcessServer(dataDir);
+    toClose.push(() => srv.close());
+    const { key, client } = srv;
+    const files = [...srv.catalog.everyFile()].filter((f) => f.dataset === 'trade');
     if (files.length < 2) throw new Error(`expected trade files of ${stocks} stocks, found ${files.length}`);
-    const serviceDb = openServiceDb(layout.serviceDb);
-    toClose.push(() => void serviceDb.close());
-    const key = new AccountStore(serviceDb).create('flagship', Date.now()).key;
-    const state = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
-    toClose.push(() => state.close());
-    const app = createApp({
-      dataDir, catalog: new CatalogReader(catalogDb), state, cursorKey: await state.cursorKey(), clock: offsetClock(parseInstant(NOW)!),
-      log: createLogger('warn', 'bench'), operations: OPERATIONS,
-      config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 1024 * 1024 * 1024 },
-    });
-    const server: Server = createServer(app.koa.callback());
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    toClose.push(() => new Promise<void>((r) => server.close(() => r())));
-    const client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
-    toClose.push(() => client.close());
     const instance = await DuckDBInstance.create(':memory:');
     const con = await instance.connect();
     toClose.push(() => con.closeSync());
