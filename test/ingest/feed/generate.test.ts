@@ -3,15 +3,8 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { generateFeed, indexCode, seededRandom, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
 import { generationDays } from '../../../cli/generateCommand.js';
+import { ms, T_0915, T_0925, T_0930, T_1130, T_1300, T_1500, check } from './tradingDayReference.js';
 
-// Independent reference values, written by hand.
-const ms = (h: number, m: number, s = 0, f = 0): number => ((h * 60 + m) * 60 + s) * 1000 + f;
-const T_0915 = ms(9, 15);
-const T_0925 = ms(9, 25);
-const T_0930 = ms(9, 30);
-const T_1130 = ms(11, 30);
-const T_1300 = ms(13, 0);
-const T_1500 = ms(15, 0);
 const lv = (p: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${p}${from + i}`);
 const L2_PRICES = ['open', 'high', 'low', 'close', 'pre_close', ...lv('bid', 1, 10), ...lv('ask', 1, 10)];
 const L2_VOLS = ['volume', ...lv('bid_vol', 1, 10), ...lv('ask_vol', 1, 10)];
@@ -20,10 +13,6 @@ const L2_BIDS = lv('bid', 1, 10);
 const L2_ASKS = lv('ask', 1, 10);
 const IDX_BOOK = [...lv('bid', 1, 5), ...lv('ask', 1, 5), ...lv('bid_vol', 1, 5), ...lv('ask_vol', 1, 5)];
 
-/** assert.ok without building the message unless it fails (the loops below are hot). */
-function check(cond: unknown, msg: () => string): void {
-  if (!cond) assert.unreachable(msg());
-}
 
 type Obj = Record<string, unknown>;
 

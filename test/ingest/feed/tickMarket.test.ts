@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { generateFeed, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
+import { ms, T_0915, T_0920, T_0925, T_0930, T_1130, T_1300, T_1500, check } from './tradingDayReference.js';
 
 /**
  * The generator's orders and trades, checked by an independent reader of the feed lines:
@@ -10,22 +11,9 @@ import { generateFeed, stockCode, type GenerateOptions } from '../../../ingest/f
  * unchanged snapshot lines, determinism and faults.
  */
 
-// Independent reference values, written by hand.
-const ms = (h: number, m: number, s = 0, f = 0): number => ((h * 60 + m) * 60 + s) * 1000 + f;
-const T_0915 = ms(9, 15);
-const T_0920 = ms(9, 20);
-const T_0925 = ms(9, 25);
-const T_0930 = ms(9, 30);
-const T_1130 = ms(11, 30);
-const T_1300 = ms(13, 0);
-const T_1500 = ms(15, 0);
 const TRADE_KEYS = ['kind', 'symbol', 'tradedate', 'time', 'trade_id', 'price', 'volume', 'amount', 'bs_flag', 'trade_code', 'buy_order_id', 'sell_order_id'];
 const ORDER_KEYS = ['kind', 'symbol', 'tradedate', 'time', 'order_id', 'price', 'volume', 'amount', 'side', 'order_type', 'order_no'];
 
-/** assert.ok without building the message unless it fails (the loops below are hot). */
-function check(cond: unknown, msg: () => string): void {
-  if (!cond) assert.unreachable(msg());
-}
 
 type Obj = Record<string, unknown>;
 
