@@ -5,7 +5,7 @@ import { ByteLru, type FileColumnCache } from '../reading/fileColumns.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
 import type { DayFile } from './catalog.js';
 import type { Side } from './params.js';
-import { sourceOfFile, storedColumns, tickColumns } from './source.js';
+import { sourceOfFile, storedColumns, tickColumns, tickRowText } from '../../storage/tickShape.js';
 
 /**
  * Boundary snapshots (decisions §5): per index, the last snapshot strictly before HH:MM:00.000
@@ -119,7 +119,7 @@ export class BoundaryIndex {
     }
     const timeCol = picked.get(source.timeColumn)!;
     const times = Int32Array.from(timeCol.kind === 'string' ? timeCol.values : [], (t) => source.timeMs(t));
-    return { positions, columns: tickColumns(source, file, TICK_FIELDS, times, (c) => picked.get(c)!) };
+    return { positions, columns: tickColumns(source, file.tradedate, TICK_FIELDS, times, (c) => picked.get(c)!) };
   }
 
   /** Runs at most BUILD_CONCURRENCY builds at once; the rest queue in arrival order. */
@@ -167,13 +167,7 @@ export async function boundaryRowTexts(
   const texts = wanted.map((w, i) => {
     const k = indexOfPosition(rows[i].positions, w.position);
     if (k < 0) throw new Error(`boundary row ${w.position} of ${w.df.file.path} is not among its candidates`);
-    const values = fields.map((c) => {
-      const col = rows[i].columns[c];
-      if (col === null) return null;
-      const v = col.values[k];
-      return typeof v === 'number' && v !== v ? null : v;
-    });
-    return JSON.stringify(values);
+    return tickRowText(fields.map((c) => rows[i].columns[c]), k);
   });
   return { rows: texts, total: all.length };
 }

@@ -9,7 +9,7 @@ import { TickCatalog, type DayFiles } from './catalog.js';
 import { detailPage } from './detail.js';
 import { parseTickQuery, type BoundaryQuery, type CompatibleQuery, type EnhancedQuery } from './params.js';
 import { wholeFileText } from './rows.js';
-import type { Asset } from './source.js';
+import type { Asset } from '../../storage/tickShape.js';
 
 /**
  * `tick_history` (spec + decisions §5) over the sealed index files: compatible mode (one

@@ -1,6 +1,6 @@
 import { SCHEMAS } from '../../shared/schema.js';
 import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
-import type { Asset } from './source.js';
+import type { Asset } from '../../storage/tickShape.js';
 import { API_TIME_FORMS, MS_PER_DAY, MS_PER_MINUTE, parseApiTime, parseTrademin } from '../../shared/timeFormat.js';
 import { badRequest } from '../http/apiError.js';
 import { checkParamNames, selectFields } from '../http/apiRequest.js';

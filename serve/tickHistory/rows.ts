@@ -1,5 +1,5 @@
 import type { CatalogFile } from '../../storage/catalog.js';
-import { sourceOfFile, storedColumns, tickColumns } from './source.js';
+import { sourceOfFile, storedColumns, tickColumns } from '../../storage/tickShape.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { firstRowAtOrAfter as searchFirstRow, groupsOf, type RowSpan } from '../reading/rowSearch.js';
 import type { DecodedColumn } from '../../storage/parquet/reader.js';
@@ -107,7 +107,7 @@ export function groupRowsOf(cache: FileColumnCache, file: CatalogFile, groups: r
       batch ??= cache.rowGroups(file, groups, decode);
       const m = (await batch)[i];
       const times = timesOf(m.get(source.timeColumn), file, g, groupRowCount(file, g));
-      return new GroupRows(times, tickColumns(source, file, fields, times, (c) => m.get(c)!));
+      return new GroupRows(times, tickColumns(source, file.tradedate, fields, times, (c) => m.get(c)!));
     }),
   );
 }

@@ -1,11 +1,11 @@
-import type { CatalogFile } from '../../storage/catalog.js';
-import type { DecodedColumn } from '../../storage/parquet/reader.js';
-import { INDEX_ALWAYS_NULL, SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { formatIndexTime, parseLevel2Time } from '../../shared/timeFormat.js';
+import type { DecodedColumn } from './parquet/reader.js';
+import { INDEX_ALWAYS_NULL, SCHEMAS, type Dataset } from '../shared/schema.js';
+import { formatIndexTime, parseLevel2Time } from '../shared/timeFormat.js';
 
 /**
- * Where tick_history's rows come from (decisions §5): index snapshots as stored, or, for
- * `asset=stock`, level-2 stock snapshots seen in tick_history's shape: the first five levels,
+ * The tick shape: where tick_history's rows come from (decisions §5), for the server and for
+ * the seal-time boundary rows alike: index snapshots as stored, or, for `asset=stock`, level-2
+ * stock snapshots seen in tick_history's shape: the first five levels,
  * `vol` = `volume`, `transaction_num`, `pre_close` and `pct_chg` null, `symbol` the six digits
  * without suffix, `time` as `YYYY-MM-DD HH:mm:ss.SSS`. Everything downstream (rows, merge,
  * boundary) works on tick fields (positions in SCHEMAS.index) and asks the source which stored
@@ -66,7 +66,7 @@ export function tickSource(asset: Asset): TickSource {
 }
 
 /** The source of a stored file (by its dataset). */
-export function sourceOfFile(file: CatalogFile): TickSource {
+export function sourceOfFile(file: { readonly dataset: Dataset }): TickSource {
   return file.dataset === 'level2' ? STOCK_SOURCE : INDEX_SOURCE;
 }
 
@@ -83,7 +83,7 @@ export function storedColumns(source: TickSource, fields: readonly number[]): nu
  */
 export function tickColumns(
   source: TickSource,
-  file: CatalogFile,
+  tradedate: string,
   fields: readonly number[],
   timesMs: Int32Array,
   stored: (column: number) => DecodedColumn,
@@ -93,8 +93,18 @@ export function tickColumns(
     if (c === null) return null;
     const col = stored(c);
     if (source.asset === 'index') return col;
-    if (f === TICK_TIME) return { kind: 'string', values: Array.from(timesMs, (ms) => formatIndexTime(file.tradedate, ms)) };
+    if (f === TICK_TIME) return { kind: 'string', values: Array.from(timesMs, (ms) => formatIndexTime(tradedate, ms)) };
     if (f === TICK_SYMBOL && col.kind === 'string') return { kind: 'string', values: col.values.map((s) => s.slice(0, 6)) };
     return col;
   });
+}
+
+/** One row's JSON text, `[v, …]` in `columns` order: null for an always-null field or a missing value. */
+export function tickRowText(columns: readonly (DecodedColumn | null)[], k: number): string {
+  const values = columns.map((col) => {
+    if (col === null) return null;
+    const v = col.values[k];
+    return typeof v === 'number' && v !== v ? null : v;
+  });
+  return JSON.stringify(values);
 }
