@@ -1,6 +1,9 @@
+import type { Statement } from 'better-sqlite3';
 import { openDb, type Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
 import { decodeMinuteCounts, type MinuteIndex } from './minuteIndex.js';
+import { decodeDirectory, type BlockEntry } from './boundary/partCodec.js';
+import type { NewBoundaryPart } from './boundary/partFile.js';
 
 /**
  * The catalog of sealed files (catalog.db), and the only code that speaks SQL to it:
@@ -30,6 +33,20 @@ CREATE TABLE IF NOT EXISTS sealed_days (
   tradedate TEXT NOT NULL,
   sealed_at_ms INTEGER NOT NULL,
   PRIMARY KEY (dataset, tradedate)
+) WITHOUT ROWID;
+-- Boundary parts (storage/boundary/): seal-time candidate rows of the listed files of
+-- \`symbols\`, regrouped by minute. Listed after those files; a file no part names is answered
+-- from the file itself.
+CREATE TABLE IF NOT EXISTS boundary_parts (
+  dataset TEXT NOT NULL,
+  tradedate TEXT NOT NULL,
+  path TEXT NOT NULL,              -- relative to the data directory
+  symbols TEXT NOT NULL,           -- JSON array, ascending
+  directory BLOB NOT NULL,         -- per block: u16 minute, u32 offset, u32 length (LE)
+  bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  sealed_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (dataset, tradedate, path)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS calendar_days (
   tradedate TEXT PRIMARY KEY,
@@ -68,6 +85,15 @@ export function fileFromRow(r: FileRow): CatalogFile {
   };
 }
 
+/** A listed boundary part. */
+export interface CatalogBoundaryPart {
+  readonly path: string;
+  readonly symbols: readonly string[];
+  readonly directory: ReadonlyMap<number, BlockEntry>;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
 /** Schema version of catalog.db (PRAGMA user_version). */
 export const CATALOG_SCHEMA_VERSION = 1;
 
@@ -89,6 +115,7 @@ export class CatalogReader {
   private readonly latestDayStmt;
   private readonly sealedDayList;
   private readonly calendarDayList;
+  private dayParts: Statement | null = null;
 
   constructor(readonly db: Db) {
     this.getFile = db.prepare('SELECT * FROM files WHERE dataset = ? AND tradedate = ? AND symbol = ?');
@@ -151,6 +178,22 @@ export class CatalogReader {
     return this.calendarDayList.all() as string[];
   }
 
+  /**
+   * The boundary parts of a day. A catalog written before parts existed has no table until its
+   * next seal, and a server opens it read only: none then.
+   */
+  boundaryParts(dataset: Dataset, tradedate: string): CatalogBoundaryPart[] {
+    if (!this.dayParts) {
+      const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'boundary_parts'").get();
+      if (!exists) return [];
+      this.dayParts = this.db.prepare('SELECT path, symbols, directory, bytes, sha256 FROM boundary_parts WHERE dataset = ? AND tradedate = ? ORDER BY path');
+    }
+    const rows = this.dayParts.all(dataset, tradedate) as { path: string; symbols: string; directory: Buffer; bytes: number; sha256: string }[];
+    return rows.map((r) => ({
+      path: r.path, symbols: JSON.parse(r.symbols) as string[], directory: decodeDirectory(r.directory), bytes: r.bytes, sha256: r.sha256,
+    }));
+  }
+
   /** The latest day with files of a dataset, or null. */
   latestDay(dataset: Dataset): string | null {
     return (this.latestDayStmt.get(dataset) as string | null) ?? null;
@@ -180,6 +223,7 @@ export class CatalogWriter {
   private readonly insertSealedDay;
   private readonly anyFile;
   private readonly insertCalendarDay;
+  private readonly insertPart;
 
   constructor(readonly db: Db) {
     this.insertFile = db.prepare(`INSERT INTO files (dataset, tradedate, symbol, path, rows, first_time_ms,
@@ -188,6 +232,14 @@ export class CatalogWriter {
     this.insertSealedDay = db.prepare('INSERT OR IGNORE INTO sealed_days (dataset, tradedate, sealed_at_ms) VALUES (?, ?, ?)');
     this.anyFile = db.prepare('SELECT 1 FROM files WHERE dataset = ? AND tradedate = ? LIMIT 1');
     this.insertCalendarDay = db.prepare("INSERT OR IGNORE INTO calendar_days (tradedate, source) VALUES (?, 'stored-data')");
+    // The same content written again (a seal redone after a crash) is the same path: listed once.
+    this.insertPart = db.prepare(`INSERT OR IGNORE INTO boundary_parts (dataset, tradedate, path, symbols, directory, bytes, sha256, sealed_at_ms)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  }
+
+  /** Lists a boundary part (already durable on disk) of files already listed. */
+  recordBoundaryPart(dataset: Dataset, tradedate: string, part: NewBoundaryPart, atMs: number): void {
+    this.insertPart.run(dataset, tradedate, part.relPath, JSON.stringify(part.symbols), part.directory, part.bytes, part.sha256, atMs);
   }
 
   /** Lists files of one day (already durable on disk), in one transaction. */

@@ -35,3 +35,11 @@ export function sealedFileRelPath(dataset: Dataset, tradedate: string, symbol: s
 export function sealedDayDir(dataDir: string, dataset: Dataset, tradedate: string): string {
   return join(dataDir, dataset, `date=${tradedate}`);
 }
+
+/**
+ * A boundary part (storage/boundary/), relative to the data directory. Under `_boundary/`,
+ * apart from the datasets' folders, so a glob over a dataset's Parquet files never meets it.
+ */
+export function boundaryPartRelPath(dataset: Dataset, tradedate: string, name: string): string {
+  return `_boundary/${dataset}/date=${tradedate}/${name}.tvb`;
+}

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { NewCatalogFile } from '../../storage/catalog.js';
 import { sealedFileRelPath } from '../../storage/layout.js';
+import { writeDurably } from '../../storage/durableFile.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
+import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';
 import { readStagedBucket, type StagedRecord } from '../staging/bucketRead.js';
 import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writer.js';
 
@@ -33,10 +34,14 @@ export interface BucketJob {
 /** What the catalog records of a written file: the catalog's own type, not a copy of it. */
 export type WrittenFile = NewCatalogFile;
 
-/** A bucket's files, and the records it left out past the job's `belowOrder`. */
+/**
+ * A bucket's files, the records it left out past the job's `belowOrder`, and the boundary
+ * candidates of its files (index and level-2 days) for the day's boundary parts.
+ */
 export interface BucketSealed {
   readonly files: WrittenFile[];
   readonly pastCut: StagedRecord[];
+  readonly candidates: FileCandidates[];
 }
 
 export interface BucketSealEnv {
@@ -47,22 +52,11 @@ export interface BucketSealEnv {
   readonly onFile?: (rows: number) => void;
 }
 
-export async function writeDurably(finalPath: string, data: Uint8Array): Promise<void> {
-  const tmp = `${finalPath}.tmp-${process.pid}`;
-  const fh = await open(tmp, 'w');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, finalPath);
-}
-
 export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<BucketSealed> {
   const { dataset, tradedate } = job;
   const written: WrittenFile[] = [];
   const pastCut: StagedRecord[] = [];
+  const candidates: FileCandidates[] = [];
   const inFlight = new Set<Promise<void>>();
   let failure: unknown = null;
   for (const cols of readStagedBucket(env.ingestDb, env.dataDir, dataset, tradedate, job.bucket, new Set(job.symbols), job.belowOrder, pastCut)) {
@@ -76,6 +70,8 @@ export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<Bu
         bytes: data.length, sha256: createHash('sha256').update(data).digest('hex'),
         minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
       });
+      const c = fileCandidates({ dataset, tradedate, ...cols }, idx);
+      if (c) candidates.push(c);
       env.onFile?.(cols.rows);
     })();
     inFlight.add(task);
@@ -91,5 +87,5 @@ export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<Bu
   }
   await Promise.allSettled(inFlight);
   if (failure) throw failure;
-  return { files: written, pastCut };
+  return { files: written, pastCut, candidates };
 }

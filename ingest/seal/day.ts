@@ -1,14 +1,17 @@
-import { mkdir, open, readdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { fsyncDir } from '../../storage/durableFile.js';
+import { dirname, join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { CatalogReader, CatalogWriter } from '../../storage/catalog.js';
-import { sealedDayDir } from '../../storage/layout.js';
+import { boundaryPartRelPath, sealedDayDir } from '../../storage/layout.js';
 import { isProcessAlive } from '../../shared/processAlive.js';
 import type { Staging } from '../staging/segments.js';
 import { sealBucket, type BucketSealed, type Encoder } from './bucket.js';
 import type { StagedRecord } from '../staging/bucketRead.js';
 import type { SealPool } from './pool.js';
+import type { FileCandidates } from '../../storage/boundary/candidates.js';
+import { writeBoundaryPart } from '../../storage/boundary/partFile.js';
 
 /**
  * Seals a day: every staged symbol-day becomes an immutable Parquet file, durably in place
@@ -61,15 +64,6 @@ export interface SealResult {
   readonly skipped: number;
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
 export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: string, opts: SealOptions = {}): Promise<SealResult> {
   const { catalog, staging } = deps;
   const wanted = opts.symbols ?? staging.symbolsOf(dataset, tradedate);
@@ -86,8 +80,9 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
   let files = 0;
   let rows = 0;
   let bytes = 0;
+  const parts = new PartAccumulator(deps, writer, dataset, tradedate);
   // Steps 2 and 3 for one bucket, on this thread: the catalog has one writer.
-  const finish = async ({ files: written, pastCut }: BucketSealed) => {
+  const finish = async ({ files: written, pastCut, candidates }: BucketSealed) => {
     if (pastCut.length > 0) opts.onPastCut?.(pastCut);
     if (written.length === 0) return;
     await fsyncDir(dir);
@@ -98,6 +93,7 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
       rows += w.rows;
       bytes += w.bytes;
     }
+    await parts.add(candidates);
   };
   const jobs = [...staging.bucketsOf(todo)].map(([bucket, symbols]) => ({
     dataset, tradedate, bucket, symbols: [...symbols], ...(opts.belowOrder === undefined ? {} : { belowOrder: opts.belowOrder }),
@@ -123,8 +119,54 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
     const env = { dataDir: deps.dataDir, ingestDb: staging.db, encode: deps.encode, onFile: deps.onFile };
     for (const job of jobs) await finish(await sealBucket(env, job));
   }
+  // Before the day is marked sealed: a server keeps a sealed day's listing, parts included.
+  await parts.flush();
   if (opts.markDaySealed ?? true) writer.markDaySealed(dataset, tradedate, deps.nowMs());
   return { dataset, tradedate, files, rows, bytes, skipped: already.length };
+}
+
+/**
+ * Candidate text held before a boundary part is written: bounds the seal's memory (a whole
+ * market's level-2 day has ~2.5 M candidates, ~600 MB of text) at the cost of a few parts
+ * for a big day; 1,000 indexes fit in one.
+ */
+const PART_TEXT_BYTES = 128 * 1024 * 1024;
+
+/**
+ * Gathers the boundary candidates of the files a seal lists and writes them as boundary parts
+ * (storage/boundary/), each listed after its files. A crash before a part is listed leaves
+ * files no part names, which the server answers from the files themselves.
+ */
+class PartAccumulator {
+  private pending: FileCandidates[] = [];
+  private textBytes = 0;
+
+  constructor(
+    private readonly deps: SealDeps,
+    private readonly writer: CatalogWriter,
+    private readonly dataset: Dataset,
+    private readonly tradedate: string,
+  ) {}
+
+  async add(candidates: readonly FileCandidates[]): Promise<void> {
+    for (const c of candidates) {
+      this.pending.push(c);
+      for (const t of c.texts) this.textBytes += t.length;
+    }
+    if (this.textBytes >= PART_TEXT_BYTES) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const files = this.pending;
+    this.pending = [];
+    this.textBytes = 0;
+    const dir = join(this.deps.dataDir, dirname(boundaryPartRelPath(this.dataset, this.tradedate, 'part')));
+    await mkdir(dir, { recursive: true });
+    await removeStaleTemps(dir);
+    const part = await writeBoundaryPart(this.deps.dataDir, this.dataset, this.tradedate, files);
+    this.writer.recordBoundaryPart(this.dataset, this.tradedate, part, this.deps.nowMs());
+  }
 }
 
 /**

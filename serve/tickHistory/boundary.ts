@@ -1,9 +1,12 @@
 import { join } from 'node:path';
-import { rowsBeforeMinute } from '../../storage/minuteIndex.js';
 import { SCHEMAS } from '../../shared/schema.js';
+import { rowsBeforeMinute } from '../../storage/minuteIndex.js';
 import { ByteLru, type FileColumnCache } from '../reading/fileColumns.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
 import type { DayFile } from './catalog.js';
+import { ALL_TICK_FIELDS, candidatePositions, minuteOfRow } from '../../storage/boundary/candidates.js';
+import type { BlockEntry, BoundaryBlock } from '../../storage/boundary/partCodec.js';
+import { readBoundaryBlock } from '../../storage/boundary/partFile.js';
 import type { Side } from './params.js';
 import { sourceOfFile, storedColumns, tickColumns, tickRowText } from '../../storage/tickShape.js';
 
@@ -12,19 +15,17 @@ import { sourceOfFile, storedColumns, tickColumns, tickRowText } from '../../sto
  * (`before`) or the first at or after it (`after`).
  *
  * Which row that is needs no data at all: the catalog's minute index gives p = rows before
- * minute HH:MM, so `after` is row p and `before` row p-1, exactly. The cost is fetching one
- * row from each of up to thousands of files. So the candidate rows of a row group — p-1 and p
- * for every minute boundary p inside it, about a tenth of its rows — are extracted once, on
- * first use, from one decode of that group, and kept in a byte-bounded LRU of their own (a
- * whole-market day must not evict the detail caches). The first whole-market query of a day
- * decodes one group per index; a later one at a minute in an already seen group touches no
- * file at all.
+ * minute HH:MM, so `after` is row p and `before` row p-1, exactly. Only its text must be read,
+ * from one of up to thousands of files. The seal writes those rows — p-1 and p of every minute
+ * start, the candidates — regrouped by minute into boundary parts (storage/boundary/), so the
+ * whole market's answer at a minute is two small blocks of one file: that is the path for every
+ * file a part names.
  *
- * A seal-time version of this table (written next to the day's files) would remove the
- * first-use cost; see the tick_history report.
+ * A file no part names (a day sealed before parts existed, or a crash between listing files
+ * and their part) is answered from the file itself: the candidates of a row group are
+ * extracted once, on first use, from one decode of that group, and kept in a byte-bounded LRU
+ * of their own (a whole-market day must not evict the detail caches).
  */
-/** Every tick field (positions in SCHEMAS.index): the candidates keep whole rows. */
-const TICK_FIELDS: readonly number[] = SCHEMAS.index.fields.map((_, i) => i);
 /** Row groups decoded at once while building: bounds transient memory and file handles. */
 const BUILD_CONCURRENCY = 8;
 const STRING_BYTES = 40;
@@ -35,23 +36,6 @@ export interface BoundaryRows {
   readonly positions: Int32Array;
   /** Per tick field, the values at `positions` (null for the always-null fields). */
   readonly columns: readonly (DecodedColumn | null)[];
-}
-
-/** Rows p-1 and p for every minute boundary p of the file's minute index, ascending. */
-export function candidatePositions(starts: Uint32Array, rows: number): Int32Array {
-  const out: number[] = [];
-  let last = -1;
-  const add = (p: number) => {
-    if (p > last && p >= 0 && p < rows) {
-      out.push(p);
-      last = p;
-    }
-  };
-  for (let i = 0; i < starts.length; i++) {
-    add(starts[i] - 1);
-    add(starts[i]);
-  }
-  return Int32Array.from(out);
 }
 
 /** The row answering (minute, side) in a file, or -1 when the index has none that day. */
@@ -87,6 +71,29 @@ export class BoundaryIndex {
     return this.lru.usedBytes;
   }
 
+  /** JSON text of row `position` of a file, `fields` (tick field positions) in order. */
+  async rowText(df: DayFile, position: number, fields: readonly number[]): Promise<string> {
+    if (df.boundary) {
+      const { part, symbol } = df.boundary;
+      const minute = minuteOfRow(df.file.minuteIndex, df.starts, position);
+      const entry = part.directory.get(minute);
+      const block = entry && (await this.block(part.path, entry));
+      const text = block ? block.text(symbol, position) : null;
+      if (text === null) throw new Error(`boundary part ${part.path} lacks row ${position} (minute ${minute}) of ${df.file.path}`);
+      return isEveryField(fields) ? text : JSON.stringify(fields.map((f) => (JSON.parse(text) as unknown[])[f]));
+    }
+    const rows = await this.rowsOf(df, position);
+    const k = indexOfPosition(rows.positions, position);
+    if (k < 0) throw new Error(`boundary row ${position} of ${df.file.path} is not among its candidates`);
+    return tickRowText(fields.map((c) => rows.columns[c]), k);
+  }
+
+  private block(path: string, entry: BlockEntry): Promise<BoundaryBlock> {
+    const key = `${path}@${entry.minute}`;
+    // Decoded, a block is about 8 times its compressed size.
+    return this.lru.get<BoundaryBlock>(key) ?? this.lru.set(key, 200 + entry.length * 8, readBoundaryBlock(this.dataDir, path, entry));
+  }
+
   /** The candidates of the row group holding file position `position`. */
   rowsOf(df: DayFile, position: number): Promise<BoundaryRows> {
     const g = Math.floor(position / df.file.rowGroupSize);
@@ -96,14 +103,14 @@ export class BoundaryIndex {
     const first = g * df.file.rowGroupSize;
     const all = candidatePositions(df.starts, df.file.rows);
     const positions = all.filter((p) => p >= first && p < first + df.file.rowGroupSize);
-    const bytes = 200 + positions.length * (4 + (TICK_FIELDS.length - 3) * 8 + 3 * STRING_BYTES);
+    const bytes = 200 + positions.length * (4 + (ALL_TICK_FIELDS.length - 3) * 8 + 3 * STRING_BYTES);
     return this.lru.set(key, bytes, this.limited(() => this.build(df, g, positions)));
   }
 
   private async build(df: DayFile, g: number, positions: Int32Array): Promise<BoundaryRows> {
     const { file } = df;
     const source = sourceOfFile(file);
-    const stored = storedColumns(source, TICK_FIELDS);
+    const stored = storedColumns(source, ALL_TICK_FIELDS);
     const footer = await this.columns.footer(file);
     const [m] = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, [g], stored));
     const rg = footer.rowGroups[g];
@@ -119,7 +126,7 @@ export class BoundaryIndex {
     }
     const timeCol = picked.get(source.timeColumn)!;
     const times = Int32Array.from(timeCol.kind === 'string' ? timeCol.values : [], (t) => source.timeMs(t));
-    return { positions, columns: tickColumns(source, file.tradedate, TICK_FIELDS, times, (c) => picked.get(c)!) };
+    return { positions, columns: tickColumns(source, file.tradedate, ALL_TICK_FIELDS, times, (c) => picked.get(c)!) };
   }
 
   /** Runs at most BUILD_CONCURRENCY builds at once; the rest queue in arrival order. */
@@ -133,6 +140,10 @@ export class BoundaryIndex {
       this.waiting.shift()?.();
     }
   }
+}
+
+function isEveryField(fields: readonly number[]): boolean {
+  return fields.length === ALL_TICK_FIELDS.length && fields.every((f, i) => f === i);
 }
 
 /** Binary search of a file position among the candidates; -1 when absent. */
@@ -163,11 +174,6 @@ export async function boundaryRowTexts(
   // before any row is read: only the page's rows are decoded.
   const all = files.map((df) => ({ df, position: boundaryPosition(df, minute, side) })).filter((w) => w.position >= 0);
   const wanted = all.slice(page.offset, page.offset + page.limit);
-  const rows = await Promise.all(wanted.map((w) => index.rowsOf(w.df, w.position)));
-  const texts = wanted.map((w, i) => {
-    const k = indexOfPosition(rows[i].positions, w.position);
-    if (k < 0) throw new Error(`boundary row ${w.position} of ${w.df.file.path} is not among its candidates`);
-    return tickRowText(fields.map((c) => rows[i].columns[c]), k);
-  });
+  const texts = await Promise.all(wanted.map((w) => index.rowText(w.df, w.position, fields)));
   return { rows: texts, total: all.length };
 }

@@ -1,4 +1,4 @@
-import type { CatalogFile, CatalogReader } from '../../storage/catalog.js';
+import type { CatalogBoundaryPart, CatalogFile, CatalogReader } from '../../storage/catalog.js';
 import { minuteStarts } from '../../storage/minuteIndex.js';
 import { MS_PER_DAY } from '../../shared/timeFormat.js';
 
@@ -12,6 +12,8 @@ import { MS_PER_DAY } from '../../shared/timeFormat.js';
 export interface DayFile {
   readonly file: CatalogFile;
   readonly starts: Uint32Array;
+  /** The boundary part holding this file's candidates, and the file's place in its symbols; null when none does. */
+  readonly boundary: { readonly part: CatalogBoundaryPart; readonly symbol: number } | null;
 }
 
 export interface DayFiles {
@@ -43,10 +45,15 @@ export class TickCatalog {
     }
     // Asked before listing: a day sealed in between is listed complete and cached next time.
     const sealed = this.catalog.isDaySealed(this.dataset, tradedate);
-    const files = this.catalog
-      .filesOfDay(this.dataset, tradedate)
+    // Files first: a part is listed after its files, so every part found names listed files.
+    const listed = this.catalog.filesOfDay(this.dataset, tradedate);
+    const inPart = new Map<string, DayFile['boundary']>();
+    for (const part of this.catalog.boundaryParts(this.dataset, tradedate)) {
+      part.symbols.forEach((symbol, i) => inPart.set(symbol, { part, symbol: i }));
+    }
+    const files = listed
       .filter((f) => f.rows > 0)
-      .map((file): DayFile => ({ file, starts: minuteStarts(file.minuteIndex) }));
+      .map((file): DayFile => ({ file, starts: minuteStarts(file.minuteIndex), boundary: inPart.get(file.symbol) ?? null }));
     const day: DayFiles = { tradedate, files, bySymbol: new Map(files.map((f) => [f.file.symbol, f])) };
     if (!sealed) return day;
     this.days.set(tradedate, day);

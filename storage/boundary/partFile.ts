@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { mkdir, open } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Dataset } from '../../shared/schema.js';
+import { fsyncDir, writeDurably } from '../durableFile.js';
+import { boundaryPartRelPath } from '../layout.js';
+import { zstdCompress, zstdDecompress } from '../parquet/zstd.js';
+import type { FileCandidates } from './candidates.js';
+import { BoundaryBlock, encodeDirectory, partBlocks, type BlockEntry } from './partCodec.js';
+
+/**
+ * Boundary part files (`DATA_DIR/_boundary/<dataset>/date=YYYYMMDD/<hash>.tvb`): written at
+ * seal beside the day's Parquet files, listed in the catalog (which keeps the symbols and the
+ * block directory, so a server reads a block with one pread and no footer). The file repeats
+ * both in its footer, so it describes itself:
+ *   `TVB1`, zstd blocks, directory, footer JSON, u32 directory bytes, u32 JSON bytes, `TVB1`.
+ * Named by its content's hash: two processes sealing different symbols of a day never collide,
+ * and one written again after a crash is the same file.
+ */
+const MAGIC = Buffer.from('TVB1', 'latin1');
+const ZSTD_LEVEL = 3;
+
+export interface NewBoundaryPart {
+  readonly relPath: string;
+  readonly symbols: readonly string[];
+  readonly directory: Buffer;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** Writes the part of `files` durably (file and directory fsynced); the caller lists it. */
+export async function writeBoundaryPart(dataDir: string, dataset: Dataset, tradedate: string, files: readonly FileCandidates[]): Promise<NewBoundaryPart> {
+  const { symbols, blocks } = partBlocks(files);
+  const compressed = await Promise.all(blocks.map((b) => zstdCompress(b.raw, ZSTD_LEVEL)));
+  const entries: BlockEntry[] = [];
+  let offset = MAGIC.length;
+  blocks.forEach((b, i) => {
+    entries.push({ minute: b.minute, offset, length: compressed[i].length });
+    offset += compressed[i].length;
+  });
+  const directory = encodeDirectory(entries);
+  const footer = Buffer.from(JSON.stringify({ format: 1, dataset, tradedate, symbols }), 'utf8');
+  const lengths = Buffer.alloc(8);
+  lengths.writeUInt32LE(directory.length, 0);
+  lengths.writeUInt32LE(footer.length, 4);
+  const data = Buffer.concat([MAGIC, ...compressed, directory, footer, lengths, MAGIC]);
+  const sha256 = createHash('sha256').update(data).digest('hex');
+  const relPath = boundaryPartRelPath(dataset, tradedate, sha256.slice(0, 16));
+  const path = join(dataDir, relPath);
+  await mkdir(dirname(path), { recursive: true });
+  await writeDurably(path, data);
+  await fsyncDir(dirname(path));
+  return { relPath, symbols, directory, bytes: data.length, sha256 };
+}
+
+/** Reads and decodes one block of a part. */
+export async function readBoundaryBlock(dataDir: string, relPath: string, entry: BlockEntry): Promise<BoundaryBlock> {
+  const fh = await open(join(dataDir, relPath), 'r');
+  try {
+    const buf = Buffer.allocUnsafe(entry.length);
+    const { bytesRead } = await fh.read(buf, 0, entry.length, entry.offset);
+    if (bytesRead !== entry.length) throw new Error(`${relPath}: block of minute ${entry.minute} is cut short (${bytesRead} of ${entry.length} bytes)`);
+    return new BoundaryBlock(await zstdDecompress(buf));
+  } finally {
+    await fh.close();
+  }
+}

@@ -1,0 +1,28 @@
+import { open, rename } from 'node:fs/promises';
+
+/**
+ * Writing a file of the lake so that, once the call returns, it is whole on disk under its
+ * final name or absent: a temporary name carrying the writer's pid, fsync, rename. The caller
+ * fsyncs the directory (once for many files) before naming the file anywhere.
+ */
+export async function writeDurably(finalPath: string, data: Uint8Array): Promise<void> {
+  const tmp = `${finalPath}.tmp-${process.pid}`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, finalPath);
+}
+
+/** Makes the renames inside `dir` durable. */
+export async function fsyncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CatalogReader, openCatalog } from '../../../storage/catalog.js';
+import { layoutFor } from '../../../storage/layout.js';
+import { SCHEMAS } from '../../../shared/schema.js';
+import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
+import { BoundaryIndex, boundaryRowTexts } from '../../../serve/tickHistory/boundary.js';
+import { TickCatalog, type DayFile } from '../../../serve/tickHistory/catalog.js';
+import { preparedData } from '../../support/server.js';
+
+/**
+ * The boundary parts written at seal (storage/boundary/) against the files themselves: for a
+ * replayed trading day of indexes and stocks, every minute of the day, both sides, every field
+ * and a few, the answers read from the parts equal those computed from the full Parquet files
+ * (the path a file no part names takes).
+ */
+const DAY = '20250102';
+const test = suite('boundary parts');
+
+async function setup() {
+  const { dataDir } = await preparedData({ days: 1, stocks: 6, indexes: 9, seed: 'boundary-parts' });
+  const catalog = new CatalogReader(openCatalog(layoutFor(dataDir).catalogDb, true));
+  const index = (): BoundaryIndex => new BoundaryIndex(dataDir, new FileColumnCache(dataDir, 64 << 20), 64 << 20);
+  return { dataDir, catalog, index };
+}
+
+test('the seal lists a part naming every file of the day, whole on disk', async () => {
+  const { dataDir, catalog } = await setup();
+  for (const dataset of ['index', 'level2'] as const) {
+    const parts = catalog.boundaryParts(dataset, DAY);
+    assert.ok(parts.length >= 1, `${dataset}: no part`);
+    const named = parts.flatMap((p) => p.symbols).sort();
+    assert.equal(named, catalog.symbolsOfDay(dataset, DAY), dataset);
+    for (const p of parts) {
+      const bytes = readFileSync(join(dataDir, p.path));
+      assert.is(bytes.length, p.bytes);
+      assert.is(createHash('sha256').update(bytes).digest('hex'), p.sha256);
+      assert.ok(p.path.startsWith(`_boundary/${dataset}/date=${DAY}/`), p.path);
+    }
+  }
+  assert.equal(catalog.boundaryParts('trade', DAY), []);
+});
+
+test('every minute of the day, both sides: parts answer exactly as the full files do', async () => {
+  const { catalog, index } = await setup();
+  const some = ['symbol', 'time', 'close', 'bid_vol5'].map((f) => SCHEMAS.index.position.get(f)!);
+  const every = SCHEMAS.index.fields.map((_, i) => i);
+  for (const dataset of ['index', 'level2'] as const) {
+    const files = new TickCatalog(catalog, dataset).day(DAY).files;
+    assert.ok(files.length >= 6, `${dataset}: ${files.length} files`);
+    assert.ok(files.every((f) => f.boundary !== null), `${dataset}: a file without its part`);
+    const fromFiles: DayFile[] = files.map((f) => ({ ...f, boundary: null }));
+    const parts = index();
+    const full = index();
+    let rows = 0;
+    for (let minute = 0; minute < 24 * 60; minute++) {
+      for (const side of ['before', 'after'] as const) {
+        for (const fields of [every, some]) {
+          const got = await boundaryRowTexts(parts, files, minute, side, fields);
+          const want = await boundaryRowTexts(full, fromFiles, minute, side, fields);
+          assert.equal(got, want, `${dataset} ${minute} ${side} ${fields.length} fields`);
+          rows += got.rows.length;
+        }
+      }
+    }
+    // Not a comparison of empty answers: each file answers one side at nearly every minute.
+    assert.ok(rows > 24 * 60 * 2 * files.length, `${dataset}: ${rows} rows compared`);
+  }
+});
+
+test('a catalog from before parts (no table, opened read only) has none', async () => {
+  const { tempDir } = await import('../../support/tempDir.js');
+  const path = join(tempDir('tickvault-oldcat-'), 'catalog.db');
+  const db = openCatalog(path);
+  db.exec('DROP TABLE boundary_parts');
+  db.close();
+  assert.equal(new CatalogReader(openCatalog(path, true)).boundaryParts('index', DAY), []);
+});
+
+test.run();
