@@ -4,7 +4,7 @@
  * materialised and `JSON.stringify`-ed into the same envelope).
  *
  *   node dist/bench/tickHistory.bench.js [--wide-indexes 1000] [--wide-days 3]
- *     [--deep-indexes 200] [--deep-days 20] [--iterations 25] [--data-dir DIR]
+ *     [--deep-indexes 200] [--deep-days 20] [--iterations 25] [--cold-trials 7] [--data-dir DIR]
  *
  * Data: generated index snapshot days (the feed generator's model: a snapshot every 3 s with
  * ms jitter, 09:25 and 09:30-11:30, 13:00-15:00, 4,801 rows a symbol-day) written straight
@@ -18,10 +18,15 @@
  * (the boundary case cycles through 16 minutes of the day); "first request" is the very first
  * one (server caches empty, OS page cache warm). DuckDB is warmed with up to 3 of the
  * variants, and its timed runs stop after 60 s (at least 3 runs).
+ *
+ * First touch (the boundary after a restart): each trial starts a new server process and
+ * times its first request, then DuckDB's first answer to the same question in a new instance;
+ * once with the day's files in the page cache (as this run left them, resident bytes printed),
+ * once with them evicted before every trial (dd iflag=nocache, i.e. POSIX_FADV_DONTNEED).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -31,10 +36,13 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { tradingDaysFrom } from '../calendar/tradingCalendar.js';
 import { indexCode, seededRandom } from '../ingest/feed/generate.js';
 import { encodeParquet, type SymbolDayColumns } from '../storage/parquet/writer.js';
-import { CatalogWriter, openCatalog, type NewCatalogFile } from '../storage/catalog.js';
+import { CatalogReader, CatalogWriter, openCatalog, type NewCatalogFile } from '../storage/catalog.js';
+import { evictFromPageCache, residentBytes } from './pageCache.js';
 import { layoutFor, sealedDayDir, sealedFileRelPath } from '../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../storage/minuteIndex.js';
 import { SCHEMAS } from '../shared/schema.js';
+import { fileCandidates, type FileCandidates } from '../storage/boundary/candidates.js';
+import { writeBoundaryPart } from '../storage/boundary/partFile.js';
 import { openServiceDb } from '../serve/access/serviceDb.js';
 import { AccountStore } from '../serve/access/accounts.js';
 
@@ -48,6 +56,8 @@ export interface TickHistoryBenchOptions {
   deepIndexes?: number;
   deepDays?: number;
   iterations?: number;
+  /** New server processes per first-touch figure. */
+  coldTrials?: number;
   /** Reuse (or keep) the generated data here instead of a fresh temp dir. */
   dataDir?: string;
   log?: (line: string) => void;
@@ -65,10 +75,28 @@ export interface Figure {
   readonly sameRows: boolean;
 }
 
+/** A first-touch figure: each trial a new server process (and a new DuckDB instance) in one page-cache state. */
+export interface ColdFigure {
+  readonly name: string;
+  /** `warm`: the files are in the page cache (written and read by this run); `evicted`: dropped before every trial. */
+  readonly cache: 'warm' | 'evicted';
+  /** Bytes of the day's files (Parquet, boundary part, catalog) resident when the trials began. */
+  readonly residentBytes: number | null;
+  readonly totalBytes: number;
+  readonly trials: number;
+  readonly p50Ms: number;
+  readonly duckdbP50Ms: number;
+  readonly ratio: number;
+  readonly target: string;
+  readonly pass: boolean;
+  readonly sameRows: boolean;
+}
+
 export interface TickHistoryBenchResult {
   readonly scale: { wideIndexes: number; wideDays: number; deepIndexes: number; deepDays: number; rows: number; files: number };
   readonly generateMs: number | null;
   readonly figures: readonly Figure[];
+  readonly cold: readonly ColdFigure[];
 }
 
 // ---- data ------------------------------------------------------------------------------
@@ -144,7 +172,7 @@ function symbolsOn(scale: Scale, dayIndex: number): string[] {
   return Array.from({ length: n }, (_, i) => indexCode(i));
 }
 
-/** Writes the sealed files and catalog rows the sealer would (same encoder, same columns). */
+/** Writes the sealed files, boundary parts and catalog rows the sealer would (same encoder, same columns). */
 async function generate(dataDir: string, scale: Scale, log: (l: string) => void): Promise<{ rows: number; files: number }> {
   const layout = layoutFor(dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -157,6 +185,7 @@ async function generate(dataDir: string, scale: Scale, log: (l: string) => void)
     mkdirSync(sealedDayDir(dataDir, 'index', day), { recursive: true });
     const inFlight = new Set<Promise<void>>();
     const written: NewCatalogFile[] = [];
+    const candidates: FileCandidates[] = [];
     for (const symbol of symbolsOn(scale, di)) {
       const job = (async () => {
         const cols = symbolDay(symbol, day, 1);
@@ -168,6 +197,7 @@ async function generate(dataDir: string, scale: Scale, log: (l: string) => void)
           symbol, relPath: rel, rows: cols.rows, firstTimeMs: cols.timesMs[0], lastTimeMs: cols.timesMs[cols.rows - 1], bytes: data.length,
           sha256: createHash('sha256').update(data).digest('hex'), minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
         });
+        candidates.push(fileCandidates(cols, idx)!);
         rows += cols.rows;
         files++;
       })();
@@ -177,6 +207,8 @@ async function generate(dataDir: string, scale: Scale, log: (l: string) => void)
     }
     await Promise.all(inFlight);
     writer.recordFiles('index', day, SCHEMAS.index.rowGroupSize, written, Date.now());
+    // The seal's boundary part (one part holds 1,000 indexes' candidates, as it does at seal).
+    writer.recordBoundaryPart('index', day, await writeBoundaryPart(dataDir, 'index', day, candidates), Date.now());
     writer.markDaySealed('index', day, Date.now());
     log(`   generated ${day}: ${symbolsOn(scale, di).length} indexes (${files} files, ${(rows / 1e6).toFixed(1)}M rows so far)`);
   }
@@ -302,6 +334,76 @@ async function runCase(c: Case, url: string, apikey: string, con: DuckDBConnecti
   return fig;
 }
 
+// ---- first touch ------------------------------------------------------------------------
+
+interface ColdCase {
+  readonly name: string;
+  readonly label: string;
+  readonly request: (i: number) => Record<string, unknown>;
+  readonly sql: (i: number) => string;
+  /** The day's files a first touch may read: evicted before each trial in the evicted state. */
+  readonly files: readonly string[];
+  readonly target: (p50Ms: number, ratio: number) => { target: string; pass: boolean };
+}
+
+async function stopServer(server: Server): Promise<void> {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+}
+
+/**
+ * The first request of a new server process, `trials` times (a different request each), and
+ * DuckDB's first answer to the same question in a new instance, in each page-cache state.
+ */
+async function runColdCase(c: ColdCase, dataDir: string, now: string, apikey: string, trials: number, log: (l: string) => void): Promise<ColdFigure[]> {
+  const totalBytes = c.files.reduce((n, f) => n + statSync(f).size, 0);
+  const out: ColdFigure[] = [];
+  for (const cache of ['warm', 'evicted'] as const) {
+    const residentAtStart = cache === 'evicted' ? evictFromPageCache(c.files) : residentBytes(c.files);
+    const ours: number[] = [];
+    const ref: number[] = [];
+    let same = true;
+    for (let i = 0; i < trials; i++) {
+      if (cache === 'evicted') evictFromPageCache(c.files);
+      const server = await startServer(dataDir, now);
+      let r: { ms: number; text: string; status: number };
+      try {
+        r = await post(server.url, { apiname: 'tick_history', apikey, params: c.request(i) });
+      } finally {
+        await stopServer(server);
+      }
+      if (r.status !== 200) throw new Error(`${c.name}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+      ours.push(r.ms);
+      if (cache === 'evicted') evictFromPageCache(c.files);
+      const instance = await DuckDBInstance.create(':memory:');
+      const con = await instance.connect();
+      try {
+        const d = await duckQuery(con, c.sql(i));
+        ref.push(d.ms);
+        same &&= sameItems(r.text, d.text);
+      } finally {
+        con.closeSync();
+      }
+    }
+    const p = p50(ours);
+    const d = p50(ref);
+    const { target, pass } = c.target(p, p / d);
+    const mb = (b: number) => (b / 1048576).toFixed(1);
+    const state =
+      cache === 'warm'
+        ? `page cache warm (${residentAtStart === null ? '?' : mb(residentAtStart)} of ${mb(totalBytes)} MB of the day's files resident)`
+        : `files evicted before every trial (dd iflag=nocache; ${residentAtStart === null ? '?' : mb(residentAtStart)} of ${mb(totalBytes)} MB resident after)`;
+    log(
+      `${c.label}, first request of a new server, ${state}: p50 ${p.toFixed(1)} ms over ${trials} processes ` +
+        `(${(p / d).toFixed(3)}x duckdb's first query in a new instance, p50 ${d.toFixed(0)} ms) [${ours.map((x) => x.toFixed(0)).join(', ')} ms]; ` +
+        `rows ${same ? 'identical to duckdb' : 'DIFFER FROM DUCKDB'}; target ${target}: ${pass ? 'PASS' : 'MISS'}`,
+    );
+    out.push({ name: c.name, cache, residentBytes: residentAtStart, totalBytes, trials, p50Ms: p, duckdbP50Ms: d, ratio: p / d, target, pass, sameRows: same });
+  }
+  return out;
+}
+
 // ---- the bench -------------------------------------------------------------------------
 
 export async function runTickHistoryBench(opts: TickHistoryBenchOptions = {}): Promise<TickHistoryBenchResult> {
@@ -314,9 +416,11 @@ export async function runTickHistoryBench(opts: TickHistoryBenchOptions = {}): P
   };
   if (scale.deepIndexes > scale.wideIndexes) throw new Error('deep indexes must be a subset of the wide ones');
   const iterations = opts.iterations ?? 25;
+  const coldTrials = opts.coldTrials ?? 7;
   const dataDir = opts.dataDir ?? (await mkdtemp(join(tmpdir(), 'tickvault-tickbench-')));
   const marker = join(dataDir, 'tick-bench.json');
-  const wanted = JSON.stringify(scale);
+  // The data's format is part of the key: data from before boundary parts is made again.
+  const wanted = JSON.stringify({ ...scale, boundaryParts: 1 });
   let generateMs: number | null = null;
   let counts: { rows: number; files: number };
   if (existsSync(marker) && readFileSync(marker, 'utf8').startsWith(wanted)) {
@@ -339,7 +443,8 @@ export async function runTickHistoryBench(opts: TickHistoryBenchOptions = {}): P
   const apikey = new AccountStore(db).create('flagship', Date.now()).key;
   db.close();
   const lastDay = days[days.length - 1];
-  const server = await startServer(dataDir, `${lastDay.slice(0, 4)}-${lastDay.slice(4, 6)}-${lastDay.slice(6)}T16:30:00+08:00`);
+  const now = `${lastDay.slice(0, 4)}-${lastDay.slice(4, 6)}-${lastDay.slice(6)}T16:30:00+08:00`;
+  const server = await startServer(dataDir, now);
   const instance = await DuckDBInstance.create(':memory:');
   const con = await instance.connect();
   try {
@@ -392,11 +497,26 @@ export async function runTickHistoryBench(opts: TickHistoryBenchOptions = {}): P
     ];
     const figures: Figure[] = [];
     for (const c of cases) figures.push(await runCase(c, server.url, apikey, con, iterations, log));
-    return { scale: { ...scale, ...counts }, generateMs, figures };
+    await stopServer(server);
+    const dayDir = join(dataDir, 'index', `date=${day}`);
+    const catalogFiles = ['catalog.db', 'catalog.db-wal'].map((f) => join(dataDir, f)).filter((f) => existsSync(f));
+    const partFiles = new CatalogReader(openCatalog(layoutFor(dataDir).catalogDb, true)).boundaryParts('index', day).map((p) => join(dataDir, p.path));
+    const cold = await runColdCase(
+      {
+        name: 'boundary-first-touch',
+        label: `tick boundary (${scale.wideIndexes} indexes, whole market)`,
+        request: (i) => cases[0].request(i * 5),
+        sql: (i) => cases[0].sql(i * 5),
+        files: [...readdirSync(dayDir).map((f) => join(dayDir, f)), ...partFiles, ...catalogFiles],
+        target: (p, r) => ({ target: '≤ 50 ms and ≤ 0.05x', pass: p <= 50 && r <= 0.05 }),
+      },
+      dataDir, now, apikey, coldTrials, log,
+    );
+    return { scale: { ...scale, ...counts }, generateMs, figures, cold };
   } finally {
     con.closeSync();
     agent.destroy();
-    server.child.kill('SIGTERM');
+    if (server.child.exitCode === null) server.child.kill('SIGTERM');
     if (!opts.dataDir) await rm(dataDir, { recursive: true, force: true });
   }
 }
@@ -415,7 +535,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     deepIndexes: num('deep-indexes'),
     deepDays: num('deep-days'),
     iterations: num('iterations'),
+    coldTrials: num('cold-trials'),
     dataDir: flag(args, 'data-dir'),
   });
-  process.exitCode = result.figures.every((f) => f.sameRows) ? 0 : 1;
+  process.exitCode = [...result.figures, ...result.cold].every((f) => f.sameRows) ? 0 : 1;
 }
