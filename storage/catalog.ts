@@ -183,15 +183,22 @@ export class CatalogReader {
    * next seal, and a server opens it read only: none then.
    */
   boundaryParts(dataset: Dataset, tradedate: string): CatalogBoundaryPart[] {
-    if (!this.dayParts) {
-      const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'boundary_parts'").get();
-      if (!exists) return [];
-      this.dayParts = this.db.prepare('SELECT path, symbols, directory, bytes, sha256 FROM boundary_parts WHERE dataset = ? AND tradedate = ? ORDER BY path');
-    }
+    if (!this.hasPartsTable()) return [];
+    this.dayParts ??= this.db.prepare('SELECT path, symbols, directory, bytes, sha256 FROM boundary_parts WHERE dataset = ? AND tradedate = ? ORDER BY path');
     const rows = this.dayParts.all(dataset, tradedate) as { path: string; symbols: string; directory: Buffer; bytes: number; sha256: string }[];
     return rows.map((r) => ({
       path: r.path, symbols: JSON.parse(r.symbols) as string[], directory: decodeDirectory(r.directory), bytes: r.bytes, sha256: r.sha256,
     }));
+  }
+
+  /** Every boundary part's file facts, by path (for `doctor`). */
+  everyBoundaryPart(): { readonly path: string; readonly bytes: number; readonly sha256: string }[] {
+    if (!this.hasPartsTable()) return [];
+    return this.db.prepare('SELECT path, bytes, sha256 FROM boundary_parts ORDER BY path').all() as { path: string; bytes: number; sha256: string }[];
+  }
+
+  private hasPartsTable(): boolean {
+    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'boundary_parts'").get() !== undefined;
   }
 
   /** The latest day with files of a dataset, or null. */

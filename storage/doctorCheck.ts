@@ -30,11 +30,20 @@ export interface DoctorCatalogEntry {
   readonly sha256: string;
 }
 
+/** What the catalog says about one boundary part. */
+export interface DoctorPartEntry {
+  readonly path: string;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
 export interface DoctorIo {
   /** Every file the catalog lists (none when there is no catalog yet). */
   catalogFiles(): Iterable<DoctorCatalogEntry>;
   /** Every regular file under the dataset directories, relative and `/`-separated. */
   listDataFiles(): Promise<string[]>;
+  /** Every boundary part the catalog lists (derived data beside the files: checked, never digested). */
+  boundaryParts(): Iterable<DoctorPartEntry>;
   /** Size in bytes, or null when the file does not exist. */
   fileSize(relPath: string): Promise<number | null>;
   readFile(relPath: string): Promise<Uint8Array>;
@@ -128,6 +137,7 @@ export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Prom
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
   // Catalog order (dataset, date, symbol), whatever order the workers finished in.
   for (const found of perFile) problems.push(...found);
+  for (const part of io.boundaryParts()) problems.push(...(await checkPart(io, part, opts)));
 
   const checks: DoctorReport['checks'] = ['size', ...(opts.quick ? [] : ['sha256' as const]), 'footer', ...(opts.deep ? ['pages' as const] : [])];
   return {
@@ -203,6 +213,20 @@ async function checkFile(io: DoctorIo, e: DoctorCatalogEntry, opts: DoctorOption
   return out;
 }
 
+/**
+ * A boundary part: there, and the bytes the catalog lists. The server answers from the files
+ * when a part fails it, so a damaged part is slow boundaries, not wrong ones; still a problem.
+ */
+async function checkPart(io: DoctorIo, part: DoctorPartEntry, opts: DoctorOptions): Promise<Problem[]> {
+  const size = await io.fileSize(part.path);
+  if (size === null) return [{ kind: 'missing', path: part.path, detail: 'boundary part listed in the catalog but not on disk' }];
+  if (size !== part.bytes) return [{ kind: 'size-mismatch', path: part.path, detail: `${size} bytes on disk, catalog says ${part.bytes}` }];
+  if (opts.quick) return [];
+  const sha = createHash('sha256').update(await io.readFile(part.path)).digest('hex');
+  if (sha === part.sha256) return [];
+  return [{ kind: 'checksum-mismatch', path: part.path, detail: `sha256 ${sha.slice(0, 16)}… differs from the catalog's ${part.sha256.slice(0, 16)}…` }];
+}
+
 /** Decodes every column of every row group; null when all of it reads back. */
 async function decodeAll(bytes: Uint8Array, metadata: FileMetaData, rows: number): Promise<string | null> {
   const counts = new Map<string, number>();
@@ -235,6 +259,7 @@ export function openDoctorIo(dataDir: string): FsDoctorIo {
     *catalogFiles() {
       if (reader) yield* reader.everyFile();
     },
+    boundaryParts: () => reader?.everyBoundaryPart() ?? [],
     async listDataFiles() {
       const out: string[] = [];
       for (const dataset of DATASETS) await walk(dataDir, dataset, out);

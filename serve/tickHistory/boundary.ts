@@ -74,18 +74,22 @@ export class BoundaryIndex {
   /** JSON text of row `position` of a file, `fields` (tick field positions) in order. */
   async rowText(df: DayFile, position: number, fields: readonly number[]): Promise<string> {
     if (df.boundary) {
-      const { part, symbol } = df.boundary;
-      const minute = minuteOfRow(df.file.minuteIndex, df.starts, position);
-      const entry = part.directory.get(minute);
-      const block = entry && (await this.block(part.path, entry));
-      const text = block ? block.text(symbol, position) : null;
-      if (text === null) throw new Error(`boundary part ${part.path} lacks row ${position} (minute ${minute}) of ${df.file.path}`);
-      return isEveryField(fields) ? text : JSON.stringify(fields.map((f) => (JSON.parse(text) as unknown[])[f]));
+      // A part that cannot answer (gone, damaged: `doctor` says which) costs speed, never
+      // an answer: the row is read from the file itself.
+      const text = await this.partText(df, position).catch(() => null);
+      if (text !== null) return isEveryField(fields) ? text : JSON.stringify(fields.map((f) => (JSON.parse(text) as unknown[])[f]));
     }
     const rows = await this.rowsOf(df, position);
     const k = indexOfPosition(rows.positions, position);
     if (k < 0) throw new Error(`boundary row ${position} of ${df.file.path} is not among its candidates`);
     return tickRowText(fields.map((c) => rows.columns[c]), k);
+  }
+
+  /** The row's text from the file's boundary part; null when the part does not hold it. */
+  private async partText(df: DayFile, position: number): Promise<string | null> {
+    const { part, symbol } = df.boundary!;
+    const entry = part.directory.get(minuteOfRow(df.file.minuteIndex, df.starts, position));
+    return entry ? (await this.block(part.path, entry)).text(symbol, position) : null;
   }
 
   private block(path: string, entry: BlockEntry): Promise<BoundaryBlock> {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseFooterOrReason } from '../../storage/parquet/generalReader.js';
-import { checkDataDir, summarizeKinds, type DoctorCatalogEntry, type DoctorIo } from '../../storage/doctorCheck.js';
+import { checkDataDir, summarizeKinds, type DoctorCatalogEntry, type DoctorPartEntry, type DoctorIo } from '../../storage/doctorCheck.js';
 import { encodeParquet, type SymbolDayColumns } from '../../storage/parquet/writer.js';
 import { sealedFileRelPath } from '../../storage/layout.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
@@ -24,6 +24,7 @@ function day(dataset: Dataset, symbol: string, rows: number): SymbolDayColumns {
 interface FakeDir {
   files: Map<string, Uint8Array>;
   catalog: DoctorCatalogEntry[];
+  parts: DoctorPartEntry[];
   running: Set<number>;
   io: DoctorIo;
 }
@@ -40,10 +41,16 @@ async function cleanDir(): Promise<FakeDir> {
       sha256: createHash('sha256').update(bytes).digest('hex'),
     });
   }
+  // A boundary part: opaque bytes to the doctor, checked by size and SHA-256.
+  const part = Buffer.from('TVB1 a boundary part TVB1');
+  const partPath = '_boundary/index/date=20250102/0123456789abcdef.tvb';
+  files.set(partPath, part);
+  const parts: DoctorPartEntry[] = [{ path: partPath, bytes: part.length, sha256: createHash('sha256').update(part).digest('hex') }];
   const running = new Set<number>();
   const io: DoctorIo = {
     catalogFiles: () => catalog,
-    listDataFiles: async () => [...files.keys()].sort(),
+    boundaryParts: () => parts,
+    listDataFiles: async () => [...files.keys()].filter((p) => !p.startsWith('_boundary/')).sort(),
     fileSize: async (p) => files.get(p)?.length ?? null,
     readFile: async (p) => {
       const b = files.get(p);
@@ -52,7 +59,7 @@ async function cleanDir(): Promise<FakeDir> {
     },
     isPidRunning: (pid) => running.has(pid),
   };
-  return { files, catalog, running, io };
+  return { files, catalog, parts, running, io };
 }
 
 const L2 = sealedFileRelPath('level2', '20250102', '600000.SH');
@@ -75,6 +82,7 @@ t('an empty directory (no catalog, no files) is clean', async () => {
   const d = await cleanDir();
   d.files.clear();
   d.catalog.length = 0;
+  d.parts.length = 0;
   const r = await checkDataDir(d.io);
   assert.ok(r.ok);
   assert.is(r.catalogFiles, 0);
@@ -207,6 +215,25 @@ t('onDigest: the SHA-256 of the bytes on disk, not the catalog\'s; none for a mi
   let quickDigests = 0;
   await checkDataDir(d.io, { quick: true, onDigest: () => quickDigests++ });
   assert.is(quickDigests, 0);
+});
+
+t('a boundary part gone, cut short or changed is reported; --quick checks its size only', async () => {
+  const dir = await cleanDir();
+  const path = dir.parts[0].path;
+  const original = dir.files.get(path)!;
+  const changed = Buffer.from(original);
+  changed[5] ^= 1;
+  dir.files.set(path, changed);
+  assert.equal((await checkDataDir(dir.io)).problems.map((p) => [p.kind, p.path]), [['checksum-mismatch', path]]);
+  assert.ok((await checkDataDir(dir.io, { quick: true })).ok);
+  dir.files.set(path, original.subarray(0, 10));
+  assert.equal((await checkDataDir(dir.io, { quick: true })).problems.map((p) => [p.kind, p.path]), [['size-mismatch', path]]);
+  dir.files.delete(path);
+  const report = await checkDataDir(dir.io);
+  assert.equal(report.problems.map((p) => [p.kind, p.path]), [['missing', path]]);
+  assert.match(report.problems[0].detail, /boundary part/);
+  // Not a data file: never counted or digested as one.
+  assert.is(report.catalogFiles, 3);
 });
 
 t('parseFooterOrReason: too short, no magic', () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,6 +10,7 @@ import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { BoundaryIndex, boundaryRowTexts } from '../../../serve/tickHistory/boundary.js';
 import { TickCatalog, type DayFile } from '../../../serve/tickHistory/catalog.js';
 import { preparedData } from '../../support/server.js';
+import { tempDir } from '../../support/tempDir.js';
 
 /**
  * The boundary parts written at seal (storage/boundary/) against the files themselves: for a
@@ -71,8 +72,36 @@ test('every minute of the day, both sides: parts answer exactly as the full file
   }
 });
 
+test('a part gone or damaged costs speed, not answers: the rows come from the files', async () => {
+  const { dataDir } = await setup();
+  const copy = join(tempDir('tickvault-parts-'), 'data');
+  cpSync(dataDir, copy, { recursive: true });
+  const catalog = new CatalogReader(openCatalog(layoutFor(copy).catalogDb, true));
+  const [indexPart] = catalog.boundaryParts('index', DAY);
+  const [stockPart] = catalog.boundaryParts('level2', DAY);
+  rmSync(join(copy, indexPart.path));
+  // Same size, every block's bytes changed: zstd refuses them.
+  const damaged = readFileSync(join(copy, stockPart.path));
+  for (let i = 4; i < damaged.length - 40; i++) damaged[i] ^= 0x5a;
+  writeFileSync(join(copy, stockPart.path), damaged);
+  const every = SCHEMAS.index.fields.map((_, i) => i);
+  let compared = 0;
+  for (const dataset of ['index', 'level2'] as const) {
+    const files = new TickCatalog(catalog, dataset).day(DAY).files;
+    const fromFiles = files.map((f) => ({ ...f, boundary: null }));
+    for (const minute of [9 * 60 + 25, 10 * 60 + 1, 11 * 60 + 30, 13 * 60, 14 * 60 + 59, 15 * 60 + 1]) {
+      for (const side of ['before', 'after'] as const) {
+        const idx = new BoundaryIndex(copy, new FileColumnCache(copy, 64 << 20), 64 << 20);
+        const want = await boundaryRowTexts(new BoundaryIndex(copy, new FileColumnCache(copy, 64 << 20), 64 << 20), fromFiles, minute, side, every);
+        assert.equal(await boundaryRowTexts(idx, files, minute, side, every), want, `${dataset} ${minute} ${side}`);
+        compared += want.rows.length;
+      }
+    }
+  }
+  assert.ok(compared > 100, `${compared} rows compared`);
+});
+
 test('a catalog from before parts (no table, opened read only) has none', async () => {
-  const { tempDir } = await import('../../support/tempDir.js');
   const path = join(tempDir('tickvault-oldcat-'), 'catalog.db');
   const db = openCatalog(path);
   db.exec('DROP TABLE boundary_parts');
