@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 /**
  * What the server benchmarks share: the real pipeline preparing a data directory, `tickvault
  * serve` child processes, a keep-alive timing client, autocannon load in worker threads and
@@ -189,7 +190,7 @@ export async function startInProcessServer(dataDir: string): Promise<InProcessSe
   const catalog = new CatalogReader(catalogDb);
   const app = createApp({
     dataDir, catalog, state, cursorKey: await state.cursorKey(), clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: OPERATIONS,
-    config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 1024 * 1024 * 1024 },
+    config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 1024 * 1024 * 1024, jsonThreads: availableParallelism() },
   });
   const server: Server = createServer(app.koa.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 /**
  * The shared state on PostgreSQL against the embedded SQLite default, same machine, same run:
  *
@@ -161,7 +162,7 @@ async function countStatements(store: StateStore, dataDir: string, log: (l: stri
   const app = createApp({
     dataDir, catalog, state: store, cursorKey: await store.cursorKey(), clock: offsetClock(parseInstant(NOW)!),
     log: createLogger('warn', 'bench'), operations: OPERATIONS,
-    config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 256 << 20 },
+    config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 256 << 20, jsonThreads: availableParallelism() },
   });
   const server = createServer(app.koa.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

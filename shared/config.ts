@@ -40,6 +40,13 @@ export function parsePositiveInt(text: string, source: string): number {
   return Number(text);
 }
 
+export function parseNonNegativeInt(text: string, source: string): number {
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new ConfigError(`${source} must be a whole number (0 or more), got "${text}"`);
+  }
+  return Number(text);
+}
+
 export function parsePort(text: string, source: string): number {
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!(n >= 0 && n <= 65535)) throw new ConfigError(`${source} must be a port number 0-65535, got "${text}"`);

@@ -13,6 +13,7 @@ import { onResponseDone } from './responseDone.js';
 import type { Account } from '../access/accounts.js';
 import { CursorCodec } from '../level2/cursor.js';
 import { FileColumnCache } from '../reading/fileColumns.js';
+import { RowJsonPool } from '../level2/rowJsonPool.js';
 import { STATE_RETRY_AFTER_SEC, stateErrorSummary, StateUnavailableError, type StateStore } from '../access/stateStore.js';
 import type { Operation, OperationContext, OperationResult, OperationServices } from './operation.js';
 import { checkAccess, PLAN_NAMES, PLANS, type ApiName } from '../access/plans.js';
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps): App {
     catalog: deps.catalog,
     columns: new FileColumnCache(deps.dataDir, config.cacheBytes),
     cursors: new CursorCodec(deps.cursorKey),
+    rowJson: config.jsonThreads > 0 ? new RowJsonPool({ dataDir: deps.dataDir }, config.jsonThreads) : null,
   };
   const operations = new Map<string, Operation>(deps.operations.map((op) => [op.apiname, op]));
   const apinames: ReadonlySet<string> = new Set(operations.keys());

@@ -5,6 +5,7 @@ import type { ApiRequest } from './apiRequest.js';
 import type { Account } from '../access/accounts.js';
 import type { ApiName } from '../access/plans.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
+import type { RowJsonPool } from '../level2/rowJsonPool.js';
 import type { CursorCodec } from '../level2/cursor.js';
 
 /**
@@ -70,6 +71,8 @@ export interface OperationServices {
   readonly columns: FileColumnCache;
   /** level2 cursor codec (signing key from the state store, the same on every site). */
   readonly cursors: CursorCodec;
+  /** Row-JSON workers for detailed-history pages not yet cached; null: made on the main thread. */
+  readonly rowJson: RowJsonPool | null;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { parsePort, parsePositiveInt, resolveOption, type Env, type Flags, type OptionSpec } from '../../shared/config.js';
+import { availableParallelism } from 'node:os';
+import { parseNonNegativeInt, parsePort, parsePositiveInt, resolveOption, type Env, type Flags, type OptionSpec } from '../../shared/config.js';
 
 /** Options of `tickvault serve`: flags over TICKVAULT_* environment over these defaults. */
 export const SERVE_OPTIONS = {
@@ -22,6 +23,10 @@ export const SERVE_OPTIONS = {
     flag: 'cache-mb', env: 'TICKVAULT_CACHE_MB', defaultValue: 256, parse: parsePositiveInt,
     help: 'memory for decoded columns and serialised rows of sealed files (MiB)',
   } satisfies OptionSpec<number>,
+  jsonThreads: {
+    flag: 'json-threads', env: 'TICKVAULT_JSON_THREADS', defaultValue: Math.min(4, availableParallelism()), parse: parseNonNegativeInt,
+    help: 'worker threads making the JSON of row groups not yet cached (default: one per core, at most 4; 0: on the main thread)',
+  } satisfies OptionSpec<number>,
 };
 
 export interface ServeConfig {
@@ -30,6 +35,8 @@ export interface ServeConfig {
   readonly rateLimitPerSec: number;
   readonly leaseMs: number;
   readonly cacheBytes: number;
+  /** Row-JSON worker threads (serve/level2/rowJsonPool.ts); 0 = none. */
+  readonly jsonThreads: number;
 }
 
 export function loadServeConfig(flags: Flags, env: Env): ServeConfig {
@@ -39,5 +46,6 @@ export function loadServeConfig(flags: Flags, env: Env): ServeConfig {
     rateLimitPerSec: resolveOption(SERVE_OPTIONS.rateLimit, flags, env),
     leaseMs: resolveOption(SERVE_OPTIONS.leaseSeconds, flags, env) * 1000,
     cacheBytes: resolveOption(SERVE_OPTIONS.cacheMb, flags, env) * 1024 * 1024,
+    jsonThreads: resolveOption(SERVE_OPTIONS.jsonThreads, flags, env),
   };
 }

@@ -101,7 +101,7 @@ function level2Times(cache: FileColumnCache, file: CatalogFile) {
 
 async function jsonPage(ctx: OperationContext, apiname: DetailedApiName, q: Level2Query, file: CatalogFile): Promise<OperationResult> {
   const dataset = DATASET_OF[apiname];
-  const { columns: cache, cursors } = ctx.services;
+  const { columns: cache, cursors, rowJson } = ctx.services;
   const starts = minuteStarts(file.minuteIndex);
   const [lo, hiRaw] = await Promise.all([
     q.startMs === null ? 0 : firstRowAtOrAfter(file, starts, q.startMs, level2Times(cache, file)),
@@ -109,7 +109,7 @@ async function jsonPage(ctx: OperationContext, apiname: DetailedApiName, q: Leve
     q.endMs === null ? file.rows : firstRowAtOrAfter(file, starts, q.endMs + 1, level2Times(cache, file)),
   ]);
   const plan = planPage({ lo, hi: Math.max(lo, hiRaw) }, q.start, q.pageSize);
-  const items = await pageRowsJson(cache, file, plan.first, plan.end, q.fields);
+  const items = await pageRowsJson(cache, file, plan.first, plan.end, q.fields, rowJson);
   const next = plan.hasMore
     ? cursors.encode({ apiname, symbol: file.symbol, tradedate: file.tradedate, startMs: q.startMs, endMs: q.endMs, position: plan.end })
     : null;

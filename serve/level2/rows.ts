@@ -4,6 +4,7 @@ import type { FileColumnCache } from '../reading/fileColumns.js';
 import type { DecodedColumn } from '../../storage/parquet/reader.js';
 import { groupsOf } from '../reading/rowSearch.js';
 import { JsonBytesWriter } from './jsonBytes.js';
+import type { RowJsonPool } from './rowJsonPool.js';
 
 /**
  * Rows of a detailed-history page (level 2, trades, orders) as JSON bytes. The common request is every field, so each row group's
@@ -63,8 +64,11 @@ export function serializeRows(cols: readonly DecodedColumn[], from: number, to: 
     w.byte(93);
   }
   offsets[to - from] = w.pos + 1;
-  // Copy out of the growable buffer so the cache holds exactly the bytes it accounts for.
-  return { bytes: Buffer.from(w.bytes()), offsets };
+  // Copy out of the growable buffer so the cache holds exactly the bytes it accounts for;
+  // into memory of its own (never Node's shared pool), so a worker can transfer it.
+  const bytes = Buffer.allocUnsafeSlow(w.pos);
+  w.bytes().copy(bytes);
+  return { bytes, offsets };
 }
 
 /** Rows [a, b) of serialised rows, without a trailing comma. */
@@ -72,11 +76,13 @@ export function sliceRows(s: SerializedRows, a: number, b: number): Buffer {
   return s.bytes.subarray(s.offsets[a], s.offsets[b] - 1);
 }
 
-function groupRows(cache: FileColumnCache, file: CatalogFile, g: number): Promise<SerializedRows> {
+function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, pool: RowJsonPool | null): Promise<SerializedRows> {
   const rows = Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
   const estimate = rows * (ROW_BYTES[file.dataset] ?? 340);
   const all = ALL_FIELDS[file.dataset];
   return cache.memo(`${file.path}#${g}#rowjson`, estimate + rows * 4, async () => {
+    const made = pool ? await pool.rows(file, g, estimate) : null;
+    if (made) return made;
     const [m] = await cache.rowGroups(file, [g], all, { keep: false });
     return serializeRows(all.map((c) => m.get(c)!), 0, rows, estimate);
   });
@@ -89,6 +95,8 @@ export async function pageRowsJson(
   first: number,
   end: number,
   fields: readonly number[],
+  /** Row-JSON workers for every-field rows not yet cached; null: made on this thread. */
+  pool: RowJsonPool | null = null,
 ): Promise<Buffer[]> {
   const groups = groupsOf({ lo: first, hi: end }, file.rowGroupSize);
   const size = file.rowGroupSize;
@@ -99,7 +107,7 @@ export async function pageRowsJson(
   };
   if (groups.length === 0) return pieces;
   if (isAllFields(fields, file.dataset)) {
-    const perGroup = await Promise.all(groups.map((g) => groupRows(cache, file, g)));
+    const perGroup = await Promise.all(groups.map((g) => groupRows(cache, file, g, pool)));
     groups.forEach((g, i) => {
       const base = g * size;
       const rows = perGroup[i];

@@ -198,8 +198,11 @@ function estimateChunkBytes(file: CatalogFile, g: number, c: number): number {
   return ENTRY_OVERHEAD + rows * (isString ? STRING_BYTES : 8);
 }
 
+/** What checkFooter compares a footer with. */
+export type FileFacts = Pick<CatalogFile, 'path' | 'rows' | 'rowGroupSize' | 'dataset'>;
+
 /** The footer must describe the catalog's file, or row positions would point elsewhere. */
-function checkFooter(file: CatalogFile, footer: ParquetFooter): void {
+export function checkFooter(file: FileFacts, footer: ParquetFooter): void {
   const names = SCHEMAS[file.dataset].fieldNames;
   const problem =
     footer.numRows !== file.rows

@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import type { ByteSource } from './byteSource.js';
 import { Codec, CONVERTED_UTF8, Encoding, PageType, PARQUET_MAGIC, PhysicalType, Repetition, UnsupportedParquetError } from './format.js';
 import { CompactReader, CompactWriter, CType, list, num, struct } from './thrift.js';
 
@@ -257,7 +257,7 @@ export function parseFooter(meta: Uint8Array): ParquetFooter {
 }
 
 /** Reads and parses the footer of an open file. */
-export async function readFooter(fh: FileHandle, fileBytes: number): Promise<ParquetFooter> {
+export async function readFooter(fh: ByteSource, fileBytes: number): Promise<ParquetFooter> {
   if (fileBytes < 12) throw new UnsupportedParquetError('file too short for Parquet');
   const tail = Buffer.allocUnsafe(8);
   await fh.read(tail, 0, 8, fileBytes - 8);

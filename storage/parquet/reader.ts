@@ -3,6 +3,7 @@ import { Codec, Encoding, PageType, PhysicalType, UnsupportedParquetError } from
 import type { ColumnDesc, ParquetFooter } from './metadata.js';
 import { CompactReader, num, struct } from './thrift.js';
 import { zstdDecompress } from './zstd.js';
+import type { ByteSource } from './byteSource.js';
 
 /**
  * A dedicated reader for the sealed files this project writes (storage/parquet/writer.ts):
@@ -272,7 +273,7 @@ async function decompressPages(pages: readonly { codec: number; page: RawPage }[
  * Row groups are read and decompressed concurrently.
  */
 export async function readRowGroups(
-  fh: FileHandle,
+  fh: ByteSource,
   footer: ParquetFooter,
   rowGroups: readonly number[],
   columns: readonly number[],

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { truncateSync } from 'node:fs';
@@ -156,9 +157,12 @@ server('serve rejects bad options with exit 2 and a one-line reason', async () =
 const config = suite('serve configuration');
 
 config('flags over TICKVAULT_* environment over defaults', () => {
-  assert.equal(loadServeConfig({}, {}), { port: 8080, host: '127.0.0.1', rateLimitPerSec: 20, leaseMs: 30_000, cacheBytes: 256 * 1024 * 1024 });
-  const env = { TICKVAULT_PORT: '9000', TICKVAULT_HOST: '0.0.0.0', TICKVAULT_RATE_LIMIT: '50', TICKVAULT_LEASE_SECONDS: '5', TICKVAULT_CACHE_MB: '64' };
-  assert.equal(loadServeConfig({}, env), { port: 9000, host: '0.0.0.0', rateLimitPerSec: 50, leaseMs: 5000, cacheBytes: 64 * 1024 * 1024 });
+  const threads = Math.min(4, availableParallelism());
+  assert.equal(loadServeConfig({}, {}), { port: 8080, host: '127.0.0.1', rateLimitPerSec: 20, leaseMs: 30_000, cacheBytes: 256 * 1024 * 1024, jsonThreads: threads });
+  const env = { TICKVAULT_PORT: '9000', TICKVAULT_HOST: '0.0.0.0', TICKVAULT_RATE_LIMIT: '50', TICKVAULT_LEASE_SECONDS: '5', TICKVAULT_CACHE_MB: '64', TICKVAULT_JSON_THREADS: '0' };
+  assert.equal(loadServeConfig({}, env), { port: 9000, host: '0.0.0.0', rateLimitPerSec: 50, leaseMs: 5000, cacheBytes: 64 * 1024 * 1024, jsonThreads: 0 });
+  assert.is(loadServeConfig({ 'json-threads': '3' }, env).jsonThreads, 3);
+  assert.throws(() => loadServeConfig({ 'json-threads': '-1' }, {}), (e: unknown) => e instanceof ConfigError && /whole number/.test(e.message));
   assert.is(loadServeConfig({ port: '9100', 'rate-limit': '7' }, env).port, 9100);
   assert.is(loadServeConfig({ port: '9100', 'rate-limit': '7' }, env).rateLimitPerSec, 7);
   assert.throws(() => loadServeConfig({ 'lease-seconds': '-1' }, {}), (e: unknown) => e instanceof ConfigError);

@@ -25,7 +25,7 @@ async function run(params: Record<string, unknown>, fields?: string) {
   const ctx: OperationContext = {
     account: { id: 1, plan: PLANS.flagship },
     nowMs: Date.parse('2025-01-06T16:30:00+08:00'),
-    services: { dataDir, catalog, columns, cursors: new CursorCodec(Buffer.alloc(32, 3)) },
+    services: { dataDir, catalog, columns, cursors: new CursorCodec(Buffer.alloc(32, 3)), rowJson: null },
     log: pino({ level: 'silent' }),
     signal: new AbortController().signal,
     authorize: async (dates) => void calls.push(`authorize ${dates.join(',')}`),

@@ -1,0 +1,24 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/**
+ * What the readers need of a file: positioned reads. A `FileHandle` is one (the server's main
+ * thread, which must never block); `syncFileSource` is another, for worker threads, where a
+ * blocking read of a page-cached file costs ~10 µs against ~200 µs for an open, read and
+ * close through libuv's thread pool (measured here).
+ */
+export interface ByteSource {
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+}
+
+/** Runs `fn` with a blocking source over `path`; for worker threads only. */
+export async function withSyncFile<T>(path: string, fn: (source: ByteSource, bytes: number) => Promise<T>): Promise<T> {
+  const fd = openSync(path, 'r');
+  try {
+    const source: ByteSource = {
+      read: (buffer, offset, length, position) => Promise.resolve({ bytesRead: readSync(fd, buffer, offset, length, position) }),
+    };
+    return await fn(source, fstatSync(fd).size);
+  } finally {
+    closeSync(fd);
+  }
+}
