@@ -11,7 +11,7 @@ import type { QuarantineEntry, Staging } from '../staging/segments.js';
  *
  * Chunks are decoded as batches arrive (chunk.ts); every few hundred milliseconds, or once
  * enough messages wait, one flush handles them all:
- *   1. append every row to staging in one transaction (not synced on its own);
+ *   1. append every record to staging in one transaction (not synced on its own);
  *   2. fsync every segment file written, in parallel (Staging.flush);
  *   3. one transaction (synchronous=FULL, so it also makes 1 durable) that, per chunk in
  *      arrival order, re-reads the partition's stored next offset, writes the quarantine
@@ -160,18 +160,18 @@ export class GroupCommitter {
   }
 
   /**
-   * Appends the rows of every chunk. This commit need not be durable on its own: the record
+   * Appends the records of every chunk. This commit need not be durable on its own: the record
    * transaction commits with synchronous=FULL, syncing the WAL that holds this one too; if it
    * is lost, so are the offsets that would cover it, and the messages come again.
    */
   private append(batch: readonly DecodedChunk[]): void {
-    const rows = batch.flatMap((c) => c.rows);
-    if (rows.length === 0) return;
+    const withRecords = batch.filter((c) => c.symbolDayOf.length > 0);
+    if (withRecords.length === 0) return;
     const db = this.deps.staging.db;
     const level = db.pragma('synchronous', { simple: true }) as number;
     db.pragma('synchronous = NORMAL');
     try {
-      this.deps.staging.stage(rows, [], undefined, { sync: false });
+      this.deps.staging.stageRecords(withRecords, [], undefined, { sync: false });
     } finally {
       db.pragma(`synchronous = ${level}`);
     }
@@ -203,16 +203,13 @@ export class GroupCommitter {
         advances.push([c.topic, c.partition, c.lastOffset + 1]);
         stored.set(k, c.lastOffset + 1);
       }
-      for (const sd of c.symbolDays) {
-        const bar = sd.indexOf('|');
-        sealState.noteSymbol(c.dataset, sd.slice(0, bar), sd.slice(bar + 1), c.partition);
-      }
+      for (const sd of c.symbolDays) sealState.noteSymbol(c.dataset, sd.tradedate, sd.symbol, c.partition);
       const prev = out.get(k);
       out.set(k, {
         topic: c.topic, partition: c.partition, dataset: c.dataset,
         next: Math.max(prev?.next ?? 0, stored.get(k) ?? before ?? 0),
         messages: (prev?.messages ?? 0) + c.messages,
-        staged: (prev?.staged ?? 0) + c.rows.length,
+        staged: (prev?.staged ?? 0) + c.symbolDayOf.length,
         quarantined: (prev?.quarantined ?? 0) + quarantined,
         late: (prev?.late ?? 0) + late,
         skipped: (prev?.skipped ?? 0) + skipped,

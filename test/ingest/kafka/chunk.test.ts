@@ -223,8 +223,31 @@ w('the worker protocol decodes exactly as the in-thread decoder does', () => {
     const viaWorker = chunkFromReply(r.late, 't', 0, 'level2', msgs, decodeRequest(packRequest(1, 'level2', msgs)));
     const inThread = decodeChunk(r.late, 't', 0, 'level2', msgs, new KeyCanon('level2'), null);
     assert.equal(viaWorker, inThread);
-    assert.is(inThread.rows.length, 3);
+    assert.is(inThread.symbolDayOf.length, 3);
     assert.is(inThread.rejects.length, 5);
+  } finally {
+    r.close();
+  }
+});
+
+w('late rows among good ones: the worker path drops and quarantines exactly what the in-thread decoder does', () => {
+  const r = new Rig();
+  try {
+    // 20250103 is cut at 3 (both its symbol-days wholly late), 20250102 at 5 (one row late).
+    const msgs = [
+      ...messages(0, [l2('600000.SH', '093000000', 1), l2('000001.SZ', '093000000', 2), 'bad']),
+      ...messages(3, [{ ...l2('000001.SZ', '093003000', 3), tradedate: '20250103' }, { ...l2('000002.SZ', '093003000', 4), tradedate: '20250103' }]),
+      ...messages(5, [l2('000001.SZ', '093006000', 5)]),
+    ];
+    r.late.closeAt('level2', '20250103', 0, 3);
+    r.late.closeAt('level2', '20250102', 0, 5);
+    const viaWorker = chunkFromReply(r.late, 't', 0, 'level2', msgs, decodeRequest(packRequest(1, 'level2', msgs)));
+    const inThread = decodeChunk(r.late, 't', 0, 'level2', msgs, new KeyCanon('level2'), null);
+    assert.equal(viaWorker, inThread);
+    assert.equal(inThread.rejectOffsets, [2, 3, 4, 5]);
+    assert.is(inThread.late, 3);
+    assert.equal(inThread.symbolDays, [{ tradedate: '20250102', symbol: '600000.SH' }, { tradedate: '20250102', symbol: '000001.SZ' }]);
+    assert.equal([...inThread.symbolDayOf], [0, 1]);
   } finally {
     r.close();
   }
