@@ -37,6 +37,14 @@ export interface CommitOptions {
   readonly maxMessages?: number;
   /** Flush at the latest this long after the first waiting chunk (default 200 ms). */
   readonly maxDelayMs?: number;
+  /**
+   * Flush this long after the caller said nothing more is queued (nothingQueued) if no chunk
+   * came meanwhile (default 50 ms), without waiting for maxDelayMs: the end of a burst is
+   * made durable at once. Not at once on every drain: mid-stream the decode queue drains
+   * between most Kafka fetches, and a flush per fetch (an fsync per touched segment each)
+   * measured slower than flushing every maxDelayMs.
+   */
+  readonly idleMs?: number;
 }
 
 /** One partition's outcome in a flush. */
@@ -64,10 +72,13 @@ export class GroupCommitter {
   /** Next offset per partition including appended, not yet recorded chunks. */
   private readonly pendingNext = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
+  /** Armed by nothingQueued(), disarmed by the next chunk. */
+  private idleTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<FlushedPartition[]> | null = null;
   private failure: Error | null = null;
   private readonly maxMessages: number;
   private readonly maxDelayMs: number;
+  private readonly idleMs: number;
 
   constructor(
     private readonly deps: CommitDeps,
@@ -77,6 +88,7 @@ export class GroupCommitter {
   ) {
     this.maxMessages = opts.maxMessages ?? 50_000;
     this.maxDelayMs = opts.maxDelayMs ?? 200;
+    this.idleMs = opts.idleMs ?? 50;
   }
 
   get failed(): Error | null {
@@ -96,8 +108,25 @@ export class GroupCommitter {
     this.pendingMessages += chunk.messages;
     const k = key(chunk.topic, chunk.partition);
     this.pendingNext.set(k, Math.max(this.pendingNext.get(k) ?? 0, chunk.lastOffset + 1));
+    if (this.idleTimer) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = null;
+    }
     if (this.pendingMessages >= this.maxMessages) void this.flush().catch(() => undefined);
     else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.maxDelayMs);
+  }
+
+  /**
+   * The caller has nothing more on its way for now (its decode queue drained): unless another
+   * chunk comes within idleMs, flush then instead of after maxDelayMs.
+   */
+  nothingQueued(): void {
+    if (this.pending.length === 0 || this.failure) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      void this.flush().catch(() => undefined);
+    }, this.idleMs);
   }
 
   /** Resolves when there is room for more: waits for the running flush when much is pending. */
@@ -112,6 +141,10 @@ export class GroupCommitter {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
+    }
+    if (this.idleTimer) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = null;
     }
     if (this.pending.length === 0) return [];
     const batch = this.pending;

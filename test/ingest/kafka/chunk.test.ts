@@ -203,6 +203,41 @@ c('several partitions and chunks flush as one group, each partition advanced in 
   }
 });
 
+c('nothingQueued: flushed idleMs later unless another chunk comes first, without waiting for maxDelayMs', async () => {
+  const r = new Rig();
+  const flushed: number[] = [];
+  const committer = new GroupCommitter(
+    { staging: r.stores.staging, offsets: r.offsets, sealState: r.sealState, nowMs: () => 0 },
+    (f) => flushed.push(f[0].next),
+    (e) => {
+      throw e;
+    },
+    { maxMessages: 1_000_000, maxDelayMs: 60_000, idleMs: 150 },
+  );
+  const keys = new KeyCanon('level2');
+  const add = (first: number) => committer.add(decodeChunk(r.late, 't', 0, 'level2', messages(first, [l2('600000.SH', formatLevel2Time(34_200_000 + first * 3000), 1)]), keys, committer.knownNext('t', 0)));
+  const wait = (ms: number) => new Promise((res) => setTimeout(res, ms));
+  try {
+    committer.nothingQueued();
+    add(0);
+    await wait(200);
+    assert.equal(flushed, [], 'nothing pending when told: no flush armed; added alone waits for maxDelayMs');
+    committer.nothingQueued();
+    await wait(75);
+    add(1);
+    await wait(150);
+    assert.equal(flushed, [], 'a chunk within idleMs: still streaming, no flush');
+    committer.nothingQueued();
+    await wait(75);
+    assert.equal(flushed, []);
+    await wait(150);
+    assert.equal(flushed, [2], 'idle for idleMs: flushed');
+  } finally {
+    await committer.flush();
+    r.close();
+  }
+});
+
 c.run();
 
 const w = suite('decode worker');
