@@ -9,8 +9,8 @@ import type { QuarantineEntry, Staging } from '../staging/segments.js';
 /**
  * Group commit of decoded chunks: the second half of exactly-once staging.
  *
- * Chunks are decoded as batches arrive (chunk.ts); every few hundred milliseconds, or once
- * enough messages wait, one flush handles them all:
+ * Chunks are decoded as batches arrive (chunk.ts); every few hundred milliseconds, once enough
+ * messages wait, or once the stream pauses, one flush handles them all:
  *   1. append every record to staging in one transaction (not synced on its own);
  *   2. fsync every segment file written, in parallel (Staging.flush);
  *   3. one transaction (synchronous=FULL, so it also makes 1 durable) that, per chunk in
@@ -35,7 +35,12 @@ export interface CommitDeps {
 export interface CommitOptions {
   /** Flush once this many messages wait (default 50,000). */
   readonly maxMessages?: number;
-  /** Flush at the latest this long after the first waiting chunk (default 200 ms). */
+  /**
+   * Flush at the latest this long after the first waiting chunk (default 500 ms). Each flush
+   * fsyncs every segment it touched (most of 256 buckets), so fewer, larger flushes cost less
+   * kernel time; the end of a burst does not wait this long (idleMs). Measured against 200 ms
+   * on 150k level2 messages: 77-104k -> 109-111k msg/s.
+   */
   readonly maxDelayMs?: number;
   /**
    * Flush this long after the caller said nothing more is queued (nothingQueued) if no chunk
@@ -87,7 +92,7 @@ export class GroupCommitter {
     opts: CommitOptions = {},
   ) {
     this.maxMessages = opts.maxMessages ?? 50_000;
-    this.maxDelayMs = opts.maxDelayMs ?? 200;
+    this.maxDelayMs = opts.maxDelayMs ?? 500;
     this.idleMs = opts.idleMs ?? 50;
   }
 
