@@ -1,45 +1,83 @@
-import { SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js';
+import { type Dataset } from '../../shared/schema.js';
 import type { DecodeReply } from './decodeWorker.js';
 import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './messages.js';
 import type { PartitionLateGuard } from './sealState.js';
 import type { QuarantineEntry } from '../staging/segments.js';
+import { encodeRecord, readRecord, recordBytes, type EncodedRecords, type SymbolDay } from '../staging/recordCodec.js';
 import { canonicalFeedLine } from '../staging/canonicalLine.js';
 
 /**
  * The first half of staging a chunk of consecutive messages of one partition: validate each
  * (bad → a quarantine entry naming `topic/partition@offset`), late ones → quarantine entries,
- * good ones → rows. The group commit (commits.ts) appends the rows of many chunks at once,
- * makes them durable, and then records the quarantine entries and the partition's next offset.
+ * good ones → staging records. The group commit (commits.ts) appends the records of many
+ * chunks at once, makes them durable, and then records the quarantine entries and the
+ * partition's next offset.
  *
- * Every row carries its offset as `seq`, and staging resolves duplicates to the highest: a
- * message appended twice (re-delivered after a crash before its offset was recorded, or to
- * two owners during a rebalance) is the same row twice and changes nothing.
+ * Every record carries its offset as its order, and staging resolves duplicates to the
+ * highest: a message appended twice (re-delivered after a crash before its offset was
+ * recorded, or to two owners during a rebalance) is the same row twice and changes nothing.
  */
 export interface ChunkMessage extends SnapshotMessage {
   readonly offset: string;
 }
 
 /** A decoded chunk, waiting for the group commit. */
-export interface DecodedChunk {
+export interface DecodedChunk extends EncodedRecords {
   readonly topic: string;
   readonly partition: number;
-  readonly dataset: Dataset;
   readonly firstOffset: number;
   readonly lastOffset: number;
   readonly messages: number;
-  /** Rows to append (re-delivered ones below the known position are left out). */
-  readonly rows: readonly SnapshotRow[];
+  // EncodedRecords: the rows to append (re-delivered ones below the known position are left
+  // out), in staging layout with the offset as order; `symbolDays` feed the symbol-day →
+  // partition record.
   readonly rejects: readonly QuarantineEntry[];
   readonly rejectOffsets: readonly number[];
   /** Late messages among the rejects. */
   readonly late: number;
-  /** `tradedate|symbol` of the rows, for the symbol-day → partition record. */
-  readonly symbolDays: ReadonlySet<string>;
+}
+
+/** Gathers a chunk's records and their symbol-days (in order of first appearance). */
+class RecordGatherer {
+  private readonly size: number;
+  private bytes: Uint8Array;
+  private sdOf: Int32Array;
+  private count = 0;
+  private readonly index = new Map<string, number>();
+  readonly symbolDays: SymbolDay[] = [];
+
+  constructor(dataset: Dataset, capacity: number) {
+    this.size = recordBytes(dataset);
+    this.bytes = new Uint8Array(capacity * this.size);
+    this.sdOf = new Int32Array(capacity);
+  }
+
+  /** Room for the next record, which then belongs to `tradedate`/`symbol`; returns its byte offset. */
+  next(tradedate: string, symbol: string): number {
+    const k = `${tradedate}|${symbol}`;
+    let sd = this.index.get(k);
+    if (sd === undefined) {
+      sd = this.symbolDays.length;
+      this.symbolDays.push({ tradedate, symbol });
+      this.index.set(k, sd);
+    }
+    this.sdOf[this.count] = sd;
+    return this.count++ * this.size;
+  }
+
+  get buffer(): Uint8Array {
+    return this.bytes;
+  }
+
+  take(): { records: Uint8Array; symbolDayOf: Int32Array; symbolDays: SymbolDay[] } {
+    return { records: this.bytes.subarray(0, this.count * this.size), symbolDayOf: this.sdOf.subarray(0, this.count), symbolDays: this.symbolDays };
+  }
 }
 
 /**
- * Decodes one chunk. `knownNext` is the partition's next offset as far as this process knows
- * (stored, or pending in the group commit): messages below it are already handled.
+ * Decodes one chunk on this thread (the reference the worker path is tested against).
+ * `knownNext` is the partition's next offset as far as this process knows (stored, or pending
+ * in the group commit): messages below it are already handled.
  */
 export function decodeChunk(
   late: PartitionLateGuard,
@@ -53,10 +91,10 @@ export function decodeChunk(
   const firstOffset = Number(messages[0].offset);
   const lastOffset = Number(messages[messages.length - 1].offset);
   const from = knownNext ?? firstOffset;
-  const rows: SnapshotRow[] = [];
+  const out = new RecordGatherer(dataset, messages.length);
+  const buf = Buffer.from(out.buffer.buffer, out.buffer.byteOffset, out.buffer.byteLength);
   const rejects: QuarantineEntry[] = [];
   const rejectOffsets: number[] = [];
-  const symbolDays = new Set<string>();
   let lateCount = 0;
   for (const m of messages) {
     const offset = Number(m.offset);
@@ -74,19 +112,15 @@ export function decodeChunk(
       lateCount++;
       continue;
     }
-    rows.push({ dataset, symbol: r.symbol, tradedate: r.tradedate, timeMs: r.timeMs, values: r.values, seq: offset });
-    symbolDays.add(`${r.tradedate}|${r.symbol}`);
+    encodeRecord(buf, out.next(r.tradedate, r.symbol), r, offset);
   }
-  return {
-    topic, partition, dataset, firstOffset, lastOffset, messages: messages.length,
-    rows, rejects, rejectOffsets, late: lateCount, symbolDays,
-  };
+  return { topic, partition, dataset, firstOffset, lastOffset, messages: messages.length, ...out.take(), rejects, rejectOffsets, late: lateCount };
 }
 
 /**
  * Builds a decoded chunk from the decode worker's reply for `messages` (all at or above the
  * known position): rejects named by the worker, late rows turned into rejects here (the late
- * guard reads this process's catalog and seal state), the rest into rows.
+ * guard reads this process's catalog and seal state), the rest kept as the worker encoded them.
  */
 export function chunkFromReply(
   late: PartitionLateGuard,
@@ -96,11 +130,33 @@ export function chunkFromReply(
   messages: readonly ChunkMessage[],
   reply: DecodeReply,
 ): DecodedChunk {
-  const width = SCHEMAS[dataset].valueFields.length;
-  const rows: SnapshotRow[] = [];
   const rejects: QuarantineEntry[] = [];
   const rejectOffsets: number[] = [];
-  const symbolDays = new Set<string>();
+  // Lateness is per symbol-day (and the partition-day's cut): asked once per symbol-day.
+  const sdCount = reply.symbols.length;
+  const lateFrom = new Float64Array(sdCount);
+  let anyLate = false;
+  for (let s = 0; s < sdCount; s++) {
+    lateFrom[s] = late.lateFrom(dataset, reply.tradedates[s], reply.symbols[s], partition);
+    if (lateFrom[s] !== Infinity) anyLate = true;
+  }
+  if (!anyLate) {
+    for (let i = 0; i < messages.length; i++) {
+      if (reply.ok[i] === 1) continue;
+      const m = messages[i];
+      rejects.push({ source: `${topic}/${partition}@${m.offset}`, reason: reply.reasons[i] ?? 'rejected', raw: m.value?.toString('utf8') ?? '' });
+      rejectOffsets.push(Number(m.offset));
+    }
+    const symbolDays: SymbolDay[] = new Array(sdCount);
+    for (let s = 0; s < sdCount; s++) symbolDays[s] = { tradedate: reply.tradedates[s], symbol: reply.symbols[s] };
+    return {
+      topic, partition, dataset, firstOffset: Number(messages[0].offset), lastOffset: Number(messages[messages.length - 1].offset),
+      messages: messages.length, records: reply.records, symbolDayOf: reply.symbolDayOf, symbolDays, rejects, rejectOffsets, late: 0,
+    };
+  }
+  // Some rows may be late: copy the others record by record (rare: only around a seal).
+  const size = recordBytes(dataset);
+  const out = new RecordGatherer(dataset, reply.symbolDayOf.length);
   let lateCount = 0;
   let k = 0;
   for (let i = 0; i < messages.length; i++) {
@@ -111,28 +167,23 @@ export function chunkFromReply(
       rejectOffsets.push(offset);
       continue;
     }
-    const symbol = reply.symbols[k];
-    const tradedate = reply.tradedates[k];
-    const base = k * width;
-    const timeMs = reply.timesMs[k];
+    const sd = reply.symbolDayOf[k];
+    const at = k * size;
     k++;
-    const values: (number | null)[] = new Array(width);
-    for (let j = 0; j < width; j++) {
-      const x = reply.values[base + j];
-      values[j] = Number.isNaN(x) ? null : x; // JSON has no NaN: NaN stands for null
-    }
-    if (late.isLate(dataset, tradedate, symbol, partition, offset)) {
-      rejects.push(lateReject(late, `${topic}/${partition}@${m.offset}`, dataset, tradedate, symbol, timeMs, values, m));
+    const symbol = reply.symbols[sd];
+    const tradedate = reply.tradedates[sd];
+    if (offset >= lateFrom[sd]) {
+      const r = readRecord(reply.records, at, dataset);
+      rejects.push(lateReject(late, `${topic}/${partition}@${m.offset}`, dataset, tradedate, symbol, r.timeMs, r.values, m));
       rejectOffsets.push(offset);
       lateCount++;
       continue;
     }
-    rows.push({ dataset, symbol, tradedate, timeMs, values, seq: offset });
-    symbolDays.add(`${tradedate}|${symbol}`);
+    out.buffer.set(reply.records.subarray(at, at + size), out.next(tradedate, symbol));
   }
   return {
     topic, partition, dataset, firstOffset: Number(messages[0].offset), lastOffset: Number(messages[messages.length - 1].offset),
-    messages: messages.length, rows, rejects, rejectOffsets, late: lateCount, symbolDays,
+    messages: messages.length, ...out.take(), rejects, rejectOffsets, late: lateCount,
   };
 }
 

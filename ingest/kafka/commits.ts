@@ -9,9 +9,9 @@ import type { QuarantineEntry, Staging } from '../staging/segments.js';
 /**
  * Group commit of decoded chunks: the second half of exactly-once staging.
  *
- * Chunks are decoded as batches arrive (chunk.ts); every few hundred milliseconds, or once
- * enough messages wait, one flush handles them all:
- *   1. append every row to staging in one transaction (not synced on its own);
+ * Chunks are decoded as batches arrive (chunk.ts); every few hundred milliseconds, once enough
+ * messages wait, or once the stream pauses, one flush handles them all:
+ *   1. append every record to staging in one transaction (not synced on its own);
  *   2. fsync every segment file written, in parallel (Staging.flush);
  *   3. one transaction (synchronous=FULL, so it also makes 1 durable) that, per chunk in
  *      arrival order, re-reads the partition's stored next offset, writes the quarantine
@@ -35,8 +35,21 @@ export interface CommitDeps {
 export interface CommitOptions {
   /** Flush once this many messages wait (default 50,000). */
   readonly maxMessages?: number;
-  /** Flush at the latest this long after the first waiting chunk (default 200 ms). */
+  /**
+   * Flush at the latest this long after the first waiting chunk (default 500 ms). Each flush
+   * fsyncs every segment it touched (most of 256 buckets), so fewer, larger flushes cost less
+   * kernel time; the end of a burst does not wait this long (idleMs). Measured against 200 ms
+   * on 150k level2 messages: 77-104k -> 109-111k msg/s.
+   */
   readonly maxDelayMs?: number;
+  /**
+   * Flush this long after the caller said nothing more is queued (nothingQueued) if no chunk
+   * came meanwhile (default 50 ms), without waiting for maxDelayMs: the end of a burst is
+   * made durable at once. Not at once on every drain: mid-stream the decode queue drains
+   * between most Kafka fetches, and a flush per fetch (an fsync per touched segment each)
+   * measured slower than flushing every maxDelayMs.
+   */
+  readonly idleMs?: number;
 }
 
 /** One partition's outcome in a flush. */
@@ -64,10 +77,13 @@ export class GroupCommitter {
   /** Next offset per partition including appended, not yet recorded chunks. */
   private readonly pendingNext = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
+  /** Armed by nothingQueued(), disarmed by the next chunk. */
+  private idleTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<FlushedPartition[]> | null = null;
   private failure: Error | null = null;
   private readonly maxMessages: number;
   private readonly maxDelayMs: number;
+  private readonly idleMs: number;
 
   constructor(
     private readonly deps: CommitDeps,
@@ -76,7 +92,8 @@ export class GroupCommitter {
     opts: CommitOptions = {},
   ) {
     this.maxMessages = opts.maxMessages ?? 50_000;
-    this.maxDelayMs = opts.maxDelayMs ?? 200;
+    this.maxDelayMs = opts.maxDelayMs ?? 500;
+    this.idleMs = opts.idleMs ?? 50;
   }
 
   get failed(): Error | null {
@@ -96,8 +113,25 @@ export class GroupCommitter {
     this.pendingMessages += chunk.messages;
     const k = key(chunk.topic, chunk.partition);
     this.pendingNext.set(k, Math.max(this.pendingNext.get(k) ?? 0, chunk.lastOffset + 1));
+    if (this.idleTimer) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = null;
+    }
     if (this.pendingMessages >= this.maxMessages) void this.flush().catch(() => undefined);
     else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.maxDelayMs);
+  }
+
+  /**
+   * The caller has nothing more on its way for now (its decode queue drained): unless another
+   * chunk comes within idleMs, flush then instead of after maxDelayMs.
+   */
+  nothingQueued(): void {
+    if (this.pending.length === 0 || this.failure) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      void this.flush().catch(() => undefined);
+    }, this.idleMs);
   }
 
   /** Resolves when there is room for more: waits for the running flush when much is pending. */
@@ -112,6 +146,10 @@ export class GroupCommitter {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
+    }
+    if (this.idleTimer) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = null;
     }
     if (this.pending.length === 0) return [];
     const batch = this.pending;
@@ -160,18 +198,18 @@ export class GroupCommitter {
   }
 
   /**
-   * Appends the rows of every chunk. This commit need not be durable on its own: the record
+   * Appends the records of every chunk. This commit need not be durable on its own: the record
    * transaction commits with synchronous=FULL, syncing the WAL that holds this one too; if it
    * is lost, so are the offsets that would cover it, and the messages come again.
    */
   private append(batch: readonly DecodedChunk[]): void {
-    const rows = batch.flatMap((c) => c.rows);
-    if (rows.length === 0) return;
+    const withRecords = batch.filter((c) => c.symbolDayOf.length > 0);
+    if (withRecords.length === 0) return;
     const db = this.deps.staging.db;
     const level = db.pragma('synchronous', { simple: true }) as number;
     db.pragma('synchronous = NORMAL');
     try {
-      this.deps.staging.stage(rows, [], undefined, { sync: false });
+      this.deps.staging.stageRecords(withRecords, [], undefined, { sync: false });
     } finally {
       db.pragma(`synchronous = ${level}`);
     }
@@ -203,16 +241,13 @@ export class GroupCommitter {
         advances.push([c.topic, c.partition, c.lastOffset + 1]);
         stored.set(k, c.lastOffset + 1);
       }
-      for (const sd of c.symbolDays) {
-        const bar = sd.indexOf('|');
-        sealState.noteSymbol(c.dataset, sd.slice(0, bar), sd.slice(bar + 1), c.partition);
-      }
+      for (const sd of c.symbolDays) sealState.noteSymbol(c.dataset, sd.tradedate, sd.symbol, c.partition);
       const prev = out.get(k);
       out.set(k, {
         topic: c.topic, partition: c.partition, dataset: c.dataset,
         next: Math.max(prev?.next ?? 0, stored.get(k) ?? before ?? 0),
         messages: (prev?.messages ?? 0) + c.messages,
-        staged: (prev?.staged ?? 0) + c.rows.length,
+        staged: (prev?.staged ?? 0) + c.symbolDayOf.length,
         quarantined: (prev?.quarantined ?? 0) + quarantined,
         late: (prev?.late ?? 0) + late,
         skipped: (prev?.skipped ?? 0) + skipped,

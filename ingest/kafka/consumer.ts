@@ -176,6 +176,7 @@ export class KafkaIngestor {
       await this.sealer.refreshCuts(this.opts.nowMs());
       this.log.info({ state: this.cuts.where }, 'seal cuts agreed through the shared database');
     }
+    this.runner.startDecoder();
     await this.admin.connect();
     await this.startConsumer();
     const every = (ms: number, fn: () => Promise<unknown>) => {

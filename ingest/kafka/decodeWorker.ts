@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
-import { DATASETS, SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { DATASETS, type Dataset } from '../../shared/schema.js';
+import { recordBytes, writeRecord } from '../staging/recordCodec.js';
 import { decodeSnapshotText, KeyCanon } from './messages.js';
 
 /**
@@ -8,9 +9,11 @@ import { decodeSnapshotText, KeyCanon } from './messages.js';
  * appends to staging). Pure: no database, no state beyond a cache of canonical keys.
  *
  * Request: the values of a run of messages concatenated in one buffer (with end offsets, -1
- * for a message without value), their keys and reject headers. Reply: per message ok or the
- * reason; for the good ones symbol, tradedate, time and the numeric values (NaN = null), in
- * typed arrays that are transferred, not copied.
+ * for a message without value), their keys, reject headers and offsets. Reply: per message ok
+ * or the reason; the good ones already as staging records (recordCodec.ts) with their offset
+ * as the record's order, each naming its symbol-day, in a buffer that is transferred, not
+ * copied. The main thread then only checks lateness per symbol-day and copies records into
+ * segments: no per-row objects there (they cost it more than the fetch itself, mostly in GC).
  */
 export interface DecodeRequest {
   readonly id: number;
@@ -20,6 +23,8 @@ export interface DecodeRequest {
   readonly ends: Int32Array;
   readonly keys: readonly (string | null)[];
   readonly flagged: readonly (string | null)[];
+  /** Each message's Kafka offset. */
+  readonly offsets: Float64Array;
 }
 
 export interface DecodeReply {
@@ -28,12 +33,13 @@ export interface DecodeReply {
   readonly ok: Uint8Array;
   /** The reject reason of each rejected message, null for the others. */
   readonly reasons: readonly (string | null)[];
-  /** One entry per good message, in order. */
+  /** One record per good message, in order; order field = the message's offset. */
+  readonly records: Uint8Array;
+  /** Per good message, its symbol-day: an index into `symbols` and `tradedates`. */
+  readonly symbolDayOf: Int32Array;
+  /** The distinct symbol-days of the good messages, in order of first appearance. */
   readonly symbols: readonly string[];
   readonly tradedates: readonly string[];
-  readonly timesMs: Int32Array;
-  /** Good messages × the dataset's numeric fields; NaN = null. */
-  readonly values: Float64Array;
   readonly error?: string;
 }
 
@@ -42,13 +48,19 @@ const utf8 = new TextDecoder('utf-8');
 
 export function decodeRequest(req: DecodeRequest): DecodeReply {
   const n = req.ends.length;
-  const width = SCHEMAS[req.dataset].valueFields.length;
+  const size = recordBytes(req.dataset);
   const ok = new Uint8Array(n);
   const reasons: (string | null)[] = new Array(n).fill(null);
+  // Sized for every message good; the reply views only the used part (no copy to trim it).
+  const buffer = new ArrayBuffer(n * size);
+  const view = new DataView(buffer);
+  const symbolDayOf = new Int32Array(n);
   const symbols: string[] = [];
   const tradedates: string[] = [];
-  const times: number[] = [];
-  const values = new Float64Array(n * width);
+  // Symbol-day indexes by day, then symbol: a run is nearly always one day, so no key is built.
+  const byDay = new Map<string, Map<string, number>>();
+  let lastDay: string | null = null;
+  let daySymbols: Map<string, number> | null = null;
   // One decode for the whole run; when it is all ASCII (JSON snapshots are), byte offsets are
   // string offsets and each value is a slice. Otherwise each value is decoded on its own.
   const all = utf8.decode(req.values);
@@ -66,18 +78,24 @@ export function decodeRequest(req: DecodeRequest): DecodeReply {
     }
     ok[i] = 1;
     const r = v.row;
-    symbols.push(r.symbol);
-    tradedates.push(r.tradedate);
-    times.push(r.timeMs);
-    const base = good * width;
-    for (let j = 0; j < width; j++) {
-      const x = r.values[j];
-      values[base + j] = x === null ? NaN : x;
+    if (r.tradedate !== lastDay || daySymbols === null) {
+      lastDay = r.tradedate;
+      daySymbols = byDay.get(r.tradedate) ?? null;
+      if (daySymbols === null) byDay.set(r.tradedate, (daySymbols = new Map()));
     }
+    let sd = daySymbols.get(r.symbol);
+    if (sd === undefined) {
+      sd = symbols.length;
+      symbols.push(r.symbol);
+      tradedates.push(r.tradedate);
+      daySymbols.set(r.symbol, sd);
+    }
+    symbolDayOf[good] = sd;
+    writeRecord(view, good * size, r.symbol, r.timeMs, r.values, req.offsets[i]);
     good++;
   }
   return {
-    id: req.id, ok, reasons, symbols, tradedates, timesMs: Int32Array.from(times), values: values.slice(0, good * width),
+    id: req.id, ok, reasons, records: new Uint8Array(buffer, 0, good * size), symbolDayOf: symbolDayOf.subarray(0, good), symbols, tradedates,
   };
 }
 
@@ -87,10 +105,10 @@ parentPort?.on('message', (req: DecodeRequest) => {
     reply = decodeRequest(req);
   } catch (e) {
     reply = {
-      id: req.id, ok: new Uint8Array(0), reasons: [], symbols: [], tradedates: [], timesMs: new Int32Array(0),
-      values: new Float64Array(0), error: (e as Error).message,
+      id: req.id, ok: new Uint8Array(0), reasons: [], records: new Uint8Array(0), symbolDayOf: new Int32Array(0), symbols: [], tradedates: [],
+      error: (e as Error).message,
     };
   }
   // Freshly allocated typed arrays: their buffers are plain ArrayBuffers, safe to transfer.
-  parentPort!.postMessage(reply, [reply.ok.buffer as ArrayBuffer, reply.timesMs.buffer as ArrayBuffer, reply.values.buffer as ArrayBuffer]);
+  parentPort!.postMessage(reply, [reply.ok.buffer as ArrayBuffer, reply.records.buffer as ArrayBuffer, reply.symbolDayOf.buffer as ArrayBuffer]);
 });

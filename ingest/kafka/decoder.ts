@@ -12,6 +12,7 @@ import { rejectHeaderOf } from './messages.js';
  * stops the ingestor (a restart brings a fresh worker).
  */
 export interface RawMessage {
+  readonly offset: string;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
   readonly headers?: IHeaders;
@@ -62,7 +63,7 @@ export class DecodeWorker {
       if (this.waiting.size === 0) this.worker.ref();
       this.waiting.set(req.id, { resolve, reject });
       // Freshly allocated typed arrays: their buffers are plain ArrayBuffers, safe to transfer.
-      this.worker.postMessage(req, [req.values.buffer as ArrayBuffer, req.ends.buffer as ArrayBuffer]);
+      this.worker.postMessage(req, [req.values.buffer as ArrayBuffer, req.ends.buffer as ArrayBuffer, req.offsets.buffer as ArrayBuffer]);
     });
   }
 
@@ -73,7 +74,7 @@ export class DecodeWorker {
   }
 }
 
-/** Packs messages into one request: values concatenated in a buffer of its own. */
+/** Packs messages into one request: values concatenated in a buffer of its own, offsets as numbers. */
 export function packRequest(id: number, dataset: Dataset, messages: readonly RawMessage[]): DecodeRequest {
   let total = 0;
   for (const m of messages) total += m.value?.length ?? 0;
@@ -82,6 +83,7 @@ export function packRequest(id: number, dataset: Dataset, messages: readonly Raw
   const ends = new Int32Array(messages.length);
   const keys: (string | null)[] = new Array(messages.length);
   const flagged: (string | null)[] = new Array(messages.length);
+  const offsets = new Float64Array(messages.length);
   let at = 0;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
@@ -94,6 +96,7 @@ export function packRequest(id: number, dataset: Dataset, messages: readonly Raw
     }
     keys[i] = m.key === null ? null : m.key.toString('utf8');
     flagged[i] = rejectHeaderOf(m.headers);
+    offsets[i] = Number(m.offset);
   }
-  return { id, dataset, values, ends, keys, flagged };
+  return { id, dataset, values, ends, keys, flagged, offsets };
 }

@@ -24,6 +24,8 @@ export interface QueueItem<T> {
 export interface SliceStages<T, I extends QueueItem<T>, R> {
   send(item: I, from: number, to: number): Promise<R>;
   complete(item: I, from: number, to: number, result: R): void;
+  /** Every queued slice is completed and none waits: nothing more is on its way for now. */
+  drained?(): void;
 }
 
 interface InFlight<I, R> {
@@ -114,7 +116,10 @@ export class BatchQueue<T, I extends QueueItem<T>, R> {
           inFlight.push({ ...s, result: this.stages.send(s.item, s.from, s.to) });
         }
         const head = inFlight.shift();
-        if (!head) break;
+        if (!head) {
+          this.stages.drained?.();
+          break;
+        }
         const result = await head.result;
         this.stages.complete(head.item, head.from, head.to, result);
         this.queued = Math.max(0, this.queued - (head.to - head.from));

@@ -170,7 +170,16 @@ export class PartitionLateGuard {
   }
 
   isLate(dataset: Dataset, tradedate: string, symbol: string, partition: number, offset: number): boolean {
-    const cut = this.cutOf(dataset, tradedate, partition);
-    return (cut !== undefined && offset >= cut) || this.catalogLate.isLate(dataset, tradedate, symbol);
+    return offset >= this.lateFrom(dataset, tradedate, symbol, partition);
+  }
+
+  /**
+   * The offset from which this partition's messages of the symbol-day are late: -Infinity
+   * (all) when the catalog has it sealed, the cut if one is known, else Infinity (none). A
+   * chunk asks once per symbol-day instead of once per message.
+   */
+  lateFrom(dataset: Dataset, tradedate: string, symbol: string, partition: number): number {
+    if (this.catalogLate.isLate(dataset, tradedate, symbol)) return -Infinity;
+    return this.cutOf(dataset, tradedate, partition) ?? Infinity;
   }
 }

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 import { openDb, type Db } from '../../shared/sqlite.js';
 import { type Dataset, type SnapshotRow } from '../../shared/schema.js';
-import { encodeRecord, ORDER_OFFSET, recordBytes, recordSymbol, type RecordPack } from './recordCodec.js';
+import { encodeRecord, ORDER_OFFSET, recordBytes, recordSymbol, type EncodedRecords, type RecordPack } from './recordCodec.js';
 import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
 
 /**
@@ -205,6 +205,28 @@ export class Staging {
       }
     }
     this.commit(newOpen, rejects, undefined, opts);
+  }
+
+  /**
+   * Stages records encoded elsewhere with their order already set (see EncodedRecords), in
+   * arrival order. Symbol-days are resolved to segments once per batch, not per record.
+   */
+  stageRecords(batches: readonly EncodedRecords[], rejects: readonly QuarantineEntry[], after?: () => void, opts: StageOptions = {}): void {
+    const newOpen: [Dataset, string, string][] = [];
+    for (const b of batches) {
+      const size = recordBytes(b.dataset);
+      const segs = b.symbolDays.map((sd) => {
+        this.noteOpen(b.dataset, sd.tradedate, sd.symbol, newOpen);
+        return this.segment(b.dataset, sd.tradedate, bucketOf(sd.symbol));
+      });
+      const { records, symbolDayOf } = b;
+      for (let i = 0, o = 0; i < symbolDayOf.length; i++, o += size) {
+        const seg = segs[symbolDayOf[i]];
+        const at = this.reserve(seg, size);
+        seg.pending.set(records.subarray(o, o + size), at);
+      }
+    }
+    this.commit(newOpen, rejects, after, opts);
   }
 
   private commit(newOpen: [Dataset, string, string][], rejects: readonly QuarantineEntry[], after: (() => void) | undefined, opts: StageOptions): void {

@@ -1,5 +1,5 @@
 import { codeValue, DATASETS, INDEX_ALWAYS_NULL, SCHEMAS, type Dataset, type FieldDef, type SnapshotRow } from '../../shared/schema.js';
-import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
+import { parseIndexSymbol, parseStockSymbol, type SymbolResult } from '../../shared/symbols.js';
 import { isValidDateText, parseIndexTime, parseLevel2Time } from '../../shared/timeFormat.js';
 
 /**
@@ -14,10 +14,28 @@ const indexNullPositions = new Set(
   SCHEMAS.index.valueFields.map((f, i) => (INDEX_ALWAYS_NULL.includes(f.name) ? i : -1)).filter((i) => i >= 0),
 );
 
+type MemberReader = (rec: Record<string, unknown>, out: unknown[]) => void;
+
+/**
+ * Per dataset, a function reading the value members of a decoded object into `out` in schema
+ * order, each as a literal property load (`rec["bid1"]`). Generated because a load by a name
+ * that varies per call is megamorphic, and on sparse snapshots most members are absent, which
+ * makes each such load a full lookup up the prototype chain: measured 0.7 µs a level2 message
+ * that way, 0.05 µs generated — more than JSON.parse of the message costs. The names come
+ * from SCHEMAS, never from input; the loads are the same property gets as `rec[f.name]`.
+ */
+const memberReaders = Object.fromEntries(
+  DATASETS.map((d) => {
+    const body = SCHEMAS[d].valueFields.map((f, i) => `out[${i}] = rec[${JSON.stringify(f.name)}];`).join('\n');
+    return [d, new Function('rec', 'out', body) as MemberReader];
+  }),
+) as Record<Dataset, MemberReader>;
+
 export function validateSnapshot(obj: unknown, dataset: Dataset): ValidationResult {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return reject('message is not a JSON object');
   const rec = obj as Record<string, unknown>;
-  const values = SCHEMAS[dataset].valueFields.map((f) => rec[f.name]);
+  const values: unknown[] = new Array(SCHEMAS[dataset].valueFields.length);
+  memberReaders[dataset](rec, values);
   return validateFields(dataset, rec.symbol, rec.tradedate, rec.time, values);
 }
 
@@ -41,13 +59,42 @@ function checkValue(f: FieldDef, v: unknown): number | null | string {
   return v;
 }
 
+/**
+ * Answers of a pure check on strings, remembered: a feed repeats the same few hundred symbols
+ * and one trade date, and their regular-expression and calendar checks cost more per message
+ * than a map lookup (measured ~0.4 µs of ~4 µs a Kafka message). Bounded: input is outside data.
+ */
+class StringMemo<T> {
+  private readonly answers = new Map<string, T>();
+  constructor(private readonly check: (s: string) => T) {}
+
+  get(s: string): T {
+    let a = this.answers.get(s);
+    if (a === undefined) {
+      a = this.check(s);
+      if (this.answers.size >= 10_000) this.answers.clear();
+      this.answers.set(s, a);
+    }
+    return a;
+  }
+}
+
+const stockSymbols = new StringMemo(parseStockSymbol);
+const indexSymbols = new StringMemo(parseIndexSymbol);
+const validDates = new StringMemo(isValidDateText);
+
+function parseSymbol(symbols: 'stock' | 'index', symbol: unknown): SymbolResult {
+  if (typeof symbol !== 'string') return symbols === 'stock' ? parseStockSymbol(symbol) : parseIndexSymbol(symbol);
+  return (symbols === 'stock' ? stockSymbols : indexSymbols).get(symbol);
+}
+
 /** The checks of decisions §6 on decoded members; `raw` holds the value members in schema order. */
 export function validateFields(dataset: Dataset, symbol: unknown, tradedate: unknown, time: unknown, raw: readonly unknown[]): ValidationResult {
   const schema = SCHEMAS[dataset];
-  const sym = schema.symbols === 'stock' ? parseStockSymbol(symbol) : parseIndexSymbol(symbol);
+  const sym = parseSymbol(schema.symbols, symbol);
   if (!sym.ok) return reject(symbol === undefined ? 'symbol is missing' : `symbol ${sym.reason}`);
   if (tradedate === undefined) return reject('tradedate is missing');
-  if (!isValidDateText(tradedate)) return reject('tradedate is not a valid YYYYMMDD date');
+  if (typeof tradedate !== 'string' || !validDates.get(tradedate)) return reject('tradedate is not a valid YYYYMMDD date');
   if (time === undefined) return reject('time is missing');
   let timeMs: number;
   if (schema.timeForm === 'level2') {

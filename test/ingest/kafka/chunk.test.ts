@@ -203,6 +203,41 @@ c('several partitions and chunks flush as one group, each partition advanced in 
   }
 });
 
+c('nothingQueued: flushed idleMs later unless another chunk comes first, without waiting for maxDelayMs', async () => {
+  const r = new Rig();
+  const flushed: number[] = [];
+  const committer = new GroupCommitter(
+    { staging: r.stores.staging, offsets: r.offsets, sealState: r.sealState, nowMs: () => 0 },
+    (f) => flushed.push(f[0].next),
+    (e) => {
+      throw e;
+    },
+    { maxMessages: 1_000_000, maxDelayMs: 60_000, idleMs: 150 },
+  );
+  const keys = new KeyCanon('level2');
+  const add = (first: number) => committer.add(decodeChunk(r.late, 't', 0, 'level2', messages(first, [l2('600000.SH', formatLevel2Time(34_200_000 + first * 3000), 1)]), keys, committer.knownNext('t', 0)));
+  const wait = (ms: number) => new Promise((res) => setTimeout(res, ms));
+  try {
+    committer.nothingQueued();
+    add(0);
+    await wait(200);
+    assert.equal(flushed, [], 'nothing pending when told: no flush armed; added alone waits for maxDelayMs');
+    committer.nothingQueued();
+    await wait(75);
+    add(1);
+    await wait(150);
+    assert.equal(flushed, [], 'a chunk within idleMs: still streaming, no flush');
+    committer.nothingQueued();
+    await wait(75);
+    assert.equal(flushed, []);
+    await wait(150);
+    assert.equal(flushed, [2], 'idle for idleMs: flushed');
+  } finally {
+    await committer.flush();
+    r.close();
+  }
+});
+
 c.run();
 
 const w = suite('decode worker');
@@ -223,8 +258,31 @@ w('the worker protocol decodes exactly as the in-thread decoder does', () => {
     const viaWorker = chunkFromReply(r.late, 't', 0, 'level2', msgs, decodeRequest(packRequest(1, 'level2', msgs)));
     const inThread = decodeChunk(r.late, 't', 0, 'level2', msgs, new KeyCanon('level2'), null);
     assert.equal(viaWorker, inThread);
-    assert.is(inThread.rows.length, 3);
+    assert.is(inThread.symbolDayOf.length, 3);
     assert.is(inThread.rejects.length, 5);
+  } finally {
+    r.close();
+  }
+});
+
+w('late rows among good ones: the worker path drops and quarantines exactly what the in-thread decoder does', () => {
+  const r = new Rig();
+  try {
+    // 20250103 is cut at 3 (both its symbol-days wholly late), 20250102 at 5 (one row late).
+    const msgs = [
+      ...messages(0, [l2('600000.SH', '093000000', 1), l2('000001.SZ', '093000000', 2), 'bad']),
+      ...messages(3, [{ ...l2('000001.SZ', '093003000', 3), tradedate: '20250103' }, { ...l2('000002.SZ', '093003000', 4), tradedate: '20250103' }]),
+      ...messages(5, [l2('000001.SZ', '093006000', 5)]),
+    ];
+    r.late.closeAt('level2', '20250103', 0, 3);
+    r.late.closeAt('level2', '20250102', 0, 5);
+    const viaWorker = chunkFromReply(r.late, 't', 0, 'level2', msgs, decodeRequest(packRequest(1, 'level2', msgs)));
+    const inThread = decodeChunk(r.late, 't', 0, 'level2', msgs, new KeyCanon('level2'), null);
+    assert.equal(viaWorker, inThread);
+    assert.equal(inThread.rejectOffsets, [2, 3, 4, 5]);
+    assert.is(inThread.late, 3);
+    assert.equal(inThread.symbolDays, [{ tradedate: '20250102', symbol: '600000.SH' }, { tradedate: '20250102', symbol: '000001.SZ' }]);
+    assert.equal([...inThread.symbolDayOf], [0, 1]);
   } finally {
     r.close();
   }

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { appendFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Staging, bucketOf, BUCKETS } from '../../../ingest/staging/segments.js';
-import { RecordPacker, recordBytes } from '../../../ingest/staging/recordCodec.js';
+import { encodeRecord, readRecord, RecordPacker, recordBytes, writeRecord } from '../../../ingest/staging/recordCodec.js';
 import { SCHEMAS, type SnapshotRow } from '../../../shared/schema.js';
 import { tempDir } from '../../support/tempDir.js';
 
@@ -128,7 +128,41 @@ stageSuite('stagePacks stages the same rows as stage', () => {
   b.staging.close();
 });
 
+stageSuite('stageRecords stages the same rows as stage, with the records\' own order resolving duplicates', () => {
+  const a = openStaging();
+  const b = openStaging();
+  // Offsets as orders: the later offset of 600000.SH@3000 wins, whatever the append order.
+  const rows = [row('600000.SH', 3000, 3, 10), row('000001.SZ', 1000, 1, 11), row('600000.SH', 1000, 5, 12), row('600000.SH', 3000, 4, 9)];
+  a.staging.stage(rows, []);
+  const size = recordBytes('level2');
+  const records = new Uint8Array(rows.length * size);
+  const view = new DataView(records.buffer);
+  rows.forEach((r, i) => writeRecord(view, i * size, r.symbol, r.timeMs, r.values, r.seq!));
+  const symbolDays = [{ tradedate: '20250102', symbol: '600000.SH' }, { tradedate: '20250102', symbol: '000001.SZ' }];
+  b.staging.stageRecords([{ dataset: 'level2', records, symbolDayOf: Int32Array.from([0, 1, 0, 0]), symbolDays }], []);
+  const syms = ['600000.SH', '000001.SZ'];
+  assert.equal(readAll(b.staging, syms), readAll(a.staging, syms));
+  assert.equal(readAll(b.staging, syms).get('600000.SH')!.close, [5, 3]);
+  assert.equal(b.staging.symbolsOf('level2', '20250102'), ['000001.SZ', '600000.SH']);
+  a.staging.close();
+  b.staging.close();
+});
+
 stageSuite.run();
+
+const codecSuite = suite('record codec');
+codecSuite('writeRecord (DataView) writes the bytes encodeRecord (Buffer) does; readRecord reads them back', () => {
+  const size = recordBytes('level2');
+  const base = row('600000.SH', 34_200_000, 10.5, 7);
+  const r = { ...base, values: [-0.25, ...base.values.slice(1)] };
+  const viaBuffer = Buffer.alloc(size, 0xee);
+  encodeRecord(viaBuffer, 0, r, 7);
+  const viaView = new Uint8Array(size).fill(0xee);
+  assert.is(writeRecord(new DataView(viaView.buffer), 0, r.symbol, r.timeMs, r.values, 7), size);
+  assert.equal(viaView, new Uint8Array(viaBuffer));
+  assert.equal(readRecord(viaView, 0, 'level2'), { timeMs: r.timeMs, values: r.values });
+});
+codecSuite.run();
 
 const dropSuite = suite('Staging.drop');
 dropSuite('forgets dropped symbols; removes the day\'s segments once none is open', () => {
