@@ -25,7 +25,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the query server (POST /api, GET /healthz)',
   usage:
-    'tickvault serve [--port 8080] [--host 127.0.0.1] [--rate-limit 20] [--lease-seconds 30] [--cache-mb 256] [--state-url URL] [--data-dir DIR]',
+    'tickvault serve [--port 8080] [--host 127.0.0.1] [--rate-limit 20] [--lease-seconds 30] [--cache-mb 256] [--json-threads N] [--state-url URL] [--data-dir DIR]',
   options: Object.fromEntries([...Object.values(SERVE_OPTIONS), STATE_URL_OPTION].map((o) => [o.flag, { type: 'string' as const }])),
   help: [
     docOf(SERVE_OPTIONS.port, 'N'),
@@ -33,6 +33,7 @@ export const serveCommand: Command = {
     docOf(SERVE_OPTIONS.rateLimit, 'N'),
     docOf(SERVE_OPTIONS.leaseSeconds, 'S'),
     docOf(SERVE_OPTIONS.cacheMb, 'MB'),
+    docOf(SERVE_OPTIONS.jsonThreads, 'N', 'one per core, at most 4'),
     docOf(STATE_URL_OPTION, 'URL', 'service.db in the data directory'),
   ],
   positionals: 'none',

@@ -25,7 +25,7 @@ export const SERVE_OPTIONS = {
   } satisfies OptionSpec<number>,
   jsonThreads: {
     flag: 'json-threads', env: 'TICKVAULT_JSON_THREADS', defaultValue: Math.min(4, availableParallelism()), parse: parseNonNegativeInt,
-    help: 'worker threads making the JSON of row groups not yet cached (default: one per core, at most 4; 0: on the main thread)',
+    help: 'worker threads making the JSON of row groups not yet cached (0: on the main thread)',
   } satisfies OptionSpec<number>,
 };
 

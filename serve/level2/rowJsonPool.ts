@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { CatalogFile } from '../../storage/catalog.js';
-import type { SerializedRows } from './rows.js';
+import type { RowJsonMaker, SerializedRows } from './rows.js';
 import type { RowJsonReply, RowJsonRequest, RowJsonWorkerInput } from './rowJsonWorker.js';
 
 /**
@@ -9,7 +9,7 @@ import type { RowJsonReply, RowJsonRequest, RowJsonWorkerInput } from './rowJson
  * an idle worker is unref'd so it never holds a process open. Requests go to the worker with the fewest in
  * flight; a worker reads files concurrently, so several may be in flight on each.
  */
-export class RowJsonPool {
+export class RowJsonPool implements RowJsonMaker {
   private workers: { worker: Worker; inFlight: number }[] | null = null;
   private readonly pending = new Map<number, { resolve: (r: SerializedRows | null) => void; reject: (e: Error) => void; slot: { inFlight: number } }>();
   private nextId = 0;

@@ -4,7 +4,6 @@ import type { FileColumnCache } from '../reading/fileColumns.js';
 import type { DecodedColumn } from '../../storage/parquet/reader.js';
 import { groupsOf } from '../reading/rowSearch.js';
 import { JsonBytesWriter } from './jsonBytes.js';
-import type { RowJsonPool } from './rowJsonPool.js';
 
 /**
  * Rows of a detailed-history page (level 2, trades, orders) as JSON bytes. The common request is every field, so each row group's
@@ -71,12 +70,20 @@ export function serializeRows(cols: readonly DecodedColumn[], from: number, to: 
   return { bytes, offsets };
 }
 
+/**
+ * Makes the every-field rows of a row group elsewhere (rowJsonPool.ts: worker threads); null
+ * when it cannot read the file, which is then done on this thread.
+ */
+export interface RowJsonMaker {
+  rows(file: CatalogFile, group: number, sizeHint: number): Promise<SerializedRows | null>;
+}
+
 /** Rows [a, b) of serialised rows, without a trailing comma. */
 export function sliceRows(s: SerializedRows, a: number, b: number): Buffer {
   return s.bytes.subarray(s.offsets[a], s.offsets[b] - 1);
 }
 
-function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, pool: RowJsonPool | null): Promise<SerializedRows> {
+function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, pool: RowJsonMaker | null): Promise<SerializedRows> {
   const rows = Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
   const estimate = rows * (ROW_BYTES[file.dataset] ?? 340);
   const all = ALL_FIELDS[file.dataset];
@@ -96,7 +103,7 @@ export async function pageRowsJson(
   end: number,
   fields: readonly number[],
   /** Row-JSON workers for every-field rows not yet cached; null: made on this thread. */
-  pool: RowJsonPool | null = null,
+  pool: RowJsonMaker | null = null,
 ): Promise<Buffer[]> {
   const groups = groupsOf({ lo: first, hi: end }, file.rowGroupSize);
   const size = file.rowGroupSize;
