@@ -3,7 +3,7 @@ import type { DecodeReply } from './decodeWorker.js';
 import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './messages.js';
 import type { PartitionLateGuard } from './sealState.js';
 import type { QuarantineEntry } from '../staging/segments.js';
-import { encodeRecord, readRecord, recordBytes, type EncodedRecords, type SymbolDay } from '../staging/recordCodec.js';
+import { readRecord, recordBytes, writeRecord, type EncodedRecords, type SymbolDay } from '../staging/recordCodec.js';
 import { canonicalFeedLine } from '../staging/canonicalLine.js';
 
 /**
@@ -92,7 +92,7 @@ export function decodeChunk(
   const lastOffset = Number(messages[messages.length - 1].offset);
   const from = knownNext ?? firstOffset;
   const out = new RecordGatherer(dataset, messages.length);
-  const buf = Buffer.from(out.buffer.buffer, out.buffer.byteOffset, out.buffer.byteLength);
+  const view = new DataView(out.buffer.buffer, out.buffer.byteOffset, out.buffer.byteLength);
   const rejects: QuarantineEntry[] = [];
   const rejectOffsets: number[] = [];
   let lateCount = 0;
@@ -112,7 +112,7 @@ export function decodeChunk(
       lateCount++;
       continue;
     }
-    encodeRecord(buf, out.next(r.tradedate, r.symbol), r, offset);
+    writeRecord(view, out.next(r.tradedate, r.symbol), r.symbol, r.timeMs, r.values, offset);
   }
   return { topic, partition, dataset, firstOffset, lastOffset, messages: messages.length, ...out.take(), rejects, rejectOffsets, late: lateCount };
 }
@@ -140,36 +140,23 @@ export function chunkFromReply(
     lateFrom[s] = late.lateFrom(dataset, reply.tradedates[s], reply.symbols[s], partition);
     if (lateFrom[s] !== Infinity) anyLate = true;
   }
-  if (!anyLate) {
-    for (let i = 0; i < messages.length; i++) {
-      if (reply.ok[i] === 1) continue;
-      const m = messages[i];
-      rejects.push({ source: `${topic}/${partition}@${m.offset}`, reason: reply.reasons[i] ?? 'rejected', raw: m.value?.toString('utf8') ?? '' });
-      rejectOffsets.push(Number(m.offset));
-    }
-    const symbolDays: SymbolDay[] = new Array(sdCount);
-    for (let s = 0; s < sdCount; s++) symbolDays[s] = { tradedate: reply.tradedates[s], symbol: reply.symbols[s] };
-    return {
-      topic, partition, dataset, firstOffset: Number(messages[0].offset), lastOffset: Number(messages[messages.length - 1].offset),
-      messages: messages.length, records: reply.records, symbolDayOf: reply.symbolDayOf, symbolDays, rejects, rejectOffsets, late: 0,
-    };
-  }
-  // Some rows may be late: copy the others record by record (rare: only around a seal).
+  // Good records stay as the worker encoded them unless a symbol-day may be late (rare: only
+  // around a seal); then the others are copied record by record.
   const size = recordBytes(dataset);
-  const out = new RecordGatherer(dataset, reply.symbolDayOf.length);
+  const kept = anyLate ? new RecordGatherer(dataset, reply.symbolDayOf.length) : null;
   let lateCount = 0;
   let k = 0;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    const offset = Number(m.offset);
     if (reply.ok[i] !== 1) {
       rejects.push({ source: `${topic}/${partition}@${m.offset}`, reason: reply.reasons[i] ?? 'rejected', raw: m.value?.toString('utf8') ?? '' });
-      rejectOffsets.push(offset);
+      rejectOffsets.push(Number(m.offset));
       continue;
     }
     const sd = reply.symbolDayOf[k];
-    const at = k * size;
-    k++;
+    const at = k++ * size;
+    if (kept === null) continue;
+    const offset = Number(m.offset);
     const symbol = reply.symbols[sd];
     const tradedate = reply.tradedates[sd];
     if (offset >= lateFrom[sd]) {
@@ -179,11 +166,14 @@ export function chunkFromReply(
       lateCount++;
       continue;
     }
-    out.buffer.set(reply.records.subarray(at, at + size), out.next(tradedate, symbol));
+    kept.buffer.set(reply.records.subarray(at, at + size), kept.next(tradedate, symbol));
   }
+  const records = kept
+    ? kept.take()
+    : { records: reply.records, symbolDayOf: reply.symbolDayOf, symbolDays: reply.symbols.map((symbol, s): SymbolDay => ({ tradedate: reply.tradedates[s], symbol })) };
   return {
     topic, partition, dataset, firstOffset: Number(messages[0].offset), lastOffset: Number(messages[messages.length - 1].offset),
-    messages: messages.length, ...out.take(), rejects, rejectOffsets, late: lateCount,
+    messages: messages.length, ...records, rejects, rejectOffsets, late: lateCount,
   };
 }
 

@@ -21,27 +21,14 @@ export function recordBytes(dataset: Dataset): number {
 
 /** Writes `row` as a record at `offset`; returns the offset after it. */
 export function encodeRecord(buf: Buffer, offset: number, row: SnapshotRow, order: number): number {
-  return encodeValues(buf, offset, row.symbol, row.timeMs, row.values, order);
-}
-
-/** Writes a record from its parts (values in schema order, null or NaN = null); returns the offset after it. */
-function encodeValues(buf: Buffer, offset: number, symbol: string, timeMs: number, vals: ArrayLike<number | null>, order: number): number {
-  buf.fill(0, offset, offset + SYMBOL_BYTES);
-  buf.write(symbol, offset, SYMBOL_BYTES, 'latin1');
-  buf.writeInt32LE(timeMs, offset + TIME_OFFSET);
-  buf.writeDoubleLE(order, offset + ORDER_OFFSET);
-  let o = offset + HEADER_BYTES;
-  for (let i = 0; i < vals.length; i++, o += 8) {
-    const v = vals[i];
-    buf.writeDoubleLE(v === null ? NaN : v, o);
-  }
-  return o;
+  return writeRecord(new DataView(buf.buffer, buf.byteOffset, buf.byteLength), offset, row.symbol, row.timeMs, row.values, order);
 }
 
 /**
- * The same bytes as encodeRecord, written through a DataView: the Kafka decode worker fills a
- * plain (transferable) ArrayBuffer with records, and DataView stores cost a fraction of
- * Buffer's per-field write methods.
+ * Writes a record from its parts (values in schema order, null or NaN = null); returns the
+ * offset after it. The one writer of the layout: through a DataView, whose stores cost a
+ * fraction of Buffer's per-field write methods, and which the Kafka decode worker can point
+ * at a plain (transferable) ArrayBuffer.
  */
 export function writeRecord(view: DataView, offset: number, symbol: string, timeMs: number, vals: ArrayLike<number | null>, order: number): number {
   // latin1 as Buffer.write does it; validated symbols are ASCII.
@@ -89,6 +76,8 @@ interface OpenPack {
   readonly dataset: Dataset;
   readonly tradedate: string;
   buf: Buffer;
+  /** Over `buf`, made again when it grows. */
+  view: DataView;
   used: number;
   count: number;
 }
@@ -110,15 +99,19 @@ export class RecordPacker {
     if (p === null || p.dataset !== dataset || p.tradedate !== tradedate) {
       const key = `${dataset}|${tradedate}`;
       p = this.packs.get(key) ?? null;
-      if (p === null) this.packs.set(key, (p = { dataset, tradedate, buf: Buffer.allocUnsafe(size * 512), used: 0, count: 0 }));
+      if (p === null) {
+        const buf = Buffer.allocUnsafe(size * 512);
+        this.packs.set(key, (p = { dataset, tradedate, buf, view: new DataView(buf.buffer, buf.byteOffset, buf.byteLength), used: 0, count: 0 }));
+      }
       this.last = p;
     }
     if (p.used + size > p.buf.length) {
       const bigger = Buffer.allocUnsafe(p.buf.length * 2);
       p.buf.copy(bigger, 0, 0, p.used);
       p.buf = bigger;
+      p.view = new DataView(bigger.buffer, bigger.byteOffset, bigger.byteLength);
     }
-    p.used = encodeValues(p.buf, p.used, symbol, timeMs, values, NaN);
+    p.used = writeRecord(p.view, p.used, symbol, timeMs, values, NaN);
     p.count++;
     this.rows++;
   }
