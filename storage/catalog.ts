@@ -116,6 +116,8 @@ export class CatalogReader {
   private readonly sealedDayList;
   private readonly calendarDayList;
   private dayParts: Statement | null = null;
+  /** Once the table exists it stays: asked of sqlite_master only until then. */
+  private partsTable = false;
 
   constructor(readonly db: Db) {
     this.getFile = db.prepare('SELECT * FROM files WHERE dataset = ? AND tradedate = ? AND symbol = ?');
@@ -198,7 +200,8 @@ export class CatalogReader {
   }
 
   private hasPartsTable(): boolean {
-    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'boundary_parts'").get() !== undefined;
+    this.partsTable ||= this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'boundary_parts'").get() !== undefined;
+    return this.partsTable;
   }
 
   /** The latest day with files of a dataset, or null. */

@@ -71,18 +71,25 @@ export class BoundaryIndex {
     return this.lru.usedBytes;
   }
 
-  /** JSON text of row `position` of a file, `fields` (tick field positions) in order. */
-  async rowText(df: DayFile, position: number, fields: readonly number[]): Promise<string> {
+  /**
+   * JSON text of row `position` of a file: `fields` (tick field positions) in order, or null
+   * for every field (the text a part holds, as it is).
+   */
+  async rowText(df: DayFile, position: number, fields: readonly number[] | null): Promise<string> {
     if (df.boundary) {
       // A part that cannot answer (gone, damaged: `doctor` says which) costs speed, never
       // an answer: the row is read from the file itself.
       const text = await this.partText(df, position).catch(() => null);
-      if (text !== null) return isEveryField(fields) ? text : JSON.stringify(fields.map((f) => (JSON.parse(text) as unknown[])[f]));
+      if (text !== null) {
+        if (fields === null) return text;
+        const values = JSON.parse(text) as unknown[];
+        return JSON.stringify(fields.map((f) => values[f]));
+      }
     }
     const rows = await this.rowsOf(df, position);
     const k = indexOfPosition(rows.positions, position);
     if (k < 0) throw new Error(`boundary row ${position} of ${df.file.path} is not among its candidates`);
-    return tickRowText(fields.map((c) => rows.columns[c]), k);
+    return tickRowText((fields ?? ALL_TICK_FIELDS).map((c) => rows.columns[c]), k);
   }
 
   /** The row's text from the file's boundary part; null when the part does not hold it. */
@@ -178,6 +185,7 @@ export async function boundaryRowTexts(
   // before any row is read: only the page's rows are decoded.
   const all = files.map((df) => ({ df, position: boundaryPosition(df, minute, side) })).filter((w) => w.position >= 0);
   const wanted = all.slice(page.offset, page.offset + page.limit);
-  const texts = await Promise.all(wanted.map((w) => index.rowText(w.df, w.position, fields)));
+  const asStored = isEveryField(fields) ? null : fields;
+  const texts = await Promise.all(wanted.map((w) => index.rowText(w.df, w.position, asStored)));
   return { rows: texts, total: all.length };
 }
