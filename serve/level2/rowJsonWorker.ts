@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { SCHEMAS } from '../../shared/schema.js';
 import { UnsupportedParquetError } from '../../storage/parquet/format.js';
 import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
 import { readRowGroups } from '../../storage/parquet/reader.js';
 import { withSyncFile } from '../../storage/parquet/byteSource.js';
 import { checkFooter, type FileFacts } from '../reading/fileColumns.js';
-import { serializeRows } from './rows.js';
+import { ALL_FIELDS, serializeRows } from './rows.js';
+import { groupRowCount } from '../reading/rowSearch.js';
 
 /**
  * A row-JSON worker (rowJsonPool.ts): reads, decodes and serialises one row group of a sealed
@@ -56,12 +56,11 @@ if (parentPort && workerData) {
 
   const serve = async (req: RowJsonRequest): Promise<RowJsonReply> => {
     const { file, group } = req;
-    const all = SCHEMAS[file.dataset].fields.map((_, i) => i);
+    const all = ALL_FIELDS[file.dataset];
     try {
       const footer = await footerOf(file);
       const [m] = await withSyncFile(join(dataDir, file.path), (source) => readRowGroups(source, footer, [group], all));
-      const rows = Math.min(file.rowGroupSize, file.rows - group * file.rowGroupSize);
-      const s = serializeRows(all.map((c) => m.get(c)!), 0, rows, req.sizeHint);
+      const s = serializeRows(all.map((c) => m.get(c)!), 0, groupRowCount(file, group), req.sizeHint);
       return { type: 'done', id: req.id, bytes: s.bytes, offsets: s.offsets };
     } catch (e) {
       if (e instanceof UnsupportedParquetError) return { type: 'unsupported', id: req.id };

@@ -2,7 +2,7 @@ import type { CatalogFile } from '../../storage/catalog.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import type { DecodedColumn } from '../../storage/parquet/reader.js';
-import { groupsOf } from '../reading/rowSearch.js';
+import { groupRowCount, groupsOf } from '../reading/rowSearch.js';
 import { JsonBytesWriter } from './jsonBytes.js';
 
 /**
@@ -13,7 +13,7 @@ import { JsonBytesWriter } from './jsonBytes.js';
  * the cached decoded columns on each request.
  */
 /** Every field's position, per dataset: made once, not per row group served. */
-const ALL_FIELDS: Readonly<Record<Dataset, readonly number[]>> = {
+export const ALL_FIELDS: Readonly<Record<Dataset, readonly number[]>> = {
   level2: SCHEMAS.level2.fields.map((_, i) => i),
   index: SCHEMAS.index.fields.map((_, i) => i),
   trade: SCHEMAS.trade.fields.map((_, i) => i),
@@ -84,7 +84,7 @@ export function sliceRows(s: SerializedRows, a: number, b: number): Buffer {
 }
 
 function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, pool: RowJsonMaker | null): Promise<SerializedRows> {
-  const rows = Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
+  const rows = groupRowCount(file, g);
   const estimate = rows * (ROW_BYTES[file.dataset] ?? 340);
   const all = ALL_FIELDS[file.dataset];
   return cache.memo(`${file.path}#${g}#rowjson`, estimate + rows * 4, async () => {

@@ -7,6 +7,7 @@ import { UnsupportedParquetError } from '../../storage/parquet/format.js';
 import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
 import { readNamedColumns } from '../../storage/parquet/generalReader.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
+import { groupRowCount } from './rowSearch.js';
 
 /**
  * Decoded sealed files, cached. Sealed files are immutable, so nothing cached here can go
@@ -192,7 +193,7 @@ function chunkKey(file: CatalogFile, g: number, c: number): string {
 }
 
 function estimateChunkBytes(file: CatalogFile, g: number, c: number): number {
-  const rows = Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
+  const rows = groupRowCount(file, g);
   const type = SCHEMAS[file.dataset].fields[c].type;
   const isString = type === 'string' || type === 'code';
   return ENTRY_OVERHEAD + rows * (isString ? STRING_BYTES : 8);

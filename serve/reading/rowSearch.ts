@@ -41,6 +41,11 @@ export function lowerBound(span: RowSpan, ms: number, timeAt: (row: number) => n
   return lo;
 }
 
+/** Rows in row group `g` of a file: the row-group size, or what is left in the last group. */
+export function groupRowCount(file: Pick<CatalogFile, 'rows' | 'rowGroupSize'>, g: number): number {
+  return Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
+}
+
 /** Row groups holding rows [lo, hi) for a fixed row-group size. */
 export function groupsOf(span: RowSpan, rowGroupSize: number): number[] {
   if (span.hi <= span.lo) return [];

@@ -1,7 +1,7 @@
 import type { CatalogFile } from '../../storage/catalog.js';
 import { sourceOfFile, storedColumns, tickColumns } from '../../storage/tickShape.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
-import { firstRowAtOrAfter as searchFirstRow, groupsOf, type RowSpan } from '../reading/rowSearch.js';
+import { firstRowAtOrAfter as searchFirstRow, groupRowCount, groupsOf, type RowSpan } from '../reading/rowSearch.js';
 import type { DecodedColumn } from '../../storage/parquet/reader.js';
 
 /**
@@ -19,10 +19,6 @@ const ENTRY_OVERHEAD = 200;
  * header) plus the decoded value it keeps alive even after the LRU drops the column entry.
  */
 const ROW_BYTES_PER_FIELD = 20;
-
-export function groupRowCount(file: CatalogFile, g: number): number {
-  return Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
-}
 
 /** The decoded `time` column of a group → ms since midnight. */
 function timesOf(col: DecodedColumn | undefined, file: CatalogFile, g: number, rows: number): Int32Array {
