@@ -7,11 +7,11 @@
  *
  * - Full-day page, every field (5,001 rows, ~1.6 MB of JSON), over HTTP to an in-process
  *   server: warm (cached) p50 and first touch (a file this process never read) p50, against
- *   DuckDB in-process reading the same file; and first touch in new `tickvault serve`
- *   processes (JIT warmed on another file) against new DuckDB instances, with the page cache
- *   warm and with the files evicted (dd iflag=nocache) (`read_parquet`, rows materialised, the same
+ *   DuckDB in-process reading the same file (`read_parquet`, rows materialised, the same
  *   envelope `JSON.stringify`-ed) — p50 over the same files, interleaved with ours so machine
- *   load hits both alike.
+ *   load hits both alike. Then first touch in new `tickvault serve` processes (JIT warmed on
+ *   another file) against new DuckDB instances, with the page cache warm and with the files
+ *   evicted (dd iflag=nocache).
  * - Throughput: `connections` autocannon clients, each its own account, over two `tickvault
  *   serve` processes on one data directory, full-day pages of random stock-days.
  * - Parquet download p50 (whole stored file over loopback).
@@ -28,8 +28,8 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogFile } from '../storage/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
 import { SlotLeases } from '../serve/access/slots.js';
-import { evictFromPageCache, residentBytes } from './pageCache.js';
-import { autocannonApi, Client, cpuSeconds, p50, prepareData, runCannon, startChildServer, startInProcessServer } from './serverLoad.js';
+import { evictFromPageCache, pageCacheState, residentBytes } from './pageCache.js';
+import { autocannonApi, Client, cpuSeconds, p50, prepareData, runCannon, startChildServer, startInProcessServer, stopChild } from './serverLoad.js';
 
 const API = 'level2_quote_history';
 /** New server processes per page-cache state in the first-touch figure (8 pages each). */
@@ -175,9 +175,7 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
           }
           c.close();
         } finally {
-          const exited = new Promise((resolve) => fresh.child.once('exit', resolve));
-          fresh.child.kill('SIGTERM');
-          await exited;
+          await stopChild(fresh.child);
         }
         const inst = await DuckDBInstance.create(':memory:');
         const dcon = await inst.connect();
@@ -191,11 +189,7 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
       }
       const fig: NewProcessFirstTouch = { cache, residentBytes: resident, totalBytes, pages: ours.length, p50Ms: p50(ours), duckdbP50Ms: p50(ref), ratio: p50(ours) / p50(ref) };
       newProcessFirstTouch.push(fig);
-      const mb = (b: number) => (b / 1048576).toFixed(1);
-      const state =
-        cache === 'warm'
-          ? `page cache warm (${resident === null ? '?' : mb(resident)} of ${mb(totalBytes)} MB resident)`
-          : `files evicted before each process and each DuckDB instance (dd iflag=nocache; ${resident === null ? '?' : mb(resident)} of ${mb(totalBytes)} MB resident after)`;
+      const state = cache === 'warm' ? pageCacheState('warm', resident, totalBytes) : pageCacheState('evicted before each process and each DuckDB instance', resident, totalBytes);
       log(
         `level2 full-day first touch in a new server process, ${state}: p50 ${fig.p50Ms.toFixed(1)} ms over ${fig.pages} pages in ${NEW_PROCESS_TRIALS} processes ` +
           `(${fig.ratio.toFixed(2)}x duckdb in new instances ${fig.duckdbP50Ms.toFixed(1)} ms; target ≤ 0.25x: ${fig.ratio <= 0.25 ? 'PASS' : 'MISS'})`,

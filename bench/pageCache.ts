@@ -26,3 +26,14 @@ export function residentBytes(paths: readonly string[]): number | null {
   }
   return total;
 }
+
+/**
+ * The page-cache state a cold figure was measured in, for its line: `warm` with the bytes
+ * resident, or how the files were evicted and what stayed resident after.
+ */
+export function pageCacheState(how: string, resident: number | null, totalBytes: number): string {
+  const mb = (b: number | null) => (b === null ? '?' : (Math.min(b, totalBytes) / 1048576).toFixed(1));
+  return how === 'warm'
+    ? `page cache warm (${mb(resident)} of ${mb(totalBytes)} MB resident)`
+    : `files ${how} (dd iflag=nocache; ${mb(resident)} of ${mb(totalBytes)} MB resident after)`;
+}

@@ -163,6 +163,14 @@ export function startChildServer(dataDir: string, env: Record<string, string> = 
 }
 
 
+/** SIGTERM, resolved once the process has exited. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 /** The app of `tickvault serve` listening in this process on a data directory, with a flagship key and a client. */
 export interface InProcessServer {
   readonly app: App;

@@ -37,7 +37,8 @@ import { tradingDaysFrom } from '../calendar/tradingCalendar.js';
 import { indexCode, seededRandom } from '../ingest/feed/generate.js';
 import { encodeParquet, type SymbolDayColumns } from '../storage/parquet/writer.js';
 import { CatalogReader, CatalogWriter, openCatalog, type NewCatalogFile } from '../storage/catalog.js';
-import { evictFromPageCache, residentBytes } from './pageCache.js';
+import { evictFromPageCache, pageCacheState, residentBytes } from './pageCache.js';
+import { stopChild } from './serverLoad.js';
 import { layoutFor, sealedDayDir, sealedFileRelPath } from '../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../storage/minuteIndex.js';
 import { SCHEMAS } from '../shared/schema.js';
@@ -346,10 +347,8 @@ interface ColdCase {
   readonly target: (p50Ms: number, ratio: number) => { target: string; pass: boolean };
 }
 
-async function stopServer(server: Server): Promise<void> {
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGTERM');
-  await exited;
+function stopServer(server: Server): Promise<void> {
+  return stopChild(server.child);
 }
 
 /**
@@ -389,11 +388,7 @@ async function runColdCase(c: ColdCase, dataDir: string, now: string, apikey: st
     const p = p50(ours);
     const d = p50(ref);
     const { target, pass } = c.target(p, p / d);
-    const mb = (b: number) => (b / 1048576).toFixed(1);
-    const state =
-      cache === 'warm'
-        ? `page cache warm (${residentAtStart === null ? '?' : mb(residentAtStart)} of ${mb(totalBytes)} MB of the day's files resident)`
-        : `files evicted before every trial (dd iflag=nocache; ${residentAtStart === null ? '?' : mb(residentAtStart)} of ${mb(totalBytes)} MB resident after)`;
+    const state = cache === 'warm' ? pageCacheState('warm', residentAtStart, totalBytes) : pageCacheState('evicted before every trial', residentAtStart, totalBytes);
     log(
       `${c.label}, first request of a new server, ${state}: p50 ${p.toFixed(1)} ms over ${trials} processes ` +
         `(${(p / d).toFixed(3)}x duckdb's first query in a new instance, p50 ${d.toFixed(0)} ms) [${ours.map((x) => x.toFixed(0)).join(', ')} ms]; ` +
