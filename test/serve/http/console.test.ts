@@ -34,6 +34,14 @@ async function signIn(key: string): Promise<void> {
   await page.waitForSelector('[data-testid=plan]');
 }
 
+/** Opens the console, signs in with `key`; the account panel's text. */
+async function openSignedIn(key: string): Promise<string> {
+  await page.goto(`${server.url}/console`);
+  await page.waitForSelector('body[data-ready=true]');
+  await signIn(key);
+  return (await page.textContent('#account-body')) ?? '';
+}
+
 async function run(): Promise<string> {
   await answered(() => page.click('#run'));
   return (await page.textContent('#envelope')) ?? '';
@@ -86,10 +94,7 @@ if (browser) {
 
   test('sign in, the account panel, a level-2 day paged twice and charted, a Parquet download, sign out', async () => {
     const { key } = addAccount(dataDir, 'flagship');
-    await page.goto(`${server.url}/console`);
-    await page.waitForSelector('body[data-ready=true]');
-    await signIn(key);
-    const panel = (await page.textContent('#account-body')) ?? '';
+    const panel = await openSignedIn(key);
     assert.match(panel, /Plan flagship/);
     assert.match(panel, /latest trading day 20250106/);
     assert.match(panel, /300 of 300 left \(0 used\)/, 'Parquet files today');
@@ -166,10 +171,7 @@ if (browser) {
 
   test('trades and orders: their forms from the OpenAPI document, pages as the API gives them, charted', async () => {
     const { key } = addAccount(dataDir, 'flagship');
-    await page.goto(`${server.url}/console`);
-    await page.waitForSelector('body[data-ready=true]');
-    await signIn(key);
-    const panel = (await page.textContent('#account-body')) ?? '';
+    const panel = await openSignedIn(key);
     assert.match(panel, /level2_trade_history/);
     assert.match(panel, /level2_order_history/);
     for (const [op, fields] of [['level2_trade_history', 'trade_id'], ['level2_order_history', 'order_id']] as const) {
