@@ -1,4 +1,5 @@
 import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
+import { asciiBytes, JsonLineBuffer, type LineChunk } from './jsonLineBuffer.js';
 import { TickMarket, type TickRowSink } from './tickMarket.js';
 import { INDEX_ALWAYS_NULL, SCHEMAS } from '../../shared/schema.js';
 import { AUCTION_END, AUCTION_START, SESSIONS } from './tradingHours.js';
@@ -117,15 +118,13 @@ const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 /**
  * One stock snapshot's values, filled in place (one object reused for every row). A line is
- * written from it directly (stockLine); the member object (stockObject) is built only for a
- * fault, which edits a good row. Both give exactly what JSON.stringify of that object gives:
- * writing the line by hand is ~3× faster than building 50 members and stringifying them, and
- * the generator is most of a first `npm start`.
+ * written from it straight into bytes (writeStockLine); the member object (stockObject) is
+ * built only for a fault, which edits a good row. Both give exactly what JSON.stringify of
+ * that object gives: building 50 members and stringifying them is several times slower.
  */
 interface StockSnap {
   symbol: string;
   date: string;
-  time: string;
   timeMs: number;
   auction: boolean;
   open: number | null;
@@ -145,7 +144,7 @@ interface StockSnap {
 function newStockSnap(): StockSnap {
   const levels = () => new Array<number | null>(10).fill(null);
   return {
-    symbol: '', date: '', time: '', timeMs: 0, auction: false, open: null, high: null, low: null, close: null, preClose: 0, volume: 0, amount: 0,
+    symbol: '', date: '', timeMs: 0, auction: false, open: null, high: null, low: null, close: null, preClose: 0, volume: 0, amount: 0,
     bid: levels(), ask: levels(), bidVol: levels(), askVol: levels(),
   };
 }
@@ -153,7 +152,6 @@ function newStockSnap(): StockSnap {
 function stockSnap(s: StockState, date: string, timeMs: number, rnd: () => number, out: StockSnap): StockSnap {
   out.symbol = s.symbol;
   out.date = date;
-  out.time = formatLevel2Time(timeMs);
   out.timeMs = timeMs;
   const auction = timeMs < AUCTION_END;
   out.auction = auction;
@@ -206,47 +204,62 @@ function stockSnap(s: StockState, date: string, timeMs: number, rnd: () => numbe
   return out;
 }
 
-/** A number or null as JSON writes it (String(n) is JSON's form for every finite number). */
-const num = (n: number | null) => (n === null ? 'null' : n % 1 !== 0 && n < 10_000 ? priceText(n) : String(n));
+/** A line's room: more than any snapshot line needs (about 1 KB at most). */
+const MAX_SNAPSHOT_LINE = 4096;
 
-/**
- * Prices repeat all day (a 0.01 grid): their texts are made once and kept by cent. A cached
- * text is only used when the value is exactly that cent's double, so it is always String(n).
- * String() of a fraction was the generator's largest single cost (15% of `generate`).
- */
-const PRICE_TEXT: string[] = [];
-function priceText(n: number): string {
-  const c = Math.round(n * 100);
-  if (c <= 0 || c / 100 !== n) return String(n);
-  return (PRICE_TEXT[c] ??= String(n));
-}
+const L2_HEAD = asciiBytes('{"kind":"level2","symbol":"');
+const TRADEDATE = asciiBytes('","tradedate":"');
+const TIME = asciiBytes('","time":"');
+const L2_VALUES = ['open', 'high', 'low', 'close', 'pre_close', 'volume', 'amount'].map((m, i) => asciiBytes(`${i === 0 ? '"' : ''},"${m}":`));
+const member = (name: string) => asciiBytes(`,"${name}":`);
+const BID = Array.from({ length: 10 }, (_, i) => member(`bid${i + 1}`));
+const ASK = Array.from({ length: 10 }, (_, i) => member(`ask${i + 1}`));
+const BID_VOL = Array.from({ length: 10 }, (_, i) => member(`bid_vol${i + 1}`));
+const ASK_VOL = Array.from({ length: 10 }, (_, i) => member(`ask_vol${i + 1}`));
+const KIND_LEVEL2 = 0;
+const KIND_INDEX = 1;
 
-/** Parts of a line, reused: join builds one flat string (`+=` would build a rope to flatten later). */
-const parts: string[] = [];
-
-function stockLine(r: StockSnap): string {
-  parts.length = 0;
-  parts.push(
-    '{"kind":"level2","symbol":"', r.symbol, '","tradedate":"', r.date, '","time":"', r.time,
-    '","open":', num(r.open), ',"high":', num(r.high), ',"low":', num(r.low), ',"close":', num(r.close),
-    ',"pre_close":', num(r.preClose), ',"volume":', num(r.volume), ',"amount":', num(r.amount),
-  );
+/** A snapshot's line: exactly JSON.stringify(stockObject(r)), members in that order. */
+function writeStockLine(b: JsonLineBuffer, r: StockSnap): void {
+  b.room(MAX_SNAPSHOT_LINE);
+  b.bytes(L2_HEAD);
+  b.ascii(r.symbol);
+  b.bytes(TRADEDATE);
+  b.ascii(r.date);
+  b.bytes(TIME);
+  b.level2Time(r.timeMs);
+  b.bytes(L2_VALUES[0]);
+  b.num(r.open);
+  b.bytes(L2_VALUES[1]);
+  b.num(r.high);
+  b.bytes(L2_VALUES[2]);
+  b.num(r.low);
+  b.bytes(L2_VALUES[3]);
+  b.num(r.close);
+  b.bytes(L2_VALUES[4]);
+  b.num(r.preClose);
+  b.bytes(L2_VALUES[5]);
+  b.num(r.volume);
+  b.bytes(L2_VALUES[6]);
+  b.num(r.amount);
   const levels = r.auction ? 1 : 10;
   for (let i = 0; i < levels; i++) {
-    parts.push(BID[i], num(r.bid[i]), ASK[i], num(r.ask[i]), BID_VOL[i], num(r.bidVol[i]), ASK_VOL[i], num(r.askVol[i]));
+    b.bytes(BID[i]);
+    b.num(r.bid[i]);
+    b.bytes(ASK[i]);
+    b.num(r.ask[i]);
+    b.bytes(BID_VOL[i]);
+    b.num(r.bidVol[i]);
+    b.bytes(ASK_VOL[i]);
+    b.num(r.askVol[i]);
   }
-  parts.push('}');
-  return parts.join('');
+  b.ascii('}');
+  b.endLine(KIND_LEVEL2);
 }
-
-const BID = Array.from({ length: 10 }, (_, i) => `,"bid${i + 1}":`);
-const ASK = Array.from({ length: 10 }, (_, i) => `,"ask${i + 1}":`);
-const BID_VOL = Array.from({ length: 10 }, (_, i) => `,"bid_vol${i + 1}":`);
-const ASK_VOL = Array.from({ length: 10 }, (_, i) => `,"ask_vol${i + 1}":`);
 
 function stockObject(r: StockSnap): Record<string, unknown> {
   const row: Record<string, unknown> = {
-    kind: 'level2', symbol: r.symbol, tradedate: r.date, time: r.time,
+    kind: 'level2', symbol: r.symbol, tradedate: r.date, time: formatLevel2Time(r.timeMs),
     open: r.open, high: r.high, low: r.low, close: r.close, pre_close: r.preClose, volume: r.volume, amount: r.amount,
   };
   if (r.auction) {
@@ -262,7 +275,36 @@ function stockObject(r: StockSnap): Record<string, unknown> {
   return row;
 }
 
-function indexRow(s: IndexState, date: string, timeMs: number, rnd: () => number): Record<string, unknown> {
+/** One index snapshot's values, filled in place like StockSnap; its member object only on demand (indexObject). */
+interface IndexSnap {
+  symbol: string;
+  date: string;
+  timeMs: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  preClose: number;
+  pctChg: number;
+  vol: number;
+  amount: number;
+  transactionNum: number | null;
+  /** Per level 1..5 (index 0..4). */
+  readonly bid: number[];
+  readonly ask: number[];
+  readonly bidVol: number[];
+  readonly askVol: number[];
+}
+
+function newIndexSnap(): IndexSnap {
+  const levels = () => new Array<number>(5).fill(0);
+  return {
+    symbol: '', date: '', timeMs: 0, open: 0, high: 0, low: 0, close: 0, preClose: 0, pctChg: 0, vol: 0, amount: 0, transactionNum: null,
+    bid: levels(), ask: levels(), bidVol: levels(), askVol: levels(),
+  };
+}
+
+function indexSnap(s: IndexState, date: string, timeMs: number, rnd: () => number, out: IndexSnap): IndexSnap {
   if (s.open === null) {
     s.open = s.level;
     s.high = s.level;
@@ -275,42 +317,94 @@ function indexRow(s: IndexState, date: string, timeMs: number, rnd: () => number
   s.trades += trades;
   s.vol += trades * 100 * (1 + Math.floor(rnd() * 20));
   s.amount = round2(s.amount + trades * 1000 * (1 + rnd() * 30));
+  out.symbol = s.symbol;
+  out.date = date;
+  out.timeMs = timeMs;
+  out.open = s.open;
+  out.high = s.high;
+  out.low = s.low;
+  out.close = s.level;
+  // The feed carries these; the service must report them as null all the same.
+  out.preClose = s.preClose;
+  out.pctChg = round4(((s.level - s.preClose) / s.preClose) * 100);
+  out.vol = s.vol;
+  out.amount = s.amount;
+  out.transactionNum = rnd() < 0.002 ? null : s.trades;
+  for (let l = 0; l < 5; l++) {
+    out.bid[l] = round4(s.level - 0.01 * (l + 1));
+    out.ask[l] = round4(s.level + 0.01 * (l + 1));
+    out.bidVol[l] = 100 * (1 + Math.floor(rnd() * 900));
+    out.askVol[l] = 100 * (1 + Math.floor(rnd() * 900));
+  }
+  return out;
+}
+
+/** Member names of the five index book levels, in the order the feed writes them. */
+const IDX_LEVEL_KEYS = Array.from({ length: 5 }, (_, i) => [`bid${i + 1}`, `ask${i + 1}`, `bid_vol${i + 1}`, `ask_vol${i + 1}`] as const);
+
+function indexObject(r: IndexSnap): Record<string, unknown> {
   const row: Record<string, unknown> = {
-    kind: 'index', tradedate: date, symbol: s.symbol, time: formatIndexTime(date, timeMs),
-    open: s.open, high: s.high, low: s.low, close: s.level,
-    // The feed carries these; the service must report them as null all the same.
-    pre_close: s.preClose, pct_chg: round4(((s.level - s.preClose) / s.preClose) * 100),
-    vol: s.vol, amount: s.amount,
-    transaction_num: rnd() < 0.002 ? null : s.trades,
+    kind: 'index', tradedate: r.date, symbol: r.symbol, time: formatIndexTime(r.date, r.timeMs),
+    open: r.open, high: r.high, low: r.low, close: r.close, pre_close: r.preClose, pct_chg: r.pctChg,
+    vol: r.vol, amount: r.amount, transaction_num: r.transactionNum,
   };
-  for (let l = 1; l <= 5; l++) {
-    row[IDX_LEVEL_KEYS[l - 1][0]] = round4(s.level - 0.01 * l);
-    row[IDX_LEVEL_KEYS[l - 1][1]] = round4(s.level + 0.01 * l);
-    row[IDX_LEVEL_KEYS[l - 1][2]] = 100 * (1 + Math.floor(rnd() * 900));
-    row[IDX_LEVEL_KEYS[l - 1][3]] = 100 * (1 + Math.floor(rnd() * 900));
+  for (let l = 0; l < 5; l++) {
+    const [bid, ask, bidVol, askVol] = IDX_LEVEL_KEYS[l];
+    row[bid] = r.bid[l];
+    row[ask] = r.ask[l];
+    row[bidVol] = r.bidVol[l];
+    row[askVol] = r.askVol[l];
   }
   return row;
 }
 
-/** Member names of the five index book levels, in the order indexRow adds them. */
-const IDX_LEVEL_KEYS = Array.from({ length: 5 }, (_, i) => [`bid${i + 1}`, `ask${i + 1}`, `bid_vol${i + 1}`, `ask_vol${i + 1}`] as const);
-/**
- * An index row's line, written by hand: exactly JSON.stringify(row), several times faster.
- * The members and their order are the row's own (read once from the first row: every index
- * row has the same members in the same order); its strings need no escaping.
- */
-let indexMembers: { readonly prefix: string; readonly name: string; readonly text: boolean }[] | null = null;
-function indexLine(row: Record<string, unknown>): string {
-  indexMembers ??= Object.keys(row).map((name) => ({ prefix: `,"${name}":`, name, text: typeof row[name] === 'string' }));
-  parts.length = 0;
-  parts.push('{"kind":"index"');
-  for (let i = 1; i < indexMembers.length; i++) {
-    const m = indexMembers[i];
-    const v = row[m.name];
-    parts.push(m.prefix, m.text ? `"${v as string}"` : num(v as number | null));
+const IDX_HEAD = asciiBytes('{"kind":"index","tradedate":"');
+const SYMBOL = asciiBytes('","symbol":"');
+const IDX_VALUES = ['open', 'high', 'low', 'close', 'pre_close', 'pct_chg', 'vol', 'amount', 'transaction_num'].map((m, i) => asciiBytes(`${i === 0 ? '"' : ''},"${m}":`));
+const IDX_LEVELS = IDX_LEVEL_KEYS.map((keys) => keys.map(member));
+
+/** An index snapshot's line: exactly JSON.stringify(indexObject(r)), members in that order. */
+function writeIndexLine(b: JsonLineBuffer, r: IndexSnap): void {
+  b.room(MAX_SNAPSHOT_LINE);
+  b.bytes(IDX_HEAD);
+  b.ascii(r.date);
+  b.bytes(SYMBOL);
+  b.ascii(r.symbol);
+  b.bytes(TIME);
+  b.dashedDate(r.date);
+  b.ascii(' ');
+  b.clockTime(r.timeMs);
+  b.bytes(IDX_VALUES[0]);
+  b.num(r.open);
+  b.bytes(IDX_VALUES[1]);
+  b.num(r.high);
+  b.bytes(IDX_VALUES[2]);
+  b.num(r.low);
+  b.bytes(IDX_VALUES[3]);
+  b.num(r.close);
+  b.bytes(IDX_VALUES[4]);
+  b.num(r.preClose);
+  b.bytes(IDX_VALUES[5]);
+  b.num(r.pctChg);
+  b.bytes(IDX_VALUES[6]);
+  b.num(r.vol);
+  b.bytes(IDX_VALUES[7]);
+  b.num(r.amount);
+  b.bytes(IDX_VALUES[8]);
+  b.num(r.transactionNum);
+  for (let l = 0; l < 5; l++) {
+    const m = IDX_LEVELS[l];
+    b.bytes(m[0]);
+    b.num(r.bid[l]);
+    b.bytes(m[1]);
+    b.num(r.ask[l]);
+    b.bytes(m[2]);
+    b.num(r.bidVol[l]);
+    b.bytes(m[3]);
+    b.num(r.askVol[l]);
   }
-  parts.push('}');
-  return parts.join('');
+  b.ascii('}');
+  b.endLine(KIND_INDEX);
 }
 
 /** Kinds of bad line the generator injects; each must be quarantined by ingestion. */
@@ -332,7 +426,7 @@ const BAD_LINES: readonly ((good: Record<string, unknown>) => string)[] = [
  */
 interface MarketEvents {
   stock(r: StockSnap, rnd: () => number): void;
-  index(row: Record<string, unknown>, timeMs: number, rnd: () => number): void;
+  index(r: IndexSnap, rnd: () => number): void;
   /** Before a stock's snapshot: its tick market's events since the last one. */
   ticks(market: TickMarket, timeMs: number, priceCents: number, traded: number): void;
 }
@@ -350,6 +444,7 @@ function* simulateMarket(opts: GenerateOptions, out: MarketEvents, tickRows?: Ti
   });
   const indexSlotStart = SLOTS.findIndex((t) => t >= AUCTION_END);
   const snap = newStockSnap();
+  const isnap = newIndexSnap();
   for (const date of opts.days) {
     for (const s of stocks) Object.assign(s, { open: null, volume: 0, amount: 0 });
     for (const s of indexes) Object.assign(s, { open: null, vol: 0, amount: 0, trades: 0 });
@@ -367,7 +462,7 @@ function* simulateMarket(opts: GenerateOptions, out: MarketEvents, tickRows?: Ti
       if (k >= indexSlotStart) {
         for (const s of indexes) {
           const timeMs = SLOTS[k] + Math.floor(rnd() * 1000);
-          out.index(indexRow(s, date, timeMs, rnd), timeMs, rnd);
+          out.index(indexSnap(s, date, timeMs, rnd, isnap), rnd);
         }
       }
       yield;
@@ -377,19 +472,39 @@ function* simulateMarket(opts: GenerateOptions, out: MarketEvents, tickRows?: Ti
   }
 }
 
-/** The market as JSON Lines (the feed `tickvault generate` writes). */
-export function* generateFeed(opts: GenerateOptions): Generator<string> {
-  const lines: string[] = [];
+/**
+ * The market as JSON Lines (the feed `tickvault generate` writes), in chunks of about
+ * `chunkBytes` (never splitting a line): written straight into bytes, no string per line.
+ * Each chunk's buffer is the caller's to keep.
+ */
+export function* generateFeedChunks(opts: GenerateOptions, chunkBytes?: number): Generator<LineChunk> {
+  const b = new JsonLineBuffer(chunkBytes);
   const out: MarketEvents = {
-    stock: (r, rnd) => pushWithFaults(lines, stockLine(r), () => stockObject(r), opts.faults, rnd),
-    index: (row, _timeMs, rnd) => pushWithFaults(lines, indexLine(row), () => row, opts.faults, rnd),
+    stock: (r, rnd) => {
+      writeFault(b, () => stockObject(r), opts.faults, rnd);
+      writeStockLine(b, r);
+    },
+    index: (r, rnd) => {
+      writeFault(b, () => indexObject(r), opts.faults, rnd);
+      writeIndexLine(b, r);
+    },
     ticks: (market, timeMs, priceCents, traded) => {
-      for (const l of market.linesUpTo(timeMs, priceCents, traded)) lines.push(l);
+      for (const l of market.linesUpTo(timeMs, priceCents, traded)) b.line(l);
     },
   };
-  for (const _ of simulateMarket(opts, out)) {
-    yield* lines;
-    lines.length = 0;
+  for (const _ of simulateMarket(opts, out)) yield* b.take();
+  yield* b.take(true);
+}
+
+/** The market as JSON Lines, a string each (tests, the Kafka bench); the same text as generateFeedChunks. */
+export function* generateFeed(opts: GenerateOptions): Generator<string> {
+  for (const chunk of generateFeedChunks(opts)) {
+    const text = chunk.bytes.toString('latin1');
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      yield text.slice(start, nl);
+      start = nl + 1;
+    }
   }
 }
 
@@ -416,13 +531,14 @@ export function generateRows(opts: GenerateOptions, sink: MarketRowSink): void {
   const ixFields = SCHEMAS.index.valueFields.map((f) => (INDEX_ALWAYS_NULL.includes(f.name) ? null : f.name));
   const out: MarketEvents = {
     stock: (r) => sink.level2(r.symbol, r.date, r.timeMs, stockValues(r, l2)),
-    index: (row, timeMs) => {
+    index: (r) => {
+      const row = indexObject(r);
       for (let i = 0; i < ixFields.length; i++) {
         const name = ixFields[i];
         const v = name === null ? null : row[name];
         ix[i] = v === null || v === undefined ? NaN : (v as number);
       }
-      sink.index(row.symbol as string, row.tradedate as string, timeMs, ix);
+      sink.index(r.symbol, r.date, r.timeMs, ix);
     },
     ticks: (market, timeMs, priceCents, traded) => void market.linesUpTo(timeMs, priceCents, traded),
   };
@@ -460,16 +576,14 @@ function tickMarkets(opts: GenerateOptions, date: string, stocks: readonly Stock
   }));
 }
 
-/** Adds a good line, before it (with probability `faults`) a bad line or a wrong duplicate made from its row. */
-function pushWithFaults(lines: string[], line: string, row: () => Record<string, unknown>, faults: number, rnd: () => number): void {
-  if (faults > 0 && rnd() < faults) {
-    const good = row();
-    if (rnd() < 0.5) {
-      // A corrected re-send: the same key first with a wrong close, then the true row (later wins).
-      lines.push(JSON.stringify({ ...good, close: 0.01 }));
-    } else {
-      lines.push(BAD_LINES[Math.floor(rnd() * BAD_LINES.length)](good));
-    }
+/** With probability `faults`, a bad line or a wrong duplicate made from the good row, written before it. */
+function writeFault(b: JsonLineBuffer, row: () => Record<string, unknown>, faults: number, rnd: () => number): void {
+  if (faults <= 0 || rnd() >= faults) return;
+  const good = row();
+  if (rnd() < 0.5) {
+    // A corrected re-send: the same key first with a wrong close, then the true row (later wins).
+    b.line(JSON.stringify({ ...good, close: 0.01 }));
+  } else {
+    b.line(BAD_LINES[Math.floor(rnd() * BAD_LINES.length)](good));
   }
-  lines.push(line);
 }

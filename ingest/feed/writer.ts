@@ -57,8 +57,8 @@ export class FeedWriter {
   }
 
   /**
-   * Adds a line without a promise (the generator's hot loop); true when a chunk is full and
-   * the caller must `await flush()` before the next line.
+   * Adds a line without a promise (for many small lines); true when a chunk is full and the
+   * caller must `await flush()` before the next line.
    */
   push(line: string): boolean {
     this.check();
@@ -73,9 +73,18 @@ export class FeedWriter {
     const text = this.pending.join('\n') + '\n';
     this.pending = [];
     this.pendingBytes = 0;
+    await this.writeBytes(Buffer.from(text));
+  }
+
+  /**
+   * Whole lines already as bytes (each ending in a newline), after any lines pushed before:
+   * waits for the previous chunk, then compresses and writes this one in the background. The
+   * buffer is the writer's from here on.
+   */
+  async writeBytes(buf: Buffer): Promise<void> {
+    if (this.pending.length > 0) await this.flush();
     await this.inFlight;
     this.check();
-    const buf = Buffer.from(text);
     this.inFlight = (async () => {
       const data = this.zstd ? await zstdCompress(buf, 3) : buf;
       this.check();

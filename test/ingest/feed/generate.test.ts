@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { generateFeed, indexCode, seededRandom, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
+import { generateFeed, generateFeedChunks, indexCode, seededRandom, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
 import { generationDays } from '../../../cli/generateCommand.js';
 import { ms, T_0915, T_0925, T_0930, T_1130, T_1300, T_1500, check } from './tradingDayReference.js';
 
@@ -91,6 +91,56 @@ det('seededRandom is a stable stream in [0, 1)', () => {
   for (const x of xs) assert.ok(x >= 0 && x < 1);
   const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
   assert.ok(mean > 0.45 && mean < 0.55, `mean ${mean}`);
+});
+
+// ---------------------------------------------------------------------------------------------
+const text = suite('generateFeed: the text of its lines');
+
+text('every JSON line is exactly JSON.stringify of what it parses to (numbers in String(n) form, member order kept)', () => {
+  const feed = [...generateFeed({ days: DAYS, stocks: 9, indexes: 4, seed: 'text-form', faults: 0.01, ticks: 1 })];
+  let checked = 0;
+  for (const l of feed) {
+    let o: unknown;
+    try {
+      o = JSON.parse(l);
+    } catch {
+      continue; // an injected bad line
+    }
+    if (JSON.stringify(o) !== l) assert.is(l, JSON.stringify(o));
+    checked++;
+  }
+  assert.ok(checked > feed.length * 0.99 && checked > 200_000, `${checked} of ${feed.length} lines`);
+});
+
+text('the chunks are the same lines, whole, and count them per kind by their start', () => {
+  const o: GenerateOptions = { days: DAYS, stocks: 5, indexes: 3, seed: 'chunks', faults: 0.02, ticks: 1 };
+  const chunks = [...generateFeedChunks(o, 64 << 10)];
+  assert.ok(chunks.length > 100, `${chunks.length} chunks`);
+  const joined = Buffer.concat(chunks.map((c) => c.bytes)).toString('latin1');
+  const lines = [...generateFeed(o)];
+  assert.is(joined, lines.join('\n') + '\n');
+  const want = ['level2', 'index', 'trade', 'order'].map((k) => lines.filter((l) => l.startsWith(`{"kind":"${k}"`)).length);
+  const got = [0, 1, 2, 3].map((k) => chunks.reduce((n, c) => n + c.perKind[k], 0));
+  assert.equal(got, want);
+  assert.is(chunks.reduce((n, c) => n + c.lines, 0), lines.length);
+});
+
+/**
+ * The SHA-256 of feeds as `tickvault generate` wrote them before lines were written straight
+ * into bytes (commit b036224, strings joined per line): a seed keeps giving the same feed
+ * across builds, so a feed regenerated today replays into the same lake as one kept from then.
+ */
+text('the same feed as earlier builds wrote for these seeds', () => {
+  const cases: [GenerateOptions, string][] = [
+    [{ days: ['20250102', '20250103'], stocks: 7, indexes: 3, ticks: 1, faults: 0.02, seed: 'golden-a' }, 'a00ad50d06975d8097a1041ad03789159cd5163db8c26ae16d0909039e4c0041'],
+    [{ days: ['20250102'], stocks: 30, indexes: 10, ticks: 0, faults: 0, seed: 'golden-b' }, '4432420d74cb35cc703faba0f1fcd820f25fa9d6b1e3a97da56834b628bf2099'],
+    [{ days: ['20250102', '20250103', '20250106'], stocks: 5, indexes: 2, ticks: 2, faults: 0, seed: 'tickvault' }, '4935b4f583286dfde990f322896bf3d7b23708622e62589437a046c283c3a13f'],
+  ];
+  for (const [o, want] of cases) {
+    const h = createHash('sha256');
+    for (const c of generateFeedChunks(o)) h.update(c.bytes);
+    assert.is(h.digest('hex'), want, o.seed);
+  }
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -367,6 +417,7 @@ days('a bad --from is a usage error', () => {
 });
 
 det.run();
+text.run();
 codes.run();
 shape.run();
 idx.run();

@@ -181,6 +181,23 @@ zstd('skippable frames (as seekable-zstd writers emit) are skipped', async () =>
   assert.equal((await readAll(p)).lines, lines);
 });
 
+zstd('FeedWriter: lines and byte chunks interleaved are written in the order given, in every format', async () => {
+  const lines = sampleLines(9_000);
+  for (const ext of ['.jsonl', '.jsonl.gz', '.jsonl.zst']) {
+    const p = path(ext);
+    const w = new FeedWriter(p);
+    for (let i = 0; i < lines.length; i += 1000) {
+      // A third of the lines one by one, the rest as one chunk of bytes (the generator's way).
+      const group = lines.slice(i, i + 1000);
+      for (const l of group.slice(0, 300)) await w.writeLine(l);
+      await w.writeBytes(Buffer.from(group.slice(300).join('\n') + '\n'));
+    }
+    await w.close();
+    assert.equal((await readAll(p)).lines, lines, ext);
+    if (ext === '.jsonl.zst' && ZSTD_CLI) assert.is(execFileSync('zstd', ['-dc', p]).toString('utf8'), lines.join('\n') + '\n');
+  }
+});
+
 zstd('FeedWriter output over 4 MiB is several frames and reads back whole', async () => {
   const lines = sampleLines(30_000).map((l) => l + ' '.repeat(120)); // ~5.5 MB
   const p = path('.jsonl.zst');
