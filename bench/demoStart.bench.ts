@@ -1,7 +1,8 @@
 /**
  * The first `npm start` (issue: speed 2, target 1): `tickvault demo` on an empty data
  * directory, in a process of its own as npm runs it, timed from spawn to the ready banner
- * (server answering, curl examples printed), with the stage times it prints. The build is not
+ * (server answering, curl examples printed), with the stage times it prints; then the same
+ * market written as a feed by `tickvault generate` (the generator's target, 200k lines/s). The build is not
  * in it: `npm ci` builds (the `prepare` script), and `npm start` rebuilds only stale sources.
  *   node dist/bench/demoStart.bench.js
  */
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI, NOW } from './serverLoad.js';
+import { generateFeedFile, generateRate, type GenerateFigures } from './feedGenerate.js';
 
 const TARGET_S = 20;
 
@@ -19,6 +21,8 @@ export interface DemoStartFigures {
   readonly generateS: number;
   readonly sealS: number;
   readonly rows: number;
+  /** The same market written as a feed file by `tickvault generate`. */
+  readonly generateFeed: GenerateFigures;
 }
 
 export async function runDemoStartBench(opts: { log?: (line: string) => void } = {}): Promise<DemoStartFigures> {
@@ -50,7 +54,10 @@ export async function runDemoStartBench(opts: { log?: (line: string) => void } =
         `${figures.rows.toLocaleString('en-US')} rows generated straight into staging in ${figures.generateS} s ` +
         `(${Math.round(figures.rows / figures.generateS).toLocaleString('en-US')} rows/s), sealed in ${figures.sealS} s`,
     );
-    return figures;
+    // The same market as a feed file (`tickvault generate`, orders and trades on the latest day as in the demo).
+    const g = await generateFeedFile(join(dir, 'demo.jsonl.zst'), ['--days', '5', '--stocks', '50', '--indexes', '20', '--tick-days', '1']);
+    log(`demo-sized feed, tickvault generate -> .jsonl.zst: ${generateRate(g)}, peak RSS ${(g.peakRss / 2 ** 20).toFixed(0)} MiB`);
+    return { ...figures, generateFeed: g };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

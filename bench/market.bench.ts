@@ -10,14 +10,14 @@
  * against that day: the whole-market tick_history boundary from a new server process (first
  * touch, then warm) against DuckDB over the same files, and the level-2 query benchmark.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { runLevel2QueryBench } from './level2Query.bench.js';
-import { CLI, Client, FIRST_DAY, NOW, p50, startChildServer } from './serverLoad.js';
+import { Client, FIRST_DAY, p50, startChildServer } from './serverLoad.js';
+import { generateFeedFile, generateRate } from './feedGenerate.js';
 import { replayFeed } from './storage.bench.js';
 import { openServiceDb } from '../serve/access/serviceDb.js';
 import { AccountStore } from '../serve/access/accounts.js';
@@ -32,44 +32,6 @@ export interface MarketBenchOptions {
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
-
-/** Peak resident set of a running child, polled from /proc (Linux; 0 elsewhere). */
-function peakRssWatcher(pid: number | undefined): { stop(): number } {
-  let peak = 0;
-  const read = () => {
-    try {
-      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m) peak = Math.max(peak, Number(m[1]) * 1024);
-    } catch {
-      // gone, or not Linux
-    }
-  };
-  const timer = setInterval(read, 200);
-  return { stop: () => (clearInterval(timer), peak) };
-}
-
-function generate(feed: string, stocks: number, indexes: number): Promise<{ lines: number; wallS: number; peakRss: number }> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(
-      process.execPath,
-      [CLI, 'generate', '--out', feed, '--from', FIRST_DAY, '--days', '1', '--stocks', String(stocks), '--indexes', String(indexes), '--ticks', '0', '--seed', 'market'],
-      { env: { ...process.env, TICKVAULT_NOW: NOW, TICKVAULT_PROGRESS: 'off' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const rss = peakRssWatcher(child.pid);
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const peakRss = rss.stop();
-      const m = /generated (\d+) lines/.exec(out);
-      if (code !== 0 || !m) reject(new Error(`generate failed (${code}): ${err.slice(-400)}`));
-      else resolve({ lines: Number(m[1]), wallS: (performance.now() - t0) / 1000, peakRss });
-    });
-  });
-}
 
 export async function runMarketBench(opts: MarketBenchOptions = {}): Promise<void> {
   const log = opts.log ?? ((l: string) => console.log(l));
@@ -87,8 +49,8 @@ export async function runMarketBench(opts: MarketBenchOptions = {}): Promise<voi
     if (!have) {
       const feed = join(dir, 'market.jsonl.zst');
       log(`market: ${fmt(stocks)} stocks + ${fmt(indexes)} indexes, one trading day (${FIRST_DAY}), snapshots only`);
-      const g = await generate(feed, stocks, indexes);
-      log(`market generate: ${fmt(g.lines)} lines in ${g.wallS.toFixed(1)} s (${fmt(g.lines / g.wallS)} lines/s; target 200,000: ${(g.lines / g.wallS / 200_000).toFixed(2)}x), feed ${mib(statSync(feed).size)}, peak RSS ${mib(g.peakRss)}`);
+      const g = await generateFeedFile(feed, ['--from', FIRST_DAY, '--days', '1', '--stocks', String(stocks), '--indexes', String(indexes), '--ticks', '0', '--seed', 'market']);
+      log(`market generate: ${generateRate(g)}, feed ${mib(statSync(feed).size)}, peak RSS ${mib(g.peakRss)}`);
       const r = await replayFeed(feed, dataDir);
       rmSync(feed, { force: true });
       log(
