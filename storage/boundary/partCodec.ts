@@ -23,8 +23,12 @@ export interface BlockEntry {
   readonly length: number;
 }
 
-/** Symbols ascending, and one block per minute that has candidate rows, ascending. */
-export function partBlocks(files: readonly FileCandidates[]): { readonly symbols: string[]; readonly blocks: PartBlock[] } {
+/**
+ * Symbols ascending, and one block per minute that has candidate rows, ascending. The blocks
+ * are made as they are iterated, each minute's rows let go once its block is made, so a writer
+ * holding only a few raw blocks at a time never holds the part's text twice.
+ */
+export function partBlocks(files: readonly FileCandidates[]): { readonly symbols: string[]; readonly blocks: Iterable<PartBlock> } {
   const sorted = [...files].sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
   const byMinute = new Map<number, { symbol: number; position: number; text: string }[]>();
   sorted.forEach((f, symbol) => {
@@ -36,22 +40,29 @@ export function partBlocks(files: readonly FileCandidates[]): { readonly symbols
       rows.push({ symbol, position: f.positions[k], text: f.texts[k] });
     }
   });
-  const blocks = [...byMinute.keys()].sort((a, b) => a - b).map((minute): PartBlock => {
-    const rows = byMinute.get(minute)!;
-    const texts = Buffer.from(rows.map((r) => r.text).join(''), 'utf8');
-    const head = Buffer.alloc(4 + rows.length * 12);
-    head.writeUInt32LE(rows.length, 0);
-    let end = 0;
-    rows.forEach((r, i) => {
-      head.writeUInt32LE(r.symbol, 4 + i * 4);
-      head.writeUInt32LE(r.position, 4 + (rows.length + i) * 4);
-      end += Buffer.byteLength(r.text, 'utf8');
-      head.writeUInt32LE(end, 4 + (2 * rows.length + i) * 4);
-    });
-    if (end !== texts.length) throw new Error('boundary block: text lengths do not add up');
-    return { minute, raw: Buffer.concat([head, texts]) };
+  function* blocks(): Generator<PartBlock> {
+    for (const minute of [...byMinute.keys()].sort((a, b) => a - b)) {
+      const rows = byMinute.get(minute)!;
+      byMinute.delete(minute);
+      yield encodeBlock(minute, rows);
+    }
+  }
+  return { symbols: sorted.map((f) => f.symbol), blocks: blocks() };
+}
+
+function encodeBlock(minute: number, rows: readonly { symbol: number; position: number; text: string }[]): PartBlock {
+  const texts = Buffer.from(rows.map((r) => r.text).join(''), 'utf8');
+  const head = Buffer.alloc(4 + rows.length * 12);
+  head.writeUInt32LE(rows.length, 0);
+  let end = 0;
+  rows.forEach((r, i) => {
+    head.writeUInt32LE(r.symbol, 4 + i * 4);
+    head.writeUInt32LE(r.position, 4 + (rows.length + i) * 4);
+    end += Buffer.byteLength(r.text, 'utf8');
+    head.writeUInt32LE(end, 4 + (2 * rows.length + i) * 4);
   });
-  return { symbols: sorted.map((f) => f.symbol), blocks };
+  if (end !== texts.length) throw new Error('boundary block: text lengths do not add up');
+  return { minute, raw: Buffer.concat([head, texts]) };
 }
 
 /** A decoded block: the row text of (symbol, position), found by binary search. */

@@ -19,6 +19,8 @@ import { BoundaryBlock, encodeDirectory, partBlocks, type BlockEntry } from './p
  */
 const MAGIC = Buffer.from('TVB1', 'latin1');
 const ZSTD_LEVEL = 3;
+/** Blocks being compressed at once while a part is written. */
+const COMPRESS_AHEAD = 4;
 
 export interface NewBoundaryPart {
   readonly relPath: string;
@@ -31,12 +33,24 @@ export interface NewBoundaryPart {
 /** Writes the part of `files` durably (file and directory fsynced); the caller lists it. */
 export async function writeBoundaryPart(dataDir: string, dataset: Dataset, tradedate: string, files: readonly FileCandidates[]): Promise<NewBoundaryPart> {
   const { symbols, blocks } = partBlocks(files);
-  const compressed = await Promise.all(blocks.map((b) => zstdCompress(b.raw, ZSTD_LEVEL)));
-  const entries: BlockEntry[] = [];
+  const minutes: number[] = [];
+  const pending: Promise<Buffer>[] = [];
+  const compressed: Buffer[] = [];
+  // A few blocks compress at once (the thread pool stays busy) and each raw block is dropped
+  // once compressed: a whole part's raw blocks at once were ~130 MB of a big seal's peak.
+  for (const b of blocks) {
+    minutes.push(b.minute);
+    const c = zstdCompress(b.raw, ZSTD_LEVEL);
+    c.catch(() => undefined); // awaited below, in order; a failure surfaces there
+    pending.push(c);
+    if (pending.length - compressed.length > COMPRESS_AHEAD) compressed.push(await pending[compressed.length]);
+  }
+  while (compressed.length < pending.length) compressed.push(await pending[compressed.length]);
   let offset = MAGIC.length;
-  blocks.forEach((b, i) => {
-    entries.push({ minute: b.minute, offset, length: compressed[i].length });
+  const entries = minutes.map((minute, i): BlockEntry => {
+    const entry = { minute, offset, length: compressed[i].length };
     offset += compressed[i].length;
+    return entry;
   });
   const directory = encodeDirectory(entries);
   const footer = Buffer.from(JSON.stringify({ format: 1, dataset, tradedate, symbols }), 'utf8');
