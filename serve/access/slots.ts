@@ -32,7 +32,8 @@ export class SlotLeases {
 /** A held slot. `release` is idempotent; until then the lease is renewed in the background. */
 export class Slot {
   private timer: NodeJS.Timeout | null;
-  private released = false;
+  /** The release under way or done: every later call gets the same promise. */
+  private released: Promise<void> | null = null;
   private renewing = false;
   /** Set when a renewal found the lease gone (the process stalled longer than the lease). */
   lost = false;
@@ -67,17 +68,19 @@ export class Slot {
   /**
    * Frees the slot; resolves once the store has it free (the app holds a response's last
    * byte until then, so a client paging at once, at any site, finds it free). If the store
-   * cannot be reached, the lease lapses on its own.
+   * cannot be reached, the lease lapses on its own. A second call resolves with the first,
+   * not before: a response written after a release began (an error after the slot was
+   * taken) must still wait for it to reach the store.
    */
   release(): Promise<void> {
-    if (this.released) return Promise.resolve();
-    this.released = true;
+    if (this.released) return this.released;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    return this.store.releaseSlot(this.accountId, this.api, this.holder).catch((e: unknown) => this.onError(e, 'slot release failed'));
+    this.released = this.store.releaseSlot(this.accountId, this.api, this.holder).catch((e: unknown) => this.onError(e, 'slot release failed'));
+    return this.released;
   }
 
   get isReleased(): boolean {
-    return this.released;
+    return this.released !== null;
   }
 }

@@ -156,8 +156,10 @@ export function createApp(deps: AppDeps): App {
     let authorized = false;
     let slot: Slot | null = null;
     const abort = new AbortController();
+    // The release under way, also to a second caller: the response's last byte waits for it
+    // whichever path began it (an error after the slot was taken releases before its answer).
     const releaseSlot = (): Promise<void> | undefined => {
-      if (!slot || slot.isReleased) return undefined;
+      if (!slot) return undefined;
       // A failed release is logged by the slot (the promise still resolves); the lease then lapses on its own.
       const released = slot.release();
       heldSlots.delete(slot);

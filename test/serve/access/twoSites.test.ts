@@ -119,7 +119,7 @@ if (cluster) {
       });
       statuses.push(r.status);
       if (r.status === 200) assert.ok(r.body.equals(bytesA), 'the stored file itself');
-      else assert.match(r.text, /30 Parquet files per Beijing day on level2_quote_history are used up/);
+      else assert.match(r.text, /30 Parquet files per Beijing day on level2_quote_history are used up/, `download ${i + 1}: ${r.status} ${r.text.slice(0, 200)}`);
     }
     assert.is(statuses.filter((s) => s === 200).length, 30);
     assert.equal(statuses.slice(30), Array(30).fill(429), 'the first 30 served, then refused');
