@@ -107,7 +107,14 @@ export async function startServer(dataDir: string, opts: ServerOptions = {}): Pr
   if (health.status !== 200) throw new Error(`/healthz answered ${health.status}`);
   const stopWith = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), STOP_TIMEOUT_MS)));
+    const outcome = await Promise.race([exited(child), late]);
+    clearTimeout(timer);
+    if (outcome !== 'late') return;
+    child.kill('SIGKILL');
     await exited(child);
+    throw new Error(`the server was still running ${STOP_TIMEOUT_MS / 1000} s after ${signal} (killed); its last log lines:\n${stderr.slice(-2000)}`);
   };
   return { url, port, child, logs: () => stderr, stop: () => stopWith('SIGTERM'), kill: () => stopWith('SIGKILL') };
 }
@@ -145,10 +152,21 @@ export interface HttpOptions {
   readonly method?: string;
   readonly headers?: Record<string, string>;
   readonly body?: string | Buffer;
+  /** The connection silent this long fails the request (default 120 s). */
+  readonly idleTimeoutMs?: number;
 }
+
+/**
+ * A server that stops answering fails the test with a message after this long instead of
+ * hanging its file until the runner's limit: far above any answer of a loaded machine.
+ */
+const HTTP_IDLE_TIMEOUT_MS = 120_000;
+/** A server still running this long after SIGTERM is a shutdown bug (it drains for 5 s at most). */
+const STOP_TIMEOUT_MS = 30_000;
 
 export function httpRequest(url: string, opts: HttpOptions = {}): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
+    const idleMs = opts.idleTimeoutMs ?? HTTP_IDLE_TIMEOUT_MS;
     const req = request(url, { method: opts.method ?? 'POST', headers: opts.headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -159,6 +177,7 @@ export function httpRequest(url: string, opts: HttpOptions = {}): Promise<HttpRe
       res.on('error', reject);
     });
     req.on('error', reject);
+    req.setTimeout(idleMs, () => req.destroy(new Error(`${opts.method ?? 'POST'} ${url}: no bytes for ${idleMs / 1000} s`)));
     req.end(opts.body);
   });
 }
@@ -264,12 +283,14 @@ export function pausedDownload(
         socket,
         head,
         finish: () =>
-          new Promise((done) => {
+          new Promise((done, fail) => {
             if (bodyBytes >= length) return done(bodyBytes);
             socket.on('data', (more: Buffer) => {
               bodyBytes += more.length;
               if (bodyBytes >= length) done(bodyBytes);
             });
+            // A response cut short (or one without a length) fails instead of waiting forever.
+            socket.once('close', () => fail(new Error(`the download ended after ${bodyBytes} of ${length} body bytes`)));
             socket.resume();
           }),
       });
