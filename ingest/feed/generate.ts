@@ -528,21 +528,34 @@ export function generateRows(opts: GenerateOptions, sink: MarketRowSink): void {
   if (opts.faults > 0) throw new RangeError('generateRows makes no faults; generate a feed for them');
   const l2 = new Float64Array(SCHEMAS.level2.valueFields.length);
   const ix = new Float64Array(SCHEMAS.index.valueFields.length);
-  const ixFields = SCHEMAS.index.valueFields.map((f) => (INDEX_ALWAYS_NULL.includes(f.name) ? null : f.name));
+  const ixValues = SCHEMAS.index.valueFields.map((f) => (INDEX_ALWAYS_NULL.includes(f.name) ? null : indexValueOf(f.name)));
   const out: MarketEvents = {
     stock: (r) => sink.level2(r.symbol, r.date, r.timeMs, stockValues(r, l2)),
     index: (r) => {
-      const row = indexObject(r);
-      for (let i = 0; i < ixFields.length; i++) {
-        const name = ixFields[i];
-        const v = name === null ? null : row[name];
-        ix[i] = v === null || v === undefined ? NaN : (v as number);
+      for (let i = 0; i < ixValues.length; i++) {
+        const get = ixValues[i];
+        const v = get === null ? null : get(r);
+        ix[i] = v === null ? NaN : v;
       }
       sink.index(r.symbol, r.date, r.timeMs, ix);
     },
     ticks: (market, timeMs, priceCents, traded) => void market.linesUpTo(timeMs, priceCents, traded),
   };
   for (const _ of simulateMarket(opts, out, sink)) sink.slotDone?.();
+}
+
+/** Reads a value member of an index snapshot by its feed name (the names indexObject writes). */
+function indexValueOf(name: string): (r: IndexSnap) => number | null {
+  const plain: Record<string, (r: IndexSnap) => number | null> = {
+    open: (r) => r.open, high: (r) => r.high, low: (r) => r.low, close: (r) => r.close, pre_close: (r) => r.preClose,
+    pct_chg: (r) => r.pctChg, vol: (r) => r.vol, amount: (r) => r.amount, transaction_num: (r) => r.transactionNum,
+  };
+  if (plain[name]) return plain[name];
+  const m = /^(bid|ask|bid_vol|ask_vol)([1-5])$/.exec(name);
+  if (!m) throw new Error(`the index schema's value ${name} is not generated`);
+  const level = Number(m[2]) - 1;
+  const side = ({ bid: 'bid', ask: 'ask', bid_vol: 'bidVol', ask_vol: 'askVol' } as const)[m[1] as 'bid' | 'ask' | 'bid_vol' | 'ask_vol'];
+  return (r) => r[side][level];
 }
 
 /** A snapshot's values in level-2 schema order, as its line carries them (an auction row has level 1 only). */
