@@ -100,11 +100,19 @@ export async function startServer(dataDir: string, opts: ServerOptions = {}): Pr
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   child.stdin!.end();
-  const line = await waitForLine(child, /^listening on http:\/\//, 30_000);
-  const url = line.trim().replace(/^listening on /, '');
+  let url: string;
+  try {
+    const line = await waitForLine(child, /^listening on http:\/\//, 30_000);
+    url = line.trim().replace(/^listening on /, '');
+    const health = await httpRequest(`${url}/healthz`, { method: 'GET' });
+    if (health.status !== 200) throw new Error(`/healthz answered ${health.status}`);
+  } catch (e) {
+    // A server that never became ready must not outlive the test (it would hold its process open).
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited(child);
+    throw e;
+  }
   const port = Number(new URL(url).port);
-  const health = await httpRequest(`${url}/healthz`, { method: 'GET' });
-  if (health.status !== 200) throw new Error(`/healthz answered ${health.status}`);
   const stopWith = async (signal: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     let timer: NodeJS.Timeout | undefined;
@@ -117,6 +125,20 @@ export async function startServer(dataDir: string, opts: ServerOptions = {}): Pr
     throw new Error(`the server was still running ${STOP_TIMEOUT_MS / 1000} s after ${signal} (killed); its last log lines:\n${stderr.slice(-2000)}`);
   };
   return { url, port, child, logs: () => stderr, stop: () => stopWith('SIGTERM'), kill: () => stopWith('SIGKILL') };
+}
+
+/**
+ * Starts servers together, as a deployment may. If one fails, the others are stopped and its
+ * error is printed as well as thrown: uvu reports a failed hook only as tests not passed, and
+ * a server left running would keep the test process alive until the runner's limit.
+ */
+export async function startServers(specs: readonly { readonly dataDir: string; readonly opts?: ServerOptions }[]): Promise<ServerHandle[]> {
+  const settled = await Promise.allSettled(specs.map((s) => startServer(s.dataDir, s.opts)));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (!failed) return settled.map((r) => (r as PromiseFulfilledResult<ServerHandle>).value);
+  await Promise.all(settled.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
+  console.error(`starting ${specs.length} servers together failed: ${(failed.reason as Error).stack ?? String(failed.reason)}`);
+  throw failed.reason;
 }
 
 /** Creates an account directly in service.db (faster than the CLI); returns its key. */

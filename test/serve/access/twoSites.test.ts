@@ -6,7 +6,7 @@ import { PostgresStateStore } from '../../../serve/access/postgresState.js';
 import { runCli } from '../../support/cli.js';
 import { postgresForTests } from '../../support/postgres.js';
 import {
-  httpRequest, pausedDownload, postApi, preparedData, REPLAY_NOW, sealSyntheticFile, startServer, DEFAULT_SERVER_NOW, type ApiResponse, type ServerHandle,
+  httpRequest, pausedDownload, postApi, preparedData, REPLAY_NOW, sealSyntheticFile, startServer, startServers, DEFAULT_SERVER_NOW, type ApiResponse, type ServerHandle,
 } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
@@ -52,7 +52,7 @@ if (cluster) {
       await sealSyntheticFile(dir, BIG.symbol, BIG.tradedate, 70_000);
     }
     // Started together on an empty database: both create-or-find one schema and one cursor key.
-    [a, b] = await Promise.all([startServer(siteA, { env: env() }), startServer(siteB, { env: env() })]);
+    [a, b] = await startServers([{ dataDir: siteA, opts: { env: env() } }, { dataDir: siteB, opts: { env: env() } }]);
     store = await PostgresStateStore.open({ url: stateUrl });
   });
 
@@ -146,7 +146,7 @@ if (cluster) {
 
   test('the per-second limit counts requests at both sites together', async () => {
     const limited = { ...env(), TICKVAULT_RATE_LIMIT: '10' };
-    const [c, d] = await Promise.all([startServer(siteA, { env: limited }), startServer(siteB, { env: limited })]);
+    const [c, d] = await startServers([{ dataDir: siteA, opts: { env: limited } }, { dataDir: siteB, opts: { env: limited } }]);
     try {
       const { key } = await newAccount('flagship');
       let best = 0;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../../../shared/config.js';
 import { loadServeConfig } from '../../../serve/http/serveConfig.js';
 import { runCli } from '../../support/cli.js';
-import { addAccount, postApi, preparedData, sealSyntheticFile, startServer } from '../../support/server.js';
+import { addAccount, postApi, preparedData, sealSyntheticFile, startServer, startServers } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
 const API = 'level2_quote_history';
@@ -47,7 +47,7 @@ server('per-second limit per account: beyond it 429 with Retry-After 1, other ac
 server('the rate limit is shared by two server processes', async () => {
   const { dataDir } = await preparedData();
   const env = { TICKVAULT_RATE_LIMIT: '4' };
-  const [s1, s2] = await Promise.all([startServer(dataDir, { env }), startServer(dataDir, { env })]);
+  const [s1, s2] = await startServers([{ dataDir, opts: { env } }, { dataDir, opts: { env } }]);
   try {
     const { key } = addAccount(dataDir, 'flagship');
     const t0 = Date.now();

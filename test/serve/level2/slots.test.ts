@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addAccount, addKey, pausedDownload, postApi, sealSyntheticFile, startServer, type ApiResponse, type ServerHandle,
+  addAccount, addKey, pausedDownload, postApi, sealSyntheticFile, startServer, startServers, type ApiResponse, type ServerHandle,
 } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 import { join } from 'node:path';
@@ -71,7 +71,7 @@ test.before(async () => {
   await sealSyntheticFile(dataDir, BIG.symbol, BIG.tradedate, 70_000);
   // Started together on a fresh directory: both must end up with the one cursor key.
   const env = { TICKVAULT_LEASE_SECONDS: String(LEASE_SECONDS), TICKVAULT_RATE_LIMIT: '1000' };
-  [a, b] = await Promise.all([startServer(dataDir, { env }), startServer(dataDir, { env })]);
+  [a, b] = await startServers([{ dataDir, opts: { env } }, { dataDir, opts: { env } }]);
 });
 
 test.after(async () => {
