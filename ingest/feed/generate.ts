@@ -1,5 +1,5 @@
 import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
-import { asciiBytes, JsonLineBuffer, type LineChunk } from './jsonLineBuffer.js';
+import { asciiBytes, JsonLineBuffer, LINE_KINDS, memberBytes, type LineChunk } from './jsonLineBuffer.js';
 import { TickMarket, type TickRowSink } from './tickMarket.js';
 import { INDEX_ALWAYS_NULL, SCHEMAS } from '../../shared/schema.js';
 import { AUCTION_END, AUCTION_START, SESSIONS } from './tradingHours.js';
@@ -210,14 +210,13 @@ const MAX_SNAPSHOT_LINE = 4096;
 const L2_HEAD = asciiBytes('{"kind":"level2","symbol":"');
 const TRADEDATE = asciiBytes('","tradedate":"');
 const TIME = asciiBytes('","time":"');
-const L2_VALUES = ['open', 'high', 'low', 'close', 'pre_close', 'volume', 'amount'].map((m, i) => asciiBytes(`${i === 0 ? '"' : ''},"${m}":`));
-const member = (name: string) => asciiBytes(`,"${name}":`);
-const BID = Array.from({ length: 10 }, (_, i) => member(`bid${i + 1}`));
-const ASK = Array.from({ length: 10 }, (_, i) => member(`ask${i + 1}`));
-const BID_VOL = Array.from({ length: 10 }, (_, i) => member(`bid_vol${i + 1}`));
-const ASK_VOL = Array.from({ length: 10 }, (_, i) => member(`ask_vol${i + 1}`));
-const KIND_LEVEL2 = 0;
-const KIND_INDEX = 1;
+const [OPEN, HIGH, LOW, CLOSE, PRE_CLOSE, VOLUME, AMOUNT] = ['open', 'high', 'low', 'close', 'pre_close', 'volume', 'amount'].map(memberBytes);
+const BID = Array.from({ length: 10 }, (_, i) => memberBytes(`bid${i + 1}`));
+const ASK = Array.from({ length: 10 }, (_, i) => memberBytes(`ask${i + 1}`));
+const BID_VOL = Array.from({ length: 10 }, (_, i) => memberBytes(`bid_vol${i + 1}`));
+const ASK_VOL = Array.from({ length: 10 }, (_, i) => memberBytes(`ask_vol${i + 1}`));
+const KIND_LEVEL2 = LINE_KINDS.indexOf('level2');
+const KIND_INDEX = LINE_KINDS.indexOf('index');
 
 /** A snapshot's line: exactly JSON.stringify(stockObject(r)), members in that order. */
 function writeStockLine(b: JsonLineBuffer, r: StockSnap): void {
@@ -228,30 +227,20 @@ function writeStockLine(b: JsonLineBuffer, r: StockSnap): void {
   b.ascii(r.date);
   b.bytes(TIME);
   b.level2Time(r.timeMs);
-  b.bytes(L2_VALUES[0]);
-  b.num(r.open);
-  b.bytes(L2_VALUES[1]);
-  b.num(r.high);
-  b.bytes(L2_VALUES[2]);
-  b.num(r.low);
-  b.bytes(L2_VALUES[3]);
-  b.num(r.close);
-  b.bytes(L2_VALUES[4]);
-  b.num(r.preClose);
-  b.bytes(L2_VALUES[5]);
-  b.num(r.volume);
-  b.bytes(L2_VALUES[6]);
-  b.num(r.amount);
+  b.ascii('"');
+  b.member(OPEN, r.open);
+  b.member(HIGH, r.high);
+  b.member(LOW, r.low);
+  b.member(CLOSE, r.close);
+  b.member(PRE_CLOSE, r.preClose);
+  b.member(VOLUME, r.volume);
+  b.member(AMOUNT, r.amount);
   const levels = r.auction ? 1 : 10;
   for (let i = 0; i < levels; i++) {
-    b.bytes(BID[i]);
-    b.num(r.bid[i]);
-    b.bytes(ASK[i]);
-    b.num(r.ask[i]);
-    b.bytes(BID_VOL[i]);
-    b.num(r.bidVol[i]);
-    b.bytes(ASK_VOL[i]);
-    b.num(r.askVol[i]);
+    b.member(BID[i], r.bid[i]);
+    b.member(ASK[i], r.ask[i]);
+    b.member(BID_VOL[i], r.bidVol[i]);
+    b.member(ASK_VOL[i], r.askVol[i]);
   }
   b.ascii('}');
   b.endLine(KIND_LEVEL2);
@@ -339,29 +328,27 @@ function indexSnap(s: IndexState, date: string, timeMs: number, rnd: () => numbe
   return out;
 }
 
-/** Member names of the five index book levels, in the order the feed writes them. */
-const IDX_LEVEL_KEYS = Array.from({ length: 5 }, (_, i) => [`bid${i + 1}`, `ask${i + 1}`, `bid_vol${i + 1}`, `ask_vol${i + 1}`] as const);
+/**
+ * An index snapshot's value members in feed order, each with how to read it: the one list the
+ * line, the member object and the staged row values are all made from.
+ */
+const INDEX_MEMBERS: readonly { readonly name: string; readonly bytes: Uint8Array; readonly get: (r: IndexSnap) => number | null }[] = ([
+  ['open', (r) => r.open], ['high', (r) => r.high], ['low', (r) => r.low], ['close', (r) => r.close],
+  ['pre_close', (r) => r.preClose], ['pct_chg', (r) => r.pctChg], ['vol', (r) => r.vol], ['amount', (r) => r.amount],
+  ['transaction_num', (r) => r.transactionNum],
+  ...Array.from({ length: 5 }, (_, l) => [
+    [`bid${l + 1}`, (r) => r.bid[l]], [`ask${l + 1}`, (r) => r.ask[l]], [`bid_vol${l + 1}`, (r) => r.bidVol[l]], [`ask_vol${l + 1}`, (r) => r.askVol[l]],
+  ] as [string, (r: IndexSnap) => number | null][]).flat(),
+] as [string, (r: IndexSnap) => number | null][]).map(([name, get]) => ({ name, bytes: memberBytes(name), get }));
 
 function indexObject(r: IndexSnap): Record<string, unknown> {
-  const row: Record<string, unknown> = {
-    kind: 'index', tradedate: r.date, symbol: r.symbol, time: formatIndexTime(r.date, r.timeMs),
-    open: r.open, high: r.high, low: r.low, close: r.close, pre_close: r.preClose, pct_chg: r.pctChg,
-    vol: r.vol, amount: r.amount, transaction_num: r.transactionNum,
-  };
-  for (let l = 0; l < 5; l++) {
-    const [bid, ask, bidVol, askVol] = IDX_LEVEL_KEYS[l];
-    row[bid] = r.bid[l];
-    row[ask] = r.ask[l];
-    row[bidVol] = r.bidVol[l];
-    row[askVol] = r.askVol[l];
-  }
+  const row: Record<string, unknown> = { kind: 'index', tradedate: r.date, symbol: r.symbol, time: formatIndexTime(r.date, r.timeMs) };
+  for (const m of INDEX_MEMBERS) row[m.name] = m.get(r);
   return row;
 }
 
 const IDX_HEAD = asciiBytes('{"kind":"index","tradedate":"');
 const SYMBOL = asciiBytes('","symbol":"');
-const IDX_VALUES = ['open', 'high', 'low', 'close', 'pre_close', 'pct_chg', 'vol', 'amount', 'transaction_num'].map((m, i) => asciiBytes(`${i === 0 ? '"' : ''},"${m}":`));
-const IDX_LEVELS = IDX_LEVEL_KEYS.map((keys) => keys.map(member));
 
 /** An index snapshot's line: exactly JSON.stringify(indexObject(r)), members in that order. */
 function writeIndexLine(b: JsonLineBuffer, r: IndexSnap): void {
@@ -374,35 +361,8 @@ function writeIndexLine(b: JsonLineBuffer, r: IndexSnap): void {
   b.dashedDate(r.date);
   b.ascii(' ');
   b.clockTime(r.timeMs);
-  b.bytes(IDX_VALUES[0]);
-  b.num(r.open);
-  b.bytes(IDX_VALUES[1]);
-  b.num(r.high);
-  b.bytes(IDX_VALUES[2]);
-  b.num(r.low);
-  b.bytes(IDX_VALUES[3]);
-  b.num(r.close);
-  b.bytes(IDX_VALUES[4]);
-  b.num(r.preClose);
-  b.bytes(IDX_VALUES[5]);
-  b.num(r.pctChg);
-  b.bytes(IDX_VALUES[6]);
-  b.num(r.vol);
-  b.bytes(IDX_VALUES[7]);
-  b.num(r.amount);
-  b.bytes(IDX_VALUES[8]);
-  b.num(r.transactionNum);
-  for (let l = 0; l < 5; l++) {
-    const m = IDX_LEVELS[l];
-    b.bytes(m[0]);
-    b.num(r.bid[l]);
-    b.bytes(m[1]);
-    b.num(r.ask[l]);
-    b.bytes(m[2]);
-    b.num(r.bidVol[l]);
-    b.bytes(m[3]);
-    b.num(r.askVol[l]);
-  }
+  b.ascii('"');
+  for (const m of INDEX_MEMBERS) b.member(m.bytes, m.get(r));
   b.ascii('}');
   b.endLine(KIND_INDEX);
 }
@@ -528,7 +488,13 @@ export function generateRows(opts: GenerateOptions, sink: MarketRowSink): void {
   if (opts.faults > 0) throw new RangeError('generateRows makes no faults; generate a feed for them');
   const l2 = new Float64Array(SCHEMAS.level2.valueFields.length);
   const ix = new Float64Array(SCHEMAS.index.valueFields.length);
-  const ixValues = SCHEMAS.index.valueFields.map((f) => (INDEX_ALWAYS_NULL.includes(f.name) ? null : indexValueOf(f.name)));
+  const memberOf = new Map(INDEX_MEMBERS.map((m) => [m.name, m.get]));
+  const ixValues = SCHEMAS.index.valueFields.map((f) => {
+    if (INDEX_ALWAYS_NULL.includes(f.name)) return null;
+    const get = memberOf.get(f.name);
+    if (!get) throw new Error(`the index schema's value ${f.name} is not generated`);
+    return get;
+  });
   const out: MarketEvents = {
     stock: (r) => sink.level2(r.symbol, r.date, r.timeMs, stockValues(r, l2)),
     index: (r) => {
@@ -542,20 +508,6 @@ export function generateRows(opts: GenerateOptions, sink: MarketRowSink): void {
     ticks: (market, timeMs, priceCents, traded) => void market.linesUpTo(timeMs, priceCents, traded),
   };
   for (const _ of simulateMarket(opts, out, sink)) sink.slotDone?.();
-}
-
-/** Reads a value member of an index snapshot by its feed name (the names indexObject writes). */
-function indexValueOf(name: string): (r: IndexSnap) => number | null {
-  const plain: Record<string, (r: IndexSnap) => number | null> = {
-    open: (r) => r.open, high: (r) => r.high, low: (r) => r.low, close: (r) => r.close, pre_close: (r) => r.preClose,
-    pct_chg: (r) => r.pctChg, vol: (r) => r.vol, amount: (r) => r.amount, transaction_num: (r) => r.transactionNum,
-  };
-  if (plain[name]) return plain[name];
-  const m = /^(bid|ask|bid_vol|ask_vol)([1-5])$/.exec(name);
-  if (!m) throw new Error(`the index schema's value ${name} is not generated`);
-  const level = Number(m[2]) - 1;
-  const side = ({ bid: 'bid', ask: 'ask', bid_vol: 'bidVol', ask_vol: 'askVol' } as const)[m[1] as 'bid' | 'ask' | 'bid_vol' | 'ask_vol'];
-  return (r) => r[side][level];
 }
 
 /** A snapshot's values in level-2 schema order, as its line carries them (an auction row has level 1 only). */

@@ -42,6 +42,11 @@ export function asciiBytes(text: string): Uint8Array {
   return Uint8Array.from(text, (c) => c.charCodeAt(0));
 }
 
+/** A member name as written before its value: `,"name":`. */
+export function memberBytes(name: string): Uint8Array {
+  return asciiBytes(`,"${name}":`);
+}
+
 /** Whole lines as bytes (the buffer is the taker's), with how many lines of each kind (-1 lines in none). */
 export interface LineChunk {
   readonly bytes: Buffer;
@@ -107,6 +112,12 @@ export class JsonLineBuffer {
     if (b.length > 64) buf.set(b, p);
     else for (let i = 0; i < b.length; i++) buf[p + i] = b[i];
     this.pos = p + b.length;
+  }
+
+  /** A member: its name as `,"name":` bytes, then its number value. */
+  member(name: Uint8Array, value: number | null): void {
+    this.bytes(name);
+    this.num(value);
   }
 
   /** ASCII text (the caller's promise; anything else would be mangled). */
