@@ -15,6 +15,8 @@ export const CHUNK_BYTES = 4 << 20;
 
 /** Digits of integers below this go through int32 arithmetic. */
 const INT32_SAFE = 2 ** 31;
+/** 10^0 … 10^15: a safe integer has at most 16 digits. */
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 /**
  * Bounds within which a value equal to its scaled integer over 100 (or 10,000) is written
  * from that integer: far enough below 2^53 / scale that no other decimal with as few digits
@@ -159,8 +161,7 @@ export class JsonLineBuffer {
   /** An integer as String(n) writes it (digits; past 2^53, through String). */
   int(n: number): void {
     if (n >= 0) {
-      if (n < INT32_SAFE) return this.uint32(n);
-      if (n <= Number.MAX_SAFE_INTEGER) return this.bigUint(n);
+      if (n <= Number.MAX_SAFE_INTEGER) return this.uint(n);
     } else if (n >= -Number.MAX_SAFE_INTEGER) {
       this.buf[this.pos++] = 45;
       return this.int(-n);
@@ -216,31 +217,19 @@ export class JsonLineBuffer {
     this.padded(ms - s * 1000, 3);
   }
 
-  private uint32(n: number): void {
-    const buf = this.buf;
+  /** A non-negative safe integer's digits. */
+  private uint(n: number): void {
     let digits = 1;
-    for (let t = n; t >= 10; t = (t / 10) | 0) digits++;
-    const end = this.pos + digits;
-    let p = end;
-    do {
-      const q = (n / 10) | 0;
-      buf[--p] = 48 + (n - q * 10);
-      n = q;
-    } while (n !== 0);
-    this.pos = end;
-  }
-
-  private bigUint(n: number): void {
+    while (digits < POW10.length && n >= POW10[digits]) digits++;
+    if (n < INT32_SAFE) return this.padded(n, digits);
+    // Past int32, `| 0` would wrap: the same digits by floor division.
     const buf = this.buf;
-    let digits = 1;
-    for (let t = n; t >= 10; t = Math.floor(t / 10)) digits++;
     const end = this.pos + digits;
-    let p = end;
-    do {
+    for (let p = end - 1; p >= this.pos; p--) {
       const q = Math.floor(n / 10);
-      buf[--p] = 48 + (n - q * 10);
+      buf[p] = 48 + (n - q * 10);
       n = q;
-    } while (n !== 0);
+    }
     this.pos = end;
   }
 
