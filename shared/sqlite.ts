@@ -21,6 +21,8 @@ export function openDb(path: string, opts: { readonly?: boolean; schema?: string
 }
 
 const BUSY_TIMEOUT_MS = 10_000;
+/** Waited on (never notified) for a synchronous pause between set-up attempts. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /** WAL, durability and the schema: each step idempotent, so a busy one is simply run again. */
 function setUp(db: Db, schema: string | undefined, version: number | undefined): void {
@@ -53,7 +55,6 @@ function retryWhileBusy(step: () => void): void {
     }
   }
 }
-const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * The schema version lives in `PRAGMA user_version` (0: created before versions were kept,

@@ -79,8 +79,4 @@ export class Slot {
     this.released = this.store.releaseSlot(this.accountId, this.api, this.holder).catch((e: unknown) => this.onError(e, 'slot release failed'));
     return this.released;
   }
-
-  get isReleased(): boolean {
-    return this.released !== null;
-  }
 }

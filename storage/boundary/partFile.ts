@@ -34,18 +34,17 @@ export interface NewBoundaryPart {
 export async function writeBoundaryPart(dataDir: string, dataset: Dataset, tradedate: string, files: readonly FileCandidates[]): Promise<NewBoundaryPart> {
   const { symbols, blocks } = partBlocks(files);
   const minutes: number[] = [];
-  const pending: Promise<Buffer>[] = [];
-  const compressed: Buffer[] = [];
+  const compressing: Promise<Buffer>[] = [];
   // A few blocks compress at once (the thread pool stays busy) and each raw block is dropped
   // once compressed: a whole part's raw blocks at once were ~130 MB of a big seal's peak.
   for (const b of blocks) {
     minutes.push(b.minute);
     const c = zstdCompress(b.raw, ZSTD_LEVEL);
-    c.catch(() => undefined); // awaited below, in order; a failure surfaces there
-    pending.push(c);
-    if (pending.length - compressed.length > COMPRESS_AHEAD) compressed.push(await pending[compressed.length]);
+    c.catch(() => undefined); // awaited below; a failure surfaces there
+    compressing.push(c);
+    if (compressing.length > COMPRESS_AHEAD) await compressing[compressing.length - 1 - COMPRESS_AHEAD];
   }
-  while (compressed.length < pending.length) compressed.push(await pending[compressed.length]);
+  const compressed = await Promise.all(compressing);
   let offset = MAGIC.length;
   const entries = minutes.map((minute, i): BlockEntry => {
     const entry = { minute, offset, length: compressed[i].length };
