@@ -2,8 +2,9 @@
  * The first `npm start` (issue: speed 2, target 1): `tickvault demo` on an empty data
  * directory, in a process of its own as npm runs it, timed from spawn to the ready banner
  * (server answering, curl examples printed), with the stage times it prints; then the same
- * market written as a feed by `tickvault generate` (the generator's target, 200k lines/s). The build is not
- * in it: `npm ci` builds (the `prepare` script), and `npm start` rebuilds only stale sources.
+ * market written as a feed by `tickvault generate` (the generator's target, 200k lines/s).
+ * The build is not in it: `npm ci` builds (the `prepare` script), and `npm start` rebuilds
+ * only stale sources.
  *   node dist/bench/demoStart.bench.js
  */
 import { spawn } from 'node:child_process';
