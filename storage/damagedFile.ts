@@ -1,0 +1,25 @@
+/**
+ * A stored file that does not hold what the catalog says it holds: a truncated or overwritten
+ * Parquet file, a malformed value in a sealed column, a boundary part that fails its checks.
+ * One type for all of them, so the server answers them the same way (a 500 whose log line names
+ * the file, never the client's fault) and `tickvault doctor` can say which file to restore.
+ *
+ * Raised by the readers below serve/ (storage/parquet, storage/boundary) and by the serve-side
+ * decoding of sealed columns; mapped to an answer only in serve/http/errorEnvelope.ts.
+ */
+export class DamagedFileError extends Error {
+  override name = 'DamagedFileError';
+
+  /** `path`: the file, relative to the data directory where the caller knows it. */
+  constructor(
+    readonly path: string,
+    detail: string,
+    opts?: { readonly cause?: unknown },
+  ) {
+    super(`stored file ${path} is damaged: ${detail}`, opts?.cause === undefined ? undefined : { cause: opts.cause });
+  }
+}
+
+export function isDamagedFile(e: unknown): e is DamagedFileError {
+  return e instanceof DamagedFileError;
+}
