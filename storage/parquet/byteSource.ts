@@ -2,11 +2,13 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /**
  * What the readers need of a file: positioned reads. A `FileHandle` is one (the server's main
- * thread, which must never block); `syncFileSource` is another, for worker threads, where a
+ * thread, which must never block); `withSyncFile` gives another, for worker threads, where a
  * blocking read of a page-cached file costs ~10 µs against ~200 µs for an open, read and
  * close through libuv's thread pool (measured here).
  */
 export interface ByteSource {
+  /** The file, where the source knows it: named in a DamagedFileError. */
+  readonly path?: string;
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
 }
 
@@ -15,6 +17,7 @@ export async function withSyncFile<T>(path: string, fn: (source: ByteSource, byt
   const fd = openSync(path, 'r');
   try {
     const source: ByteSource = {
+      path,
       read: (buffer, offset, length, position) => Promise.resolve({ bytesRead: readSync(fd, buffer, offset, length, position) }),
     };
     return await fn(source, fstatSync(fd).size);
