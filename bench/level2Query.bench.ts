@@ -105,7 +105,7 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
     log(`machine: ${cpus().length} cores, load average ${load} at start (figures below share the CPUs with whatever else runs)`);
     const srv = await startInProcessServer(dataDir);
     toClose.push(() => srv.close());
-    const { app, state, accounts, key, client } = srv;
+    const { served, state, accounts, key, client } = srv;
     const files = [...srv.catalog.everyFile()].filter((f) => f.dataset === 'level2');
     const body = (f: CatalogFile, extra: Record<string, unknown> = {}) =>
       JSON.stringify({ apiname: API, apikey: key, params: { symbol: f.symbol, tradedate: f.tradedate, ...extra } });
@@ -133,7 +133,7 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
       pageBytes = r.bytes;
       duckMs.push((await duckPage(con, dataDir, f)).ms);
     }
-    const cacheBytesPerFile = app.services.columns.usedBytes / (touch.length + 1);
+    const cacheBytesPerFile = served.columns.usedBytes / (touch.length + 1);
 
     // Warm: the same files again (now cached), interleaved with DuckDB on the same file.
     const warmMs: number[] = [];

@@ -21,7 +21,7 @@ import { AccountStore } from '../serve/access/accounts.js';
 import { openServiceDb } from '../serve/access/serviceDb.js';
 import { SqliteStateStore } from '../serve/access/sqliteState.js';
 import { createApp, type App } from '../serve/http/app.js';
-import { OPERATIONS } from '../serve/operations.js';
+import { createOperations, type ServedOperations } from '../serve/operations.js';
 
 export const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'main.js');
 export const FIRST_DAY = '20250102';
@@ -174,6 +174,8 @@ export async function stopChild(child: ChildProcess): Promise<void> {
 /** The app of `tickvault serve` listening in this process on a data directory, with a flagship key and a client. */
 export interface InProcessServer {
   readonly app: App;
+  /** The operations the app answers, with their caches. */
+  readonly served: ServedOperations;
   readonly catalog: CatalogReader;
   readonly state: SqliteStateStore;
   readonly accounts: AccountStore;
@@ -196,18 +198,20 @@ export async function startInProcessServer(dataDir: string): Promise<InProcessSe
   const key = accounts.create('flagship', Date.now()).key;
   const state = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
   const catalog = new CatalogReader(catalogDb);
+  const served = createOperations({ dataDir, catalog, cursorKey: await state.cursorKey(), cacheBytes: 1024 * 1024 * 1024, jsonThreads: availableParallelism() });
   const app = createApp({
-    dataDir, catalog, state, cursorKey: await state.cursorKey(), clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: OPERATIONS,
-    config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 1024 * 1024 * 1024, jsonThreads: availableParallelism() },
+    catalog, state, clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: served.operations,
+    config: { rateLimitPerSec: 1_000_000, leaseMs: 30_000 },
   });
   const server: Server = createServer(app.koa.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
   return {
-    app, catalog, state, accounts, key, client,
+    app, served, catalog, state, accounts, key, client,
     async close() {
       client.close();
       await new Promise<void>((r) => server.close(() => r()));
+      await served.close();
       await state.close();
       serviceDb.close();
       catalogDb.close();

@@ -25,7 +25,7 @@ import { offsetClock, parseInstant } from '../shared/clock.js';
 import { layoutFor } from '../storage/layout.js';
 import { createLogger } from '../shared/logger.js';
 import { createApp } from '../serve/http/app.js';
-import { OPERATIONS } from '../serve/operations.js';
+import { createOperations } from '../serve/operations.js';
 import { SqliteStateStore } from '../serve/access/sqliteState.js';
 import { PostgresStateStore } from '../serve/access/postgresState.js';
 import { SlotLeases } from '../serve/access/slots.js';
@@ -159,10 +159,10 @@ async function countStatements(store: StateStore, dataDir: string, log: (l: stri
   const catalogDb = openCatalog(layoutFor(dataDir).catalogDb, true);
   const catalog = new CatalogReader(catalogDb);
   const file = [...catalog.everyFile()].find((f) => f.dataset === 'level2')!;
+  const served = createOperations({ dataDir, catalog, cursorKey: await store.cursorKey(), cacheBytes: 256 << 20, jsonThreads: availableParallelism() });
   const app = createApp({
-    dataDir, catalog, state: store, cursorKey: await store.cursorKey(), clock: offsetClock(parseInstant(NOW)!),
-    log: createLogger('warn', 'bench'), operations: OPERATIONS,
-    config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1_000_000, leaseMs: 30_000, cacheBytes: 256 << 20, jsonThreads: availableParallelism() },
+    catalog, state: store, clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: served.operations,
+    config: { rateLimitPerSec: 1_000_000, leaseMs: 30_000 },
   });
   const server = createServer(app.koa.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

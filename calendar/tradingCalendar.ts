@@ -150,11 +150,6 @@ export function installClosures(ext: CalendarExtension | null): KnownRange {
   return knownRange();
 }
 
-/** The shipped closures of one year (what `--replace` of that year overrides). */
-export function shippedClosuresOf(year: number): string[] {
-  return CLOSURE_DATES.filter((c) => Number(c.slice(0, 4)) === year);
-}
-
 /** Index of the first element of TRADING_DAYS that is >= d. */
 function lowerBound(d: string): number {
   let lo = 0;

@@ -75,8 +75,7 @@ export const demoCommand: Command = {
 
     // The sub-commands log at warn unless a level was asked for: a demo terminal shows
     // progress bars and the ready banner, not JSON lines.
-    const explicitLevel = ctx.flags['log-level'] !== undefined || (ctx.env.TICKVAULT_LOG_LEVEL ?? '') !== '';
-    const level = explicitLevel ? ctx.config.logLevel : 'warn';
+    const level = ctx.config.logLevelGiven ? ctx.config.logLevel : 'warn';
     const log = createLogger(level, 'demo');
 
     let sample = storedSample(dataDir);

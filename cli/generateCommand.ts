@@ -1,11 +1,12 @@
 import { isValidDate, recentTradingDays, tradingDaysFrom } from '../calendar/tradingCalendar.js';
-import { parsePositiveInt, resolveOption, ConfigError } from '../shared/config.js';
+import { parsePositiveInt, resolveOption, ConfigError, type OptionSpec } from '../shared/config.js';
 import { DEFAULT_SEED, expectedRows, generateFeedChunks } from '../ingest/feed/generate.js';
 import { LINE_KINDS } from '../ingest/feed/jsonLineBuffer.js';
 import { FeedWriter } from '../ingest/feed/writer.js';
 import { warnPastKnownRange } from './calendarWarning.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command } from './command.js';
+import { docOf } from './helpText.js';
 
 /** Largest --ticks: a snapshot trades at most 59 lots (one trade each at most), so counts level off near here (~110,000 trades a stock-day at 60). */
 const MAX_TICKS = 60;
@@ -21,6 +22,23 @@ function parseTicks(text: string, source: string): number {
   if (!/^\d*\.?\d+$/.test(text) || n > MAX_TICKS) throw new ConfigError(`${source} must be a number from 0 to ${MAX_TICKS}, got "${text}"`);
   return n;
 }
+
+const parseCount = (t: string, s: string) => (t === '0' ? 0 : parsePositiveInt(t, s));
+
+/** The numbered options: their defaults, parsers and help in one place (help and run both read them). */
+const GENERATE_OPTIONS = {
+  days: { flag: 'days', defaultValue: 5, parse: parsePositiveInt, help: 'trading days' } satisfies OptionSpec<number>,
+  stocks: { flag: 'stocks', defaultValue: 50, parse: parseCount, help: 'stocks (0 allowed)' } satisfies OptionSpec<number>,
+  indexes: { flag: 'indexes', defaultValue: 20, parse: parseCount, help: 'indexes (0 allowed)' } satisfies OptionSpec<number>,
+  seed: { flag: 'seed', defaultValue: DEFAULT_SEED, parse: (t: string) => t, help: 'seed: the same seed writes the same feed' } satisfies OptionSpec<string>,
+  faults: { flag: 'faults', defaultValue: 0, parse: parseRate, help: 'share of lines (0-1) followed by a bad line or a corrected duplicate' } satisfies OptionSpec<number>,
+  ticks: {
+    flag: 'ticks', defaultValue: 1, parse: parseTicks,
+    help: `tick-by-tick orders and trades of the stocks, coherent with the snapshots: 1 ≈ 5,000 trades and ~9,000 orders per stock-day, 2 about twice the trades (0-${MAX_TICKS}; 0 writes none)`,
+  } satisfies OptionSpec<number>,
+  /** Default: every generated day (its real default depends on --days). */
+  tickDays: { flag: 'tick-days', defaultValue: 0, parse: parsePositiveInt, help: 'only the latest N of the generated days get orders and trades' } satisfies OptionSpec<number>,
+};
 
 /** The trading days to generate: N from --from on, else the N latest up to the clock's today. */
 export function generationDays(from: string | undefined, days: number, nowMs: number): string[] {
@@ -40,37 +58,27 @@ export const generateCommand: Command = {
   help: [
     { flag: 'out', value: 'FILE', help: 'feed file to write (required); .zst or .gz compresses' },
     { flag: 'from', value: 'YYYYMMDD', help: 'first trading day on or after this date', default: 'the latest --days trading days up to the clock' },
-    { flag: 'days', value: 'N', help: 'trading days', default: '5' },
-    { flag: 'stocks', value: 'N', help: 'stocks (0 allowed)', default: '50' },
-    { flag: 'indexes', value: 'N', help: 'indexes (0 allowed)', default: '20' },
-    { flag: 'seed', value: 'S', help: 'seed: the same seed writes the same feed', default: DEFAULT_SEED },
-    { flag: 'faults', value: 'RATE', help: 'share of lines (0-1) followed by a bad line or a corrected duplicate', default: '0' },
-    {
-      flag: 'ticks', value: 'SCALE',
-      help: `tick-by-tick orders and trades of the stocks, coherent with the snapshots: 1 ≈ 5,000 trades and ~9,000 orders per stock-day, 2 about twice the trades (0-${MAX_TICKS}; 0 writes none)`,
-      default: '1',
-    },
-    { flag: 'tick-days', value: 'N', help: 'only the latest N of the generated days get orders and trades', default: 'every day' },
+    docOf(GENERATE_OPTIONS.days, 'N'),
+    docOf(GENERATE_OPTIONS.stocks, 'N'),
+    docOf(GENERATE_OPTIONS.indexes, 'N'),
+    docOf(GENERATE_OPTIONS.seed, 'S'),
+    docOf(GENERATE_OPTIONS.faults, 'RATE'),
+    docOf(GENERATE_OPTIONS.ticks, 'SCALE'),
+    docOf(GENERATE_OPTIONS.tickDays, 'N', 'every day'),
   ],
   positionals: 'none',
   async run(ctx) {
     const out = ctx.flags.out;
     if (typeof out !== 'string') throw new UsageError('--out FILE is required');
-    const opt = <T>(flag: string, defaultValue: T, parse: (t: string, s: string) => T) =>
-      resolveOption({ flag, defaultValue, parse, help: '' }, ctx.flags, {});
-    const count = (t: string, s: string) => (t === '0' ? 0 : parsePositiveInt(t, s));
-    const days = generationDays(
-      typeof ctx.flags.from === 'string' ? ctx.flags.from : undefined,
-      opt('days', 5, parsePositiveInt),
-      ctx.config.clock.nowMs(),
-    );
+    const opt = <T>(spec: OptionSpec<T>): T => resolveOption(spec, ctx.flags, {});
+    const days = generationDays(typeof ctx.flags.from === 'string' ? ctx.flags.from : undefined, opt(GENERATE_OPTIONS.days), ctx.config.clock.nowMs());
     warnPastKnownRange(ctx, days);
-    const stocks = opt('stocks', 50, count);
-    const indexes = opt('indexes', 20, count);
-    const seed = opt('seed', DEFAULT_SEED, (t) => t);
-    const faults = opt('faults', 0, parseRate);
-    const ticks = opt('ticks', 1, parseTicks);
-    const tickDays = days.slice(-opt('tick-days', days.length, parsePositiveInt));
+    const stocks = opt(GENERATE_OPTIONS.stocks);
+    const indexes = opt(GENERATE_OPTIONS.indexes);
+    const seed = opt(GENERATE_OPTIONS.seed);
+    const faults = opt(GENERATE_OPTIONS.faults);
+    const ticks = opt(GENERATE_OPTIONS.ticks);
+    const tickDays = days.slice(-(opt(GENERATE_OPTIONS.tickDays) || days.length));
     const total = expectedRows({ days, stocks, indexes, ticks, tickDays });
     const writer = new FeedWriter(out); // throws at once on an unusable path, before any progress bar
     const bar = createProgress(ctx.config.progress, 'generate', total, 'lines');

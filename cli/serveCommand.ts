@@ -4,10 +4,10 @@ import { createServer } from 'node:http';
 import { CatalogReader, openCatalog } from '../storage/catalog.js';
 import { layoutFor } from '../storage/layout.js';
 import { createApp } from '../serve/http/app.js';
-import { OPERATIONS } from '../serve/operations.js';
+import { createOperations } from '../serve/operations.js';
+import { databaseErrorForLog } from '../shared/postgres/pool.js';
 import { loadServeConfig, SERVE_OPTIONS } from '../serve/http/serveConfig.js';
 import { openStateStore } from '../serve/access/openState.js';
-import { stateErrorSummary } from '../serve/access/stateStore.js';
 import { STATE_URL_OPTION, resolveOption } from '../shared/config.js';
 import type { Command } from './command.js';
 import { requireDataDir } from './dataDirCheck.js';
@@ -25,7 +25,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the query server (POST /api, GET /healthz)',
   usage:
-    'tickvault serve [--port 8080] [--host 127.0.0.1] [--rate-limit 20] [--lease-seconds 30] [--cache-mb 256] [--json-threads N] [--state-url URL] [--data-dir DIR]',
+    'tickvault serve [--port 8080] [--host 127.0.0.1] [--rate-limit 20] [--lease-seconds 30] [--cache-mb 768] [--json-threads N] [--state-url URL] [--data-dir DIR]',
   options: Object.fromEntries([...Object.values(SERVE_OPTIONS), STATE_URL_OPTION].map((o) => [o.flag, { type: 'string' as const }])),
   help: [
     docOf(SERVE_OPTIONS.port, 'N'),
@@ -50,7 +50,7 @@ export const serveCommand: Command = {
     const state = await openStateStore({
       url: stateUrl,
       dataDir: layout.dataDir,
-      onPoolError: (err) => ctx.log.warn({ err: stateErrorSummary(err) }, 'state database connection lost; reconnecting on the next request'),
+      onPoolError: (err) => ctx.log.warn({ err: databaseErrorForLog(err) }, 'state database connection lost; reconnecting on the next request'),
     }).catch((e: unknown) => {
       catalogDb.close();
       throw e;
@@ -60,16 +60,9 @@ export const serveCommand: Command = {
       catalogDb.close();
       throw e;
     });
-    const app = createApp({
-      dataDir: layout.dataDir,
-      catalog: new CatalogReader(catalogDb),
-      state,
-      cursorKey,
-      config,
-      clock: ctx.config.clock,
-      log: ctx.log,
-      operations: OPERATIONS,
-    });
+    const catalog = new CatalogReader(catalogDb);
+    const served = createOperations({ dataDir: layout.dataDir, catalog, cursorKey, cacheBytes: config.cacheBytes, jsonThreads: config.jsonThreads });
+    const app = createApp({ catalog, state, config, clock: ctx.config.clock, log: ctx.log, operations: served.operations });
     const server = createServer(app.koa.callback());
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
@@ -104,6 +97,7 @@ export const serveCommand: Command = {
     ctx.out(`listening on ${url}`);
     await stopped;
     await Promise.all([...app.heldSlots].map((slot) => slot.release()));
+    await served.close();
     await state.close();
     catalogDb.close();
     return 0;

@@ -1,6 +1,58 @@
+/**
+ * Every operation the server answers, made once per app from the services they read through.
+ * The one memory budget (`--cache-mb`) is split here between the two caches, so no cache is
+ * sized anywhere else: decoded columns and serialised rows of sealed files (FileColumnCache,
+ * every operation) and the boundary candidate rows of tick_history (BoundaryIndex).
+ */
+import type { CatalogReader } from '../storage/catalog.js';
 import type { Operation } from './http/operation.js';
-import { level2Operation, orderHistoryOperation, tradeHistoryOperation } from './level2/operation.js';
+import { FileColumnCache } from './reading/fileColumns.js';
+import { CursorCodec } from './level2/cursor.js';
+import { RowJsonPool } from './level2/rowJsonPool.js';
+import { detailedHistoryOperation } from './level2/operation.js';
 import { tickHistoryOperation } from './tickHistory/operation.js';
 
-/** Every operation the server answers, by `apiname`. */
-export const OPERATIONS: readonly Operation[] = [level2Operation, tradeHistoryOperation, orderHistoryOperation, tickHistoryOperation];
+export interface OperationsDeps {
+  readonly dataDir: string;
+  readonly catalog: CatalogReader;
+  /** The detailed-history cursor signing key (from the state store: the same on every site). */
+  readonly cursorKey: Buffer;
+  /** The memory budget of every cache together, bytes. */
+  readonly cacheBytes: number;
+  /** Row-JSON worker threads; 0 makes rows on the main thread. */
+  readonly jsonThreads: number;
+}
+
+/**
+ * The boundary candidates' share of the budget. A whole market's boundary rows for a day are
+ * ~170 MB; the detail caches want the rest. At the default budget (768 MiB) this gives 512 MiB
+ * to boundary rows and 256 MiB to columns, the sizes each had when they were set apart.
+ */
+export const BOUNDARY_SHARE = 2 / 3;
+
+export interface ServedOperations {
+  readonly operations: readonly Operation[];
+  /** The column cache, for the bench's per-file memory figure. */
+  readonly columns: FileColumnCache;
+  /** Stops the row-JSON workers. */
+  close(): Promise<void>;
+}
+
+export function createOperations(deps: OperationsDeps): ServedOperations {
+  const boundaryBytes = Math.floor(deps.cacheBytes * BOUNDARY_SHARE);
+  const columns = new FileColumnCache(deps.dataDir, deps.cacheBytes - boundaryBytes);
+  const rowJson = deps.jsonThreads > 0 ? new RowJsonPool({ dataDir: deps.dataDir }, deps.jsonThreads) : null;
+  const detailed = { dataDir: deps.dataDir, catalog: deps.catalog, columns, cursors: new CursorCodec(deps.cursorKey), rowJson };
+  return {
+    operations: [
+      detailedHistoryOperation('level2_quote_history', detailed),
+      detailedHistoryOperation('level2_trade_history', detailed),
+      detailedHistoryOperation('level2_order_history', detailed),
+      tickHistoryOperation({ dataDir: deps.dataDir, catalog: deps.catalog, columns, boundaryBytes }),
+    ],
+    columns,
+    close: async () => {
+      await rowJson?.close();
+    },
+  };
+}

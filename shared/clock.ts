@@ -35,12 +35,6 @@ export function beijingDate(ms: number): string {
   return DateTime.fromMillis(ms, { zone: BEIJING }).toFormat('yyyyLLdd');
 }
 
-/** Milliseconds since Beijing midnight of an instant. */
-export function beijingMsOfDay(ms: number): number {
-  const dt = DateTime.fromMillis(ms, { zone: BEIJING });
-  return ((dt.hour * 60 + dt.minute) * 60 + dt.second) * 1000 + dt.millisecond;
-}
-
 /** Epoch ms of Beijing midnight starting the given YYYYMMDD day. */
 export function beijingDayStartMs(date: string): number {
   return DateTime.fromFormat(date, 'yyyyLLdd', { zone: BEIJING }).toMillis();

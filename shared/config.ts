@@ -1,10 +1,10 @@
-import { resolve } from 'node:path';
-import { offsetClock, parseInstant, systemClock, type Clock } from './clock.js';
-
 /**
  * The one place configuration is read: CLI flags over TICKVAULT_* environment over defaults.
  * Everything below receives typed values; nothing else reads process.env.
  */
+import { resolve } from 'node:path';
+import { offsetClock, parseInstant, systemClock, type Clock } from './clock.js';
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -21,6 +21,11 @@ export interface OptionSpec<T> {
 
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
 export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Whether the user set the option (by flag or environment) rather than leaving its default. */
+export function optionGiven(spec: OptionSpec<unknown>, flags: Flags, env: Env): boolean {
+  return flags[spec.flag] !== undefined || (spec.env !== undefined && (env[spec.env] ?? '') !== '');
+}
 
 export function resolveOption<T>(spec: OptionSpec<T>, flags: Flags, env: Env): T {
   const flag = flags[spec.flag];
@@ -53,11 +58,6 @@ export function parsePort(text: string, source: string): number {
   return n;
 }
 
-export function parseDate(text: string, source: string): string {
-  if (!/^\d{8}$/.test(text)) throw new ConfigError(`${source} must be a date YYYYMMDD, got "${text}"`);
-  return text;
-}
-
 /** `HH:MM` local (Beijing) time of day, returned as ms since midnight. */
 export function parseClockTime(text: string, source: string): number {
   const m = /^(\d{2}):(\d{2})$/.exec(text);
@@ -66,6 +66,15 @@ export function parseClockTime(text: string, source: string): number {
 }
 
 const asString = (text: string) => text;
+
+/** A parser accepting exactly these words: `must be auto, on or off`. */
+export function oneOf(words: readonly string[]): (text: string, source: string) => string {
+  const listed = `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+  return (text, source) => {
+    if (!words.includes(text)) throw new ConfigError(`${source} must be ${listed}`);
+    return text;
+  };
+}
 
 // ---- shared options ------------------------------------------------------------------
 
@@ -76,12 +85,7 @@ export const OPTIONS = {
   } satisfies OptionSpec<string>,
   logLevel: {
     flag: 'log-level', env: 'TICKVAULT_LOG_LEVEL', defaultValue: 'info',
-    parse: (t, s) => {
-      if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(t)) {
-        throw new ConfigError(`${s} must be one of fatal, error, warn, info, debug, trace, silent`);
-      }
-      return t;
-    },
+    parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     help: 'log level: fatal, error, warn, info, debug, trace or silent (JSON lines on stderr)',
   } satisfies OptionSpec<string>,
   now: {
@@ -94,10 +98,7 @@ export const OPTIONS = {
   } satisfies OptionSpec<string>,
   progress: {
     flag: 'progress', env: 'TICKVAULT_PROGRESS', defaultValue: 'auto',
-    parse: (t, s) => {
-      if (!['auto', 'on', 'off'].includes(t)) throw new ConfigError(`${s} must be auto, on or off`);
-      return t;
-    },
+    parse: oneOf(['auto', 'on', 'off']),
     help: 'progress bars: auto (only on a TTY), on, off',
   } satisfies OptionSpec<string>,
 };
@@ -126,6 +127,8 @@ export const STATE_URL_OPTION = {
 export interface CommonConfig {
   readonly dataDir: string;
   readonly logLevel: string;
+  /** The log level was asked for, not defaulted (the demo quiets its sub-commands otherwise). */
+  readonly logLevelGiven: boolean;
   readonly clock: Clock;
   readonly progress: boolean;
 }
@@ -136,6 +139,7 @@ export function loadCommonConfig(flags: Flags, env: Env, isTty: boolean): Common
   return {
     dataDir: resolve(resolveOption(OPTIONS.dataDir, flags, env)),
     logLevel: resolveOption(OPTIONS.logLevel, flags, env),
+    logLevelGiven: optionGiven(OPTIONS.logLevel, flags, env),
     clock: now ? offsetClock(parseInstant(now)!) : systemClock(),
     progress: progress === 'on' || (progress === 'auto' && isTty),
   };

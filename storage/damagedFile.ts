@@ -5,7 +5,7 @@
  * the file, never the client's fault) and `tickvault doctor` can say which file to restore.
  *
  * Raised by the readers below serve/ (storage/parquet, storage/boundary) and by the serve-side
- * decoding of sealed columns; mapped to an answer only in serve/http/errorEnvelope.ts.
+ * decoding of sealed columns; mapped to an answer only in serve/http/errorAnswer.ts.
  */
 export class DamagedFileError extends Error {
   override name = 'DamagedFileError';

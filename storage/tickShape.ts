@@ -61,10 +61,6 @@ const STOCK_SOURCE: TickSource = {
   timeMs: (text) => parseLevel2Time(text) ?? NaN,
 };
 
-export function tickSource(asset: Asset): TickSource {
-  return asset === 'stock' ? STOCK_SOURCE : INDEX_SOURCE;
-}
-
 /** The source of a stored file (by its dataset). */
 export function sourceOfFile(file: { readonly dataset: Dataset }): TickSource {
   return file.dataset === 'level2' ? STOCK_SOURCE : INDEX_SOURCE;

@@ -180,7 +180,7 @@ export class KafkaIngestor {
     await this.admin.connect();
     await this.startConsumer();
     const every = (ms: number, fn: () => Promise<unknown>) => {
-      const t = setInterval(() => void fn().catch((e: unknown) => this.log.warn({ err: (e as Error).message }, 'background task failed; retrying')), ms);
+      const t = setInterval(() => void fn().catch((e: unknown) => this.log.warn({ err: e }, 'background task failed; retrying')), ms);
       this.timers.push(t);
     };
     every(this.opts.sealTickMs ?? 1000, () => this.sealer.tick());
@@ -237,7 +237,7 @@ export class KafkaIngestor {
     this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
     this.restarts.push(now);
     if (this.restarts.length > (this.opts.maxRestarts ?? MAX_RESTARTS)) {
-      this.log.error({ err: e.message, restarts: this.restarts.length }, 'kafka consumer keeps crashing; giving up');
+      this.log.error({ err: e, restarts: this.restarts.length }, 'kafka consumer keeps crashing; giving up');
       return false;
     }
     return true;
@@ -248,7 +248,7 @@ export class KafkaIngestor {
     this.metrics.crashes.inc();
     const group = this.opts.config.group;
     if (kafkajsRestarts) {
-      this.log.warn({ err: err.message, group }, 'kafka consumer crashed; kafkajs restarts it');
+      this.log.warn({ err, group }, 'kafka consumer crashed; kafkajs restarts it');
       return;
     }
     if (this.stopping) return;
@@ -315,7 +315,7 @@ export class KafkaIngestor {
   private fail(e: Error): void {
     if (this.stopping) return;
     const about = e instanceof IngestError ? { stage: e.stage, retriable: e.retriable, context: e.context } : {};
-    this.log.fatal({ err: e.message, name: e.name, ...about }, 'ingest stopping on a fatal error; a restart resumes from the stored offsets');
+    this.log.fatal({ err: e, ...about }, 'ingest stopping on a fatal error; a restart resumes from the stored offsets');
     void this.shutdown(1);
   }
 
@@ -325,7 +325,7 @@ export class KafkaIngestor {
       if (this.restartTimer) clearTimeout(this.restartTimer);
       const withTimeout = (what: string, p: Promise<unknown>, ms: number) =>
         Promise.race([
-          p.catch((e: unknown) => this.log.warn({ err: (e as Error).message }, `${what} failed`)),
+          p.catch((e: unknown) => this.log.warn({ err: e }, `${what} failed`)),
           new Promise((r) => setTimeout(r, ms).unref()).then(() => this.log.warn(`${what} timed out`)),
         ]);
       const consumerDone = (async () => {

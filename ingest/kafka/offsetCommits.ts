@@ -67,7 +67,7 @@ export class OffsetCommitter {
         for (const o of batch) if (this.pending.get(`${o.topic}/${o.partition}`) === o) this.pending.delete(`${o.topic}/${o.partition}`);
       } catch (e) {
         // Harmless: the data directory's stored offsets are the truth; this is retried.
-        this.d.log.debug({ err: (e as Error).message }, 'offset commit to Kafka failed; will retry');
+        this.d.log.debug({ err: e }, 'offset commit to Kafka failed; will retry');
       }
     });
   }

@@ -16,6 +16,7 @@ import type { StagedRecord } from '../staging/bucketRead.js';
 import { lateEntry } from './chunk.js';
 import type { SealCutStore } from './sealCuts.js';
 import { IngestError } from '../errors.js';
+import { databaseErrorForLog } from '../../shared/postgres/pool.js';
 
 /**
  * Seals days while the ingestor runs. On each tick: the due days (past close + grace, not yet
@@ -242,7 +243,7 @@ export class KafkaSealer {
   private cutsUnavailable(e: unknown, nowMs: number): void {
     if (nowMs - this.lastCutWarnMs < 30_000) return;
     this.lastCutWarnMs = nowMs;
-    this.deps.log.warn({ err: (e as Error).message }, 'seal cuts cannot be read; days wait to be sealed until the shared database answers');
+    this.deps.log.warn({ err: databaseErrorForLog(e) }, 'seal cuts cannot be read; days wait to be sealed until the shared database answers');
   }
 
   /** The cuts other sites agreed, for the late guard (a failure keeps the last known). */

@@ -1,15 +1,12 @@
-import type { Db } from '../../shared/sqlite.js';
-import { beijingDate, beijingDayStartMs } from '../../shared/clock.js';
-import type { ApiName } from './plans.js';
-
 /**
  * Counters shared by every server process through service.db (decisions §4): the per-second
  * request limit and the per-Beijing-day counts (trial calls, Parquet files). Each check is
  * one UPSERT, atomic under SQLite's write lock, so concurrent processes cannot overshoot.
  */
-export type DailyKind = 'calls' | 'parquet';
-
-export type Admission = { readonly ok: true; readonly count: number } | { readonly ok: false; readonly retryAfterSec: number };
+import type { Db } from '../../shared/sqlite.js';
+import { beijingDate, beijingDayStartMs } from '../../shared/clock.js';
+import type { ApiName } from './plans.js';
+import type { Admission, DailyKind } from './stateStore.js';
 
 export class Limits {
   private readonly rateHit;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { CURSOR_KEY_BYTES } from '../level2/cursor.js';
+import { CURSOR_KEY_BYTES } from './cursorKey.js';
 import { DuplicateKeyError, hashKey, hintOf, newKey, type Account, type AccountListing } from './accounts.js';
 import { secondsToNextBeijingDay } from './limits.js';
 import { isPlanName, PLANS, type ApiName, type PlanName } from './plans.js';

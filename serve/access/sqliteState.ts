@@ -1,5 +1,5 @@
 import type { Db } from '../../shared/sqlite.js';
-import { loadOrCreateCursorKey } from '../level2/cursor.js';
+import { loadOrCreateCursorKey } from './cursorKey.js';
 import { AccountStore, type Account, type AccountListing } from './accounts.js';
 import { Limits } from './limits.js';
 import type { ApiName, PlanName } from './plans.js';

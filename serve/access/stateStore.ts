@@ -79,17 +79,3 @@ export class StateUnavailableError extends Error {
 
 /** Seconds a client should wait after StateUnavailableError (the pool reconnects within it). */
 export const STATE_RETRY_AFTER_SEC = 2;
-
-/**
- * What a log line says of a state error: code and message only. Database driver errors carry
- * their whole connection (with its parameters) as properties; none of that belongs in a log.
- */
-export function stateErrorSummary(e: unknown): { readonly type: string; readonly code?: string; readonly message: string } {
-  const err = e as { name?: unknown; code?: unknown; message?: unknown } | null;
-  const code = typeof err?.code === 'string' ? err.code : undefined;
-  return {
-    type: typeof err?.name === 'string' ? err.name : typeof e,
-    ...(code === undefined ? {} : { code }),
-    message: typeof err?.message === 'string' ? err.message : String(e),
-  };
-}

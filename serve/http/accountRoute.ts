@@ -1,11 +1,3 @@
-import { DateTime } from 'luxon';
-import { latestTradingDay } from '../../calendar/tradingCalendar.js';
-import { BEIJING, beijingDate, beijingDayStartMs } from '../../shared/clock.js';
-import type { Account } from '../access/accounts.js';
-import { API_NAMES, DETAILED_API_NAMES, earliestAllowedDate, type ApiName } from '../access/plans.js';
-import type { StateStore } from '../access/stateStore.js';
-import { badRequest, unauthorized } from './apiError.js';
-
 /**
  * `POST /account` (body `{"apikey": "…"}`): what the key's plan allows and what is left of
  * it today, for the console and for clients that want to look before they hit a 403 or 429.
@@ -13,6 +5,17 @@ import { badRequest, unauthorized } from './apiError.js';
  * or any other account, and it counts against no limit (it is how a client finds out where it
  * stands, so it must work when the limits are used up).
  */
+import { DateTime } from 'luxon';
+import { latestTradingDay } from '../../calendar/tradingCalendar.js';
+import { BEIJING, beijingDate, beijingDayStartMs } from '../../shared/clock.js';
+import type { Account } from '../access/accounts.js';
+import { API_NAMES, DETAILED_API_NAMES, earliestAllowedDate, type ApiName } from '../access/plans.js';
+import type { StateStore } from '../access/stateStore.js';
+import type Router from '@koa/router';
+import type { Clock } from '../../shared/clock.js';
+import { badRequest, unauthorized } from './apiError.js';
+import { JSON_TYPE, successData } from './envelope.js';
+
 export interface OperationAllowance {
   readonly allowed: boolean;
   /** Dates readable now, Beijing calendar: `from` null = all history; `to` = the latest trading day. */
@@ -54,7 +57,7 @@ export function accountKeyOf(body: unknown): string {
   return key;
 }
 
-/** The interfaces with a Parquet quota and the one-request-in-progress rule (decisions §3b, §4). */
+/** The interfaces with a Parquet quota and the one-request-in-progress rule. */
 const DETAILED: ReadonlySet<ApiName> = new Set(DETAILED_API_NAMES);
 
 export async function accountSummary(account: Account, state: StateStore, rateLimitPerSec: number, nowMs: number): Promise<AccountSummary> {
@@ -88,4 +91,17 @@ export async function accountSummary(account: Account, state: StateStore, rateLi
     counters_reset_at: DateTime.fromMillis(beijingDayStartMs(beijingDate(nowMs)) + 86_400_000, { zone: BEIJING }).toISO({ suppressMilliseconds: true }) ?? '',
     operations: Object.fromEntries(entries) as Record<ApiName, OperationAllowance>,
   };
+}
+
+/** Adds `POST /account`. It counts against no limit: it is how a client finds out where it stands. */
+export function addAccountRoute(router: Router, deps: { readonly state: StateStore; readonly rateLimitPerSec: number; readonly clock: Clock }): void {
+  router.post('/account', async (ctx) => {
+    const key = accountKeyOf(ctx.request.body);
+    const account = await deps.state.authenticate(key);
+    if (!account) throw unauthorized('apikey is unknown or revoked');
+    ctx.state.accountId = account.id;
+    const summary = await accountSummary(account, deps.state, deps.rateLimitPerSec, deps.clock.nowMs());
+    ctx.type = JSON_TYPE;
+    ctx.body = successData(summary);
+  });
 }

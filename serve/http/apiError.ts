@@ -28,6 +28,8 @@ export type ErrorReason =
   | 'slot'
   /** The shared state (the accounts and limits database) cannot be reached now (503). */
   | 'state'
+  /** A stored file is damaged (500; the log names the file: storage/damagedFile.ts). */
+  | 'damaged'
   /** A fault of the server (500). */
   | 'internal';
 

@@ -29,3 +29,8 @@ export function successText(message: string, fields: readonly string[], itemsTex
 export function successPieces(message: string, fields: readonly string[], items: readonly Buffer[], rest = ''): Buffer[] {
   return [Buffer.from(head(message, fields)), ...items, Buffer.from(tail(rest))];
 }
+
+/** A success whose `data` is a plain object (the account page), not rows. */
+export function successData(data: unknown): string {
+  return JSON.stringify({ code: 200, message: 'success', data });
+}

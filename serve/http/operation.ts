@@ -1,15 +1,7 @@
-import type { Readable } from 'node:stream';
-import type { Logger } from '../../shared/logger.js';
-import type { CatalogReader } from '../../storage/catalog.js';
-import type { ApiRequest } from './apiRequest.js';
-import type { Account } from '../access/accounts.js';
-import type { ApiName } from '../access/plans.js';
-import type { FileColumnCache } from '../reading/fileColumns.js';
-import type { RowJsonPool } from '../level2/rowJsonPool.js';
-import type { CursorCodec } from '../level2/cursor.js';
-
 /**
- * The contract between the app (envelope, auth, limits) and one `apiname`.
+ * The contract between the app (envelope, auth, limits) and one `apiname`. An operation is
+ * made once per app from the services it reads through (serve/operations.ts) and owns any
+ * state of its own; what it gets per request is the context below.
  *
  * The app has already parsed the body, authenticated the key (401) and applied the
  * per-second limit (429) when `handle` runs. The operation then:
@@ -20,6 +12,12 @@ import type { CursorCodec } from '../level2/cursor.js';
  * If `handle` returns without having called `authorize`, the app answers 500: an operation
  * that skips the plan checks is a bug, never a silent pass.
  */
+import type { Readable } from 'node:stream';
+import type { Logger } from '../../shared/logger.js';
+import type { ApiRequest } from './apiRequest.js';
+import type { Account } from '../access/accounts.js';
+import type { ApiName } from '../access/plans.js';
+
 export interface Operation {
   readonly apiname: ApiName;
   handle(req: ApiRequest, ctx: OperationContext): Promise<OperationResult>;
@@ -41,7 +39,6 @@ export interface OperationContext {
   readonly account: Account;
   /** The service clock's "now" when the request arrived (epoch ms). */
   readonly nowMs: number;
-  readonly services: OperationServices;
   readonly log: Logger;
   /** Aborted when the client disconnects before the response is written. */
   readonly signal: AbortSignal;
@@ -55,24 +52,13 @@ export interface OperationContext {
   authorize(dates: readonly string[], opts?: AuthorizeOptions): Promise<void>;
   /**
    * Takes the account's one in-progress slot for this interface (503 with Retry-After when
-   * held elsewhere). The app releases it when the response finishes, fails or the client
-   * disconnects, and renews its lease meanwhile. level2_quote_history only.
+   * held elsewhere). The app releases it before the answer's last byte goes out, when the
+   * request fails, or when the client disconnects, and renews its lease meanwhile. The
+   * detailed history interfaces take it; tick_history does not.
    */
   acquireSlot(): Promise<void>;
   /** Deducts one Parquet file from today's quota (429 when exhausted). */
   chargeParquet(): Promise<void>;
-}
-
-/** Long-lived services shared by every request. */
-export interface OperationServices {
-  readonly dataDir: string;
-  readonly catalog: CatalogReader;
-  /** Decoded columns of sealed files (schema order), bounded LRU. */
-  readonly columns: FileColumnCache;
-  /** level2 cursor codec (signing key from the state store, the same on every site). */
-  readonly cursors: CursorCodec;
-  /** Row-JSON workers for detailed-history pages not yet cached; null: made on the main thread. */
-  readonly rowJson: RowJsonPool | null;
 }
 
 /**

@@ -20,8 +20,8 @@ export const SERVE_OPTIONS = {
     help: 'lease of a request slot: how long a crashed holder blocks its account',
   } satisfies OptionSpec<number>,
   cacheMb: {
-    flag: 'cache-mb', env: 'TICKVAULT_CACHE_MB', defaultValue: 256, parse: parsePositiveInt,
-    help: 'memory for decoded columns and serialised rows of sealed files (MiB)',
+    flag: 'cache-mb', env: 'TICKVAULT_CACHE_MB', defaultValue: 768, parse: parsePositiveInt,
+    help: 'memory for every cache of sealed data together (MiB): a third for decoded columns and serialised rows, two thirds for tick_history boundary rows',
   } satisfies OptionSpec<number>,
   jsonThreads: {
     flag: 'json-threads', env: 'TICKVAULT_JSON_THREADS', defaultValue: Math.min(4, availableParallelism()), parse: parseNonNegativeInt,
@@ -34,6 +34,7 @@ export interface ServeConfig {
   readonly host: string;
   readonly rateLimitPerSec: number;
   readonly leaseMs: number;
+  /** The memory budget of every cache together (serve/operations.ts splits it). */
   readonly cacheBytes: number;
   /** Row-JSON worker threads (serve/level2/rowJsonPool.ts); 0 = none. */
   readonly jsonThreads: number;

@@ -1,15 +1,23 @@
+/**
+ * The detailed history interfaces (spec + decisions §3, §3b): one stock, one trading day, from
+ * the sealed file of the interface's dataset (level2 snapshots, trades or orders), as
+ * cursor-paged JSON or as the stored Parquet file itself. One operation, made per interface:
+ * every rule is the same, and each interface has its own counts and slot (the app keys them
+ * by apiname). Its services come in once, when the app is made (serve/operations.ts).
+ */
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTradingDay, latestTradingDay } from '../../calendar/tradingCalendar.js';
-import type { CatalogFile } from '../../storage/catalog.js';
+import type { CatalogFile, CatalogReader } from '../../storage/catalog.js';
 import { SCHEMAS } from '../../shared/schema.js';
-import { parseLevel2Time } from '../../shared/timeFormat.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { parseLevel2Query, MAX_PAGE_SIZE, type Level2Query } from './params.js';
 import { planPage } from './paging.js';
-import { firstRowAtOrAfter, groupsOf, type RowSpan } from '../reading/rowSearch.js';
+import { firstRowAtOrAfter } from '../reading/rowSearch.js';
+import { spanTimeLookup } from '../reading/rowTimes.js';
 import { minuteStarts } from '../../storage/minuteIndex.js';
-import { pageRowsJson } from './rows.js';
+import { pageRowsJson, type RowJsonMaker } from './rows.js';
+import type { CursorCodec } from './cursor.js';
 import { successPieces } from '../http/envelope.js';
 import type { Operation, OperationContext, OperationResult } from '../http/operation.js';
 import type { DetailedApiName } from '../access/plans.js';
@@ -17,37 +25,38 @@ import { DATASET_OF, type DetailedDataset } from './interfaces.js';
 import { requireAnswerableDate } from '../reading/answerableDates.js';
 import { noDataOnDay } from '../reading/noDataReason.js';
 
-/**
- * The detailed history interfaces (spec + decisions §3, §3b): one stock, one trading day, from
- * the sealed file of the interface's dataset (level2 snapshots, trades or orders), as
- * cursor-paged JSON or as the stored Parquet file itself. One operation, made per interface:
- * every rule is the same, and each interface has its own counts and slot (the app keys them
- * by apiname).
- */
 export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
 
-export function detailedHistoryOperation(apiname: DetailedApiName): Operation {
+/** What a detailed history operation reads through; shared by the three. */
+export interface DetailedHistoryDeps {
+  readonly dataDir: string;
+  readonly catalog: CatalogReader;
+  /** Decoded columns and serialised rows of sealed files. */
+  readonly columns: FileColumnCache;
+  /** The cursor codec (signing key from the state store: the same on every site). */
+  readonly cursors: CursorCodec;
+  /** Row-JSON workers for pages not yet cached; null: rows made on the main thread. */
+  readonly rowJson: RowJsonMaker | null;
+}
+
+export function detailedHistoryOperation(apiname: DetailedApiName, deps: DetailedHistoryDeps): Operation {
   const dataset = DATASET_OF[apiname];
   return {
     apiname,
     async handle(req, ctx) {
-      const q = parseLevel2Query(req, ctx.services.cursors, apiname);
+      const q = parseLevel2Query(req, deps.cursors, apiname);
       if (q.tradedate !== null) requireAnswerableDate(`params.tradedate ${q.tradedate}`, q.tradedate, ctx.nowMs);
       // The latest trading day of the calendar in Beijing time, stored or not: no fallback.
       const tradedate = q.tradedate ?? latestTradingDay(ctx.nowMs);
       await ctx.authorize([tradedate], { parquet: q.format === 'parquet' });
       await ctx.acquireSlot();
-      const file = isTradingDay(tradedate) ? ctx.services.catalog.file(dataset, tradedate, q.symbol) : null;
-      if (!file) return noData(dataset, q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(ctx, req.params.symbol, q.symbol, tradedate)));
-      if (q.format === 'parquet') return parquetFile(ctx, file);
-      return jsonPage(ctx, apiname, q, file);
+      const file = isTradingDay(tradedate) ? deps.catalog.file(dataset, tradedate, q.symbol) : null;
+      if (!file) return noData(dataset, q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(deps.catalog, req.params.symbol, q.symbol, tradedate)));
+      if (q.format === 'parquet') return parquetFile(ctx, deps.dataDir, file);
+      return jsonPage(deps, apiname, q, file);
     },
   };
 }
-
-export const level2Operation = detailedHistoryOperation('level2_quote_history');
-export const tradeHistoryOperation = detailedHistoryOperation('level2_trade_history');
-export const orderHistoryOperation = detailedHistoryOperation('level2_order_history');
 
 function fieldNames(dataset: DetailedDataset, q: Level2Query): string[] {
   return q.fields.map((i) => SCHEMAS[dataset].fieldNames[i]);
@@ -73,40 +82,22 @@ function noData(dataset: DetailedDataset, q: Level2Query, tradedate: string, rea
  * An index is assumed when one is stored under that code for the day, or the code is in
  * Shenzhen's index range 399xxx, which no stock uses.
  */
-function notStored(ctx: OperationContext, raw: unknown, symbol: string, tradedate: string): string {
+function notStored(catalog: CatalogReader, raw: unknown, symbol: string, tradedate: string): string {
   const base = `${symbol} is not stored for ${tradedate}`;
   const six = symbol.slice(0, 6);
   if (typeof raw !== 'string' || raw.trim() !== six) return base;
-  if (!six.startsWith('399') && !ctx.services.catalog.file('index', tradedate, six)) return base;
+  if (!six.startsWith('399') && !catalog.file('index', tradedate, six)) return base;
   return `${base} (${six} was read as the stock ${symbol}; the index ${six} is served by tick_history)`;
 }
 
-/** The times of a span's rows (HHMMSSmmm text → ms), decoded from the row groups holding it. */
-function level2Times(cache: FileColumnCache, file: CatalogFile) {
-  const TIME_COLUMN = SCHEMAS[file.dataset].position.get('time')!;
-  return async (span: RowSpan): Promise<(row: number) => number> => {
-    const groups = groupsOf(span, file.rowGroupSize);
-    const decoded = await cache.rowGroups(file, groups, [TIME_COLUMN]);
-    const times = new Map(groups.map((g, i) => [g, decoded[i].get(TIME_COLUMN)!]));
-    return (row) => {
-      const g = Math.floor(row / file.rowGroupSize);
-      const col = times.get(g)!;
-      const text = col.kind === 'string' ? col.values[row - g * file.rowGroupSize] : undefined;
-      const t = parseLevel2Time(text);
-      if (t === null) throw new Error(`sealed file ${file.path} holds a malformed time at row ${row}`);
-      return t;
-    };
-  };
-}
-
-async function jsonPage(ctx: OperationContext, apiname: DetailedApiName, q: Level2Query, file: CatalogFile): Promise<OperationResult> {
+async function jsonPage(deps: DetailedHistoryDeps, apiname: DetailedApiName, q: Level2Query, file: CatalogFile): Promise<OperationResult> {
   const dataset = DATASET_OF[apiname];
-  const { columns: cache, cursors, rowJson } = ctx.services;
+  const { columns: cache, cursors, rowJson } = deps;
   const starts = minuteStarts(file.minuteIndex);
   const [lo, hiRaw] = await Promise.all([
-    q.startMs === null ? 0 : firstRowAtOrAfter(file, starts, q.startMs, level2Times(cache, file)),
+    q.startMs === null ? 0 : firstRowAtOrAfter(file, starts, q.startMs, spanTimeLookup(cache, file)),
     // end_time is inclusive: the filtered rows end before the first row later than it.
-    q.endMs === null ? file.rows : firstRowAtOrAfter(file, starts, q.endMs + 1, level2Times(cache, file)),
+    q.endMs === null ? file.rows : firstRowAtOrAfter(file, starts, q.endMs + 1, spanTimeLookup(cache, file)),
   ]);
   const plan = planPage({ lo, hi: Math.max(lo, hiRaw) }, q.start, q.pageSize);
   const items = await pageRowsJson(cache, file, plan.first, plan.end, q.fields, rowJson);
@@ -127,8 +118,8 @@ function emptyPageReason(q: Level2Query, file: CatalogFile, noneInWindow: boolea
  * The stored file itself, streamed. The quota unit is taken once the file is open (found) and
  * just before its first byte goes out; a failure to take it closes the file unsent.
  */
-async function parquetFile(ctx: OperationContext, file: CatalogFile): Promise<OperationResult> {
-  const fh = await open(join(ctx.services.dataDir, file.path), 'r');
+async function parquetFile(ctx: OperationContext, dataDir: string, file: CatalogFile): Promise<OperationResult> {
+  const fh = await open(join(dataDir, file.path), 'r');
   try {
     const { size } = await fh.stat();
     await ctx.chargeParquet();

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { SCHEMAS, type FieldType } from '../../shared/schema.js';
 import { UnsupportedParquetError } from '../../storage/parquet/format.js';
+import { DamagedFileError } from '../../storage/damagedFile.js';
 import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
 import { readNamedColumns } from '../../storage/parquet/generalReader.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
@@ -11,7 +12,7 @@ import { groupRowCount } from './rowSearch.js';
 
 /**
  * Decoded sealed files, cached. Sealed files are immutable, so nothing cached here can go
- * stale; the key is the catalog path. One byte-bounded LRU (TICKVAULT_CACHE_MB) holds:
+ * stale; the key is the catalog path. One byte-bounded LRU (its share of --cache-mb: serve/operations.ts) holds:
  *   - decoded column chunks, per (file, row group, column): Float64Array (8 B a value, NaN =
  *     null) or strings (~40 B each);
  *   - anything derived from them that callers memoise (`memo`), e.g. level2's serialised rows;
@@ -102,7 +103,10 @@ export class FileColumnCache {
   footer(file: CatalogFile): Promise<ParquetFooter> {
     return this.memo(`${file.path}#footer`, 4096 + file.rowGroupSize, async () => {
       const path = join(this.dataDir, file.path);
-      const footer = await withFile(path, async (fh) => readFooter(fh, (await fh.stat()).size));
+      // Outside our reader's subset is not damage: rowGroups falls back to the general reader.
+      const footer = await withFile(path, async (fh) => readFooter(fh, (await fh.stat()).size)).catch((e: unknown) => {
+        throw e instanceof UnsupportedParquetError ? e : damaged(file, e);
+      });
       checkFooter(file, footer);
       return footer;
     });
@@ -148,13 +152,15 @@ export class FileColumnCache {
     const columns = [...new Set([...missing.values()].flat())].sort((a, b) => a - b);
     try {
       const footer = await this.footer(file);
-      const decoded = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, groups, columns));
+      const decoded = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, groups, columns, file.path));
       return new Map(groups.map((g, i) => [g, decoded[i]]));
     } catch (e) {
       if (!(e instanceof UnsupportedParquetError)) throw e;
       // Not the layout our sealer writes: decode with the general reader and slice it into
       // the catalog's row groups, so callers see the same shape either way.
-      const whole = await decodeWithGeneralReader(this.dataDir, file);
+      const whole = await decodeWithGeneralReader(this.dataDir, file).catch((e2: unknown) => {
+        throw damaged(file, e2);
+      });
       return new Map(
         groups.map((g) => {
           const lo = g * file.rowGroupSize;
@@ -188,6 +194,17 @@ export class FileColumnCache {
   }
 }
 
+/**
+ * A failure to read a catalogued file as Parquet, as DamagedFileError naming it: the catalog
+ * vouched for the file, so a footer or page that does not parse means the file changed on disk.
+ * A missing file or an I/O error is not damage and passes through as it is.
+ */
+function damaged(file: CatalogFile, e: unknown): unknown {
+  if (e instanceof DamagedFileError) return e.path === file.path ? e : new DamagedFileError(file.path, e.message.replace(/^stored file .* is damaged: /, ''), { cause: e });
+  if (typeof (e as { code?: unknown } | null)?.code === 'string') return e;
+  return new DamagedFileError(file.path, e instanceof Error ? e.message : String(e), { cause: e });
+}
+
 function chunkKey(file: CatalogFile, g: number, c: number): string {
   return `${file.path}#${g}#${c}`;
 }
@@ -213,7 +230,7 @@ export function checkFooter(file: FileFacts, footer: ParquetFooter): void {
         : footer.rowGroups.some((rg, g) => rg.firstRow !== g * file.rowGroupSize)
           ? `row groups are not of the catalog's size ${file.rowGroupSize}`
           : null;
-  if (problem) throw new Error(`sealed file ${file.path} ${problem}`);
+  if (problem) throw new DamagedFileError(file.path, `it ${problem}`);
 }
 
 function sliceColumn(type: FieldType, values: readonly (string | number | null)[], lo: number, hi: number): DecodedColumn {

@@ -4,7 +4,9 @@ import { groupsOf } from '../reading/rowSearch.js';
 import type { DayFile, DayFiles } from './catalog.js';
 import type { EnhancedQuery } from './params.js';
 import { mergeDay, planDay, selectedRows, type DayPlan, type MergeSource } from './merge.js';
-import { firstRowAtOrAfter, groupRowsOf, type GroupRows } from './rows.js';
+import { groupRowsOf, type GroupRows } from './rows.js';
+import { firstRowAtOrAfter } from '../reading/rowSearch.js';
+import { spanTimeLookup } from '../reading/rowTimes.js';
 
 /**
  * Enhanced plain detail: the rows of several index files over several days, sorted by
@@ -33,8 +35,8 @@ interface DaySources {
 async function sourceOf(cache: FileColumnCache, df: DayFile, q: EnhancedQuery): Promise<MergeSource> {
   const { file, starts } = df;
   const [lo, hi] = await Promise.all([
-    q.window.startMs <= 0 ? 0 : firstRowAtOrAfter(cache, file, starts, q.window.startMs),
-    q.window.endMs >= MS_PER_DAY ? file.rows : firstRowAtOrAfter(cache, file, starts, q.window.endMs),
+    q.window.startMs <= 0 ? 0 : firstRowAtOrAfter(file, starts, q.window.startMs, spanTimeLookup(cache, file)),
+    q.window.endMs >= MS_PER_DAY ? file.rows : firstRowAtOrAfter(file, starts, q.window.endMs, spanTimeLookup(cache, file)),
   ]);
   return { lo, hi: Math.max(lo, hi), minuteIndex: file.minuteIndex, starts };
 }

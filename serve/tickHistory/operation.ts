@@ -1,9 +1,16 @@
+/**
+ * `tick_history` (spec + decisions §5) over the sealed index files: compatible mode (one
+ * symbol-day, every row), enhanced plain detail (limit/offset pages over up to 200 symbols
+ * and a month of days) and boundary snapshots (one row per index around a minute).
+ */
 import { tradingDaysInRange } from '../../calendar/tradingCalendar.js';
 import { SCHEMAS } from '../../shared/schema.js';
 import { dateMessage, effectiveSpan, type DateSelection } from './dateResolution.js';
 import { noDataInRange, noDataOnDay } from '../reading/noDataReason.js';
 import { successText } from '../http/envelope.js';
-import type { Operation, OperationResult, OperationServices } from '../http/operation.js';
+import type { Operation, OperationResult } from '../http/operation.js';
+import type { CatalogReader } from '../../storage/catalog.js';
+import type { FileColumnCache } from '../reading/fileColumns.js';
 import { BoundaryIndex, boundaryRowTexts } from './boundary.js';
 import { TickCatalog, type DayFiles } from './catalog.js';
 import { detailPage } from './detail.js';
@@ -11,61 +18,42 @@ import { parseTickQuery, type BoundaryQuery, type CompatibleQuery, type Enhanced
 import { wholeFileText } from './rows.js';
 import type { Asset } from '../../storage/tickShape.js';
 
-/**
- * `tick_history` (spec + decisions §5) over the sealed index files: compatible mode (one
- * symbol-day, every row), enhanced plain detail (limit/offset pages over up to 200 symbols
- * and a month of days) and boundary snapshots (one row per index around a minute).
- */
 const API = 'tick_history';
 
-/**
- * Memory for the boundary candidate rows (boundary.ts), per server process: ~170 KB per
- * symbol-day, so about three whole-market days of 1,000 indexes.
- */
-export const BOUNDARY_CACHE_BYTES = 512 * 1024 * 1024;
-
-/** Per-process state the operation keeps beside the app's services (one per app instance). */
-interface TickState {
-  /** Index files, and level-2 files read as stock ticks. */
-  readonly catalogs: Readonly<Record<Asset, TickCatalog>>;
-  /** Boundary candidates of both (keyed by file). */
-  readonly boundary: BoundaryIndex;
+/** What tick_history reads through; it makes and owns its catalogs and boundary cache. */
+export interface TickHistoryDeps {
+  readonly dataDir: string;
+  readonly catalog: CatalogReader;
+  readonly columns: FileColumnCache;
+  /** Memory for the boundary candidate rows (~170 KB per symbol-day), bytes. */
+  readonly boundaryBytes: number;
 }
 
-const states = new WeakMap<OperationServices, TickState>();
-
-export function tickState(services: OperationServices): TickState {
-  let s = states.get(services);
-  if (!s) {
-    s = {
-      catalogs: { index: new TickCatalog(services.catalog, 'index'), stock: new TickCatalog(services.catalog, 'level2') },
-      boundary: new BoundaryIndex(services.dataDir, services.columns, BOUNDARY_CACHE_BYTES),
-    };
-    states.set(services, s);
-  }
-  return s;
+export function tickHistoryOperation(deps: TickHistoryDeps): Operation {
+  // Index files, and level-2 files read as stock ticks.
+  const catalogs: Readonly<Record<Asset, TickCatalog>> = { index: new TickCatalog(deps.catalog, 'index'), stock: new TickCatalog(deps.catalog, 'level2') };
+  // Boundary candidates of both (keyed by file).
+  const boundaryIndex = new BoundaryIndex(deps.dataDir, deps.columns, deps.boundaryBytes);
+  return {
+    apiname: API,
+    async handle(req, ctx) {
+      const q = parseTickQuery(req.params, req.fields, ctx.nowMs);
+      // Plan access and the trial's daily count come before any data is read; a call that
+      // passes them counts whether or not it finds data (decisions §4).
+      // Stock ticks are level-2 data: level 2's access and history depth, counted here (decisions §5).
+      await ctx.authorize(datesRead(q.dates), q.asset === 'stock' ? { accessOf: 'level2_quote_history' } : {});
+      const catalog = catalogs[q.asset];
+      switch (q.mode) {
+        case 'compatible':
+          return compatible(deps.columns, catalog, q, ctx.nowMs);
+        case 'enhanced':
+          return enhanced(deps.columns, catalog, q, ctx.nowMs);
+        case 'boundary':
+          return boundary(boundaryIndex, catalog, q, ctx.nowMs);
+      }
+    },
+  };
 }
-
-export const tickHistoryOperation: Operation = {
-  apiname: API,
-  async handle(req, ctx) {
-    const q = parseTickQuery(req.params, req.fields, ctx.nowMs);
-    // Plan access and the trial's daily count come before any data is read; a call that
-    // passes them counts whether or not it finds data (decisions §4).
-    // Stock ticks are level-2 data: level 2's access and history depth, counted here (decisions §5).
-    await ctx.authorize(datesRead(q.dates), q.asset === 'stock' ? { accessOf: 'level2_quote_history' } : {});
-    const state = tickState(ctx.services);
-    const catalog = state.catalogs[q.asset];
-    switch (q.mode) {
-      case 'compatible':
-        return compatible(ctx.services, catalog, q, ctx.nowMs);
-      case 'enhanced':
-        return enhanced(ctx.services, catalog, q, ctx.nowMs);
-      case 'boundary':
-        return boundary(state.boundary, catalog, q, ctx.nowMs);
-    }
-  },
-};
 
 /** The trading days the request may read (for the plan's history-depth check). */
 function datesRead(sel: DateSelection): string[] {
@@ -94,10 +82,10 @@ function where(sel: DateSelection): string {
   return span.from === span.to ? `for ${span.from}` : `in ${span.from}-${span.to}`;
 }
 
-async function compatible(services: OperationServices, catalog: TickCatalog, q: CompatibleQuery, nowMs: number): Promise<OperationResult> {
+async function compatible(columns: FileColumnCache, catalog: TickCatalog, q: CompatibleQuery, nowMs: number): Promise<OperationResult> {
   const df = catalog.day(singleDay(q.dates)).bySymbol.get(q.symbol);
   if (!df) return envelope(dateMessage(q.dates, false, noDataReason(q.dates, nowMs, `${q.asset} ${q.symbol} is not stored ${where(q.dates)}`)), q.fields, '');
-  const items = await wholeFileText(services.columns, df.file, q.fields);
+  const items = await wholeFileText(columns, df.file, q.fields);
   return envelope(dateMessage(q.dates, true), q.fields, items);
 }
 
@@ -112,9 +100,9 @@ function daysOf(catalog: TickCatalog, sel: DateSelection): DayFiles[] {
 /** "indexes" or "stocks", for messages. */
 const plural = (asset: Asset) => (asset === 'stock' ? 'stocks' : 'indexes');
 
-async function enhanced(services: OperationServices, catalog: TickCatalog, q: EnhancedQuery, nowMs: number): Promise<OperationResult> {
+async function enhanced(columns: FileColumnCache, catalog: TickCatalog, q: EnhancedQuery, nowMs: number): Promise<OperationResult> {
   const days = daysOf(catalog, q.dates);
-  const page = await detailPage(services.columns, days, q);
+  const page = await detailPage(columns, days, q);
   const hasMore = q.offset + page.count < page.total;
   const stored = days.some((d) => q.symbols.some((s) => d.bySymbol.has(s)));
   const notStored = stored

@@ -1,11 +1,5 @@
-import type { CatalogFile } from '../../storage/catalog.js';
-import { sourceOfFile, storedColumns, tickColumns } from '../../storage/tickShape.js';
-import type { FileColumnCache } from '../reading/fileColumns.js';
-import { firstRowAtOrAfter as searchFirstRow, groupRowCount, groupsOf, type RowSpan } from '../reading/rowSearch.js';
-import type { DecodedColumn } from '../../storage/parquet/reader.js';
-
 /**
- * Rows of sealed index files (or, for asset=stock, level-2 files seen through source.ts) for tick_history, on top of the shared column cache: snapshot
+ * Rows of sealed index files (or, for asset=stock, level-2 files seen through storage/tickShape.ts) for tick_history, on top of the shared column cache: snapshot
  * times as ms (for merging and time bounds) and rows as JSON array text. Both are memoised
  * per row group in the same byte-bounded LRU as the decoded columns they come from.
  *
@@ -13,51 +7,19 @@ import type { DecodedColumn } from '../../storage/parquet/reader.js';
  * group, and serialising the other 450 would cost more than the whole query. Once made, a
  * row's text is reused by every later request with the same field list.
  */
+import type { CatalogFile } from '../../storage/catalog.js';
+import { sourceOfFile, storedColumns, tickColumns } from '../../storage/tickShape.js';
+import type { FileColumnCache } from '../reading/fileColumns.js';
+import { groupRowCount, groupsOf } from '../reading/rowSearch.js';
+import { decodeTimes } from '../reading/rowTimes.js';
+import type { DecodedColumn } from '../../storage/parquet/reader.js';
+
 const ENTRY_OVERHEAD = 200;
 /**
  * Estimated bytes per row and field of a GroupRows entry: its text (digits, comma, string
  * header) plus the decoded value it keeps alive even after the LRU drops the column entry.
  */
 const ROW_BYTES_PER_FIELD = 20;
-
-/** The decoded `time` column of a group → ms since midnight. */
-function timesOf(col: DecodedColumn | undefined, file: CatalogFile, g: number, rows: number): Int32Array {
-  if (col === undefined || col.kind !== 'string') throw new Error(`sealed file ${file.path}: time column is not text`);
-  const out = new Int32Array(rows);
-  const timeMs = sourceOfFile(file).timeMs;
-  for (let r = 0; r < rows; r++) {
-    const ms = timeMs(col.values[r]);
-    if (Number.isNaN(ms)) throw new Error(`sealed file ${file.path} holds a malformed time at row ${g * file.rowGroupSize + r}`);
-    out[r] = ms;
-  }
-  return out;
-}
-
-/** Snapshot times of row group `g` as ms since midnight (time bounds need nothing else). */
-export function groupTimes(cache: FileColumnCache, file: CatalogFile, g: number): Promise<Int32Array> {
-  const rows = groupRowCount(file, g);
-  return cache.memo(`${file.path}#${g}#tick-ms`, ENTRY_OVERHEAD + rows * 4, async () => {
-    const time = sourceOfFile(file).timeColumn;
-    const [m] = await cache.rowGroups(file, [g], [time]);
-    return timesOf(m.get(time), file, g, rows);
-  });
-}
-
-/** The times of every row group touching `span`, by group number. */
-export async function spanTimes(cache: FileColumnCache, file: CatalogFile, span: RowSpan): Promise<Map<number, Int32Array>> {
-  const groups = groupsOf(span, file.rowGroupSize);
-  const times = await Promise.all(groups.map((g) => groupTimes(cache, file, g)));
-  return new Map(groups.map((g, i) => [g, times[i]]));
-}
-
-/** Position of the first row with time >= ms: the minute index, then at most one minute's times. */
-export function firstRowAtOrAfter(cache: FileColumnCache, file: CatalogFile, starts: Uint32Array, ms: number): Promise<number> {
-  return searchFirstRow(file, starts, ms, async (span) => {
-    const times = await spanTimes(cache, file, span);
-    const size = file.rowGroupSize;
-    return (row) => times.get(Math.floor(row / size))![row % size];
-  });
-}
 
 /** Rows of one row group as JSON text for one field list, made on first use, and their times. */
 export class GroupRows {
@@ -102,7 +64,7 @@ export function groupRowsOf(cache: FileColumnCache, file: CatalogFile, groups: r
     cache.memo(`${file.path}#${g}#tick-rows#${fieldsKey}`, ENTRY_OVERHEAD + groupRowCount(file, g) * (4 + fields.length * ROW_BYTES_PER_FIELD), async () => {
       batch ??= cache.rowGroups(file, groups, decode);
       const m = (await batch)[i];
-      const times = timesOf(m.get(source.timeColumn), file, g, groupRowCount(file, g));
+      const times = decodeTimes(m.get(source.timeColumn), file, g, groupRowCount(file, g));
       return new GroupRows(times, tickColumns(source, file.tradedate, fields, times, (c) => m.get(c)!));
     }),
   );

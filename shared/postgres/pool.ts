@@ -53,6 +53,21 @@ export function isUnavailable(e: unknown): boolean {
   return CLIENT_FAULTS.test(e.message);
 }
 
+/**
+ * A database error for a log line, as `{ err: databaseErrorForLog(e) }`: type, code, the one-line
+ * message and the stack. Not the error itself: pg's errors can carry their client, with its
+ * connection parameters, as a property, which pino's serialiser would write out whole.
+ */
+export function databaseErrorForLog(e: unknown): { readonly type: string; readonly code?: string; readonly message: string; readonly stack?: string } {
+  const err = e as { name?: unknown; code?: unknown; stack?: unknown } | null;
+  return {
+    type: typeof err?.name === 'string' ? err.name : typeof e,
+    ...(typeof err?.code === 'string' ? { code: err.code } : {}),
+    message: describePgError(e),
+    ...(typeof err?.stack === 'string' ? { stack: err.stack } : {}),
+  };
+}
+
 /** A driver error as one line: code and message (never its connection object). */
 export function describePgError(e: unknown): string {
   const err = e as { code?: string; message?: string; errors?: { message?: string }[] };

@@ -124,7 +124,7 @@ server('a clock past the calendar known range: answers carry a Warning, no-data 
   }
 });
 
-server('an unexpected fault is a 500 with a fixed message: no stack, no path; the server keeps serving', async () => {
+server('a damaged stored file is a 500 with a fixed message (no stack, no path), logged naming the file; the server keeps serving', async () => {
   const dataDir = tempDir();
   await sealSyntheticFile(dataDir, '600998.SH', '20250106', 3000);
   truncateSync(join(dataDir, 'level2', 'date=20250106', '600998.SH.parquet'), 500);
@@ -138,7 +138,10 @@ server('an unexpected fault is a 500 with a fixed message: no stack, no path; th
     // The slot was released with the failed response.
     const again = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600998.SH' } });
     assert.is(again.status, 500);
-    assert.match(s.logs(), /request failed/);
+    const line = s.logs().split('\n').find((l) => l.includes('stored file damaged')) ?? '';
+    assert.match(line, /"file":"level2\/date=20250106\/600998\.SH\.parquet"/, s.logs());
+    assert.match(line, /"type":"DamagedFileError"/);
+    assert.match(line, /"stack":/);
     assert.is((await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000' } })).status, 200);
   } finally {
     await s.stop();
@@ -158,7 +161,7 @@ const config = suite('serve configuration');
 
 config('flags over TICKVAULT_* environment over defaults', () => {
   const threads = Math.min(4, availableParallelism());
-  assert.equal(loadServeConfig({}, {}), { port: 8080, host: '127.0.0.1', rateLimitPerSec: 20, leaseMs: 30_000, cacheBytes: 256 * 1024 * 1024, jsonThreads: threads });
+  assert.equal(loadServeConfig({}, {}), { port: 8080, host: '127.0.0.1', rateLimitPerSec: 20, leaseMs: 30_000, cacheBytes: 768 * 1024 * 1024, jsonThreads: threads });
   const env = { TICKVAULT_PORT: '9000', TICKVAULT_HOST: '0.0.0.0', TICKVAULT_RATE_LIMIT: '50', TICKVAULT_LEASE_SECONDS: '5', TICKVAULT_CACHE_MB: '64', TICKVAULT_JSON_THREADS: '0' };
   assert.equal(loadServeConfig({}, env), { port: 9000, host: '0.0.0.0', rateLimitPerSec: 50, leaseMs: 5000, cacheBytes: 64 * 1024 * 1024, jsonThreads: 0 });
   assert.is(loadServeConfig({ 'json-threads': '3' }, env).jsonThreads, 3);

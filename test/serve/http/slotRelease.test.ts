@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../../serve/http/app.js';
-import { OPERATIONS } from '../../../serve/operations.js';
+import { createOperations } from '../../../serve/operations.js';
 import { SqliteStateStore } from '../../../serve/access/sqliteState.js';
 import { CatalogReader, openCatalog } from '../../../storage/catalog.js';
 import { layoutFor } from '../../../storage/layout.js';
@@ -45,10 +45,11 @@ test.before(async () => {
   const layout = layoutFor(dataDir);
   catalogDb = openCatalog(layout.catalogDb, true);
   state = new SlowReleaseState({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
+  const catalog = new CatalogReader(catalogDb);
+  const { operations } = createOperations({ dataDir, catalog, cursorKey: await state.cursorKey(), cacheBytes: 64 << 20, jsonThreads: 0 });
   const app = createApp({
-    dataDir, catalog: new CatalogReader(catalogDb), state, cursorKey: await state.cursorKey(), clock: offsetClock(nowMs),
-    log: createLogger('warn', 'test'), operations: OPERATIONS,
-    config: { port: 0, host: '127.0.0.1', rateLimitPerSec: 1000, leaseMs: 30_000, cacheBytes: 64 << 20, jsonThreads: 0 },
+    catalog, state, clock: offsetClock(nowMs), log: createLogger('warn', 'test'), operations,
+    config: { rateLimitPerSec: 1000, leaseMs: 30_000 },
   });
   server = createServer(app.koa.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

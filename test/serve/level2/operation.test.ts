@@ -5,7 +5,7 @@ import pino from 'pino';
 import { CatalogReader, openCatalog } from '../../../storage/catalog.js';
 import { CursorCodec } from '../../../serve/level2/cursor.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
-import { level2Operation } from '../../../serve/level2/operation.js';
+import { detailedHistoryOperation } from '../../../serve/level2/operation.js';
 import type { OperationContext, OperationResult } from '../../../serve/http/operation.js';
 import { PLANS } from '../../../serve/access/plans.js';
 import { preparedData } from '../../support/server.js';
@@ -25,14 +25,14 @@ async function run(params: Record<string, unknown>, fields?: string) {
   const ctx: OperationContext = {
     account: { id: 1, plan: PLANS.flagship },
     nowMs: Date.parse('2025-01-06T16:30:00+08:00'),
-    services: { dataDir, catalog, columns, cursors: new CursorCodec(Buffer.alloc(32, 3)), rowJson: null },
     log: pino({ level: 'silent' }),
     signal: new AbortController().signal,
     authorize: async (dates) => void calls.push(`authorize ${dates.join(',')}`),
     acquireSlot: async () => void calls.push('slot'),
     chargeParquet: async () => void calls.push('parquet'),
   };
-  const result: OperationResult = await level2Operation.handle({ apiname: 'level2_quote_history', apikey: 'k', fields, params }, ctx);
+  const level2 = detailedHistoryOperation('level2_quote_history', { dataDir, catalog, columns, cursors: new CursorCodec(Buffer.alloc(32, 3)), rowJson: null });
+  const result: OperationResult = await level2.handle({ apiname: 'level2_quote_history', apikey: 'k', fields, params }, ctx);
   assert.is(result.kind, 'rawJson');
   const body = result.kind === 'rawJson' ? result.body : '';
   const text = Array.isArray(body) ? Buffer.concat(body as Buffer[]).toString() : body.toString();

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyFileSync, mkdirSync, truncateSync } from 'node:fs';
+import { DamagedFileError } from '../../../storage/damagedFile.js';
 import { join } from 'node:path';
 import { CatalogReader, openCatalog, type CatalogFile } from '../../../storage/catalog.js';
 import { SCHEMAS, type Dataset } from '../../../shared/schema.js';
@@ -67,7 +68,7 @@ test('a file in a layout this reader does not handle is decoded by the general r
   assert.equal(theirs.columns.map((c) => Array.from(c)), mine.columns.map((c) => Array.from(c)));
 });
 
-test('a truncated file is an error, not wrong data', async () => {
+test('a truncated file is a DamagedFileError naming it, not wrong data', async () => {
   const { dataDir } = await preparedData();
   const [file] = (await catalogFiles(dataDir)).filter((f) => f.dataset === 'level2');
   const other = tempDir();
@@ -79,7 +80,8 @@ test('a truncated file is an error, not wrong data', async () => {
     await cache.get({ ...file, path: 'level2/x.parquet' });
     assert.unreachable('decoded a truncated file');
   } catch (e) {
-    assert.instance(e, Error);
+    assert.instance(e, DamagedFileError);
+    assert.is((e as DamagedFileError).path, 'level2/x.parquet');
   }
   assert.is(cache.lru.size, 0, 'failed entries are not kept');
 });

@@ -1,0 +1,70 @@
+/**
+ * The one place a thrown error becomes an answer. Every route and operation throws typed
+ * values; this middleware maps them to the envelope (envelope.ts), sets Retry-After where a
+ * wait helps, and records which rule refused the request (`ctx.state.errorReason`) for the
+ * request log and the metrics, which run outside it:
+ *
+ *   ApiError with expose        → its code and message (400…503)
+ *   StateUnavailableError       → 503 'state' with Retry-After (nothing was counted)
+ *   DamagedFileError            → 500, logged at error with the file's path (`doctor` names it too)
+ *   anything else               → 500 with a fixed message, logged with its stack
+ *
+ * Errors after the response started (a client gone mid-body) cannot become answers; Koa
+ * reports them on the app's 'error' event, which `logResponseErrors` handles.
+ */
+import type Koa from 'koa';
+import type { Context, Middleware, Next } from 'koa';
+import type { Logger } from '../../shared/logger.js';
+import { DamagedFileError } from '../../storage/damagedFile.js';
+import { STATE_RETRY_AFTER_SEC, StateUnavailableError } from '../access/stateStore.js';
+import { ApiError, stateUnavailable, type ErrorReason } from './apiError.js';
+import { errorEnvelope, JSON_TYPE } from './envelope.js';
+
+const INTERNAL_MESSAGE = 'internal server error';
+const STATE_MESSAGE = 'the service cannot reach its accounts and limits database just now; nothing was counted, retry shortly';
+
+/** The answer of an error: status, message, Retry-After, and the reason the metrics count. */
+export interface ErrorAnswer {
+  readonly code: number;
+  readonly message: string;
+  readonly reason: ErrorReason;
+  readonly retryAfterSec?: number;
+}
+
+/** Pure mapping; the middleware below does the logging and the writing. */
+export function errorAnswerOf(caught: unknown): ErrorAnswer {
+  const e = caught instanceof StateUnavailableError ? stateUnavailable(STATE_MESSAGE, STATE_RETRY_AFTER_SEC) : caught;
+  if (e instanceof ApiError && e.expose) {
+    return { code: e.code, message: e.message, reason: e.reason, ...(e.opts.retryAfterSec === undefined ? {} : { retryAfterSec: e.opts.retryAfterSec }) };
+  }
+  return { code: 500, message: INTERNAL_MESSAGE, reason: e instanceof DamagedFileError ? 'damaged' : 'internal' };
+}
+
+export function answerErrors(log: Logger): Middleware {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (caught) {
+      const answer = errorAnswerOf(caught);
+      (ctx.state as { errorReason?: ErrorReason }).errorReason = answer.reason;
+      if (caught instanceof DamagedFileError) log.error({ err: caught, file: caught.path, path: ctx.path }, 'stored file damaged; run tickvault doctor');
+      else if (answer.code === 500) log.error({ err: caught, path: ctx.path }, 'request failed');
+      if (answer.retryAfterSec !== undefined) ctx.set('Retry-After', String(answer.retryAfterSec));
+      ctx.status = answer.code;
+      ctx.type = JSON_TYPE;
+      ctx.body = errorEnvelope(answer.code, answer.message);
+    }
+  };
+}
+
+/** Errors after the response started: a client that went away mid-body is routine, not a fault. */
+const GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED', 'EPIPE', 'ECONNRESET', 'ECONNABORTED']);
+
+export function logResponseErrors(app: Koa, log: Logger): void {
+  app.on('error', (err: unknown) => {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && GONE.has(code)) log.debug({ code }, 'client went away mid-response');
+    else if (err instanceof DamagedFileError) log.error({ err, file: err.path }, 'stored file damaged mid-response; run tickvault doctor');
+    else log.warn({ err }, 'response error');
+  });
+}

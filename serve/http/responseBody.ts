@@ -1,0 +1,72 @@
+/**
+ * An operation's result as the Koa response body: Koa's respond() writes every answer. What
+ * this adds is the slot rule's one demand on the writing (requestSlot.ts): the last byte
+ * waits for `beforeLastByte` (the slot's release) to resolve.
+ *   - A body held in memory (text, bytes, or UTF-8 pieces) is complete before any byte goes
+ *     out, so the release is awaited first and the body handed over after.
+ *   - A file stream goes through `holdLastChunk`, which passes every chunk but the last at
+ *     once and the last after the release: the slot stays held while a download streams.
+ */
+import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
+import type { Context } from 'koa';
+import { JSON_TYPE } from './envelope.js';
+import type { OperationResult } from './operation.js';
+
+export async function setResultBody(ctx: Context, result: OperationResult, beforeLastByte: () => Promise<void>): Promise<void> {
+  ctx.status = 200;
+  // For the request log: the rows of a body it cannot scan (a stream).
+  if (result.rows !== undefined) ctx.state.rows = result.rows;
+  if (result.kind === 'rawJson') {
+    await beforeLastByte();
+    ctx.type = JSON_TYPE;
+    const body = result.body;
+    if (typeof body === 'string' || Buffer.isBuffer(body)) {
+      ctx.body = body;
+      return;
+    }
+    // Pieces go out as they are: no per-request copy of a 1.6 MB page into one buffer.
+    const pieces = body as readonly Buffer[];
+    ctx.body = piecesStream(pieces);
+    ctx.length = pieces.reduce((n, p) => n + p.length, 0);
+    return;
+  }
+  ctx.type = result.contentType;
+  for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+  ctx.body = holdLastChunk(result.body, beforeLastByte);
+  ctx.length = result.length;
+}
+
+/** Buffers already in memory as a byte stream, pushed as fast as the socket takes them. */
+export function piecesStream(pieces: readonly Buffer[]): Readable {
+  let next = 0;
+  return new Readable({
+    read() {
+      while (next < pieces.length) if (!this.push(pieces[next++])) return;
+      this.push(null);
+    },
+  });
+}
+
+/**
+ * `source` passed through, its final chunk held until `gate` resolves. The source is destroyed
+ * with this stream (Koa destroys the body when the response ends early), and a source error
+ * becomes this stream's error (Koa reports it on the app's 'error' event).
+ */
+export function holdLastChunk(source: Readable, gate: () => Promise<void>): Transform {
+  let held: Buffer | null = null;
+  const out = new Transform({
+    transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
+      const previous = held;
+      held = chunk;
+      done(null, previous ?? undefined);
+    },
+    flush(done: TransformCallback) {
+      gate().then(
+        () => done(null, held ?? undefined),
+        (e: unknown) => done(e as Error),
+      );
+    },
+  });
+  pipeline(source, out, () => undefined);
+  return out;
+}
