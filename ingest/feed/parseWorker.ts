@@ -1,4 +1,5 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
+import { serveWorker } from '../../shared/workerPool.js';
 import { CatalogReader, openCatalog } from '../../storage/catalog.js';
 import { LateGuard } from '../seal/lateGuard.js';
 import { RecordPacker, type RecordPack } from '../staging/recordCodec.js';
@@ -15,27 +16,22 @@ export interface ParseWorkerInput {
 }
 
 export interface ParseRequest {
-  readonly seq: number;
   readonly source: string;
   readonly firstLineNo: number;
   readonly bytes: Uint8Array;
 }
 
-export type ParseReply =
-  | {
-      readonly type: 'parsed';
-      readonly seq: number;
-      readonly packs: RecordPack[];
-      readonly rejects: QuarantineEntry[];
-      readonly lines: number;
-      readonly late: number;
-      /** `dataset|tradedate` of late lines: a day whose files were all listed before a crash
-       *  still needs marking sealed, though nothing of it is staged. */
-      readonly lateDays: string[];
-    }
-  | { readonly type: 'error'; readonly seq: number; readonly message: string };
+export interface ParsedChunk {
+  readonly packs: RecordPack[];
+  readonly rejects: QuarantineEntry[];
+  readonly lines: number;
+  readonly late: number;
+  /** `dataset|tradedate` of late lines: a day whose files were all listed before a crash
+   *  still needs marking sealed, though nothing of it is staged. */
+  readonly lateDays: string[];
+}
 
-export function parseChunk(req: ParseRequest, late: LateGuard): Omit<Extract<ParseReply, { type: 'parsed' }>, 'type' | 'seq'> {
+export function parseChunk(req: ParseRequest, late: LateGuard): ParsedChunk {
   const text = new TextDecoder('utf-8').decode(req.bytes);
   const packer = new RecordPacker();
   const rejects: QuarantineEntry[] = [];
@@ -64,17 +60,11 @@ export function parseChunk(req: ParseRequest, late: LateGuard): Omit<Extract<Par
   return { packs: packer.take(), rejects, lines, late: lateCount, lateDays: [...lateDays] };
 }
 
-if (parentPort && workerData) {
-  const port = parentPort;
+if (workerData) {
   const catalog = openCatalog((workerData as ParseWorkerInput).catalogDb, true);
   const late = new LateGuard(new CatalogReader(catalog));
-  port.on('message', (req: ParseRequest) => {
-    try {
-      const out = parseChunk(req, late);
-      const reply: ParseReply = { type: 'parsed', seq: req.seq, ...out };
-      port.postMessage(reply, out.packs.map((p) => p.records.buffer as ArrayBuffer));
-    } catch (e) {
-      port.postMessage({ type: 'error', seq: req.seq, message: (e as Error).message } satisfies ParseReply);
-    }
-  });
+  serveWorker<ParseRequest, ParsedChunk>(
+    (req) => parseChunk(req, late),
+    (out) => out.packs.map((p) => p.records.buffer as ArrayBuffer),
+  );
 }

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { WorkerPool } from '../../shared/workerPool.js';
 import { Buffer } from 'node:buffer';
 import { readFeedChunks } from './chunks.js';
-import type { ParseReply, ParseRequest, ParseWorkerInput } from './parseWorker.js';
+import type { ParsedChunk, ParseRequest, ParseWorkerInput } from './parseWorker.js';
 import type { Staging } from '../staging/segments.js';
 
 /**
@@ -34,63 +34,18 @@ export function emptyReplayStats(): ReplayStats {
   return { lines: 0, staged: 0, quarantined: 0, late: 0, days: new Set(), lateDays: new Set() };
 }
 
-type Parsed = Extract<ParseReply, { type: 'parsed' }>;
-
 /** Chunks handed to each worker before waiting: keeps workers busy, memory bounded. */
 const PER_WORKER_IN_FLIGHT = 2;
 
-export class ReplayPool {
-  private readonly workers: Worker[];
-  private readonly waiting = new Map<number, { resolve: (r: Parsed) => void; reject: (e: Error) => void }>();
-  private next = 0;
-
-  constructor(catalogDb: string, count: number) {
-    const input: ParseWorkerInput = { catalogDb };
-    this.workers = Array.from({ length: count }, () => {
-      const w = new Worker(new URL('./parseWorker.js', import.meta.url), { workerData: input });
-      w.on('message', (reply: ParseReply) => {
-        const waiter = this.waiting.get(reply.seq);
-        if (!waiter) return;
-        this.waiting.delete(reply.seq);
-        if (reply.type === 'error') waiter.reject(new Error(reply.message));
-        else waiter.resolve(reply);
-      });
-      w.on('error', (e) => this.failAll(e));
-      w.on('exit', (code) => {
-        if (this.waiting.size > 0) this.failAll(new Error(`feed parser stopped unexpectedly (exit ${code})`));
-      });
-      return w;
-    });
-  }
-
-  get size(): number {
-    return this.workers.length;
-  }
-
-  private failAll(e: Error): void {
-    for (const w of this.waiting.values()) w.reject(e);
-    this.waiting.clear();
-  }
-
-  parse(req: ParseRequest): Promise<Parsed> {
-    const worker = this.workers[this.next++ % this.workers.length];
-    return new Promise((resolve, reject) => {
-      this.waiting.set(req.seq, { resolve, reject });
-      worker.postMessage(req, [req.bytes.buffer as ArrayBuffer]);
-    });
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
-  }
-}
-
 export async function replayFiles(deps: ReplayDeps, paths: readonly string[], stats: ReplayStats = emptyReplayStats()): Promise<ReplayStats> {
-  const pool = new ReplayPool(deps.catalogDb, deps.workers ?? Math.max(1, availableParallelism()));
-  let seq = 0;
+  const pool = new WorkerPool<ParseRequest, ParsedChunk>({
+    name: 'feed parse worker', url: new URL('./parseWorker.js', import.meta.url),
+    size: deps.workers ?? Math.max(1, availableParallelism()), workerData: { catalogDb: deps.catalogDb } satisfies ParseWorkerInput,
+  });
+  // Chunks sent and not yet staged, in chunk order.
+  const inFlight: Promise<ParsedChunk>[] = [];
   try {
     for (const path of paths) {
-      const inFlight: Promise<Parsed>[] = [];
       const stageNext = async () => {
         const r = await inFlight.shift()!;
         const packs = r.packs.map((p) => ({ ...p, records: Buffer.from(p.records.buffer, p.records.byteOffset, p.records.byteLength) }));
@@ -106,7 +61,8 @@ export async function replayFiles(deps: ReplayDeps, paths: readonly string[], st
         }
       };
       for await (const chunk of readFeedChunks(path)) {
-        inFlight.push(pool.parse({ seq: seq++, source: path, firstLineNo: chunk.firstLineNo, bytes: chunk.bytes }));
+        const req: ParseRequest = { source: path, firstLineNo: chunk.firstLineNo, bytes: chunk.bytes };
+        inFlight.push(pool.run(req, { transfer: [chunk.bytes.buffer as ArrayBuffer] }));
         if (inFlight.length >= pool.size * PER_WORKER_IN_FLIGHT) await stageNext();
         deps.onProgress?.(stats.lines, chunk.bytesRead);
       }
@@ -115,6 +71,8 @@ export async function replayFiles(deps: ReplayDeps, paths: readonly string[], st
     }
     return stats;
   } finally {
+    // After a failure, chunks still in flight fail too (closing rejects them): already handled.
+    for (const p of inFlight) p.catch(() => undefined);
     await pool.close();
   }
 }

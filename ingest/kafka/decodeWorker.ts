@@ -1,4 +1,4 @@
-import { parentPort } from 'node:worker_threads';
+import { serveWorker } from '../../shared/workerPool.js';
 import { DATASETS, type Dataset } from '../../shared/schema.js';
 import { recordBytes, writeRecord } from '../staging/recordCodec.js';
 import { decodeSnapshotText, KeyCanon } from './messages.js';
@@ -16,7 +16,6 @@ import { decodeSnapshotText, KeyCanon } from './messages.js';
  * segments: no per-row objects there (they cost it more than the fetch itself, mostly in GC).
  */
 export interface DecodeRequest {
-  readonly id: number;
   readonly dataset: Dataset;
   readonly values: Uint8Array;
   /** End offset of each message's value in `values`; -1: the message has no value. */
@@ -28,7 +27,6 @@ export interface DecodeRequest {
 }
 
 export interface DecodeReply {
-  readonly id: number;
   /** 1 = a row, 0 = rejected (see `reasons`). */
   readonly ok: Uint8Array;
   /** The reject reason of each rejected message, null for the others. */
@@ -40,7 +38,6 @@ export interface DecodeReply {
   /** The distinct symbol-days of the good messages, in order of first appearance. */
   readonly symbols: readonly string[];
   readonly tradedates: readonly string[];
-  readonly error?: string;
 }
 
 const canons = Object.fromEntries(DATASETS.map((d) => [d, new KeyCanon(d)])) as Record<Dataset, KeyCanon>;
@@ -95,20 +92,9 @@ export function decodeRequest(req: DecodeRequest): DecodeReply {
     good++;
   }
   return {
-    id: req.id, ok, reasons, records: new Uint8Array(buffer, 0, good * size), symbolDayOf: symbolDayOf.subarray(0, good), symbols, tradedates,
+    ok, reasons, records: new Uint8Array(buffer, 0, good * size), symbolDayOf: symbolDayOf.subarray(0, good), symbols, tradedates,
   };
 }
 
-parentPort?.on('message', (req: DecodeRequest) => {
-  let reply: DecodeReply;
-  try {
-    reply = decodeRequest(req);
-  } catch (e) {
-    reply = {
-      id: req.id, ok: new Uint8Array(0), reasons: [], records: new Uint8Array(0), symbolDayOf: new Int32Array(0), symbols: [], tradedates: [],
-      error: (e as Error).message,
-    };
-  }
-  // Freshly allocated typed arrays: their buffers are plain ArrayBuffers, safe to transfer.
-  parentPort!.postMessage(reply, [reply.ok.buffer as ArrayBuffer, reply.records.buffer as ArrayBuffer, reply.symbolDayOf.buffer as ArrayBuffer]);
-});
+// Freshly allocated typed arrays: their buffers are plain ArrayBuffers, safe to transfer.
+serveWorker<DecodeRequest, DecodeReply>(decodeRequest, (r) => [r.ok.buffer as ArrayBuffer, r.records.buffer as ArrayBuffer, r.symbolDayOf.buffer as ArrayBuffer]);

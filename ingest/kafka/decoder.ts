@@ -1,15 +1,16 @@
-import { Worker } from 'node:worker_threads';
 import type { IHeaders } from 'kafkajs';
 import type { Dataset } from '../../shared/schema.js';
 import { IngestError } from '../errors.js';
+import { WorkerDiedError, WorkerPool, WorkerPoolClosedError } from '../../shared/workerPool.js';
 import type { DecodeReply, DecodeRequest } from './decodeWorker.js';
 import { rejectHeaderOf } from './messages.js';
 
 /**
  * The main thread's side of the decode worker (decodeWorker.ts): packs a run of Kafka
- * messages into one transferable request and resolves with the reply. Requests are answered in
- * the order they are sent. A worker that dies fails every pending and later request, which
- * stops the ingestor (a restart brings a fresh worker).
+ * messages into one transferable request and resolves with the reply. One worker, and its
+ * handler is synchronous, so requests are answered in the order they are sent
+ * (shared/workerPool.ts). Any failure — the worker's own, its death, a closed decoder — comes
+ * as an IngestError('decode'), on which the ingestor stops (a restart brings a fresh worker).
  */
 export interface RawMessage {
   readonly offset: string;
@@ -18,64 +19,34 @@ export interface RawMessage {
   readonly headers?: IHeaders;
 }
 
-/** The worker's failures reject every pending decode; the ingestor stops on them (fatal). */
-function decoderFailed(message: string): IngestError {
-  return new IngestError('decode', message, { retriable: true });
+/** The worker's failures reject the decode; the ingestor stops on them (fatal). */
+function decoderFailed(cause: unknown): IngestError {
+  if (cause instanceof IngestError) return cause;
+  const why =
+    cause instanceof WorkerPoolClosedError ? 'decode worker closed'
+    : cause instanceof WorkerDiedError ? cause.message
+    : `decode worker: ${(cause as Error).message}`;
+  return new IngestError('decode', why, { retriable: true, cause });
 }
 
 export class DecodeWorker {
-  private readonly worker: Worker;
-  private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (r: DecodeReply) => void; reject: (e: Error) => void }>();
-  private dead: Error | null = null;
-  private closing = false;
-
-  constructor() {
-    this.worker = new Worker(new URL('./decodeWorker.js', import.meta.url));
-    this.worker.on('message', (reply: DecodeReply) => {
-      const w = this.waiting.get(reply.id);
-      if (!w) return;
-      this.waiting.delete(reply.id);
-      if (this.waiting.size === 0) this.worker.unref();
-      if (reply.error !== undefined) w.reject(decoderFailed(`decode worker: ${reply.error}`));
-      else w.resolve(reply);
-    });
-    this.worker.on('error', (e) => this.die(decoderFailed(`decode worker failed: ${e.message}`)));
-    this.worker.on('exit', (code) => {
-      if (!this.closing) this.die(decoderFailed(`decode worker exited (${code})`));
-    });
-    // The thread keeps the process alive only while it has work (see decode): an idle or
-    // forgotten decoder never holds a process that should exit.
-    this.worker.unref();
-  }
-
-  private die(e: Error): void {
-    this.dead ??= e;
-    for (const w of this.waiting.values()) w.reject(this.dead);
-    this.waiting.clear();
-    this.worker.unref();
-  }
+  // Started now: its thread start and module loading overlap the consumer's group join.
+  private readonly pool = new WorkerPool<DecodeRequest, DecodeReply>({ name: 'decode worker', url: new URL('./decodeWorker.js', import.meta.url), size: 1 });
 
   decode(dataset: Dataset, messages: readonly RawMessage[]): Promise<DecodeReply> {
-    if (this.dead) return Promise.reject(this.dead);
-    const req = packRequest(this.nextId++, dataset, messages);
-    return new Promise((resolve, reject) => {
-      if (this.waiting.size === 0) this.worker.ref();
-      this.waiting.set(req.id, { resolve, reject });
-      // Freshly allocated typed arrays: their buffers are plain ArrayBuffers, safe to transfer.
-      this.worker.postMessage(req, [req.values.buffer as ArrayBuffer, req.ends.buffer as ArrayBuffer, req.offsets.buffer as ArrayBuffer]);
-    });
+    const req = packRequest(dataset, messages);
+    // Freshly allocated typed arrays: their buffers are plain ArrayBuffers, safe to transfer.
+    const transfer = [req.values.buffer as ArrayBuffer, req.ends.buffer as ArrayBuffer, req.offsets.buffer as ArrayBuffer];
+    return this.pool.run(req, { transfer }).catch((e: unknown) => Promise.reject(decoderFailed(e)));
   }
 
-  async close(): Promise<void> {
-    this.closing = true;
-    this.die(decoderFailed('decode worker closed'));
-    await this.worker.terminate();
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }
 
 /** Packs messages into one request: values concatenated in a buffer of its own, offsets as numbers. */
-export function packRequest(id: number, dataset: Dataset, messages: readonly RawMessage[]): DecodeRequest {
+export function packRequest(dataset: Dataset, messages: readonly RawMessage[]): DecodeRequest {
   let total = 0;
   for (const m of messages) total += m.value?.length ?? 0;
   // Not Buffer.allocUnsafe: small ones come from Node's shared pool, which must not be transferred.
@@ -98,5 +69,5 @@ export function packRequest(id: number, dataset: Dataset, messages: readonly Raw
     flagged[i] = rejectHeaderOf(m.headers);
     offsets[i] = Number(m.offset);
   }
-  return { id, dataset, values, ends, keys, flagged, offsets };
+  return { dataset, values, ends, keys, flagged, offsets };
 }

@@ -6,6 +6,7 @@ import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { CatalogReader, CatalogWriter } from '../../storage/catalog.js';
 import { boundaryPartRelPath, sealedDayDir } from '../../storage/layout.js';
 import { isProcessAlive } from '../../shared/processAlive.js';
+import { Limiter } from '../../shared/limiter.js';
 import type { Staging } from '../staging/segments.js';
 import { sealBucket, type BucketSealed, type Encoder } from './bucket.js';
 import type { StagedRecord } from '../staging/bucketRead.js';
@@ -100,21 +101,19 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
   }));
   if (deps.pool) {
     const pool = deps.pool;
-    // Every worker busy, results recorded as each bucket completes.
-    let failure: unknown = null;
-    const running = new Set<Promise<void>>();
-    for (const job of jobs) {
-      const task = pool.seal(job, deps.onFile).then(finish);
-      running.add(task);
-      task.then(() => running.delete(task), (e: unknown) => {
-        running.delete(task);
-        failure ??= e;
-      });
-      if (running.size >= pool.size) await Promise.race(running).catch(() => undefined);
-      if (failure) break;
-    }
-    await Promise.allSettled(running);
-    if (failure) throw failure;
+    // Every worker busy, results recorded as each bucket completes; the first failure stops
+    // the buckets not yet started and is thrown once those running have settled.
+    const limit = new Limiter(pool.size);
+    const failures: unknown[] = [];
+    await Promise.all(jobs.map((job) => limit.run(async () => {
+      if (failures.length > 0) return;
+      try {
+        await finish(await pool.seal(job, deps.onFile));
+      } catch (e) {
+        failures.push(e);
+      }
+    })));
+    if (failures.length > 0) throw failures[0];
   } else {
     const env = { dataDir: deps.dataDir, ingestDb: staging.db, encode: deps.encode, onFile: deps.onFile };
     for (const job of jobs) await finish(await sealBucket(env, job));

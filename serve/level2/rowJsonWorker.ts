@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
-import { UnsupportedParquetError } from '../../storage/parquet/format.js';
+import { workerData } from 'node:worker_threads';
+import { serveWorker } from '../../shared/workerPool.js';
 import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
 import { readRowGroups } from '../../storage/parquet/reader.js';
 import { withSyncFile } from '../../storage/parquet/byteSource.js';
@@ -19,24 +19,26 @@ export interface RowJsonWorkerInput {
 }
 
 export interface RowJsonRequest {
-  readonly id: number;
   readonly file: FileFacts;
   readonly group: number;
   /** Expected JSON bytes (a buffer size hint). */
   readonly sizeHint: number;
 }
 
-export type RowJsonReply =
-  | { readonly type: 'done'; readonly id: number; readonly bytes: Uint8Array; readonly offsets: Uint32Array }
-  /** The file is outside the dedicated reader's subset: the caller decodes it itself. */
-  | { readonly type: 'unsupported'; readonly id: number }
-  | { readonly type: 'error'; readonly id: number; readonly message: string };
+/**
+ * The row group's rows (rows.ts SerializedRows, its Buffer arriving as a Uint8Array). A file
+ * outside the dedicated reader's subset fails with UnsupportedParquetError, which reaches the
+ * pool as itself: the caller then decodes the file with the general reader.
+ */
+export interface RowJsonRows {
+  readonly bytes: Uint8Array;
+  readonly offsets: Uint32Array;
+}
 
 /** Footers of files recently read (files are immutable); a few hundred bytes to a few KB each. */
 const MAX_FOOTERS = 512;
 
-if (parentPort && workerData) {
-  const port = parentPort;
+if (workerData) {
   const { dataDir } = workerData as RowJsonWorkerInput;
   const footers = new Map<string, Promise<ParquetFooter>>();
 
@@ -54,30 +56,15 @@ if (parentPort && workerData) {
     return f;
   };
 
-  const serve = async (req: RowJsonRequest): Promise<RowJsonReply> => {
-    const { file, group } = req;
-    const all = ALL_FIELDS[file.dataset];
-    try {
+  serveWorker<RowJsonRequest, RowJsonRows>(
+    async ({ file, group, sizeHint }) => {
+      const all = ALL_FIELDS[file.dataset];
       const footer = await footerOf(file);
       const [m] = await withSyncFile(join(dataDir, file.path), (source) => readRowGroups(source, footer, [group], all));
-      const s = serializeRows(all.map((c) => m.get(c)!), 0, groupRowCount(file, group), req.sizeHint);
-      return { type: 'done', id: req.id, bytes: s.bytes, offsets: s.offsets };
-    } catch (e) {
-      if (e instanceof UnsupportedParquetError) return { type: 'unsupported', id: req.id };
-      return { type: 'error', id: req.id, message: (e as Error).message };
-    }
-  };
-
-  port.on('message', (req: RowJsonRequest) => {
-    void serve(req).then((reply) => {
-      // serializeRows copies its output into a buffer of its own: safe to transfer.
-      const transfer = reply.type === 'done' ? [reply.bytes.buffer as ArrayBuffer, reply.offsets.buffer as ArrayBuffer] : [];
-      try {
-        port.postMessage(reply, transfer);
-      } catch (e) {
-        // Every request gets an answer, or its page would wait forever.
-        port.postMessage({ type: 'error', id: req.id, message: `row JSON worker: ${(e as Error).message}` } satisfies RowJsonReply);
-      }
-    });
-  });
+      const s = serializeRows(all.map((c) => m.get(c)!), 0, groupRowCount(file, group), sizeHint);
+      return { bytes: s.bytes, offsets: s.offsets };
+    },
+    // serializeRows copies its output into a buffer of its own: safe to transfer.
+    (r) => [r.bytes.buffer as ArrayBuffer, r.offsets.buffer as ArrayBuffer],
+  );
 }

@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { Limiter } from '../../shared/limiter.js';
+import { DamagedFileError } from '../../storage/damagedFile.js';
 import { SCHEMAS } from '../../shared/schema.js';
 import { rowsBeforeMinute } from '../../storage/minuteIndex.js';
 import { ByteLru, type FileColumnCache } from '../reading/fileColumns.js';
@@ -26,7 +28,6 @@ import { sourceOfFile, storedColumns, tickColumns, tickRowText } from '../../sto
  * extracted once, on first use, from one decode of that group, and kept in a byte-bounded LRU
  * of their own (a whole-market day must not evict the detail caches).
  */
-/** Row groups decoded at once while building: bounds transient memory and file handles. */
 const BUILD_CONCURRENCY = 8;
 const STRING_BYTES = 40;
 
@@ -56,8 +57,8 @@ function pick(col: DecodedColumn, positions: Int32Array, firstRow: number, rows:
 
 export class BoundaryIndex {
   private readonly lru: ByteLru;
-  private building = 0;
-  private readonly waiting: (() => void)[] = [];
+  /** Row groups decoded at once while building: bounds transient memory and file handles. */
+  private readonly builds = new Limiter(BUILD_CONCURRENCY);
 
   constructor(
     private readonly dataDir: string,
@@ -77,9 +78,7 @@ export class BoundaryIndex {
    */
   async rowText(df: DayFile, position: number, fields: readonly number[] | null): Promise<string> {
     if (df.boundary) {
-      // A part that cannot answer (gone, damaged: `doctor` says which) costs speed, never
-      // an answer: the row is read from the file itself.
-      const text = await this.partText(df, position).catch(() => null);
+      const text = await this.partText(df, position);
       if (text !== null) {
         if (fields === null) return text;
         const values = JSON.parse(text) as unknown[];
@@ -92,17 +91,36 @@ export class BoundaryIndex {
     return tickRowText((fields ?? ALL_TICK_FIELDS).map((c) => rows.columns[c]), k);
   }
 
-  /** The row's text from the file's boundary part; null when the part does not hold it. */
+  /**
+   * The row's text from the file's boundary part; null when the part does not hold it, or is
+   * gone from disk: a part is an index of rows the files hold too, so its absence costs speed,
+   * never an answer (`doctor` reports it). A part that is there but does not decode is a
+   * DamagedFileError naming it; an error of the disk itself (EACCES, EIO…) is raised as it is.
+   */
   private async partText(df: DayFile, position: number): Promise<string | null> {
     const { part, symbol } = df.boundary!;
     const entry = part.directory.get(minuteOfRow(df.file.minuteIndex, df.starts, position));
-    return entry ? (await this.block(part.path, entry)).text(symbol, position) : null;
+    if (!entry) return null;
+    const block = await this.block(part.path, entry);
+    if (block === null) return null;
+    try {
+      return block.text(symbol, position);
+    } catch (e) {
+      throw damagedPart(part.path, e);
+    }
   }
 
-  private block(path: string, entry: BlockEntry): Promise<BoundaryBlock> {
+  /** A block of a part, decoded; null when the part's file is gone. */
+  private block(path: string, entry: BlockEntry): Promise<BoundaryBlock | null> {
     const key = `${path}@${entry.minute}`;
+    const hit = this.lru.get<BoundaryBlock | null>(key);
+    if (hit) return hit;
+    const read = readBoundaryBlock(this.dataDir, path, entry).catch((e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw damagedPart(path, e);
+    });
     // Decoded, a block is about 8 times its compressed size.
-    return this.lru.get<BoundaryBlock>(key) ?? this.lru.set(key, 200 + entry.length * 8, readBoundaryBlock(this.dataDir, path, entry));
+    return this.lru.set(key, 200 + entry.length * 8, read);
   }
 
   /** The candidates of the row group holding file position `position`. */
@@ -115,7 +133,7 @@ export class BoundaryIndex {
     const all = candidatePositions(df.starts, df.file.rows);
     const positions = all.filter((p) => p >= first && p < first + df.file.rowGroupSize);
     const bytes = 200 + positions.length * (4 + (ALL_TICK_FIELDS.length - 3) * 8 + 3 * STRING_BYTES);
-    return this.lru.set(key, bytes, this.limited(() => this.build(df, g, positions)));
+    return this.lru.set(key, bytes, this.builds.run(() => this.build(df, g, positions)));
   }
 
   private async build(df: DayFile, g: number, positions: Int32Array): Promise<BoundaryRows> {
@@ -139,18 +157,13 @@ export class BoundaryIndex {
     const times = Int32Array.from(timeCol.kind === 'string' ? timeCol.values : [], (t) => source.timeMs(t));
     return { positions, columns: tickColumns(source, file.tradedate, ALL_TICK_FIELDS, times, (c) => picked.get(c)!) };
   }
+}
 
-  /** Runs at most BUILD_CONCURRENCY builds at once; the rest queue in arrival order. */
-  private async limited<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.building >= BUILD_CONCURRENCY) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.building++;
-    try {
-      return await fn();
-    } finally {
-      this.building--;
-      this.waiting.shift()?.();
-    }
-  }
+/** Why a part that is there cannot answer: its bytes (DamagedFileError), or the disk's own error. */
+function damagedPart(path: string, e: unknown): Error {
+  if (e instanceof DamagedFileError) return e;
+  if (typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined) return e as Error;
+  return new DamagedFileError(path, `boundary part: ${(e as Error).message ?? String(e)}`, { cause: e });
 }
 
 function isEveryField(fields: readonly number[]): boolean {

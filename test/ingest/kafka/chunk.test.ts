@@ -255,7 +255,7 @@ w('the worker protocol decodes exactly as the in-thread decoder does', () => {
   const r = new Rig();
   try {
     const msgs = mixed();
-    const viaWorker = chunkFromReply(r.late, 't', 0, 'level2', msgs, decodeRequest(packRequest(1, 'level2', msgs)));
+    const viaWorker = chunkFromReply(r.late, 't', 0, 'level2', msgs, decodeRequest(packRequest('level2', msgs)));
     const inThread = decodeChunk(r.late, 't', 0, 'level2', msgs, new KeyCanon('level2'), null);
     assert.equal(viaWorker, inThread);
     assert.is(inThread.symbolDayOf.length, 3);
@@ -276,7 +276,7 @@ w('late rows among good ones: the worker path drops and quarantines exactly what
     ];
     r.late.closeAt('level2', '20250103', 0, 3);
     r.late.closeAt('level2', '20250102', 0, 5);
-    const viaWorker = chunkFromReply(r.late, 't', 0, 'level2', msgs, decodeRequest(packRequest(1, 'level2', msgs)));
+    const viaWorker = chunkFromReply(r.late, 't', 0, 'level2', msgs, decodeRequest(packRequest('level2', msgs)));
     const inThread = decodeChunk(r.late, 't', 0, 'level2', msgs, new KeyCanon('level2'), null);
     assert.equal(viaWorker, inThread);
     assert.equal(inThread.rejectOffsets, [2, 3, 4, 5]);

@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CatalogReader, openCatalog } from '../../../storage/catalog.js';
 import { layoutFor } from '../../../storage/layout.js';
+import { DamagedFileError } from '../../../storage/damagedFile.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { BoundaryIndex, boundaryRowTexts } from '../../../serve/tickHistory/boundary.js';
@@ -16,7 +17,8 @@ import { tempDir } from '../../support/tempDir.js';
  * The boundary parts written at seal (storage/boundary/) against the files themselves: for a
  * replayed trading day of indexes and stocks, every minute of the day, both sides, every field
  * and a few, the answers read from the parts equal those computed from the full Parquet files
- * (the path a file no part names takes).
+ * (the path a file no part names takes). A part gone from disk costs speed only; a damaged
+ * one is an error naming it.
  */
 const DAY = '20250102';
 const test = suite('boundary parts');
@@ -72,18 +74,18 @@ test('every minute of the day, both sides: parts answer exactly as the full file
   }
 });
 
-test('a part gone or damaged costs speed, not answers: the rows come from the files', async () => {
+/** A copy of the prepared data, to spoil. */
+async function copyOfData() {
   const { dataDir } = await setup();
   const copy = join(tempDir('tickvault-parts-'), 'data');
   cpSync(dataDir, copy, { recursive: true });
   const catalog = new CatalogReader(openCatalog(layoutFor(copy).catalogDb, true));
-  const [indexPart] = catalog.boundaryParts('index', DAY);
-  const [stockPart] = catalog.boundaryParts('level2', DAY);
-  rmSync(join(copy, indexPart.path));
-  // Same size, every block's bytes changed: zstd refuses them.
-  const damaged = readFileSync(join(copy, stockPart.path));
-  for (let i = 4; i < damaged.length - 40; i++) damaged[i] ^= 0x5a;
-  writeFileSync(join(copy, stockPart.path), damaged);
+  return { copy, catalog, index: () => new BoundaryIndex(copy, new FileColumnCache(copy, 64 << 20), 64 << 20) };
+}
+
+test('a part gone costs speed, not answers: the rows come from the files', async () => {
+  const { copy, catalog, index } = await copyOfData();
+  for (const dataset of ['index', 'level2'] as const) rmSync(join(copy, catalog.boundaryParts(dataset, DAY)[0].path));
   const every = SCHEMAS.index.fields.map((_, i) => i);
   let compared = 0;
   for (const dataset of ['index', 'level2'] as const) {
@@ -91,14 +93,35 @@ test('a part gone or damaged costs speed, not answers: the rows come from the fi
     const fromFiles = files.map((f) => ({ ...f, boundary: null }));
     for (const minute of [9 * 60 + 25, 10 * 60 + 1, 11 * 60 + 30, 13 * 60, 14 * 60 + 59, 15 * 60 + 1]) {
       for (const side of ['before', 'after'] as const) {
-        const idx = new BoundaryIndex(copy, new FileColumnCache(copy, 64 << 20), 64 << 20);
-        const want = await boundaryRowTexts(new BoundaryIndex(copy, new FileColumnCache(copy, 64 << 20), 64 << 20), fromFiles, minute, side, every);
-        assert.equal(await boundaryRowTexts(idx, files, minute, side, every), want, `${dataset} ${minute} ${side}`);
+        const want = await boundaryRowTexts(index(), fromFiles, minute, side, every);
+        assert.equal(await boundaryRowTexts(index(), files, minute, side, every), want, `${dataset} ${minute} ${side}`);
         compared += want.rows.length;
       }
     }
   }
   assert.ok(compared > 100, `${compared} rows compared`);
+});
+
+test('a damaged part is a DamagedFileError naming the part, never a silent detour', async () => {
+  const { copy, catalog, index } = await copyOfData();
+  const [stockPart] = catalog.boundaryParts('level2', DAY);
+  // Same size, every block's bytes changed: zstd refuses them.
+  const damaged = readFileSync(join(copy, stockPart.path));
+  for (let i = 4; i < damaged.length - 40; i++) damaged[i] ^= 0x5a;
+  writeFileSync(join(copy, stockPart.path), damaged);
+  const every = SCHEMAS.index.fields.map((_, i) => i);
+  const files = new TickCatalog(catalog, 'level2').day(DAY).files;
+  for (const minute of [10 * 60 + 1, 14 * 60 + 59]) {
+    for (const side of ['before', 'after'] as const) {
+      await boundaryRowTexts(index(), files, minute, side, every).then(
+        () => assert.unreachable(`${minute} ${side}: answered from a damaged part`),
+        (e: unknown) => {
+          assert.instance(e, DamagedFileError);
+          assert.is((e as DamagedFileError).path, stockPart.path);
+        },
+      );
+    }
+  }
 });
 
 test('a catalog from before parts (no table, opened read only) has none', async () => {
