@@ -1,5 +1,5 @@
 /**
- * Request and response shapes of `POST /api`, as the spec and decisions.md define them.
+ * Request and response shapes of `POST /api`, as the spec and docs/api-contract.md define them.
  * Rows stay `unknown[][]`: which columns they hold depends on `fields`, so `data.fields`
  * names them by position.
  */

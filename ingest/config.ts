@@ -17,7 +17,7 @@ import { STATE_URL_OPTION,
  */
 /**
  * The topic of each dataset: stock (Level-2) snapshots, index snapshots, tick-by-tick trades
- * and orders (decisions §6, §3b).
+ * and orders (api-contract: The feed, Trades and orders).
  */
 export type KafkaTopics = Readonly<Record<Dataset, string>>;
 

@@ -1,5 +1,5 @@
 /**
- * The datasets' fields, in the spec's order (decisions §3b for trade and order), with their
+ * The datasets' fields, in the spec's order (api-contract: Trades and orders for trade and order), with their
  * types. This one definition drives feed validation, staging, the Parquet writer, and the
  * server's `fields` handling.
  */

@@ -1,5 +1,5 @@
 /**
- * Symbol parsing and canonicalisation (decisions §2). Pure. A symbol only reaches a file path
+ * Symbol parsing and canonicalisation (api-contract: Symbols). Pure. A symbol only reaches a file path
  * after matching one of these patterns, so nothing here can carry a path fragment.
  */
 export type Exchange = 'SH' | 'SZ' | 'BJ';

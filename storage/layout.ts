@@ -27,7 +27,7 @@ export function layoutFor(dataDir: string): Layout {
   };
 }
 
-/** Path of a sealed file relative to the data directory (decisions §6). */
+/** Path of a sealed file relative to the data directory (api-contract: The feed). */
 export function sealedFileRelPath(dataset: Dataset, tradedate: string, symbol: string): string {
   return `${dataset}/date=${tradedate}/${symbol}.parquet`;
 }

@@ -3,7 +3,7 @@ import { INDEX_ALWAYS_NULL, SCHEMAS, type Dataset } from '../shared/schema.js';
 import { formatIndexTime, parseLevel2Time } from '../shared/timeFormat.js';
 
 /**
- * The tick shape: where tick_history's rows come from (decisions §5), for the server and for
+ * The tick shape: where tick_history's rows come from (api-contract: tick_history), for the server and for
  * the seal-time boundary rows alike: index snapshots as stored, or, for `asset=stock`, level-2
  * stock snapshots seen in tick_history's shape: the first five levels,
  * `vol` = `volume`, `transaction_num`, `pre_close` and `pct_chg` null, `symbol` the six digits

@@ -34,7 +34,7 @@ export interface TickMarketOptions {
   readonly rnd: () => number;
   /**
    * Rows instead of lines: each order and trade goes to the sink as its values in schema
-   * order (decisions §3b; codes as character codes, NaN = null), with no text made, and
+   * order (api-contract: Trades and orders; codes as character codes, NaN = null), with no text made, and
    * `linesUpTo` returns nothing. For generating straight into staging (the demo); no faults.
    */
   readonly rows?: TickRowSink;

@@ -23,7 +23,7 @@ export type { IngestCounts, IngestProgress } from './progress.js';
 
 /**
  * The Kafka ingestor: a kafkajs consumer-group member that stages both snapshot topics into
- * the data directory exactly once and seals days as they fall due (decisions §6).
+ * the data directory exactly once and seals days as they fall due (api-contract: The feed).
  *
  * - Offsets are managed by hand. Each batch is queued as it arrives and validated in a worker
  *   thread while kafkajs fetches the next (queue.ts, decodeWorker.ts); a

@@ -5,7 +5,7 @@ import { validateSnapshot, type ValidationResult } from '../staging/validate.js'
 
 /**
  * Turns one Kafka message of a snapshot topic into a validated row or a reject reason
- * (decisions §6). The topic gives the dataset; the key must name the same symbol as the value.
+ * (api-contract: The feed). The topic gives the dataset; the key must name the same symbol as the value.
  *
  * `tickvault produce` publishes a feed line that has no usable kind (not JSON, not an object,
  * kind missing or unknown) unchanged to the level2 topic with the header REJECT_HEADER holding

@@ -15,7 +15,7 @@ import { REJECT_HEADER } from './messages.js';
  *
  * - A line that is a JSON object with kind `level2`, `index`, `trade` or `order` goes to that kind's topic,
  *   keyed by its symbol (canonical form when it parses, else as written), value = the object
- *   without `kind` (decisions §6).
+ *   without `kind` (api-contract: The feed).
  * - Any other line (not JSON, not an object, kind missing or unknown) is published unchanged
  *   to the level2 topic with the header `tickvault-reject` naming the reason the replay path
  *   would give, so that the ingestor quarantines it just as a replay of the file would.

@@ -3,7 +3,7 @@ import type { Dataset } from '../../shared/schema.js';
 import { partitionForKey } from '../kafka/partitions.js';
 
 /**
- * Pure decisions of the running ingestor's sealing (decisions §6): a day is due once Beijing
+ * Pure decisions of the running ingestor's sealing (api-contract: The feed): a day is due once Beijing
  * time is past its close plus the grace period, and it is sealed by a process only when that
  * process has caught up with the end of every partition it owns. No I/O here.
  */

@@ -201,7 +201,7 @@ function idsOf(f64: Float64Array, refs: readonly number[], slot: number): Float6
 }
 
 /**
- * Tick-by-tick records: one per id (decisions §3b: duplicates are decided by id, not time; a
+ * Tick-by-tick records: one per id (api-contract: Trades and orders: duplicates are decided by id, not time; a
  * corrected re-send may move the time), then in time order, ties by id.
  */
 function lastPerId(t: Int32Array, ord: Float64Array, ids: Float64Array, n: number): number[] {

@@ -4,7 +4,7 @@ import { isValidDateText, parseIndexTime, parseLevel2Time } from '../../shared/t
 
 /**
  * Turns one decoded feed object into a validated row, or names exactly why it is rejected
- * (decisions §6, §3b). Pure: the caller decides where rejects go (quarantine).
+ * (api-contract: The feed, Trades and orders). Pure: the caller decides where rejects go (quarantine).
  */
 export type ValidationResult = { ok: true; row: SnapshotRow } | { ok: false; reason: string };
 
@@ -88,7 +88,7 @@ function parseSymbol(symbols: 'stock' | 'index', symbol: unknown): SymbolResult 
   return (symbols === 'stock' ? stockSymbols : indexSymbols).get(symbol);
 }
 
-/** The checks of decisions §6 on decoded members; `raw` holds the value members in schema order. */
+/** The checks of api-contract: The feed on decoded members; `raw` holds the value members in schema order. */
 export function validateFields(dataset: Dataset, symbol: unknown, tradedate: unknown, time: unknown, raw: readonly unknown[]): ValidationResult {
   const schema = SCHEMAS[dataset];
   const sym = parseSymbol(schema.symbols, symbol);

@@ -1,5 +1,5 @@
 /**
- * Counters shared by every server process through service.db (decisions §4): the per-second
+ * Counters shared by every server process through service.db (api-contract: Plans and limits): the per-second
  * request limit and the per-Beijing-day counts (trial calls, Parquet files). Each check is
  * one UPSERT, atomic under SQLite's write lock, so concurrent processes cannot overshoot.
  */

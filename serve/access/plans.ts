@@ -1,7 +1,7 @@
 import { latestTradingDay, tradingDaysBack } from '../../calendar/tradingCalendar.js';
 
 /**
- * The plan table of decisions §4, as data, and the pure window arithmetic on it. Nothing here
+ * The plan table of api-contract: Plans and limits, as data, and the pure window arithmetic on it. Nothing here
  * touches a database: counting lives in limits.ts.
  */
 export type ApiName = 'level2_quote_history' | 'level2_trade_history' | 'level2_order_history' | 'tick_history';
@@ -9,7 +9,7 @@ export const API_NAMES: readonly ApiName[] = ['level2_quote_history', 'level2_tr
 
 /**
  * The three detailed (level-2) history interfaces: one stock, one day, paged or as the stored
- * file, each with its own trial count, Parquet quota and in-flight slot (decisions §3b, §4).
+ * file, each with its own trial count, Parquet quota and in-flight slot (api-contract: Trades and orders, Plans and limits).
  */
 export type DetailedApiName = 'level2_quote_history' | 'level2_trade_history' | 'level2_order_history';
 export const DETAILED_API_NAMES: readonly DetailedApiName[] = ['level2_quote_history', 'level2_trade_history', 'level2_order_history'];
@@ -37,7 +37,7 @@ const ALL: OperationAccess = { allowed: true, depthTradingDays: null, dailyCalls
 const TRIAL: OperationAccess = { allowed: true, depthTradingDays: null, dailyCalls: 100 };
 const LATEST_30: OperationAccess = { allowed: true, depthTradingDays: 30, dailyCalls: null };
 
-/** decisions §3b: the trade and order interfaces follow level2_quote_history's row of §4. */
+/** api-contract: Trades and orders: the trade and order interfaces follow level2_quote_history's row of §4. */
 function detailed(level2: OperationAccess, tick: OperationAccess): Readonly<Record<ApiName, OperationAccess>> {
   return { level2_quote_history: level2, level2_trade_history: level2, level2_order_history: level2, tick_history: tick };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { StateStore } from './stateStore.js';
 
 /**
- * The one-request-in-progress rule (decisions §4): one slot per (account, interface) in the
+ * The one-request-in-progress rule (api-contract: Plans and limits): one slot per (account, interface) in the
  * shared state, so it holds across API keys, server processes and sites.
  *
  * A slot is a lease: it carries an expiry on the store's clock, renewed by its holder every

@@ -2,7 +2,7 @@ import type { Account, AccountListing } from './accounts.js';
 import type { ApiName, PlanName } from './plans.js';
 
 /**
- * Everything server processes share (decisions §4): accounts and hashed keys, the per-second
+ * Everything server processes share (api-contract: Plans and limits): accounts and hashed keys, the per-second
  * windows, the per-Beijing-day counters (trial calls, Parquet files), the one-request-in-
  * progress slots with their leases, and the cursor signing key.
  *

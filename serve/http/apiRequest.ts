@@ -4,7 +4,7 @@ import { excerpt } from './valueExcerpt.js';
 
 /**
  * The common request body (spec: apiname, apikey, fields, params), validated. Unknown
- * members are rejected (decisions §1) so a misspelling never silently changes a query.
+ * members are rejected (api-contract: Envelope) so a misspelling never silently changes a query.
  */
 export interface ApiRequest {
   readonly apiname: string;
@@ -45,7 +45,7 @@ export function checkParamNames(params: Readonly<Record<string, unknown>>, allow
 }
 
 /**
- * `fields` (decisions §1): given, exactly those columns in the order named, duplicates
+ * `fields` (api-contract: Envelope): given, exactly those columns in the order named, duplicates
  * removed, an unknown name a 400; omitted, null or empty, every field in spec order.
  * Returns field positions in the schema.
  */

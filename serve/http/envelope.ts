@@ -1,5 +1,5 @@
 /**
- * The envelope every answer is (spec, decisions §1): `{"code","message","data"}`, HTTP status
+ * The envelope every answer is (spec, api-contract: Envelope): `{"code","message","data"}`, HTTP status
  * = code. Written here and nowhere else. Success bodies are assembled as text around rows the
  * operations have already serialised (or cached as bytes), so rows are spliced in, never
  * parsed and written again; member order is the spec's: fields, items, then the rest.

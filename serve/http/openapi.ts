@@ -25,7 +25,7 @@ const ALLOWANCE: Schema = {
 /**
  * The OpenAPI 3.1 description of the service, served at GET /openapi.json. Field names, limits
  * and media types come from the modules that enforce them, so the document cannot drift from
- * the server; what is prose here (rules, messages) follows api-spec.md and decisions.md.
+ * the server; what is prose here (rules, messages) follows api-spec.md and docs/api-contract.md.
  */
 
 // ---- a typed subset of OpenAPI 3.1 -----------------------------------------------------------
@@ -241,7 +241,7 @@ export const DOCUMENTED_PARAMS = {
 
 /**
  * The detailed history interfaces share level2_quote_history's parameters and page shape
- * (decisions §3b); each has its own request, params and response schema names.
+ * (api-contract: Trades and orders); each has its own request, params and response schema names.
  */
 const DETAILED_DOCS = [
   { apiname: 'level2_quote_history', name: 'Level2', what: 'Level-2 ten-level order-book snapshots' },

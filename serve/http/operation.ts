@@ -43,7 +43,7 @@ export interface OperationContext {
   /** Aborted when the client disconnects before the response is written. */
   readonly signal: AbortSignal;
   /**
-   * Plan checks for this operation (decisions §4): access (403), history depth of every date
+   * Plan checks for this operation (api-contract: Plans and limits): access (403), history depth of every date
    * in `dates` (403; dates after the latest trading day are not a depth violation), then the
    * trial plan's daily call count (429, counted on success). Pass the date(s) the request
    * will read, or an empty list when no date applies. With `parquet`, a plan that has no

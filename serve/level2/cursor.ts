@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { DetailedApiName } from '../access/plans.js';
 
 /**
- * Paging cursors of the detailed history interfaces (decisions §3, §3b).
+ * Paging cursors of the detailed history interfaces (api-contract: Detailed history, Trades and orders).
  *
  * New kind: `c1` + base64url(payload ‖ mac), where payload is 26 bytes
  *   interface(1: 1 level2_quote_history, 2 level2_trade_history, 3 level2_order_history)

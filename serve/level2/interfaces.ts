@@ -2,7 +2,7 @@ import type { DetailedApiName } from '../access/plans.js';
 import type { Dataset } from '../../shared/schema.js';
 
 /**
- * The detailed history interfaces and the dataset each serves (decisions §3, §3b): one
+ * The detailed history interfaces and the dataset each serves (api-contract: Detailed history, Trades and orders): one
  * operation, parameterised by this table, answers all three.
  */
 export type DetailedDataset = Extract<Dataset, 'level2' | 'trade' | 'order'>;

@@ -1,5 +1,5 @@
 /**
- * The detailed history interfaces (spec + decisions §3, §3b): one stock, one trading day, from
+ * The detailed history interfaces (spec + api-contract: Detailed history, Trades and orders): one stock, one trading day, from
  * the sealed file of the interface's dataset (level2 snapshots, trades or orders), as
  * cursor-paged JSON or as the stored Parquet file itself. One operation, made per interface:
  * every rule is the same, and each interface has its own counts and slot (the app keys them
@@ -78,7 +78,7 @@ function noData(dataset: DetailedDataset, q: Level2Query, tradedate: string, rea
 
 /**
  * "Not stored", with a hint when six bare digits were probably meant as an index: `000300`
- * resolves to the stock 000300.SZ (decisions §2), but the index 000300 is tick_history's.
+ * resolves to the stock 000300.SZ (api-contract: Symbols), but the index 000300 is tick_history's.
  * An index is assumed when one is stored under that code for the day, or the code is in
  * Shenzhen's index range 399xxx, which no stock uses.
  */

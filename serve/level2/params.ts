@@ -8,7 +8,7 @@ import type { DetailedApiName } from '../access/plans.js';
 import { DATASET_OF } from './interfaces.js';
 
 /**
- * Parameters of the detailed history interfaces (level2_quote_history: spec + decisions §3;
+ * Parameters of the detailed history interfaces (level2_quote_history: spec + api-contract: Detailed history;
  * level2_trade_history and level2_order_history: the same rules, §3b), validated into one
  * typed query.
  * Pure: no clock, no catalog. Every rejection is a 400 naming the parameter.

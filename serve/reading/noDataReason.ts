@@ -7,7 +7,7 @@ interface DayRange {
 }
 
 /**
- * Why an answer holds no rows, in words a client can act on (decisions §1: `no data; ` and
+ * Why an answer holds no rows, in words a client can act on (api-contract: Envelope: `no data; ` and
  * the reason). The calendar reasons come first, in the order a client would fix them: a day
  * after the latest trading day is not there yet whatever else is true, a closed day never
  * will be; only then is it "not stored", which the operation words for what it looked for.

@@ -13,7 +13,7 @@ import type { Side } from './params.js';
 import { sourceOfFile, storedColumns, tickColumns, tickRowText } from '../../storage/tickShape.js';
 
 /**
- * Boundary snapshots (decisions §5): per index, the last snapshot strictly before HH:MM:00.000
+ * Boundary snapshots (api-contract: tick_history): per index, the last snapshot strictly before HH:MM:00.000
  * (`before`) or the first at or after it (`after`).
  *
  * Which row that is needs no data at all: the catalog's minute index gives p = rows before

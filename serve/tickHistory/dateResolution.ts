@@ -3,7 +3,7 @@ import { requireAnswerableDate } from '../reading/answerableDates.js';
 import { badRequest } from '../http/apiError.js';
 
 /**
- * Which trading day(s) a tick_history request reads (spec rules 1-5, decisions §5). Pure:
+ * Which trading day(s) a tick_history request reads (spec rules 1-5, api-contract: tick_history). Pure:
  * the only input besides the params is "now", and the latest trading day is taken from the
  * calendar in Beijing time whether or not its data is stored yet.
  */
@@ -62,7 +62,7 @@ export function crossMonthEffective(requested: DayRange): DayRange {
 }
 
 /**
- * Resolves the date parameters, rejecting every combination decisions §1/§5 name (400).
+ * Resolves the date parameters, rejecting every combination api-contract: Envelope/§5 name (400).
  * Combinations are checked before values, so the message names the real mistake.
  */
 export function resolveDates(params: DateParams, nowMs: number): DateSelection {
@@ -110,7 +110,7 @@ export function resolveDates(params: DateParams, nowMs: number): DateSelection {
     return range({ from, to: latest });
   }
   if (has.enddate) {
-    // Alone, enddate is that one day (decisions §5), so it never crosses a month.
+    // Alone, enddate is that one day (api-contract: tick_history), so it never crosses a month.
     const day = dateParam('enddate', params.enddate, nowMs);
     return range({ from: day, to: day });
   }
@@ -132,9 +132,9 @@ export function effectiveSpan(sel: DateSelection): DayRange {
 }
 
 /**
- * The envelope message (decisions §5): every range request states its requested and
+ * The envelope message (api-contract: tick_history): every range request states its requested and
  * effective range, success or no data; a single-day request says `success` or `no data`.
- * A no-data message ends with `; ` and the reason (decisions §1) when one is given.
+ * A no-data message ends with `; ` and the reason (api-contract: Envelope) when one is given.
  */
 export function dateMessage(sel: DateSelection, hasData: boolean, reason?: string): string {
   const head = hasData ? 'success' : 'no data';

@@ -1,5 +1,5 @@
 /**
- * `tick_history` (spec + decisions §5) over the sealed index files: compatible mode (one
+ * `tick_history` (spec + api-contract: tick_history) over the sealed index files: compatible mode (one
  * symbol-day, every row), enhanced plain detail (limit/offset pages over up to 200 symbols
  * and a month of days) and boundary snapshots (one row per index around a minute).
  */
@@ -39,8 +39,8 @@ export function tickHistoryOperation(deps: TickHistoryDeps): Operation {
     async handle(req, ctx) {
       const q = parseTickQuery(req.params, req.fields, ctx.nowMs);
       // Plan access and the trial's daily count come before any data is read; a call that
-      // passes them counts whether or not it finds data (decisions §4).
-      // Stock ticks are level-2 data: level 2's access and history depth, counted here (decisions §5).
+      // passes them counts whether or not it finds data (api-contract: Plans and limits).
+      // Stock ticks are level-2 data: level 2's access and history depth, counted here (api-contract: tick_history).
       await ctx.authorize(datesRead(q.dates), q.asset === 'stock' ? { accessOf: 'level2_quote_history' } : {});
       const catalog = catalogs[q.asset];
       switch (q.mode) {
@@ -71,7 +71,7 @@ function singleDay(sel: DateSelection): string {
   return sel.kind === 'day' ? sel.day : sel.effective.to;
 }
 
-/** The no-data reason of a selection (decisions §1): calendar reasons first, then `notStored`. */
+/** The no-data reason of a selection (api-contract: Envelope): calendar reasons first, then `notStored`. */
 function noDataReason(sel: DateSelection, nowMs: number, notStored: string): string {
   return sel.kind === 'day' ? noDataOnDay(sel.day, nowMs, notStored) : noDataInRange(sel.effective, nowMs, notStored);
 }

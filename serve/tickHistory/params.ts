@@ -8,7 +8,7 @@ import { excerpt } from '../http/valueExcerpt.js';
 import { resolveDates, spansSeveralDays, type DateSelection } from './dateResolution.js';
 
 /**
- * tickHistory params → one typed query (decisions §5). Mode selection:
+ * tickHistory params → one typed query (api-contract: tick_history). Mode selection:
  *  - compatible: `symbol` and none of the enhanced-only parameters below;
  *  - boundary: `side` is given (it needs `trademin`);
  *  - enhanced plain detail: everything else.
@@ -22,7 +22,7 @@ const PARAMS = new Set([
   'order_dir', 'limit', 'offset', 'trademin', 'side', 'start_time', 'end_time',
 ]);
 
-/** Any of these (besides `symbol`) makes a request enhanced or boundary (decisions §5). */
+/** Any of these (besides `symbol`) makes a request enhanced or boundary (api-contract: tick_history). */
 const NOT_COMPATIBLE = [
   'symbols', 'startdate', 'enddate', 'recentdays', 'tradedate_offset', 'trademin', 'side',
   'start_time', 'end_time', 'limit', 'offset', 'order_dir',
@@ -43,7 +43,7 @@ export type Order = 'asc' | 'desc';
 export type Side = 'before' | 'after';
 
 interface Common {
-  /** index: index snapshots; stock: level-2 snapshots in tick_history's shape (decisions §5). */
+  /** index: index snapshots; stock: level-2 snapshots in tick_history's shape (api-contract: tick_history). */
   readonly asset: Asset;
   readonly dates: DateSelection;
   /** Positions in SCHEMAS.index of the returned fields, in response order. */
@@ -72,7 +72,7 @@ export interface BoundaryQuery extends Common {
   /** The boundary minute, minute of day. */
   readonly minute: number;
   readonly side: Side;
-  /** A page of the boundary rows (one per symbol, by symbol), as in enhanced mode (decisions §5). */
+  /** A page of the boundary rows (one per symbol, by symbol), as in enhanced mode (api-contract: tick_history). */
   readonly limit: number;
   readonly offset: number;
 }
@@ -95,7 +95,7 @@ export function parseTickQuery(params: Params, fields: string | null | undefined
     return { mode: 'compatible', asset, symbol, dates: resolveDates(params, nowMs), fields: fieldPositions };
   }
 
-  // `symbols` wins over `symbol`; `symbol` alone is a one-symbol list (decisions §5).
+  // `symbols` wins over `symbol`; `symbol` alone is a one-symbol list (api-contract: tick_history).
   const symbols = given(params.symbols) ? symbolList(params.symbols, codeOf) : symbol !== null ? [symbol] : null;
   const trademin = given(params.trademin) ? trademinParam(params.trademin) : null;
   if (trademin !== null && (given(params.start_time) || given(params.end_time))) {
@@ -146,7 +146,7 @@ function indexSymbol(name: string, v: unknown): string {
   return r.symbol;
 }
 
-/** Any stock form of decisions §2; canonical `NNNNNN.XX` (rows show the six digits). */
+/** Any stock form of api-contract: Symbols; canonical `NNNNNN.XX` (rows show the six digits). */
 function stockSymbol(name: string, v: unknown): string {
   const r = parseStockSymbol(v);
   if (!r.ok) throw badRequest(`params.${name} must be a stock code (NNNNNN, NNNNNN.SH/.SZ/.BJ, …), got ${excerpt(v)}`);
@@ -194,7 +194,7 @@ function orderParam(v: unknown): Order {
   return v;
 }
 
-/** Above the cap is served as the cap (decisions §5); zero, negative or fractional is a 400. */
+/** Above the cap is served as the cap (api-contract: tick_history); zero, negative or fractional is a 400. */
 function limitParam(v: unknown): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw badRequest('params.limit must be a positive integer');
   return Math.min(v, ENHANCED_LIMIT);

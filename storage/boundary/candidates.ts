@@ -6,7 +6,7 @@ import type { SymbolDayColumns } from '../parquet/writer.js';
 import { sourceOfFile, tickColumns, tickRowText } from '../tickShape.js';
 
 /**
- * Boundary candidates (decisions §5, `side`): the rows a boundary query can answer with. For
+ * Boundary candidates (api-contract: tick_history, `side`): the rows a boundary query can answer with. For
  * the minute boundary HH:MM of a symbol-day file, with p = rows before HH:MM:00.000 (the
  * minute index's prefix sum), `after` is row p and `before` row p-1. So rows p-1 and p for
  * every minute start p — the first and last row of each minute that has rows, about a tenth

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { exchangeOfCode, isCanonicalStock, parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
 
-// Expectations are written out by hand from decisions §2, never derived from the module.
+// Expectations are written out by hand from api-contract: Symbols, never derived from the module.
 
 function accepts(input: unknown, canonical: string): void {
   const r = parseStockSymbol(input);

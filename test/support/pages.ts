@@ -9,7 +9,7 @@ export interface CursorPage {
   readonly next_cursor: string | null;
 }
 
-/** The `data` of a detailed-history JSON page (decisions §3). */
+/** The `data` of a detailed-history JSON page (api-contract: Detailed history). */
 export interface DetailedPage extends CursorPage {
   fields: string[];
   items: unknown[][];

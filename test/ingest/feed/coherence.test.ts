@@ -1,5 +1,5 @@
 /**
- * The generated market is coherent (issue "trades and orders 1 of 2", decisions §3b), checked
+ * The generated market is coherent (issue "trades and orders 1 of 2", api-contract: Trades and orders), checked
  * by DuckDB over the files a replay wrote, not over the generator's lines: trades, orders and
  * snapshots of the same day tell one story after validation, duplicates and sealing.
  * 2 days × 7 stocks (every code block: .SH, .SZ main board, ChiNext, STAR, SME, .SH 601, .BJ),

@@ -243,7 +243,7 @@ const HAND: [string, 'ok' | 'blank' | RegExp][] = [
   [ix({ symbol: '000300', time: idxT('09:30:03.000'), vol: '100' }), /vol/],
   // a good index row after all the bad ones
   [ix({ symbol: '000300', time: idxT('09:30:03.000'), close: 3900.25, transaction_num: 7 }), 'ok'],
-  // ---- tick-by-tick trades and orders (decisions §3b) ----
+  // ---- tick-by-tick trades and orders (api-contract: Trades and orders) ----
   // three trades in one millisecond, sent out of id order; trade 12 re-sent corrected with a
   // later time (duplicates go by id, the later line wins, and its time counts)
   [tr({ symbol: '000001', time: '092500000', trade_id: 12, price: 11.5, volume: 500, amount: 5750, bs_flag: 'N', trade_code: 'F', buy_order_id: 3, sell_order_id: 4 }), 'ok'],

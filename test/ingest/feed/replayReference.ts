@@ -1,6 +1,6 @@
 /**
  * Test-only reference model of what a replay must produce, written from api-spec.md and
- * decisions §2/§6 without using any project module: its own symbol rules, its own validity
+ * api-contract: Symbols/§6 without using any project module: its own symbol rules, its own validity
  * checks, its own duplicate rule (the later line wins), its own sort. The replay tests compare
  * the files DuckDB reads, the catalog and the quarantine table against it.
  */
@@ -30,13 +30,13 @@ export const COLUMNS: Readonly<Record<Dataset, readonly string[]>> = {
     'tradedate', 'symbol', 'time', 'open', 'high', 'low', 'close', 'pre_close', 'pct_chg', 'vol', 'amount',
     'transaction_num', ...lv('bid', 5), ...lv('ask', 5), ...lv('bid_vol', 5), ...lv('ask_vol', 5),
   ],
-  // decisions §3b
+  // api-contract: Trades and orders
   trade: ['symbol', 'tradedate', 'time', 'trade_id', 'price', 'volume', 'amount', 'bs_flag', 'trade_code', 'buy_order_id', 'sell_order_id'],
   order: ['symbol', 'tradedate', 'time', 'order_id', 'price', 'volume', 'amount', 'side', 'order_type', 'order_no'],
 };
 const KEY_COLUMNS = new Set(['symbol', 'tradedate', 'time']);
 const INTEGER_COLUMNS = new Set(['transaction_num', 'trade_id', 'buy_order_id', 'sell_order_id', 'order_id', 'order_no']);
-/** Letter columns and the letters each allows (decisions §3b). */
+/** Letter columns and the letters each allows (api-contract: Trades and orders). */
 const LETTERS: Readonly<Record<string, string>> = { bs_flag: 'BSN', trade_code: 'FC', side: 'BS', order_type: 'LMUD' };
 /** Values a tick-by-tick row cannot be without. */
 const REQUIRED = new Set(['trade_id', 'order_id', 'side', 'order_type']);
@@ -50,7 +50,7 @@ export function duckType(column: string): string {
   return 'DOUBLE';
 }
 
-/** decisions §2, implemented here from scratch. */
+/** api-contract: Symbols, implemented here from scratch. */
 export function canonicalStock(s: unknown): string | null {
   if (typeof s !== 'string') return null;
   let m = /^([0-9]{6})$/.exec(s);
@@ -106,7 +106,7 @@ export interface GoodLine {
 }
 export type Checked = GoodLine | { readonly ok: false };
 
-/** The reference validity check of one feed line (decisions §6). */
+/** The reference validity check of one feed line (api-contract: The feed). */
 export function checkLine(line: string): Checked {
   let o: unknown;
   try {

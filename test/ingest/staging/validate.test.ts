@@ -238,7 +238,7 @@ direct('non-objects are rejected', () => {
   }
 });
 
-const ticks = suite('trades and orders (decisions §3b)');
+const ticks = suite('trades and orders (api-contract: Trades and orders)');
 
 const tradeObj = (extra: Record<string, unknown> = {}) => ({
   kind: 'trade', symbol: 'sz000001', tradedate: '20250102', time: '093003120', trade_id: 4242, price: 11.52, volume: 300, amount: 3456,

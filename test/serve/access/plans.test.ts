@@ -6,7 +6,7 @@ const test = suite('plans');
 
 const at = (iso: string) => Date.parse(iso);
 
-test('the plan table of decisions §4', () => {
+test('the plan table of api-contract: Plans and limits', () => {
   const table = PLAN_NAMES.map((name) => {
     const p = PLANS[name];
     const cell = (api: 'level2_quote_history' | 'tick_history') => {

@@ -7,7 +7,7 @@ import { addAccount, httpRequest, postApi, preparedData, startServer, type Serve
 
 /**
  * POST /account against a started server: what a key's plan allows and what is left today.
- * Expected values are worked out by hand from the plan table (decisions §4) and the exchange
+ * Expected values are worked out by hand from the plan table (api-contract: Plans and limits) and the exchange
  * calendar, not from the code under test.
  */
 let dataDir: string;

@@ -15,7 +15,7 @@ import { addAccount, DEFAULT_SERVER_NOW, postApi, preparedData } from '../../sup
 /**
  * A request that took its account's level-2 slot and then fails (here: the Parquet quota is
  * used up, found after the slot is taken) must have released the slot in the shared state
- * before its error's last byte goes out, as a success does (decisions §4): its client may
+ * before its error's last byte goes out, as a success does (api-contract: Plans and limits): its client may
  * send the next request at once, to another site. The state store here is the real SQLite
  * one with every release held back 300 ms, as a round trip to a distant PostgreSQL can be,
  * so a response written before its release completes is caught every time, not by chance.

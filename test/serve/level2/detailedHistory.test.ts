@@ -16,7 +16,7 @@ import {
 } from '../../support/server.js';
 
 /**
- * level2_trade_history and level2_order_history (decisions §3b) over HTTP against `tickvault
+ * level2_trade_history and level2_order_history (api-contract: Trades and orders) over HTTP against `tickvault
  * serve` on a replayed generated market with trades and orders (2025-01-02 and -03, four
  * stocks; server clock 2025-01-06 16:30 Beijing). Every page is compared with DuckDB reading
  * the sealed file; counts, quotas and slots are checked per interface.
@@ -25,7 +25,7 @@ type Page = DetailedPage;
 
 const TRADE = 'level2_trade_history';
 const ORDER = 'level2_order_history';
-// decisions §3b, written out here rather than taken from shared/schema.ts
+// api-contract: Trades and orders, written out here rather than taken from shared/schema.ts
 const FIELDS: Readonly<Record<string, readonly string[]>> = {
   [TRADE]: ['symbol', 'tradedate', 'time', 'trade_id', 'price', 'volume', 'amount', 'bs_flag', 'trade_code', 'buy_order_id', 'sell_order_id'],
   [ORDER]: ['symbol', 'tradedate', 'time', 'order_id', 'price', 'volume', 'amount', 'side', 'order_type', 'order_no'],

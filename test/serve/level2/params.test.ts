@@ -30,7 +30,7 @@ ok('defaults: json, every field in spec order, page size 10000, first page, late
   });
 });
 
-ok('symbol forms of decisions §2 all become NNNNNN.XX', () => {
+ok('symbol forms of api-contract: Symbols all become NNNNNN.XX', () => {
   const forms: [string, string][] = [
     ['600000', '600000.SH'], ['600000.SH', '600000.SH'], ['600000.sh', '600000.SH'], ['SH600000', '600000.SH'],
     ['sh600000', '600000.SH'], ['600000.XSHG', '600000.SH'], ['000001', '000001.SZ'], ['000001.XSHE', '000001.SZ'],

@@ -9,7 +9,7 @@ import { openServiceDb } from '../../../serve/access/serviceDb.js';
 
 /**
  * The one-request-in-progress rule across two server processes on one data directory
- * (decisions §4). A request is held in flight by a Parquet download the client stops
+ * (api-contract: Plans and limits). A request is held in flight by a Parquet download the client stops
  * reading: the fixture file (~15 MB) is far larger than what the kernel's socket buffers
  * absorb, so the server cannot write its last byte until the client reads again.
  */
@@ -102,7 +102,7 @@ test('a download in flight holds the slot for every key of the account on both s
   // Queued behind the paused download, they would never be answered.
   assert.ok(Date.now() - started < 10_000, 'answered at once, not queued');
   assert.is((await q(b, stranger)).status, 200, 'another account is unaffected');
-  // tick_history is not bound by the rule (decisions §4: the level2 interface only).
+  // tick_history is not bound by the rule (api-contract: Plans and limits: the level2 interface only).
   const tick = await postApi(b, { apiname: 'tick_history', apikey: key, params: { symbol: '000001', tradedate: '20250106' } });
   assert.is.not(tick.status, 503, tick.text.slice(0, 200));
   // Finishing the download frees the slot.

@@ -251,7 +251,7 @@ boundary('before/after a minute, whole market when symbols is omitted, sorted by
   for (const side of ['before', 'after'] as const) {
     const res = await tick(server, key, { trademin: '1030', side, tradedate: '20250121' });
     assert.is(res.json.message, 'success');
-    // Boundary answers page like enhanced ones (decisions §5): limit, offset and has_more follow.
+    // Boundary answers page like enhanced ones (api-contract: tick_history): limit, offset and has_more follow.
     assert.equal(Object.keys(res.json.data!), ['fields', 'items', 'limit', 'offset', 'has_more']);
     const items = res.json.data!.items;
     assert.is(items.length, d.symbols.length);

@@ -5,7 +5,7 @@ import { account, tick, tickData, tickServer, type TickData } from './support.js
 
 /**
  * tick_history over HTTP: every rejected combination and value (400, naming the parameter),
- * the plan rules of decisions §4 (free 403; trial 100 calls per Beijing day counted apart
+ * the plan rules of api-contract: Plans and limits (free 403; trial 100 calls per Beijing day counted apart
  * from level2; standard/professional open), and the `asset` rule.
  */
 let server: ServerHandle;
@@ -89,7 +89,7 @@ rejected('a valid boundary of one day named by startdate = enddate is accepted',
 rejected.run();
 
 // ---------------------------------------------------------------------------------------
-const plans = suite('tick_history plans (decisions §4)');
+const plans = suite('tick_history plans (api-contract: Plans and limits)');
 
 plans('free: 403; standard and professional: allowed', async () => {
   const free = await tick(server, await account('free'), { symbol: S, tradedate: '20250205' });

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { assertApiError } from '../../support/apiErrors.js';
 import { parseTickQuery, type BoundaryQuery, type EnhancedQuery, type TickQuery } from '../../../serve/tickHistory/params.js';
 
-/** Mode selection and parameter shaping of tick_history (decisions §5), without a server. */
+/** Mode selection and parameter shaping of tick_history (api-contract: tick_history), without a server. */
 const NOW = Date.parse('2025-02-14T16:30:00+08:00');
 const ALL = Array.from({ length: 32 }, (_, i) => i);
 

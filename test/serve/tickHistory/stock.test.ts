@@ -9,7 +9,7 @@ import { addAccount, DEFAULT_SERVER_NOW, postApi, preparedData, startServer, typ
 import type { TickDetailData } from './support.js';
 
 /**
- * tick_history with asset=stock (decisions §5): level-2 snapshots in tick_history's shape, in
+ * tick_history with asset=stock (api-contract: tick_history): level-2 snapshots in tick_history's shape, in
  * all three modes. Expected rows come from DuckDB reading the level-2 files directly and
  * reshaping them in SQL (first five levels, vol = volume, the time rewritten, six-digit
  * symbols, null pre_close / pct_chg / transaction_num), independently of the server's code.
