@@ -253,12 +253,15 @@ prev.run();
 const next = suite('nextTradingDay');
 
 next('strictly after, over weekends and holidays', () => {
-  assert.is(nextTradingDay('20250207'), '20250210');
-  assert.is(nextTradingDay('20250127'), '20250205');
-  assert.is(nextTradingDay('20250201'), '20250205');
-  assert.is(nextTradingDay('20241231'), '20250102');
-  assert.is(nextTradingDay('20260213'), '20260224');
-  assert.is(nextTradingDay('20250930'), '20251009');
+  const cases = [
+    ['20250207', '20250210'],
+    ['20250127', '20250205'],
+    ['20250201', '20250205'],
+    ['20241231', '20250102'],
+    ['20260213', '20260224'],
+    ['20250930', '20251009'],
+  ];
+  for (const [d, want] of cases) assert.is(nextTradingDay(d), want, d);
 });
 
 next('agrees with a naive walk over every day of 2024–2026', () => {
@@ -286,24 +289,35 @@ next.run();
 // ---------------------------------------------------------------------------------------------
 const back = suite('tradingDaysBack');
 
+/** Each case [d, n, the trading day n back from d]. */
+function assertBack(cases: [string, number, string][]): void {
+  for (const [d, n, want] of cases) assert.is(tradingDaysBack(d, n), want, `${d} back ${n}`);
+}
+
 back('n = 0 is d itself, or the latest trading day before it', () => {
-  assert.is(tradingDaysBack('20250210', 0), '20250210');
-  assert.is(tradingDaysBack('20250209', 0), '20250207');
-  assert.is(tradingDaysBack('20250203', 0), '20250127');
+  assertBack([
+    ['20250210', 0, '20250210'],
+    ['20250209', 0, '20250207'],
+    ['20250203', 0, '20250127'],
+  ]);
 });
 
 back('30-day window across Spring Festival 2025', () => {
   // 10, 7, 6, 5 Feb; 27, 24–20, 17–13, 10–6, 3, 2 Jan; 31, 30, 27–23, 20 Dec: the 30th is 20 Dec.
-  assert.is(tradingDaysBack('20250210', 29), '20241220');
+  assertBack([
+    ['20250210', 29, '20241220'],
+    ['20250205', 1, '20250127'],
+    ['20250205', 2, '20250124'],
+  ]);
   assert.is(tradingDaysInRange(tradingDaysBack('20250210', 29), '20250210').length, 30);
-  assert.is(tradingDaysBack('20250205', 1), '20250127');
-  assert.is(tradingDaysBack('20250205', 2), '20250124');
 });
 
 back('30-day window across Spring Festival 2026', () => {
-  assert.is(tradingDaysBack('20260224', 1), '20260213');
-  // 24 Feb, then 13–9, 6–2 Feb, 30–26, 23–19, 16–12, 9–6 Jan: the 30th is 6 Jan.
-  assert.is(tradingDaysBack('20260224', 29), '20260106');
+  assertBack([
+    ['20260224', 1, '20260213'],
+    // 24 Feb, then 13–9, 6–2 Feb, 30–26, 23–19, 16–12, 9–6 Jan: the 30th is 6 Jan.
+    ['20260224', 29, '20260106'],
+  ]);
 });
 
 back('agrees with the reference list for every offset from the end of 2026', () => {
@@ -312,14 +326,18 @@ back('agrees with the reference list for every offset from the end of 2026', () 
 });
 
 back('runs off the start of the span into weekdays-only territory', () => {
-  assert.is(tradingDaysBack('20150105', 1), '20141231');
-  assert.is(tradingDaysBack('20150106', 2), '20141231');
-  assert.is(tradingDaysBack('20150105', 3), '20141229');
+  assertBack([
+    ['20150105', 1, '20141231'],
+    ['20150106', 2, '20141231'],
+    ['20150105', 3, '20141229'],
+  ]);
 });
 
 back('from beyond the end of the span', () => {
-  assert.is(tradingDaysBack('20270105', 2), '20270101');
-  assert.is(tradingDaysBack('20270105', 3), '20261231');
+  assertBack([
+    ['20270105', 2, '20270101'],
+    ['20270105', 3, '20261231'],
+  ]);
 });
 
 back('rejects bad arguments', () => {

@@ -105,49 +105,50 @@ function assertQuarantine(data: string, badPasses: [number, number], listed: Set
   for (const [n, c] of late) assert.is(c, 1, `${what}: line ${n} late ${c} times`);
 }
 
+/** Starts a replay into a fresh data directory and SIGKILLs it once `cond(data)` holds; returns the directory. */
+async function replayKilledWhen(what: string, cond: (data: string) => boolean): Promise<string> {
+  const data = freshDataDir();
+  const child = startCli(['replay', FEED, '--data-dir', data]);
+  await until(child, what, () => cond(data));
+  await kill(child);
+  return data;
+}
+
+/** Replays the feed again over a killed replay's directory: the files are exactly the feed's, the quarantine as assertQuarantine says. */
+async function replayAgainMatches(data: string, badPasses: [number, number], listed: Set<string>, what: string): Promise<void> {
+  await cli(['replay', FEED, '--data-dir', data]);
+  await assertDataDirMatches(data, EXP, what);
+  assertQuarantine(data, badPasses, listed, what);
+}
+
 // ---------------------------------------------------------------------------------------------
 const crash = suite('crash recovery: SIGKILL a replay, replay again');
 
 crash('killed partway through staging', async () => {
-  const data = freshDataDir();
-  const child = startCli(['replay', FEED, '--data-dir', data]);
   // the first committed batch: quarantine rows exist, nothing sealed yet
-  await until(child, 'the first staged batch', () => count(join(data, 'ingest.db'), 'SELECT count(*) FROM quarantine') > 0);
-  await kill(child);
+  const data = await replayKilledWhen('the first staged batch', (d) => count(join(d, 'ingest.db'), 'SELECT count(*) FROM quarantine') > 0);
   const staged = count(join(data, 'ingest.db'), 'SELECT count(*) FROM quarantine');
   assert.ok(staged < EXP.badLines.length, `killed partway (${staged} of ${EXP.badLines.length} bad lines seen)`);
   assert.equal(parquetFiles(data), [], 'no file written yet');
   const listed = listedKeys(data);
   assert.is(listed.size, 0);
-  await cli(['replay', FEED, '--data-dir', data]);
-  await assertDataDirMatches(data, EXP, 'after staging crash');
-  assertQuarantine(data, [1, 2], listed, 'after staging crash');
+  await replayAgainMatches(data, [1, 2], listed, 'after staging crash');
 });
 
 crash('killed as soon as the first .parquet appears', async () => {
-  const data = freshDataDir();
-  const child = startCli(['replay', FEED, '--data-dir', data]);
-  await until(child, 'the first .parquet', () => parquetFiles(data).length > 0);
-  await kill(child);
+  const data = await replayKilledWhen('the first .parquet', (d) => parquetFiles(d).length > 0);
   const listed = listedKeys(data);
   const sealed = readCatalog(data, (c) => c.sealedDays().length, 0);
   assert.ok(sealed < 4, 'killed before every day was sealed');
-  await cli(['replay', FEED, '--data-dir', data]);
-  await assertDataDirMatches(data, EXP, 'after first-file crash');
-  assertQuarantine(data, [2, 2], listed, 'after first-file crash');
+  await replayAgainMatches(data, [2, 2], listed, 'after first-file crash');
 });
 
 crash('killed once the catalog lists files but before every day is sealed', async () => {
-  const data = freshDataDir();
-  const child = startCli(['replay', FEED, '--data-dir', data]);
-  await until(child, 'a listed file', () => readCatalog(data, (c) => c.fileCount(), 0) > 0);
-  await kill(child);
+  const data = await replayKilledWhen('a listed file', (d) => readCatalog(d, (c) => c.fileCount(), 0) > 0);
   const listed = listedKeys(data);
   assert.ok(listed.size > 0);
   assert.ok(listed.size < EXP.files.size, 'killed before every file was listed');
-  await cli(['replay', FEED, '--data-dir', data]);
-  await assertDataDirMatches(data, EXP, 'after mid-seal crash');
-  assertQuarantine(data, [2, 2], listed, 'after mid-seal crash');
+  await replayAgainMatches(data, [2, 2], listed, 'after mid-seal crash');
 });
 
 crash('killed after the first "day sealed" log line', async () => {
@@ -172,10 +173,7 @@ crash('killed after the first "day sealed" log line', async () => {
 const sealAfter = suite('crash recovery: SIGKILL during sealing, then `seal --date`');
 
 sealAfter('every staged row reaches its file; nothing quarantined twice', async () => {
-  const data = freshDataDir();
-  const child = startCli(['replay', FEED, '--data-dir', data]);
-  await until(child, 'the first .parquet', () => parquetFiles(data).length > 0);
-  await kill(child);
+  const data = await replayKilledWhen('the first .parquet', (d) => parquetFiles(d).length > 0);
   for (const d of DAYS) await cli(['seal', '--date', d, '--data-dir', data]);
   await assertDataDirMatches(data, EXP, 'after seal --date');
   assertQuarantine(data, [1, 1], new Set(), 'after seal --date');

@@ -118,20 +118,12 @@ stockRejects('non-ASCII digits are not digits', () => {
 const exchange = suite('exchangeOfCode');
 
 exchange('maps leading digits to the exchange', () => {
-  assert.is(exchangeOfCode('920000'), 'BJ');
-  assert.is(exchangeOfCode('430047'), 'BJ');
-  assert.is(exchangeOfCode('830799'), 'BJ');
-  assert.is(exchangeOfCode('600000'), 'SH');
-  assert.is(exchangeOfCode('900901'), 'SH');
-  assert.is(exchangeOfCode('000001'), 'SZ');
-  assert.is(exchangeOfCode('200002'), 'SZ');
-  assert.is(exchangeOfCode('300750'), 'SZ');
+  const cases = { BJ: ['920000', '430047', '830799'], SH: ['600000', '900901'], SZ: ['000001', '200002', '300750'] };
+  for (const [want, codes] of Object.entries(cases)) for (const code of codes) assert.is(exchangeOfCode(code), want, code);
 });
 
 exchange('1, 5 and 7 leading belong to no exchange', () => {
-  assert.is(exchangeOfCode('100000'), null);
-  assert.is(exchangeOfCode('510300'), null);
-  assert.is(exchangeOfCode('700000'), null);
+  for (const code of ['100000', '510300', '700000']) assert.is(exchangeOfCode(code), null, code);
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -66,6 +66,15 @@ const L2 = sealedFileRelPath('level2', '20250102', '600000.SH');
 const L2B = sealedFileRelPath('level2', '20250102', '000001.SZ');
 const IDX = sealedFileRelPath('index', '20250102', '000300');
 
+/** Replaces the file at `path` with a copy whose byte `at` is XORed with `mask` (same size); returns the copy. */
+function flipByte(d: FakeDir, path: string, at: (length: number) => number, mask: number): Uint8Array {
+  const b = Uint8Array.from(d.files.get(path)!);
+  b[at(b.length)] ^= mask;
+  d.files.set(path, b);
+  return b;
+}
+const aThird = (length: number) => Math.floor(length / 3);
+
 t('a clean directory has no problems and no warnings', async () => {
   const d = await cleanDir();
   const r = await checkDataDir(d.io);
@@ -98,9 +107,7 @@ t('a catalogued file that is gone is missing, and only missing', async () => {
 
 t('one flipped byte in the data is a checksum mismatch (size unchanged)', async () => {
   const d = await cleanDir();
-  const b = Uint8Array.from(d.files.get(L2B)!);
-  b[Math.floor(b.length / 3)] ^= 0xff;
-  d.files.set(L2B, b);
+  flipByte(d, L2B, aThird, 0xff);
   const r = await checkDataDir(d.io);
   assert.equal(r.problems.map((p) => p.kind), ['checksum-mismatch']);
   assert.is(r.problems[0].path, L2B);
@@ -109,9 +116,7 @@ t('one flipped byte in the data is a checksum mismatch (size unchanged)', async 
 
 t('--quick skips the checksum but still checks sizes and footers', async () => {
   const d = await cleanDir();
-  const b = Uint8Array.from(d.files.get(L2B)!);
-  b[Math.floor(b.length / 3)] ^= 0xff;
-  d.files.set(L2B, b);
+  flipByte(d, L2B, aThird, 0xff);
   const r = await checkDataDir(d.io, { quick: true });
   assert.ok(r.ok);
   assert.equal(r.checks, ['size', 'footer']);
@@ -186,9 +191,7 @@ t('deep mode decodes every page and still passes a clean directory', async () =>
 t('several kinds at once: each reported once, sorted by path; progress sees every catalogued file', async () => {
   const d = await cleanDir();
   d.files.delete(L2);
-  const b = Uint8Array.from(d.files.get(IDX)!);
-  b[20] ^= 0x01;
-  d.files.set(IDX, b);
+  flipByte(d, IDX, () => 20, 0x01);
   d.files.set('index/date=20250103/000905.parquet', new Uint8Array(16));
   d.files.set(`${L2B}.tmp-1`, new Uint8Array(1));
   let progressed = 0;
@@ -202,9 +205,7 @@ t('several kinds at once: each reported once, sorted by path; progress sees ever
 t('onDigest: the SHA-256 of the bytes on disk, not the catalog\'s; none for a missing file or with quick', async () => {
   const d = await cleanDir();
   d.files.delete(L2);
-  const b = Uint8Array.from(d.files.get(L2B)!);
-  b[7] ^= 0x01;
-  d.files.set(L2B, b);
+  const b = flipByte(d, L2B, () => 7, 0x01);
   const seen = new Map<string, { sha256: string; rows: number; bytes: number }>();
   const r = await checkDataDir(d.io, { onDigest: ({ path, ...rest }) => seen.set(path, rest) });
   assert.equal([...seen.keys()].sort(), [IDX, L2B].sort());

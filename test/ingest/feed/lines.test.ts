@@ -82,10 +82,8 @@ function sampleLines(n: number, from = 0): string[] {
 const kinds = suite('compressionOf');
 
 kinds('by extension', () => {
-  assert.is(compressionOf('a.jsonl'), 'none');
-  assert.is(compressionOf('a.jsonl.gz'), 'gzip');
-  assert.is(compressionOf('a.jsonl.zst'), 'zstd');
-  assert.is(compressionOf('/x/y.jsonl.zst'), 'zstd');
+  const cases = [['a.jsonl', 'none'], ['a.jsonl.gz', 'gzip'], ['a.jsonl.zst', 'zstd'], ['/x/y.jsonl.zst', 'zstd']];
+  for (const [path, want] of cases) assert.is(compressionOf(path), want, path);
 });
 
 // ---------------------------------------------------------------------------------------------

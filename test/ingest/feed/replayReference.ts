@@ -267,16 +267,16 @@ export interface CatalogFileRow {
  * independently of the code that writes and reads it.
  */
 export function catalogFiles(dataDir: string): CatalogFileRow[] {
-  const db = new Database(join(dataDir, 'catalog.db'), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare('SELECT * FROM files ORDER BY dataset, tradedate, symbol').all() as CatalogFileRow[];
-  } finally {
-    db.close();
-  }
+  return catalogQuery<CatalogFileRow>(dataDir, 'SELECT * FROM files ORDER BY dataset, tradedate, symbol');
 }
 
 export function catalogQuery<T>(dataDir: string, sql: string): T[] {
-  const db = new Database(join(dataDir, 'catalog.db'), { readonly: true, fileMustExist: true });
+  return readOnlyQuery<T>(join(dataDir, 'catalog.db'), sql);
+}
+
+/** Every row of `sql` on the SQLite file at `path`, opened read-only and closed again. */
+function readOnlyQuery<T>(path: string, sql: string): T[] {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     return db.prepare(sql).all() as T[];
   } finally {
@@ -292,12 +292,7 @@ export interface QuarantineRow {
 }
 
 export function quarantine(dataDir: string): QuarantineRow[] {
-  const db = new Database(join(dataDir, 'ingest.db'), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare('SELECT id, source, reason, raw FROM quarantine ORDER BY id').all() as QuarantineRow[];
-  } finally {
-    db.close();
-  }
+  return readOnlyQuery<QuarantineRow>(join(dataDir, 'ingest.db'), 'SELECT id, source, reason, raw FROM quarantine ORDER BY id');
 }
 
 /**

@@ -37,26 +37,28 @@ function expectRow(r: ValidationResult, what: string) {
 
 const T_0930_03_120 = ((9 * 60 + 30) * 60 + 3) * 1000 + 120;
 
+/** The key of a row made from level2Obj or indexObj: its dataset and symbol, 2 Jan 2025, 09:30:03.120. */
+function assertRowKey(row: ReturnType<typeof expectRow>, dataset: string, symbol: string): void {
+  assert.is(row.dataset, dataset);
+  assert.is(row.symbol, symbol);
+  assert.is(row.tradedate, '20250102');
+  assert.is(row.timeMs, T_0930_03_120);
+}
+
 // ---------------------------------------------------------------------------------------------
 const good = suite('validateFeedLine: good lines');
 
 good('a level-2 line becomes a row with values in spec order', () => {
   const obj = level2Obj();
   const row = expectRow(validateFeedLine(line(obj)), 'level2');
-  assert.is(row.dataset, 'level2');
-  assert.is(row.symbol, '600000.SH');
-  assert.is(row.tradedate, '20250102');
-  assert.is(row.timeMs, T_0930_03_120);
+  assertRowKey(row, 'level2', '600000.SH');
   assert.equal([...row.values], L2_NUMERIC.map((f) => obj[f]));
 });
 
 good('an index line becomes a row; pre_close and pct_chg are forced null', () => {
   const obj = indexObj();
   const row = expectRow(validateFeedLine(line(obj)), 'index');
-  assert.is(row.dataset, 'index');
-  assert.is(row.symbol, '000300');
-  assert.is(row.tradedate, '20250102');
-  assert.is(row.timeMs, T_0930_03_120);
+  assertRowKey(row, 'index', '000300');
   const expected = IDX_NUMERIC.map((f) => (f === 'pre_close' || f === 'pct_chg' ? null : obj[f]));
   assert.equal([...row.values], expected);
   assert.is(row.values[IDX_NUMERIC.indexOf('pre_close')], null);

@@ -20,11 +20,16 @@ const HOUR = 3_600_000;
 const MIN = 60_000;
 const cents = (x: number) => Math.round(x * 100) / 100;
 
+/** A day's columns to fill: the dataset's value fields, one zeroed column for each, `at` a field's column by name. */
+function blankColumns(dataset: Dataset, rows: number) {
+  const fields = SCHEMAS[dataset].valueFields;
+  const at = (name: string) => fields.findIndex((f) => f.name === name);
+  return { fields, at, values: fields.map(() => new Float64Array(rows)), timesMs: new Int32Array(rows) };
+}
+
 /** Level-2 day from 09:15 every 3 s: levels 2-10 and open/high/low/close null before 09:25. */
 function level2Day(rows: number): SymbolDayColumns {
-  const fields = SCHEMAS.level2.valueFields;
-  const values = fields.map(() => new Float64Array(rows));
-  const timesMs = new Int32Array(rows);
+  const { fields, values, timesMs } = blankColumns('level2', rows);
   let volume = 0;
   let amount = 0;
   for (let i = 0; i < rows; i++) {
@@ -54,9 +59,7 @@ function level2Day(rows: number): SymbolDayColumns {
 
 /** Index day: pre_close/pct_chg always null, a few null and large (> 2^32, negative) transaction_num. */
 function indexDay(rows: number): SymbolDayColumns {
-  const fields = SCHEMAS.index.valueFields;
-  const values = fields.map(() => new Float64Array(rows));
-  const timesMs = new Int32Array(rows);
+  const { fields, values, timesMs } = blankColumns('index', rows);
   for (let i = 0; i < rows; i++) {
     timesMs[i] = 9 * HOUR + 30 * MIN + i * 5000 + ((i * 311) % 1000);
     fields.forEach((f, c) => {
@@ -80,10 +83,7 @@ const code = (letter: string) => letter.charCodeAt(0);
  * bs_flag is entirely null, ids above 2^32.
  */
 function tradeDay(rows: number): SymbolDayColumns {
-  const fields = SCHEMAS.trade.valueFields;
-  const at = (name: string) => fields.findIndex((f) => f.name === name);
-  const values = fields.map(() => new Float64Array(rows));
-  const timesMs = new Int32Array(rows);
+  const { at, values, timesMs } = blankColumns('trade', rows);
   for (let i = 0; i < rows; i++) {
     const auction = i < 40;
     timesMs[i] = auction ? 9 * HOUR + 25 * MIN : 9 * HOUR + 30 * MIN + Math.floor(i / 3) * 700;
@@ -103,10 +103,7 @@ function tradeDay(rows: number): SymbolDayColumns {
 
 /** Orders: limit, market (price and amount null) and Shanghai deletions, order_no mostly set. */
 function orderDay(rows: number): SymbolDayColumns {
-  const fields = SCHEMAS.order.valueFields;
-  const at = (name: string) => fields.findIndex((f) => f.name === name);
-  const values = fields.map(() => new Float64Array(rows));
-  const timesMs = new Int32Array(rows);
+  const { at, values, timesMs } = blankColumns('order', rows);
   for (let i = 0; i < rows; i++) {
     timesMs[i] = 9 * HOUR + 15 * MIN + Math.floor(i / 2) * 1300;
     const type = i % 10 === 3 ? 'M' : i % 10 === 7 ? 'D' : 'L';
