@@ -58,14 +58,21 @@ export const INDEX_FIELDS: readonly FieldDef[] = [
   ...bookFields(5),
 ];
 
+/** The fields a trade and an order begin with: the key, the event's id (`idName`), then price, volume and amount. */
+function eventFields(idName: string): FieldDef[] {
+  return [
+    { name: 'symbol', type: 'string' },
+    { name: 'tradedate', type: 'string' },
+    { name: 'time', type: 'string' },
+    { name: idName, type: 'int64', required: true },
+    { name: 'price', type: 'double' },
+    { name: 'volume', type: 'double' },
+    { name: 'amount', type: 'double' },
+  ];
+}
+
 export const TRADE_FIELDS: readonly FieldDef[] = [
-  { name: 'symbol', type: 'string' },
-  { name: 'tradedate', type: 'string' },
-  { name: 'time', type: 'string' },
-  { name: 'trade_id', type: 'int64', required: true },
-  { name: 'price', type: 'double' },
-  { name: 'volume', type: 'double' },
-  { name: 'amount', type: 'double' },
+  ...eventFields('trade_id'),
   { name: 'bs_flag', type: 'code', codes: 'BSN' },
   { name: 'trade_code', type: 'code', codes: 'FC' },
   { name: 'buy_order_id', type: 'int64' },
@@ -73,13 +80,7 @@ export const TRADE_FIELDS: readonly FieldDef[] = [
 ];
 
 export const ORDER_FIELDS: readonly FieldDef[] = [
-  { name: 'symbol', type: 'string' },
-  { name: 'tradedate', type: 'string' },
-  { name: 'time', type: 'string' },
-  { name: 'order_id', type: 'int64', required: true },
-  { name: 'price', type: 'double' },
-  { name: 'volume', type: 'double' },
-  { name: 'amount', type: 'double' },
+  ...eventFields('order_id'),
   { name: 'side', type: 'code', codes: 'BS', required: true },
   { name: 'order_type', type: 'code', codes: 'LMUD', required: true },
   { name: 'order_no', type: 'int64' },

@@ -322,6 +322,11 @@ function detailedSchemas(d: (typeof DETAILED_DOCS)[number]): [string, Schema][] 
   ];
 }
 
+/** A GET among the operations that always answers 200 with one body: `description` of it, its media type and JSON type. */
+function plainGet(operationId: string, summary: string, description: string, mediaType: string, type: JsonType): PathItem {
+  return { get: { operationId, summary, tags: ['operations'], responses: { '200': { description, content: { [mediaType]: { schema: { type } } } } } } };
+}
+
 export function buildOpenApi(version: string): OpenApiDocument {
   const ix = SCHEMAS.index;
   const errorResponses = Object.fromEntries(ERROR_CODES.map((c) => [String(c), ref('responses', `Error${c}`)]));
@@ -412,24 +417,9 @@ export function buildOpenApi(version: string): OpenApiDocument {
           },
         },
       },
-      '/console': {
-        get: {
-          operationId: 'console', summary: 'The debugging page: sign in with a key, see the account, try both operations, chart the rows', tags: ['operations'],
-          responses: { '200': { description: 'An HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } },
-        },
-      },
-      '/openapi.json': {
-        get: {
-          operationId: 'openapi', summary: 'This document', tags: ['operations'],
-          responses: { '200': { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: { type: 'object' } } } } },
-        },
-      },
-      '/metrics': {
-        get: {
-          operationId: 'metrics', summary: 'Prometheus metrics of this server process', tags: ['operations'],
-          responses: { '200': { description: 'Prometheus text exposition format.', content: { 'text/plain': { schema: { type: 'string' } } } } },
-        },
-      },
+      '/console': plainGet('console', 'The debugging page: sign in with a key, see the account, try both operations, chart the rows', 'An HTML page.', 'text/html', 'string'),
+      '/openapi.json': plainGet('openapi', 'This document', 'The OpenAPI 3.1 document.', 'application/json', 'object'),
+      '/metrics': plainGet('metrics', 'Prometheus metrics of this server process', 'Prometheus text exposition format.', 'text/plain', 'string'),
       '/healthz': {
         get: {
           operationId: 'healthz', summary: 'Liveness: 200 once the server can serve', tags: ['operations'],
