@@ -145,14 +145,13 @@ const ITEMS: Schema = {
   items: { type: 'array', items: CELL },
 };
 
+/** An object holding exactly `properties` (any other member is not allowed), the `required` ones always. */
+function closedObject(required: readonly string[], properties: Readonly<Record<string, Schema | Ref>>): Schema {
+  return { type: 'object', required, additionalProperties: false, properties };
+}
+
 function envelope(title: string, data: Schema | Ref, message: Schema): Schema {
-  return {
-    type: 'object',
-    title,
-    required: ['code', 'message', 'data'],
-    additionalProperties: false,
-    properties: { code: { type: 'integer', const: 200 }, message, data },
-  };
+  return { title, ...closedObject(['code', 'message', 'data'], { code: { type: 'integer', const: 200 }, message, data }) };
 }
 
 const ERROR_CODES: readonly ErrorCode[] = [400, 401, 403, 413, 415, 429, 500, 503];
@@ -254,33 +253,23 @@ function paramsObject(title: string, props: Readonly<Record<string, Schema>>, re
 }
 
 function request(apiname: string, fields: Schema, params: Ref): Schema {
-  return {
-    type: 'object',
-    required: ['apiname', 'apikey', 'params'],
-    additionalProperties: false,
-    properties: {
-      apiname: { type: 'string', const: apiname },
-      apikey: { type: 'string', description: 'The account API key (missing, unknown or revoked: 401).' },
-      fields,
-      params,
-    },
-  };
+  return closedObject(['apiname', 'apikey', 'params'], {
+    apiname: { type: 'string', const: apiname },
+    apikey: { type: 'string', description: 'The account API key (missing, unknown or revoked: 401).' },
+    fields,
+    params,
+  });
 }
 
 // ---- the document ------------------------------------------------------------------------------
 
 function errorResponse(code: ErrorCode): Response {
   const retry = code === 429 || code === 503;
-  const schema: Schema = {
-    type: 'object',
-    required: ['code', 'message', 'data'],
-    additionalProperties: false,
-    properties: {
-      code: { type: 'integer', const: code },
-      message: { type: 'string', description: 'One English sentence naming the offending parameter or rule.' },
-      data: { type: 'null' },
-    },
-  };
+  const schema = closedObject(['code', 'message', 'data'], {
+    code: { type: 'integer', const: code },
+    message: { type: 'string', description: 'One English sentence naming the offending parameter or rule.' },
+    data: { type: 'null' },
+  });
   return {
     description: errorMeaning(code),
     ...(retry ? { headers: { 'Retry-After': ref('headers', 'RetryAfter') } } : {}),
@@ -299,19 +288,14 @@ function detailedSchemas(d: (typeof DETAILED_DOCS)[number]): [string, Schema][] 
       `${d.name}Response`,
       envelope(
         `${d.apiname} JSON page`,
-        {
-          type: 'object',
-          required: ['fields', 'items', 'tradedate', 'page_size', 'next_cursor', 'has_more'],
-          additionalProperties: false,
-          properties: {
-            fields: fieldNames(schema),
-            items: ITEMS,
-            tradedate: { ...DATE, description: 'The date actually queried.' },
-            page_size: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'The page size applied.' },
-            next_cursor: { type: ['string', 'null'], description: `Cursor of the next page (pages ${d.apiname} only); null at the end.` },
-            has_more: { type: 'boolean' },
-          },
-        },
+        closedObject(['fields', 'items', 'tradedate', 'page_size', 'next_cursor', 'has_more'], {
+          fields: fieldNames(schema),
+          items: ITEMS,
+          tradedate: { ...DATE, description: 'The date actually queried.' },
+          page_size: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'The page size applied.' },
+          next_cursor: { type: ['string', 'null'], description: `Cursor of the next page (pages ${d.apiname} only); null at the end.` },
+          has_more: { type: 'boolean' },
+        }),
         {
           type: 'string',
           pattern: '^(?:success|no data(?:; .+)?)$',
@@ -376,7 +360,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
             'Never shows the key itself or any other account. History dates are Beijing calendar dates (YYYYMMDD).',
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: { type: 'object', required: ['apikey'], additionalProperties: false, properties: { apikey: { type: 'string' } } } } },
+            content: { 'application/json': { schema: closedObject(['apikey'], { apikey: { type: 'string' } }) } },
           },
           responses: {
             '200': {
@@ -459,18 +443,13 @@ export function buildOpenApi(version: string): OpenApiDocument {
         TickHistoryParams: paramsObject('tick_history params', tickParams, []),
         TickHistoryResponse: envelope(
           'tick_history result',
-          {
-            type: 'object',
-            required: ['fields', 'items'],
-            additionalProperties: false,
-            properties: {
-              fields: fieldNames(ix),
-              items: ITEMS,
-              limit: { type: 'integer', minimum: 1, maximum: ENHANCED_LIMIT, description: 'Enhanced and boundary modes: the limit applied.' },
-              offset: { type: 'integer', minimum: 0, description: 'Enhanced and boundary modes: the offset applied.' },
-              has_more: { type: 'boolean', description: 'Enhanced and boundary modes: whether rows follow.' },
-            },
-          },
+          closedObject(['fields', 'items'], {
+            fields: fieldNames(ix),
+            items: ITEMS,
+            limit: { type: 'integer', minimum: 1, maximum: ENHANCED_LIMIT, description: 'Enhanced and boundary modes: the limit applied.' },
+            offset: { type: 'integer', minimum: 0, description: 'Enhanced and boundary modes: the offset applied.' },
+            has_more: { type: 'boolean', description: 'Enhanced and boundary modes: whether rows follow.' },
+          }),
           {
             type: 'string',
             pattern: '^(?:success(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?|no data(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?(?:; .+)?)$',
