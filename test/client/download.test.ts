@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { TickvaultClient, TickvaultDownloadError, TickvaultError, PARQUET_MEDIA_TYPE } from '../../client/index.js';
 import { tempDir } from '../support/tempDir.js';
-import { addAccount, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { addAccount, serveDuringSuite } from '../support/server.js';
 import { rejection } from './rejection.js';
 import { envelope, scriptedServer, type ScriptedServer } from './scriptedServer.js';
 
@@ -15,23 +15,19 @@ import { envelope, scriptedServer, type ScriptedServer } from './scriptedServer.
  * does not do on demand: a wrong media type, a body cut short, a 503 before the first byte.
  */
 const test = suite('client Parquet download');
-let server: ServerHandle;
-let dataDir: string;
+const served = serveDuringSuite(test, { env: { TICKVAULT_RATE_LIMIT: '1000' } });
 let out: string;
 const scripted: ScriptedServer[] = [];
 
-test.before(async () => {
-  ({ dataDir } = await preparedData());
-  server = await startServer(dataDir, { env: { TICKVAULT_RATE_LIMIT: '1000' } });
+test.before(() => {
   out = tempDir('tickvault-client-');
 });
 test.after(async () => {
-  await server?.stop();
   for (const s of scripted) await s.close();
 });
 
-const stored = () => readFileSync(join(dataDir, 'level2', 'date=20250102', '600000.SH.parquet'));
-const real = (plan: 'flagship' | 'trial' | 'free') => new TickvaultClient({ baseUrl: server.url, apikey: addAccount(dataDir, plan).key });
+const stored = () => readFileSync(join(served.dataDir, 'level2', 'date=20250102', '600000.SH.parquet'));
+const real = (plan: 'flagship' | 'trial' | 'free') => new TickvaultClient({ baseUrl: served.server.url, apikey: addAccount(served.dataDir, plan).key });
 
 async function fake(...steps: Parameters<typeof scriptedServer>[0]): Promise<{ server: ScriptedServer; client: TickvaultClient }> {
   const s = await scriptedServer(steps);

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TickvaultClient, TickvaultError } from '../../client/index.js';
-import { addAccount, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { addAccount, serveDuringSuite } from '../support/server.js';
 import { rejection } from './rejection.js';
 import { countingFetch, envelope, scriptedServer, type ScriptedServer } from './scriptedServer.js';
 
@@ -11,16 +11,10 @@ import { countingFetch, envelope, scriptedServer, type ScriptedServer } from './
  * Waits are asserted as lower bounds only (the machine is loaded; later is always possible).
  */
 const test = suite('client transport: retries');
-let server: ServerHandle;
-let dataDir: string;
+const served = serveDuringSuite(test, { env: { TICKVAULT_RATE_LIMIT: '1' } });
 const scripted: ScriptedServer[] = [];
 
-test.before(async () => {
-  ({ dataDir } = await preparedData());
-  server = await startServer(dataDir, { env: { TICKVAULT_RATE_LIMIT: '1' } });
-});
 test.after(async () => {
-  await server?.stop();
   for (const s of scripted) await s.close();
 });
 
@@ -32,7 +26,7 @@ function client(baseUrl: string, apikey: string, more: Partial<ConstructorParame
 test('a real 429 of the per-second limit is waited out and retried: every call succeeds', async () => {
   // Four at once against a limit of 1/s (fixed wall-clock seconds): unless they arrive spread
   // over more than 3 s, two share a second and one gets 429. Enough attempts for the queue.
-  const { client: c, counted } = client(server.url, addAccount(dataDir, 'flagship').key, { retry: { maxAttempts: 8 } });
+  const { client: c, counted } = client(served.server.url, addAccount(served.dataDir, 'flagship').key, { retry: { maxAttempts: 8 } });
   const results = await Promise.all([0, 1, 2, 3].map(() => c.tickHistory({ symbol: '000300', tradedate: '20250102' })));
   for (const r of results) {
     assert.is(r.code, 200);
@@ -93,9 +87,9 @@ async function failsOnce(name: string, c: ReturnType<typeof client>, call: (c: T
 }
 
 test('400, 401 and 403 of the real server: typed errors with the server message, one request each', async () => {
-  await failsOnce('400', client(server.url, addAccount(dataDir, 'flagship').key), (c) => c.level2QuoteHistory({ symbol: '600000', page_size: 0 }), 400, /params\.page_size/);
-  await failsOnce('401', client(server.url, 'not-a-key'), (c) => c.tickHistory({ symbol: '000300' }), 401, /apikey/);
-  await failsOnce('403', client(server.url, addAccount(dataDir, 'free').key), (c) => c.level2QuoteHistory({ symbol: '600000' }), 403, /free plan/);
+  await failsOnce('400', client(served.server.url, addAccount(served.dataDir, 'flagship').key), (c) => c.level2QuoteHistory({ symbol: '600000', page_size: 0 }), 400, /params\.page_size/);
+  await failsOnce('401', client(served.server.url, 'not-a-key'), (c) => c.tickHistory({ symbol: '000300' }), 401, /apikey/);
+  await failsOnce('403', client(served.server.url, addAccount(served.dataDir, 'free').key), (c) => c.level2QuoteHistory({ symbol: '600000' }), 403, /free plan/);
 });
 
 test('500 and a connection reset are not retried', async () => {

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { Test } from 'uvu';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';
@@ -139,6 +140,32 @@ export async function startServers(specs: readonly { readonly dataDir: string; r
   await Promise.all(settled.map((r) => (r.status === 'fulfilled' ? r.value.stop() : undefined)));
   console.error(`starting ${specs.length} servers together failed: ${(failed.reason as Error).stack ?? String(failed.reason)}`);
   throw failed.reason;
+}
+
+/** What a suite's server gives its tests, once the suite's before hook has run. */
+export interface SuiteServer {
+  readonly server: ServerHandle;
+  readonly dataDir: string;
+  /** The key of an account on the plan asked for ('' when none was). */
+  readonly key: string;
+}
+
+/**
+ * The shared prepared data served to one uvu suite: the server started (and an account on
+ * `plan` added) in the suite's before hook, stopped in its after hook. Read the members inside
+ * tests and hooks, not at module load.
+ */
+export function serveDuringSuite(test: Pick<Test, 'before' | 'after'>, opts: ServerOptions, plan?: PlanName): SuiteServer {
+  const s = { key: '' } as { server: ServerHandle; dataDir: string; key: string };
+  test.before(async () => {
+    s.dataDir = (await preparedData()).dataDir;
+    s.server = await startServer(s.dataDir, opts);
+    if (plan) s.key = addAccount(s.dataDir, plan).key;
+  });
+  test.after(async () => {
+    await s.server?.stop();
+  });
+  return s;
 }
 
 /** Creates an account directly in service.db (faster than the CLI); returns its key. */

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
+import { httpRequest, serveDuringSuite } from '../../support/server.js';
 
 /**
  * Reading the body (serve/requestBody.ts) against a real server: every fault in a body is the
@@ -12,24 +12,13 @@ import { addAccount, httpRequest, postApi, preparedData, startServer, type Serve
  */
 const test = suite('serve: request bodies');
 
-let server: ServerHandle;
-let dataDir: string;
-let key: string;
-
-test.before(async () => {
-  dataDir = (await preparedData()).dataDir;
-  server = await startServer(dataDir, { env: { TICKVAULT_RATE_LIMIT: '100000', TICKVAULT_LOG_LEVEL: 'info' } });
-  key = addAccount(dataDir, 'flagship').key;
-});
-test.after(async () => {
-  await server.stop();
-});
+const s = serveDuringSuite(test, { env: { TICKVAULT_RATE_LIMIT: '100000', TICKVAULT_LOG_LEVEL: 'info' } }, 'flagship');
 
 function post(body: Buffer | string, headers: Record<string, string>) {
-  return httpRequest(`${server.url}/api`, { body, headers: { 'content-type': 'application/json', ...headers } });
+  return httpRequest(`${s.server.url}/api`, { body, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-const tickBody = () => JSON.stringify({ apiname: 'tick_history', apikey: key, params: { symbol: '000001', tradedate: '20250103' } });
+const tickBody = () => JSON.stringify({ apiname: 'tick_history', apikey: s.key, params: { symbol: '000001', tradedate: '20250103' } });
 
 test('a valid compressed body is read in every supported encoding', async () => {
   const plain = (await post(tickBody(), {})).text;
@@ -91,7 +80,7 @@ function sendLarge(total: number, chunked: boolean): Promise<{ status: number; t
   return new Promise((resolve) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (!chunked) headers['content-length'] = String(total);
-    const req = request(`${server.url}/api`, { method: 'POST', headers, agent: false }, (res) => {
+    const req = request(`${s.server.url}/api`, { method: 'POST', headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (d: string) => (text += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
@@ -117,21 +106,21 @@ test('an 8 MiB body gets its 413 answer, with or without Content-Length', async 
     assert.is(r.status, 413);
     assert.is(JSON.parse(r.text).message, 'request body exceeds 1048576 bytes (1 MiB)');
   }
-  assert.is((await httpRequest(`${server.url}/healthz`, { method: 'GET' })).status, 200);
+  assert.is((await httpRequest(`${s.server.url}/healthz`, { method: 'GET' })).status, 200);
 });
 
 test('deeply nested values in any param are a short 400, never a stack overflow', async () => {
   const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
   const deepObject = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
   const bodies = [
-    `{"apiname":"tick_history","apikey":"${key}","params":{"symbols":${deep(20000)}}}`,
-    `{"apiname":"tick_history","apikey":"${key}","params":{"symbols":[${deep(20000)}]}}`,
-    `{"apiname":"tick_history","apikey":"${key}","params":{"symbol":${deepObject(20000)}}}`,
-    `{"apiname":"tick_history","apikey":"${key}","params":{"tradedate":${deep(20000)}}}`,
-    `{"apiname":"level2_quote_history","apikey":"${key}","params":{"symbol":${deep(20000)}}}`,
-    `{"apiname":"level2_quote_history","apikey":"${key}","params":{"symbol":"600000","cursor":${deep(20000)}}}`,
-    `{"apiname":"level2_quote_history","apikey":"${key}","params":{"symbol":"600000","${'k'.repeat(100_000)}":1}}`,
-    `{"apiname":"level2_quote_history","apikey":"${key}","fields":"${'f'.repeat(100_000)}","params":{"symbol":"600000"}}`,
+    `{"apiname":"tick_history","apikey":"${s.key}","params":{"symbols":${deep(20000)}}}`,
+    `{"apiname":"tick_history","apikey":"${s.key}","params":{"symbols":[${deep(20000)}]}}`,
+    `{"apiname":"tick_history","apikey":"${s.key}","params":{"symbol":${deepObject(20000)}}}`,
+    `{"apiname":"tick_history","apikey":"${s.key}","params":{"tradedate":${deep(20000)}}}`,
+    `{"apiname":"level2_quote_history","apikey":"${s.key}","params":{"symbol":${deep(20000)}}}`,
+    `{"apiname":"level2_quote_history","apikey":"${s.key}","params":{"symbol":"600000","cursor":${deep(20000)}}}`,
+    `{"apiname":"level2_quote_history","apikey":"${s.key}","params":{"symbol":"600000","${'k'.repeat(100_000)}":1}}`,
+    `{"apiname":"level2_quote_history","apikey":"${s.key}","fields":"${'f'.repeat(100_000)}","params":{"symbol":"600000"}}`,
     `{"apiname":"level2_quote_history","apikey":${deep(20000)},"params":{}}`,
     `{"${'m'.repeat(100_000)}":1}`,
     `{"apiname":${deep(20000)}}`,
@@ -151,18 +140,18 @@ test('deeply nested values in any param are a short 400, never a stack overflow'
 });
 
 test('a few hundred ordinary requests leave nothing but JSON lines on stderr', async () => {
-  const before = server.logs().length;
-  const level2 = { apiname: 'level2_quote_history', apikey: key, params: { symbol: '600000', tradedate: '20250103', page_size: 500 } };
-  const parquet = { apiname: 'level2_quote_history', apikey: key, params: { symbol: '600000', tradedate: '20250103', format: 'parquet' } };
-  const bodies = [level2, parquet, JSON.parse(tickBody()), { apiname: 'level2_quote_history', apikey: key, params: {} }];
+  const before = s.server.logs().length;
+  const level2 = { apiname: 'level2_quote_history', apikey: s.key, params: { symbol: '600000', tradedate: '20250103', page_size: 500 } };
+  const parquet = { apiname: 'level2_quote_history', apikey: s.key, params: { symbol: '600000', tradedate: '20250103', format: 'parquet' } };
+  const bodies = [level2, parquet, JSON.parse(tickBody()), { apiname: 'level2_quote_history', apikey: s.key, params: {} }];
   let ok = 0;
   for (let i = 0; i < 300; i++) {
     const b = bodies[i % bodies.length];
-    const r = await httpRequest(`${server.url}/api`, { body: JSON.stringify(b), headers: { 'content-type': 'application/json' } });
+    const r = await httpRequest(`${s.server.url}/api`, { body: JSON.stringify(b), headers: { 'content-type': 'application/json' } });
     if (r.status === 200) ok++;
   }
   assert.is(ok, 225);
-  const lines = server.logs().slice(before).split('\n').filter((l) => l !== '');
+  const lines = s.server.logs().slice(before).split('\n').filter((l) => l !== '');
   assert.ok(lines.length >= 300, `${lines.length} log lines`);
   for (const line of lines) {
     let parsed: unknown;

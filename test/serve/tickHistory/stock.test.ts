@@ -5,7 +5,7 @@ import { Limits } from '../../../serve/access/limits.js';
 import { openServiceDb } from '../../../serve/access/serviceDb.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
-import { addAccount, DEFAULT_SERVER_NOW, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
+import { addAccount, DEFAULT_SERVER_NOW, postApi, serveDuringSuite } from '../../support/server.js';
 import type { TickDetailData } from './support.js';
 
 /**
@@ -17,21 +17,10 @@ import type { TickDetailData } from './support.js';
  */
 const test = suite('tick_history asset=stock');
 
-let server: ServerHandle;
-let dataDir: string;
-let key: string;
+const s = serveDuringSuite(test, { env: { TICKVAULT_RATE_LIMIT: '1000' } }, 'flagship');
 
-test.before(async () => {
-  dataDir = (await preparedData()).dataDir;
-  server = await startServer(dataDir, { env: { TICKVAULT_RATE_LIMIT: '1000' } });
-  key = addAccount(dataDir, 'flagship').key;
-});
-test.after(async () => {
-  await server.stop();
-});
-
-const tick = (params: Record<string, unknown>, apikey = key, fields?: string) =>
-  postApi<TickDetailData>(server, { apiname: 'tick_history', apikey, params: { asset: 'stock', ...params }, ...(fields ? { fields } : {}) });
+const tick = (params: Record<string, unknown>, apikey = s.key, fields?: string) =>
+  postApi<TickDetailData>(s.server, { apiname: 'tick_history', apikey, params: { asset: 'stock', ...params }, ...(fields ? { fields } : {}) });
 
 /** One level-2 row as a tick row, in SQL: the columns of SCHEMAS.index, in its order. */
 const TICK_SELECT = SCHEMAS.index.fieldNames
@@ -47,7 +36,7 @@ const TICK_SELECT = SCHEMAS.index.fieldNames
   .join(', ');
 
 async function expected(where: string, order: string, page = ''): Promise<unknown[][]> {
-  const glob = sqlString(join(dataDir, 'level2', '*', '*.parquet'));
+  const glob = sqlString(join(s.dataDir, 'level2', '*', '*.parquet'));
   const rows = await duckRows(
     `SELECT * FROM (SELECT ${TICK_SELECT} FROM read_parquet(${glob}, hive_partitioning = false)) WHERE ${where} ORDER BY ${order}${page}`,
   );
@@ -75,13 +64,13 @@ test('enhanced: several stocks over a range, a time window, limit and offset', a
   assert.is(page.json.message, 'success; requested 20250102-20250106, effective 20250102-20250106');
   assert.equal(page.json.data!.items, all.slice(150, 250));
   assert.equal([page.json.data!.limit, page.json.data!.offset, page.json.data!.has_more], [100, 150, true]);
-  const desc = await tick({ ...params, order_dir: 'desc', limit: 50 }, key, 'tradedate,symbol,time,close,vol');
+  const desc = await tick({ ...params, order_dir: 'desc', limit: 50 }, s.key, 'tradedate,symbol,time,close,vol');
   const pick = (r: unknown[]) => [r[0], r[1], r[2], r[6], r[9]];
   assert.equal(desc.json.data!.items, all.slice().reverse().slice(0, 50).map(pick));
 });
 
 test('boundary: every stock of the day at the 09:25 boundary, sorted by six-digit symbol, paged', async () => {
-  const glob = sqlString(join(dataDir, 'level2', '*', '*.parquet'));
+  const glob = sqlString(join(s.dataDir, 'level2', '*', '*.parquet'));
   const last = await duckRows(
     `SELECT substr(symbol, 1, 6) AS symbol, max(time) AS time FROM read_parquet(${glob}, hive_partitioning = false) WHERE tradedate = '20250103' AND time < '092500000' GROUP BY 1`,
   );
@@ -110,24 +99,24 @@ test('no data says stock; an index code sent as a stock is the stock of that cod
 
 test('plans: level 2 access and depth, counted on tick_history; no in-flight slot', async () => {
   for (const plan of ['free', 'standard'] as const) {
-    const r = await tick({ symbol: '600000', tradedate: '20250103' }, addAccount(dataDir, plan).key);
+    const r = await tick({ symbol: '600000', tradedate: '20250103' }, addAccount(s.dataDir, plan).key);
     assert.is(r.status, 403);
     assert.is(r.json.message, `the ${plan} plan has no access to level2_quote_history data (asked through tick_history)`);
   }
   // Index ticks stay open to standard.
-  const std = addAccount(dataDir, 'standard').key;
-  const index = await postApi(server, { apiname: 'tick_history', apikey: std, params: { symbol: '000300', tradedate: '20250103' } });
+  const std = addAccount(s.dataDir, 'standard').key;
+  const index = await postApi(s.server, { apiname: 'tick_history', apikey: std, params: { symbol: '000300', tradedate: '20250103' } });
   assert.is(index.status, 200);
   // Professional: the latest 30 trading days of level 2 (clock 2025-01-06: from 20241125).
-  const pro = addAccount(dataDir, 'professional').key;
+  const pro = addAccount(s.dataDir, 'professional').key;
   assert.is((await tick({ symbol: '600000', tradedate: '20250103' }, pro)).status, 200);
   const old = await tick({ symbol: '600000', tradedate: '20241122' }, pro);
   assert.is(old.status, 403);
   assert.match(old.json.message, /^tradedate 20241122 is outside the professional plan's history depth for level2_quote_history data \(the latest 30 trading days, from 20241125\)$/);
   // Trial: counted on tick_history's counter, not level 2's.
-  const trial = addAccount(dataDir, 'trial');
+  const trial = addAccount(s.dataDir, 'trial');
   for (let i = 0; i < 3; i++) assert.is((await tick({ symbol: '600000', tradedate: '20250103' }, trial.key)).status, 200);
-  const db = openServiceDb(join(dataDir, 'service.db'));
+  const db = openServiceDb(join(s.dataDir, 'service.db'));
   try {
     const limits = new Limits(db);
     const now = Date.parse(DEFAULT_SERVER_NOW);
