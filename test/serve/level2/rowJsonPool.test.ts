@@ -6,6 +6,7 @@ import { CatalogReader, openCatalog, type CatalogFile } from '../../../storage/c
 import { SCHEMAS } from '../../../shared/schema.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { RowJsonPool } from '../../../serve/level2/rowJsonPool.js';
+import { DamagedFileError } from '../../../storage/damagedFile.js';
 import { pageRowsJson, serializeRows } from '../../../serve/level2/rows.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
 import { preparedData } from '../../support/server.js';
@@ -15,7 +16,7 @@ import { tempDir } from '../../support/tempDir.js';
  * Row-JSON workers against the rows made on this thread: for level-2, trade and order files,
  * every row group's bytes and offsets are the same; a page assembled from the workers' groups
  * equals DuckDB's rows; a file the dedicated reader cannot read is handed back (null), and a
- * file that does not match its catalog row is an error.
+ * file that does not match its catalog row is a DamagedFileError naming it, as if made here.
  */
 const test = suite('serve/level2 row-JSON workers');
 
@@ -99,6 +100,9 @@ test('a file outside the dedicated reader is handed back; a file unlike its cata
       assert.unreachable('served a file whose row count differs from the catalog');
     } catch (e) {
       assert.match((e as Error).message, /rows, the catalog says/);
+      // Made in the worker, it arrives as itself: the server answers it as a damaged file.
+      assert.instance(e, DamagedFileError);
+      assert.is((e as DamagedFileError).path, 'level2/same.parquet');
     }
     // The worker is still there for the next request.
     assert.ok((await pool.rows({ ...file, path: 'level2/same.parquet' }, 0, 1024)) !== null);
