@@ -1,11 +1,11 @@
 /**
  * The one error type of the ingest side. kafkajs's src/errors.js is the model: a single class
- * carrying what a caller decides on — is it fatal, is it worth retrying — and the context a
- * log line needs, instead of a subclass per failure that callers must know by name.
+ * carrying what a caller decides on — is it worth retrying — and the context a log line
+ * needs, instead of a subclass per failure that callers must know by name.
  *
- * - `fatal`: the ingestor (or the command) cannot go on and stops with exit code 1, for a
- *   supervisor to restart it; the offsets stored in the data directory make a restart resume
- *   where it stopped.
+ * Whoever catches one decides whether to go on: the ingestor stops with exit code 1 on any it
+ * cannot handle, for a supervisor to restart it (the offsets stored in the data directory
+ * make a restart resume where it stopped); the running sealer logs a failed tick and retries.
  * - `retriable`: the same work may succeed when tried again unchanged (a broker or worker
  *   hiccup); not retriable means something must change first (a disk, a port, a flag).
  *
@@ -16,7 +16,6 @@
 export type IngestStage = 'staging' | 'decode' | 'consumer' | 'produce' | 'metrics' | 'seal';
 
 export interface IngestErrorOptions {
-  readonly fatal?: boolean;
   readonly retriable?: boolean;
   readonly cause?: unknown;
   /** What a log line or a bug report needs: topic, partition, file, host and port… */
@@ -25,13 +24,11 @@ export interface IngestErrorOptions {
 
 export class IngestError extends Error {
   override name = 'IngestError';
-  readonly fatal: boolean;
   readonly retriable: boolean;
   readonly context: Readonly<Record<string, unknown>>;
 
   constructor(readonly stage: IngestStage, message: string, opts: IngestErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.fatal = opts.fatal ?? true;
     this.retriable = opts.retriable ?? false;
     this.context = opts.context ?? {};
   }

@@ -10,7 +10,7 @@ import { IngestError, type IngestStage } from '../ingest/errors.js';
  * plain data (errorToWire) and the main thread rebuilds it (errorFromWire):
  *
  * - the classes callers decide on — DamagedFileError (its path), UnsupportedParquetError,
- *   IngestError (stage, fatal, retriable, context) — arrive as the same class, fields included;
+ *   IngestError (stage, retriable, context) — arrive as the same class, fields included;
  * - any other error arrives as an Error with the worker's name, message and stack;
  * - every error keeps its `code` (Node's system errors: ENOENT…) and its `cause`, rebuilt the
  *   same way.
@@ -56,10 +56,10 @@ const KNOWN: Readonly<Record<string, KnownError<Error>>> = {
   }),
   IngestError: known<IngestError>({
     type: IngestError,
-    fields: (e) => ({ stage: e.stage, fatal: e.fatal, retriable: e.retriable, context: e.context }),
+    fields: (e) => ({ stage: e.stage, retriable: e.retriable, context: e.context }),
     rebuild: (message, f, cause) =>
       new IngestError(f.stage as IngestStage, message, {
-        fatal: f.fatal as boolean, retriable: f.retriable as boolean, context: f.context as Record<string, unknown>, cause,
+        retriable: f.retriable as boolean, context: f.context as Record<string, unknown>, cause,
       }),
   }),
 };

@@ -31,9 +31,8 @@ export class PostgresSealCuts implements SealCutStore {
       return await fn();
     } catch (e) {
       if (e instanceof IngestError) throw e;
-      // Not fatal: sealing waits for the database and is retried at the next tick.
+      // The sealer logs it and retries at the next tick: sealing waits for the database.
       throw new IngestError('seal', `seal cuts in ${this.where}: ${what} failed: ${describePgError(e)}`, {
-        fatal: false,
         retriable: isUnavailable(e),
         cause: e,
       });

@@ -7,12 +7,11 @@ import { ConfigError } from '../../shared/config.js';
 
 const t = suite('IngestError and its exit code');
 
-t('defaults to fatal and not retriable, with empty context', () => {
+t('defaults to not retriable, with empty context', () => {
   const e = new IngestError('consumer', 'gone');
   assert.ok(e instanceof Error);
   assert.is(e.name, 'IngestError');
   assert.is(e.stage, 'consumer');
-  assert.is(e.fatal, true);
   assert.is(e.retriable, false);
   assert.equal(e.context, {});
   assert.is(e.cause, undefined);

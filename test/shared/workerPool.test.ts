@@ -101,7 +101,7 @@ test('a handler\'s error arrives as its own class, with its fields, cause and st
     const ingest = await rejection(p.run({ op: 'ingest' }));
     assert.instance(ingest, IngestError);
     const i = ingest as IngestError;
-    assert.equal([i.stage, i.message, i.fatal, i.retriable, i.context], ['decode', 'bad run', false, true, { topic: 't', partition: 3 }]);
+    assert.equal([i.stage, i.message, i.retriable, i.context], ['decode', 'bad run', true, { topic: 't', partition: 3 }]);
 
     const unsupported = await rejection(p.run({ op: 'unsupported' }));
     assert.instance(unsupported, UnsupportedParquetError);

@@ -44,7 +44,7 @@ if (workerData === 'fixture') {
           for (let i = 1; i <= req.count; i++) progress(i);
           return 'done';
         case 'damaged': throw new DamagedFileError(req.path, 'pages do not decompress', { cause: new RangeError('offset out of range') });
-        case 'ingest': throw new IngestError('decode', 'bad run', { fatal: false, retriable: true, context: { topic: 't', partition: 3 } });
+        case 'ingest': throw new IngestError('decode', 'bad run', { retriable: true, context: { topic: 't', partition: 3 } });
         case 'unsupported': throw new UnsupportedParquetError('snappy pages');
         case 'odd': throw Object.assign(new OddError('odd failure'), { code: 'EODD' });
         case 'hold': return new Promise<string>((resolve) => held.push(() => resolve('released')));

@@ -91,7 +91,11 @@ if (broker) {
       assert.is(code, 1);
       const fatal = lines().find((l) => l.level === 60);
       assert.ok(fatal, 'a fatal line says why');
-      assert.match(String(fatal!.err), /crash|Connection|broker/i);
+      // The error whole, as pino's serialiser writes it: its type, message and stack.
+      const err = fatal!.err as { type?: unknown; message?: unknown; stack?: unknown };
+      assert.match(String(err.message), /crash|Connection|broker/i);
+      assert.type(err.type, 'string');
+      assert.type(err.stack, 'string');
     } finally {
       await own?.stop();
     }
