@@ -7,9 +7,9 @@
 import type { CatalogReader } from '../storage/catalog.js';
 import type { Operation } from './http/operation.js';
 import { FileColumnCache } from './reading/fileColumns.js';
-import { CursorCodec } from './level2/cursor.js';
-import { RowJsonPool } from './level2/rowJsonPool.js';
-import { detailedHistoryOperation } from './level2/operation.js';
+import { CursorCodec } from './detailedHistory/cursor.js';
+import { RowJsonPool } from './detailedHistory/rowJsonPool.js';
+import { detailedHistoryOperation } from './detailedHistory/operation.js';
 import { tickHistoryOperation } from './tickHistory/operation.js';
 
 export interface OperationsDeps {

@@ -1,7 +1,7 @@
 import { type Dataset } from '../../shared/schema.js';
 import type { DecodeReply } from './decodeWorker.js';
 import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './messages.js';
-import type { PartitionLateGuard } from './sealState.js';
+import type { PartitionLateGuard } from '../seal/sealState.js';
 import type { QuarantineEntry } from '../staging/segments.js';
 import { readRecord, recordBytes, writeRecord, type EncodedRecords, type SymbolDay } from '../staging/recordCodec.js';
 import { canonicalFeedLine } from '../staging/canonicalLine.js';

@@ -6,18 +6,18 @@ import type { IngestConfig } from '../config.js';
 import { openIngestStores, type IngestStores } from '../staging/stores.js';
 import { IngestError, isStagingFailure } from '../errors.js';
 import { createKafka } from './client.js';
-import { GroupCommitter, type CommitOptions, type FlushedPartition } from './commits.js';
+import { GroupCommitter, type CommitOptions, type FlushedPartition } from './stagingCommits.js';
 import { IngestMetrics } from './metrics.js';
 import { OffsetCommitter, type KafkaOffset } from './offsetCommits.js';
 import { KafkaOffsetStore } from './offsets.js';
 import type { Assignment } from './positions.js';
 import { IngestProgressTracker, type IngestCounts, type IngestProgress } from './progress.js';
 import { BatchRunner } from './runner.js';
-import { KafkaSealer } from './sealer.js';
-import { PostgresSealCuts } from './postgresSealCuts.js';
-import type { SealCutStore } from './sealCuts.js';
+import { KafkaSealer } from '../seal/sealer.js';
+import { PostgresSealCuts } from '../seal/postgresSealCuts.js';
+import type { SealCutStore } from '../seal/sealCuts.js';
 import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';
-import { KafkaSealState, PartitionLateGuard } from './sealState.js';
+import { KafkaSealState, PartitionLateGuard } from '../seal/sealState.js';
 
 export type { IngestCounts, IngestProgress } from './progress.js';
 

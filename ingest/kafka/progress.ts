@@ -1,7 +1,7 @@
 import type { Admin } from 'kafkajs';
 import type { Logger } from '../../shared/logger.js';
 import { lagOf } from '../seal/scheduler.js';
-import type { FlushedPartition } from './commits.js';
+import type { FlushedPartition } from './stagingCommits.js';
 import type { IngestMetrics } from './metrics.js';
 import type { KafkaOffsetStore } from './offsets.js';
 import { ownedPositions, type Assignment, type KafkaView, type Watermarks } from './positions.js';

@@ -2,12 +2,12 @@ import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { DATASETS, type Dataset } from '../../shared/schema.js';
 import type { KafkaTopics } from '../config.js';
 import { chunkFromReply } from './chunk.js';
-import type { GroupCommitter } from './commits.js';
+import type { GroupCommitter } from './stagingCommits.js';
 import type { DecodeReply } from './decodeWorker.js';
 import { DecodeWorker } from './decoder.js';
 import type { IngestProgressTracker } from './progress.js';
 import { BatchQueue, type QueueItem } from './queue.js';
-import type { PartitionLateGuard } from './sealState.js';
+import type { PartitionLateGuard } from '../seal/sealState.js';
 
 /**
  * The run loop (kafkajs's runner.js hands each fetched batch to eachBatch; this is our

@@ -4,9 +4,9 @@ import { API_NAMES, PLAN_NAMES } from '../access/plans.js';
 import { BODY_ENCODINGS, BODY_LIMIT_BYTES } from './requestBody.js';
 import { API_TIME_FORMS } from '../../shared/timeFormat.js';
 import { MAX_TRADING_DAYS_BACK } from '../tickHistory/dateResolution.js';
-import { PARQUET_MEDIA_TYPE } from '../level2/operation.js';
-import { MAX_PAGE_SIZE, NOT_WITH_PARQUET } from '../level2/params.js';
-import { DATASET_OF } from '../level2/interfaces.js';
+import { PARQUET_MEDIA_TYPE } from '../detailedHistory/operation.js';
+import { MAX_PAGE_SIZE, NOT_WITH_PARQUET } from '../detailedHistory/params.js';
+import { DATASET_OF } from '../detailedHistory/interfaces.js';
 import { ENHANCED_LIMIT, MAX_SYMBOLS } from '../tickHistory/params.js';
 
 /** /account: what one interface allows an account and what is left of it today. */

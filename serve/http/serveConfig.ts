@@ -36,7 +36,7 @@ export interface ServeConfig {
   readonly leaseMs: number;
   /** The memory budget of every cache together (serve/operations.ts splits it). */
   readonly cacheBytes: number;
-  /** Row-JSON worker threads (serve/level2/rowJsonPool.ts); 0 = none. */
+  /** Row-JSON worker threads (serve/detailedHistory/rowJsonPool.ts); 0 = none. */
   readonly jsonThreads: number;
 }
 

@@ -5,7 +5,7 @@ import { SCHEMAS } from '../../shared/schema.js';
 import { rowsBeforeMinute } from '../../storage/minuteIndex.js';
 import { ByteLru, type FileColumnCache } from '../reading/fileColumns.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
-import type { DayFile } from './catalog.js';
+import type { DayFile } from './dayFiles.js';
 import { ALL_TICK_FIELDS, candidatePositions, minuteOfRow } from '../../storage/boundary/candidates.js';
 import type { BlockEntry, BoundaryBlock } from '../../storage/boundary/partCodec.js';
 import { readBoundaryBlock } from '../../storage/boundary/partFile.js';

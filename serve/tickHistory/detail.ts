@@ -1,7 +1,7 @@
 import { MS_PER_DAY } from '../../shared/timeFormat.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { groupsOf } from '../reading/rowSearch.js';
-import type { DayFile, DayFiles } from './catalog.js';
+import type { DayFile, DayFiles } from './dayFiles.js';
 import type { EnhancedQuery } from './params.js';
 import { mergeDay, planDay, selectedRows, type DayPlan, type MergeSource } from './merge.js';
 import { groupRowsOf, type GroupRows } from './rows.js';

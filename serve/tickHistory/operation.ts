@@ -12,7 +12,7 @@ import type { Operation, OperationResult } from '../http/operation.js';
 import type { CatalogReader } from '../../storage/catalog.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { BoundaryIndex, boundaryRowTexts } from './boundary.js';
-import { TickCatalog, type DayFiles } from './catalog.js';
+import { TickDays, type DayFiles } from './dayFiles.js';
 import { detailPage } from './detail.js';
 import { parseTickQuery, type BoundaryQuery, type CompatibleQuery, type EnhancedQuery } from './params.js';
 import { wholeFileText } from './rows.js';
@@ -31,7 +31,7 @@ export interface TickHistoryDeps {
 
 export function tickHistoryOperation(deps: TickHistoryDeps): Operation {
   // Index files, and level-2 files read as stock ticks.
-  const catalogs: Readonly<Record<Asset, TickCatalog>> = { index: new TickCatalog(deps.catalog, 'index'), stock: new TickCatalog(deps.catalog, 'level2') };
+  const catalogs: Readonly<Record<Asset, TickDays>> = { index: new TickDays(deps.catalog, 'index'), stock: new TickDays(deps.catalog, 'level2') };
   // Boundary candidates of both (keyed by file).
   const boundaryIndex = new BoundaryIndex(deps.dataDir, deps.columns, deps.boundaryBytes);
   return {
@@ -82,14 +82,14 @@ function where(sel: DateSelection): string {
   return span.from === span.to ? `for ${span.from}` : `in ${span.from}-${span.to}`;
 }
 
-async function compatible(columns: FileColumnCache, catalog: TickCatalog, q: CompatibleQuery, nowMs: number): Promise<OperationResult> {
+async function compatible(columns: FileColumnCache, catalog: TickDays, q: CompatibleQuery, nowMs: number): Promise<OperationResult> {
   const df = catalog.day(singleDay(q.dates)).bySymbol.get(q.symbol);
   if (!df) return envelope(dateMessage(q.dates, false, noDataReason(q.dates, nowMs, `${q.asset} ${q.symbol} is not stored ${where(q.dates)}`)), q.fields, '');
   const items = await wholeFileText(columns, df.file, q.fields);
   return envelope(dateMessage(q.dates, true), q.fields, items);
 }
 
-function daysOf(catalog: TickCatalog, sel: DateSelection): DayFiles[] {
+function daysOf(catalog: TickDays, sel: DateSelection): DayFiles[] {
   if (sel.kind === 'day') {
     const day = catalog.day(sel.day);
     return day.files.length > 0 ? [day] : [];
@@ -100,7 +100,7 @@ function daysOf(catalog: TickCatalog, sel: DateSelection): DayFiles[] {
 /** "indexes" or "stocks", for messages. */
 const plural = (asset: Asset) => (asset === 'stock' ? 'stocks' : 'indexes');
 
-async function enhanced(columns: FileColumnCache, catalog: TickCatalog, q: EnhancedQuery, nowMs: number): Promise<OperationResult> {
+async function enhanced(columns: FileColumnCache, catalog: TickDays, q: EnhancedQuery, nowMs: number): Promise<OperationResult> {
   const days = daysOf(catalog, q.dates);
   const page = await detailPage(columns, days, q);
   const hasMore = q.offset + page.count < page.total;
@@ -116,7 +116,7 @@ async function enhanced(columns: FileColumnCache, catalog: TickCatalog, q: Enhan
   );
 }
 
-async function boundary(index: BoundaryIndex, catalog: TickCatalog, q: BoundaryQuery, nowMs: number): Promise<OperationResult> {
+async function boundary(index: BoundaryIndex, catalog: TickDays, q: BoundaryQuery, nowMs: number): Promise<OperationResult> {
   const date = singleDay(q.dates);
   const day = catalog.day(date);
   const files = q.symbols === null ? day.files : q.symbols.map((s) => day.bySymbol.get(s)).filter((f) => f !== undefined);

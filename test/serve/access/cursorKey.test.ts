@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateCursorKey } from '../../../serve/access/cursorKey.js';
-import { CursorCodec, type CursorState } from '../../../serve/level2/cursor.js';
+import { CursorCodec, type CursorState } from '../../../serve/detailedHistory/cursor.js';
 import { tempDir } from '../../support/tempDir.js';
 
 const state: CursorState = { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: 53_999_999, position: 4321 };

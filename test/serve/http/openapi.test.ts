@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import * as assert from 'uvu/assert';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020Module from 'ajv/dist/2020.js';
-import { LEVEL2_PARAMS } from '../../../serve/level2/params.js';
+import { LEVEL2_PARAMS } from '../../../serve/detailedHistory/params.js';
 import { DOCUMENTED_PARAMS, type OpenApiDocument, type Schema } from '../../../serve/http/openapi.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';

@@ -9,7 +9,7 @@ import { DamagedFileError } from '../../../storage/damagedFile.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { BoundaryIndex, boundaryRowTexts } from '../../../serve/tickHistory/boundary.js';
-import { TickCatalog, type DayFile } from '../../../serve/tickHistory/catalog.js';
+import { TickDays, type DayFile } from '../../../serve/tickHistory/dayFiles.js';
 import { preparedData } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
@@ -52,7 +52,7 @@ test('every minute of the day, both sides: parts answer exactly as the full file
   const some = ['symbol', 'time', 'close', 'bid_vol5'].map((f) => SCHEMAS.index.position.get(f)!);
   const every = SCHEMAS.index.fields.map((_, i) => i);
   for (const dataset of ['index', 'level2'] as const) {
-    const files = new TickCatalog(catalog, dataset).day(DAY).files;
+    const files = new TickDays(catalog, dataset).day(DAY).files;
     assert.ok(files.length >= 6, `${dataset}: ${files.length} files`);
     assert.ok(files.every((f) => f.boundary !== null), `${dataset}: a file without its part`);
     const fromFiles: DayFile[] = files.map((f) => ({ ...f, boundary: null }));
@@ -89,7 +89,7 @@ test('a part gone costs speed, not answers: the rows come from the files', async
   const every = SCHEMAS.index.fields.map((_, i) => i);
   let compared = 0;
   for (const dataset of ['index', 'level2'] as const) {
-    const files = new TickCatalog(catalog, dataset).day(DAY).files;
+    const files = new TickDays(catalog, dataset).day(DAY).files;
     const fromFiles = files.map((f) => ({ ...f, boundary: null }));
     for (const minute of [9 * 60 + 25, 10 * 60 + 1, 11 * 60 + 30, 13 * 60, 14 * 60 + 59, 15 * 60 + 1]) {
       for (const side of ['before', 'after'] as const) {
@@ -110,7 +110,7 @@ test('a damaged part is a DamagedFileError naming the part, never a silent detou
   for (let i = 4; i < damaged.length - 40; i++) damaged[i] ^= 0x5a;
   writeFileSync(join(copy, stockPart.path), damaged);
   const every = SCHEMAS.index.fields.map((_, i) => i);
-  const files = new TickCatalog(catalog, 'level2').day(DAY).files;
+  const files = new TickDays(catalog, 'level2').day(DAY).files;
   for (const minute of [10 * 60 + 1, 14 * 60 + 59]) {
     for (const side of ['before', 'after'] as const) {
       await boundaryRowTexts(index(), files, minute, side, every).then(

@@ -2,22 +2,22 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pino } from 'pino';
 import { decodeChunk, type ChunkMessage } from '../../../ingest/kafka/chunk.js';
-import { GroupCommitter } from '../../../ingest/kafka/commits.js';
+import { GroupCommitter } from '../../../ingest/kafka/stagingCommits.js';
 import { IngestMetrics } from '../../../ingest/kafka/metrics.js';
 import { KeyCanon } from '../../../ingest/kafka/messages.js';
 import { KafkaOffsetStore } from '../../../ingest/kafka/offsets.js';
 import { partitionForKey } from '../../../ingest/kafka/partitions.js';
 import type { Assignment, KafkaView, Watermarks } from '../../../ingest/kafka/positions.js';
-import { KafkaSealer } from '../../../ingest/kafka/sealer.js';
-import { KafkaSealState, PartitionLateGuard } from '../../../ingest/kafka/sealState.js';
+import { KafkaSealer } from '../../../ingest/seal/sealer.js';
+import { KafkaSealState, PartitionLateGuard } from '../../../ingest/seal/sealState.js';
 import { encodeParquet } from '../../../storage/parquet/writer.js';
 import type { Encoder } from '../../../ingest/seal/day.js';
 import { openIngestStores, type IngestStores } from '../../../ingest/staging/stores.js';
 import { formatLevel2Time } from '../../../shared/timeFormat.js';
 import { tempDir } from '../../support/tempDir.js';
 import { CatalogReader } from '../../../storage/catalog.js';
-import { PostgresSealCuts } from '../../../ingest/kafka/postgresSealCuts.js';
-import type { SealCutStore } from '../../../ingest/kafka/sealCuts.js';
+import { PostgresSealCuts } from '../../../ingest/seal/postgresSealCuts.js';
+import type { SealCutStore } from '../../../ingest/seal/sealCuts.js';
 import { postgresForTests } from '../../support/postgres.js';
 
 /** For the seal-cut tests at the end (started first, so every suite runs under one total). */

@@ -1,6 +1,6 @@
 import type { Dataset } from '../../shared/schema.js';
 import type { Db } from '../../shared/sqlite.js';
-import type { LateGuard } from '../seal/lateGuard.js';
+import type { LateGuard } from './lateGuard.js';
 import type { OpenDay } from '../staging/segments.js';
 
 /**

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { JsonBytesWriter } from '../../../serve/level2/jsonBytes.js';
-import { serializeRows, sliceRows } from '../../../serve/level2/rows.js';
+import { JsonBytesWriter } from '../../../serve/detailedHistory/jsonBytes.js';
+import { serializeRows, sliceRows } from '../../../serve/detailedHistory/rows.js';
 
 const test = suite('JSON bytes writer');
 

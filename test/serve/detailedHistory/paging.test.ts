@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { planPage } from '../../../serve/level2/paging.js';
+import { planPage } from '../../../serve/detailedHistory/paging.js';
 
 const test = suite('level2 paging arithmetic');
 

@@ -26,7 +26,7 @@ export interface DayFiles {
 /** Sealed days kept in memory: about 1 KB per file, so 64 whole-market days are ~64 MB. */
 const MAX_CACHED_DAYS = 64;
 
-export class TickCatalog {
+export class TickDays {
   private readonly days = new Map<string, DayFiles>();
 
   constructor(

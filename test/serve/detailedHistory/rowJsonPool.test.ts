@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { CatalogReader, openCatalog, type CatalogFile } from '../../../storage/catalog.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
-import { RowJsonPool } from '../../../serve/level2/rowJsonPool.js';
+import { RowJsonPool } from '../../../serve/detailedHistory/rowJsonPool.js';
 import { DamagedFileError } from '../../../storage/damagedFile.js';
-import { pageRowsJson, serializeRows } from '../../../serve/level2/rows.js';
+import { pageRowsJson, serializeRows } from '../../../serve/detailedHistory/rows.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
 import { preparedData } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
@@ -18,7 +18,7 @@ import { tempDir } from '../../support/tempDir.js';
  * equals DuckDB's rows; a file the dedicated reader cannot read is handed back (null), and a
  * file that does not match its catalog row is a DamagedFileError naming it, as if made here.
  */
-const test = suite('serve/level2 row-JSON workers');
+const test = suite('serve/detailedHistory row-JSON workers');
 
 async function files(): Promise<{ dataDir: string; files: CatalogFile[] }> {
   const { dataDir } = await preparedData({ ticks: 1 });

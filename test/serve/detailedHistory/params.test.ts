@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { assertApiError } from '../../support/apiErrors.js';
 import { ApiError } from '../../../serve/http/apiError.js';
 import { parseApiRequest, type ApiRequest } from '../../../serve/http/apiRequest.js';
-import { CursorCodec } from '../../../serve/level2/cursor.js';
-import { parseLevel2Query, type Level2Query } from '../../../serve/level2/params.js';
+import { CursorCodec } from '../../../serve/detailedHistory/cursor.js';
+import { parseLevel2Query, type Level2Query } from '../../../serve/detailedHistory/params.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 
 const codec = new CursorCodec(Buffer.alloc(32, 1));

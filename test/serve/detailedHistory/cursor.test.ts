@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHmac } from 'node:crypto';
-import { CursorCodec, type CursorState } from '../../../serve/level2/cursor.js';
+import { CursorCodec, type CursorState } from '../../../serve/detailedHistory/cursor.js';
 
 const test = suite('cursor codec');
 const key = Buffer.alloc(32, 7);

@@ -3,7 +3,7 @@ import type { Dataset } from '../../shared/schema.js';
 import { isStagingFailure, stagingFailed } from '../errors.js';
 import type { DecodedChunk } from './chunk.js';
 import type { KafkaOffsetStore } from './offsets.js';
-import type { KafkaSealState } from './sealState.js';
+import type { KafkaSealState } from '../seal/sealState.js';
 import type { QuarantineEntry, Staging } from '../staging/segments.js';
 
 /**
