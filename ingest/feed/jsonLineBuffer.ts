@@ -4,28 +4,16 @@
  * `generate`'s time in string building, number-to-text and the garbage they leave; here each
  * digit is stored once, into a chunk that goes to the compressor as it is.
  *
- * Numbers are written exactly as JSON.stringify (String(n)) writes them: integers digit by
- * digit, values on the 0.01 or 0.0001 grid from their scaled integer (see `num`), anything
- * else through String(n). Text must be ASCII (feed members and codes are).
+ * Numbers are written exactly as JSON.stringify (String(n)) writes them, by
+ * shared/jsonNumber.ts (the detailed-history rows use the same writer). Text must be ASCII
+ * (feed members and codes are).
  *
  * Full chunks collect in `ready` (taken with `take`), so a caller hands them on between
  * lines of its own choosing; a chunk never splits a line.
  */
+import { writeJsonNumber, writePadded } from '../../shared/jsonNumber.js';
+
 export const CHUNK_BYTES = 4 << 20;
-
-/** Digits of integers below this go through int32 arithmetic. */
-const INT32_SAFE = 2 ** 31;
-/** 10^0 … 10^15: a safe integer has at most 16 digits. */
-const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
-/**
- * Bounds within which a value equal to its scaled integer over 100 (or 10,000) is written
- * from that integer: far enough below 2^53 / scale that no other decimal with as few digits
- * lies within the value's rounding distance, so String(n) gives exactly that decimal.
- */
-const MAX_CENTS_VALUE = 1e12;
-const MAX_BASIS_VALUE = 1e10;
-
-const NULL = new Uint8Array([110, 117, 108, 108]);
 
 export type LineKind = 'level2' | 'index' | 'trade' | 'order';
 export const LINE_KINDS: readonly LineKind[] = ['level2', 'index', 'trade', 'order'];
@@ -141,44 +129,14 @@ export class JsonLineBuffer {
     this.buf[this.pos++] = 34;
   }
 
-  /** A number or null exactly as JSON.stringify writes it. */
+  /** A number or null exactly as JSON.stringify writes it (shared/jsonNumber.ts). */
   num(n: number | null): void {
-    if (n === null || !Number.isFinite(n)) return this.bytes(NULL);
-    if (Number.isInteger(n)) return this.int(n);
-    const a = n < 0 ? -n : n;
-    if (a < MAX_CENTS_VALUE) {
-      const c = Math.round(a * 100);
-      // c / 100 is the double nearest to that decimal (division rounds correctly), so equal means n is it.
-      if (c / 100 === a) return this.scaled(n < 0, c, 2, 100);
-      if (a < MAX_BASIS_VALUE) {
-        const b = Math.round(a * 10_000);
-        if (b / 10_000 === a) return this.scaled(n < 0, b, 4, 10_000);
-      }
-    }
-    this.ascii(String(n));
-  }
-
-  /** An integer as String(n) writes it (digits; past 2^53, through String). */
-  int(n: number): void {
-    if (n >= 0) {
-      if (n <= Number.MAX_SAFE_INTEGER) return this.uint(n);
-    } else if (n >= -Number.MAX_SAFE_INTEGER) {
-      this.buf[this.pos++] = 45;
-      return this.int(-n);
-    }
-    this.ascii(String(n));
+    this.pos = writeJsonNumber(this.buf, this.pos, n);
   }
 
   /** `digits` digits of n (0 ≤ n < 10^digits), zero-padded: the parts of a time. */
   padded(n: number, digits: number): void {
-    const buf = this.buf;
-    const end = this.pos + digits;
-    for (let p = end - 1; p >= this.pos; p--) {
-      const q = (n / 10) | 0;
-      buf[p] = 48 + (n - q * 10);
-      n = q;
-    }
-    this.pos = end;
+    this.pos = writePadded(this.buf, this.pos, n, digits);
   }
 
   /** A level-2 time `HHMMSSmmm` from milliseconds since midnight (formatLevel2Time's form). */
@@ -215,35 +173,5 @@ export class JsonLineBuffer {
     this.padded(s % 60, 2);
     buf[this.pos++] = 46;
     this.padded(ms - s * 1000, 3);
-  }
-
-  /** A non-negative safe integer's digits. */
-  private uint(n: number): void {
-    let digits = 1;
-    while (digits < POW10.length && n >= POW10[digits]) digits++;
-    if (n < INT32_SAFE) return this.padded(n, digits);
-    // Past int32, `| 0` would wrap: the same digits by floor division.
-    const buf = this.buf;
-    const end = this.pos + digits;
-    for (let p = end - 1; p >= this.pos; p--) {
-      const q = Math.floor(n / 10);
-      buf[p] = 48 + (n - q * 10);
-      n = q;
-    }
-    this.pos = end;
-  }
-
-  /** `scaled / unit` with `decimals` places, trailing zeros dropped (never all: the value is not an integer). */
-  private scaled(negative: boolean, scaled: number, decimals: number, unit: number): void {
-    if (negative) this.buf[this.pos++] = 45;
-    const whole = Math.floor(scaled / unit);
-    let frac = scaled - whole * unit;
-    this.int(whole);
-    this.buf[this.pos++] = 46;
-    while (frac % 10 === 0) {
-      frac /= 10;
-      decimals--;
-    }
-    this.padded(frac, decimals);
   }
 }
