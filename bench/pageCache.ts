@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
-
 /**
  * The OS page cache for cold figures: evicting files (GNU dd's `iflag=nocache`, which is
  * posix_fadvise(POSIX_FADV_DONTNEED) over the whole file) and measuring what is resident
  * (util-linux `fincore`), so each cold figure says which state it was measured in.
  */
+import { spawnSync } from 'node:child_process';
+
 const SCRIPT = 'sync; for f in "$@"; do dd if="$f" iflag=nocache count=0 status=none; done';
 
 /** Drops `paths` from the page cache; returns the bytes still resident afterwards (null when unknown). */

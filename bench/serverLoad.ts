@@ -1,9 +1,9 @@
-import { availableParallelism } from 'node:os';
 /**
  * What the server benchmarks share: the real pipeline preparing a data directory, `tickvault
  * serve` child processes, a keep-alive timing client, autocannon load in worker threads and
  * CPU accounting from /proc.
  */
+import { availableParallelism } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 /**
  * The shared state on PostgreSQL against the embedded SQLite default, same machine, same run:
  *
@@ -14,6 +13,7 @@ import { availableParallelism } from 'node:os';
  * PostgreSQL: TICKVAULT_BENCH_STATE_URL when set, else a throwaway cluster of Debian's
  * postgresql (the test harness's); without either the benchmark says so and skips.
  */
+import { availableParallelism } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,10 +1,10 @@
-import { CALENDAR_FIRST, isValidDate, isWeekdayDate, type CalendarExtension } from './tradingCalendar.js';
-
 /**
  * The closure file an operator imports (`tickvault calendar import FILE`) and the data
  * directory keeps: one weekday closure `YYYYMMDD` a line; blank lines and `#` comments (whole
  * line or after the date) allowed. Pure text in, checked closures out; no I/O here.
  */
+import { CALENDAR_FIRST, isValidDate, isWeekdayDate, type CalendarExtension } from './tradingCalendar.js';
+
 export class ClosureFileError extends Error {
   override name = 'ClosureFileError';
 }

@@ -1,13 +1,13 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
-import { ClosureFileError, formatClosureFile, mergeImport, parseClosureFile } from './closureFile.js';
-import { CALENDAR_LAST, installClosures, type CalendarExtension, type KnownRange } from './tradingCalendar.js';
-
 /**
  * The operator's closures, kept in the data directory so that every command on it (serve,
  * ingest, replay, seal, calendar, doctor, demo) uses the same calendar. The file holds only
  * what was imported; the shipped list stays in calendar/closures.ts.
  */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ClosureFileError, formatClosureFile, mergeImport, parseClosureFile } from './closureFile.js';
+import { CALENDAR_LAST, installClosures, type CalendarExtension, type KnownRange } from './tradingCalendar.js';
+
 export const CLOSURES_FILE = 'calendar-closures.txt';
 
 export function closuresPath(dataDir: string): string {

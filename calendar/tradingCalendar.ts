@@ -1,7 +1,3 @@
-import { DateTime } from 'luxon';
-import { BEIJING } from '../shared/clock.js';
-import { CLOSURE_DATES } from './closures.js';
-
 /**
  * SSE/SZSE trading calendar. Dates are YYYYMMDD strings; for a fixed width the string order is
  * the date order, so dates are compared and binary-searched as strings.
@@ -15,6 +11,10 @@ import { CLOSURE_DATES } from './closures.js';
  * The effective calendar is module state, installed once per process at start (every command
  * does so with its data directory); the query functions only read it.
  */
+import { DateTime } from 'luxon';
+import { BEIJING } from '../shared/clock.js';
+import { CLOSURE_DATES } from './closures.js';
+
 export const CALENDAR_FIRST = '20150101';
 /** The end of the shipped closure list; knownRange().last is the effective end. */
 export const CALENDAR_LAST = '20261231';

@@ -1,3 +1,9 @@
+/**
+ * `tickvault accounts add|list|revoke`: account and key management in the state store
+ * (service.db, or PostgreSQL with --state-url). `add` prints the new key alone on stdout (it
+ * is shown only this once: the store keeps a hash). `--account ID` adds another key to an existing account, sharing its plan, limits
+ * and request slot.
+ */
 import { mkdirSync } from 'node:fs';
 import { layoutFor } from '../storage/layout.js';
 import { DuplicateKeyError, validKeyText } from '../serve/access/accounts.js';
@@ -7,12 +13,6 @@ import { resolveOption, STATE_URL_OPTION } from '../shared/config.js';
 import { docOf } from './helpText.js';
 import { UsageError, type Command } from './command.js';
 
-/**
- * `tickvault accounts add|list|revoke`: account and key management in the state store
- * (service.db, or PostgreSQL with --state-url). `add` prints the new key alone on stdout (it
- * is shown only this once: the store keeps a hash). `--account ID` adds another key to an existing account, sharing its plan, limits
- * and request slot.
- */
 const USAGE =
   'tickvault accounts add --plan PLAN [--key KEY] [--account ID] | accounts list | accounts revoke --key KEY  [--state-url URL]';
 

@@ -1,12 +1,12 @@
+/**
+ * `tickvault calendar`: the known range (no arguments), the trading days of a range (one a line
+ * on stdout, warnings on stderr), or `calendar import FILE [--replace]` to add published years.
+ */
 import { ClosureFileError } from '../calendar/closureFile.js';
 import { importClosureFile } from '../calendar/closureStore.js';
 import { isValidDate, knownRange, knownRangeWarning, tradingDaysInRange } from '../calendar/tradingCalendar.js';
 import { UsageError, type Command, type CommandContext } from './command.js';
 
-/**
- * `tickvault calendar`: the known range (no arguments), the trading days of a range (one a line
- * on stdout, warnings on stderr), or `calendar import FILE [--replace]` to add published years.
- */
 const USAGE = 'tickvault calendar [--from YYYYMMDD --to YYYYMMDD] | tickvault calendar import FILE [--replace]';
 
 function warn(line: string): void {

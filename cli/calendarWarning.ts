@@ -1,10 +1,10 @@
-import { knownRange, knownRangeWarning } from '../calendar/tradingCalendar.js';
-import type { CommandContext } from './command.js';
-
 /**
  * The calendar's warnings as log lines. Outside the known range a weekday counts as a trading
  * day, so any command that relies on that says so rather than guess silently.
  */
+import { knownRange, knownRangeWarning } from '../calendar/tradingCalendar.js';
+import type { CommandContext } from './command.js';
+
 
 /** Long-running commands (serve, ingest): warn at start when the known range ends within 30 days. */
 export function warnNearKnownRangeEnd(ctx: CommandContext): void {

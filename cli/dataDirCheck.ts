@@ -1,11 +1,11 @@
-import { statSync } from 'node:fs';
-import { UsageError } from './command.js';
-
 /**
  * Commands that only read a store (serve, doctor) refuse a missing data directory: a mistyped
  * --data-dir would otherwise look like an empty store. (demo, replay, seal, accounts and
  * calendar import create theirs.)
  */
+import { statSync } from 'node:fs';
+import { UsageError } from './command.js';
+
 export function requireDataDir(dir: string): void {
   let isDir = false;
   try {

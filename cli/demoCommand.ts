@@ -1,3 +1,15 @@
+/**
+ * `tickvault demo` (what `npm start` runs): a working service from an empty directory in one
+ * command. When the data directory has no sealed files it generates a small synthetic market
+ * (orders and trades on its latest day only) straight into staging and seals it (no broker
+ * needed); it creates a flagship account once and keeps its key in DATA_DIR/demo.key (0600);
+ * then it serves, printing the key and the curl commands. A second run reuses the data and
+ * the key.
+ *
+ * The market is the one `generate` writes and `replay` would seal (the same files, byte for
+ * byte; tested), without the JSON text in between: writing and parsing it was most of a first
+ * start. Sealing and serving are the seal and serve commands' own code, in process.
+ */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogReader, openCatalog } from '../storage/catalog.js';
@@ -20,18 +32,6 @@ import { serveCommand } from './serveCommand.js';
 import { commandLogger, type Command, type CommandContext } from './command.js';
 import { docOf } from './helpText.js';
 
-/**
- * `tickvault demo` (what `npm start` runs): a working service from an empty directory in one
- * command. When the data directory has no sealed files it generates a small synthetic market
- * (orders and trades on its latest day only) straight into staging and seals it (no broker
- * needed); it creates a flagship account once and keeps its key in DATA_DIR/demo.key (0600);
- * then it serves, printing the key and the curl commands. A second run reuses the data and
- * the key.
- *
- * The market is the one `generate` writes and `replay` would seal (the same files, byte for
- * byte; tested), without the JSON text in between: writing and parsing it was most of a first
- * start. Sealing and serving are the seal and serve commands' own code, in process.
- */
 export const DEMO_KEY_FILE = 'demo.key';
 export const READY_PREFIX = 'tickvault demo ready:';
 

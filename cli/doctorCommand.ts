@@ -1,3 +1,9 @@
+/**
+ * `tickvault doctor`: checks the catalog against the files and prints a report on stdout.
+ * Exit 0 when there is no problem (stale temp files are warnings), 1 when there is any.
+ * With --digests the same check runs, but stdout carries the per-file digest list instead of
+ * the report (so that two sites' outputs `diff` cleanly) and findings go to stderr.
+ */
 import { checkDataDir, openDoctorIo, removeStaleTempFiles, summarizeKinds, type DoctorReport } from '../storage/doctorCheck.js';
 import { digestList, digestListJson, type FileDigest } from '../storage/fileDigests.js';
 import { knownRange, knownRangeWarning, type KnownRange } from '../calendar/tradingCalendar.js';
@@ -5,12 +11,6 @@ import { requireDataDir } from './dataDirCheck.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command, type CommandContext } from './command.js';
 
-/**
- * `tickvault doctor`: checks the catalog against the files and prints a report on stdout.
- * Exit 0 when there is no problem (stale temp files are warnings), 1 when there is any.
- * With --digests the same check runs, but stdout carries the per-file digest list instead of
- * the report (so that two sites' outputs `diff` cleanly) and findings go to stderr.
- */
 export const DOCTOR_EXIT_PROBLEMS = 1;
 
 export const doctorCommand: Command = {

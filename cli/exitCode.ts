@@ -1,6 +1,3 @@
-import { ClosureFileError } from '../calendar/closureFile.js';
-import { ConfigError } from '../shared/config.js';
-
 /**
  * The one place a command's failure becomes an exit code (README: bad arguments exit 2,
  * failures exit 1). Usage and input errors the user must fix are 2. An ingest error
@@ -8,6 +5,9 @@ import { ConfigError } from '../shared/config.js';
  * and the offsets stored in the data directory make it resume where it stopped. Anything
  * else is a failure too.
  */
+import { ClosureFileError } from '../calendar/closureFile.js';
+import { ConfigError } from '../shared/config.js';
+
 export function exitCodeOf(e: unknown): 1 | 2 {
   return e instanceof ConfigError || e instanceof ClosureFileError ? 2 : 1;
 }

@@ -1,9 +1,9 @@
-import { OPTIONS, type OptionSpec } from '../shared/config.js';
-
 /**
  * What `tickvault COMMAND --help` says of one option: its meaning, default and environment
  * variable. Every flag a command parses has one (test/cli/help.test.ts checks both ways).
  */
+import { OPTIONS, type OptionSpec } from '../shared/config.js';
+
 export interface OptionDoc {
   /** Flag without dashes. */
   readonly flag: string;

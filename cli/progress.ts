@@ -1,5 +1,3 @@
-import cliProgress from 'cli-progress';
-
 /**
  * A progress bar on stderr for long work, or nothing at all when disabled (not a TTY):
  * logs and pipes stay clean.
@@ -10,6 +8,8 @@ import cliProgress from 'cli-progress';
  * terminal, that restored position is an old line, and the summary printed next lands on top of
  * earlier output. MultiBar moves relative to the bar instead and prints logs above it.
  */
+import cliProgress from 'cli-progress';
+
 export interface Progress {
   update(done: number, total?: number): void;
   stop(): void;

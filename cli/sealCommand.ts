@@ -1,3 +1,8 @@
+/**
+ * Why sealing `date` now would be a mistake, or null. Sealing is irreversible (every later
+ * message of the day is quarantined as late), so a day that cannot have complete data yet is
+ * refused unless the operator passes --force.
+ */
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { sealDays } from '../ingest/seal/days.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
@@ -7,11 +12,6 @@ import { createProgress } from './progress.js';
 import { isInKnownRange, isTradingDay, knownRange, latestTradingDay } from '../calendar/tradingCalendar.js';
 import { UsageError, type Command } from './command.js';
 
-/**
- * Why sealing `date` now would be a mistake, or null. Sealing is irreversible (every later
- * message of the day is quarantined as late), so a day that cannot have complete data yet is
- * refused unless the operator passes --force.
- */
 export function sealRefusal(date: string, nowMs: number): string | null {
   const range = knownRange();
   if (!isInKnownRange(date)) {

@@ -1,3 +1,8 @@
+/**
+ * `tickvault serve`: the query server. Prints `listening on http://HOST:PORT` on stdout once
+ * bound (with --port 0 that is how a caller learns the port); stops on SIGTERM/SIGINT after
+ * letting in-flight responses finish (at most a few seconds).
+ */
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
@@ -14,11 +19,6 @@ import { requireDataDir } from './dataDirCheck.js';
 import { warnNearKnownRangeEnd } from './calendarWarning.js';
 import { docOf } from './helpText.js';
 
-/**
- * `tickvault serve`: the query server. Prints `listening on http://HOST:PORT` on stdout once
- * bound (with --port 0 that is how a caller learns the port); stops on SIGTERM/SIGINT after
- * letting in-flight responses finish (at most a few seconds).
- */
 const DRAIN_MS = 5000;
 
 export const serveCommand: Command = {

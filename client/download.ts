@@ -1,3 +1,9 @@
+/**
+ * Writing a `format: 'parquet'` answer to a file or a stream. The request itself (with its
+ * retries of 429/503, which come before any file byte) is the caller's; from the first
+ * byte on nothing is retried: the server deducted a quota unit when streaming began, and
+ * a repeat would cost another, so a broken download is an error for the caller to weigh.
+ */
 import { createWriteStream, rmSync } from 'node:fs';
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -5,12 +11,6 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { TickvaultDownloadError } from './errors.js';
 import { successOf } from './transport.js';
 
-/**
- * Writing a `format: 'parquet'` answer to a file or a stream. The request itself (with its
- * retries of 429/503, which come before any file byte) is the caller's; from the first
- * byte on nothing is retried: the server deducted a quota unit when streaming began, and
- * a repeat would cost another, so a broken download is an error for the caller to weigh.
- */
 
 export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
 

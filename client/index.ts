@@ -1,3 +1,8 @@
+/**
+ * `tickvault/client`: a typed client of `POST /api` on Node's global fetch, no other
+ * dependency. One method per operation, async iterators for paging, a Parquet download,
+ * and failures as typed errors (TickvaultError, TickvaultDownloadError, TickvaultPagingError).
+ */
 import { writeParquet, type DownloadResult, type DownloadTarget } from './download.js';
 import { level2Pages, tickPages } from './paging.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retryPolicy.js';
@@ -6,11 +11,6 @@ import type {
   ApiResult, CallOptions, Level2Page, Level2ParquetParams, Level2QuoteHistoryParams, TickHistoryData, TickHistoryParams,
 } from './types.js';
 
-/**
- * `tickvault/client`: a typed client of `POST /api` on Node's global fetch, no other
- * dependency. One method per operation, async iterators for paging, a Parquet download,
- * and failures as typed errors (TickvaultError, TickvaultDownloadError, TickvaultPagingError).
- */
 export interface ClientOptions {
   /** The server, e.g. `http://localhost:8080`. */
   readonly baseUrl: string;

@@ -1,11 +1,11 @@
-import { TickvaultPagingError } from './errors.js';
-import type { ApiResult, Level2Page, Level2QuoteHistoryParams, TickHistoryData, TickHistoryParams } from './types.js';
-
 /**
  * Async iterators over pages. They take the one-page call as a function, so they know
  * nothing of HTTP; each page is requested only when the consumer asks for it, and at most
  * one request is ever in flight (the server allows one level2 request per account).
  */
+import { TickvaultPagingError } from './errors.js';
+import type { ApiResult, Level2Page, Level2QuoteHistoryParams, TickHistoryData, TickHistoryParams } from './types.js';
+
 
 /**
  * Every page of a level-2 day, by cursor, until `next_cursor` is null or `has_more` false.

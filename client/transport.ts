@@ -1,8 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { TickvaultError } from './errors.js';
-import { parseRetryAfter, retryDelayMs, type RetryPolicy } from './retryPolicy.js';
-import type { Envelope } from './types.js';
-
 /**
  * One `POST /api` exchange over the global `fetch`, with the retry policy applied to the
  * status line only: a 429/503 answer is read, waited for and sent again; any other error
@@ -14,6 +9,11 @@ import type { Envelope } from './types.js';
  * trial call, a Parquet quota unit or the in-flight slot may already be spent on it. The
  * caller knows whether a repeat is worth that; the client does not guess.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TickvaultError } from './errors.js';
+import { parseRetryAfter, retryDelayMs, type RetryPolicy } from './retryPolicy.js';
+import type { Envelope } from './types.js';
+
 export interface TransportOptions {
   /** e.g. `http://localhost:8080`; requests go to `${baseUrl}/api`. */
   readonly baseUrl: string;

@@ -1,3 +1,8 @@
+/**
+ * Configuration of the Kafka commands (`ingest`, `produce`): CLI flags over TICKVAULT_* env
+ * over defaults, resolved with the shared `resolveOption` so that precedence and error
+ * wording match every other option of the program.
+ */
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import { STATE_URL_OPTION,
   ConfigError,
@@ -10,11 +15,6 @@ import { STATE_URL_OPTION,
   type OptionSpec,
 } from '../shared/config.js';
 
-/**
- * Configuration of the Kafka commands (`ingest`, `produce`): CLI flags over TICKVAULT_* env
- * over defaults, resolved with the shared `resolveOption` so that precedence and error
- * wording match every other option of the program.
- */
 /**
  * The topic of each dataset: stock (Level-2) snapshots, index snapshots, tick-by-tick trades
  * and orders (api-contract: The feed, Trades and orders).

@@ -1,9 +1,9 @@
-import { DateTime } from 'luxon';
-
 /**
  * The service clock. TICKVAULT_NOW pins "now" to an instant at start-up and then lets it
  * advance in real time, so rate limits and leases keep working in tests and replays of the past.
  */
+import { DateTime } from 'luxon';
+
 export interface Clock {
   /** Current instant in epoch milliseconds. */
   nowMs(): number;

@@ -1,7 +1,3 @@
-import { DamagedFileError } from '../storage/damagedFile.js';
-import { UnsupportedParquetError } from '../storage/parquet/format.js';
-import { IngestError, type IngestStage } from '../ingest/errors.js';
-
 /**
  * Errors across the thread boundary (shared/workerPool.ts). Structured cloning keeps only an
  * error's message (and for the built-in classes, its name): a worker's DamagedFileError would
@@ -15,6 +11,10 @@ import { IngestError, type IngestStage } from '../ingest/errors.js';
  * - every error keeps its `code` (Node's system errors: ENOENT…) and its `cause`, rebuilt the
  *   same way.
  */
+import { DamagedFileError } from '../storage/damagedFile.js';
+import { UnsupportedParquetError } from '../storage/parquet/format.js';
+import { IngestError, type IngestStage } from '../ingest/errors.js';
+
 export interface WireError {
   /** The key of a known class (KNOWN below); absent for any other error. */
   readonly kind?: string;

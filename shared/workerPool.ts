@@ -1,6 +1,3 @@
-import { parentPort, Worker, type TransferListItem } from 'node:worker_threads';
-import { errorFromWire, errorToWire, type WireError } from './workerErrors.js';
-
 /**
  * The one worker-thread pool (seal, feed replay, Kafka decode, row JSON) and the one message
  * protocol its workers speak. The main thread's side is WorkerPool; a worker module's side is
@@ -33,6 +30,9 @@ import { errorFromWire, errorToWire, type WireError } from './workerErrors.js';
  * stopping IngestError (ingest/kafka/decoder.ts); the row-JSON pool's page fails and the next
  * page gets a fresh worker.
  */
+import { parentPort, Worker, type TransferListItem } from 'node:worker_threads';
+import { errorFromWire, errorToWire, type WireError } from './workerErrors.js';
+
 export interface WorkerPoolOptions {
   /** Names the pool's threads in errors: "seal worker". */
   readonly name: string;

@@ -1,3 +1,9 @@
+/**
+ * The catalog of sealed files (catalog.db), and the only code that speaks SQL to it:
+ * CatalogReader for every question asked of it, CatalogWriter for sealing, its one writer.
+ * Servers open it read only. A file is visible to queries exactly when its row is here, so the
+ * row is inserted only after the file is durably in place.
+ */
 import type { Statement } from 'better-sqlite3';
 import { openDb, type Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
@@ -5,12 +11,6 @@ import { decodeMinuteCounts, type MinuteIndex } from './minuteIndex.js';
 import { decodeDirectory, type BlockEntry } from './boundary/partCodec.js';
 import type { NewBoundaryPart } from './boundary/partFile.js';
 
-/**
- * The catalog of sealed files (catalog.db), and the only code that speaks SQL to it:
- * CatalogReader for every question asked of it, CatalogWriter for sealing, its one writer.
- * Servers open it read only. A file is visible to queries exactly when its row is here, so the
- * row is inserted only after the file is durably in place.
- */
 export const CATALOG_SCHEMA = `
 CREATE TABLE IF NOT EXISTS files (
   dataset TEXT NOT NULL,

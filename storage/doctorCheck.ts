@@ -1,3 +1,11 @@
+/**
+ * `tickvault doctor`: is every sealed file the catalog names on disk, byte for byte as it was
+ * sealed, and readable — and is nothing on disk that the catalog does not name?
+ *
+ * The check itself is pure over a small I/O interface (`DoctorIo`) so that tests can feed it
+ * damaged directories without touching a disk; `openDoctorIo` is the real file system.
+ * A check never writes; removing stale temp files is a separate, explicit step.
+ */
 import { createHash } from 'node:crypto';
 import { isProcessAlive } from '../shared/processAlive.js';
 import { existsSync } from 'node:fs';
@@ -9,14 +17,6 @@ import { DATASETS, SCHEMAS, type Dataset } from '../shared/schema.js';
 import { parseFooterOrReason, readColumnRuns, type FileMetaData } from './parquet/generalReader.js';
 import type { FileDigest } from './fileDigests.js';
 
-/**
- * `tickvault doctor`: is every sealed file the catalog names on disk, byte for byte as it was
- * sealed, and readable — and is nothing on disk that the catalog does not name?
- *
- * The check itself is pure over a small I/O interface (`DoctorIo`) so that tests can feed it
- * damaged directories without touching a disk; `openDoctorIo` is the real file system.
- * A check never writes; removing stale temp files is a separate, explicit step.
- */
 
 /** What the catalog says about one sealed file (a subset of `CatalogFile`). */
 export interface DoctorCatalogEntry {

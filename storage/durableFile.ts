@@ -1,10 +1,10 @@
-import { open, rename } from 'node:fs/promises';
-
 /**
  * Writing a file of the lake so that, once the call returns, it is whole on disk under its
  * final name or absent: a temporary name carrying the writer's pid, fsync, rename. The caller
  * fsyncs the directory (once for many files) before naming the file anywhere.
  */
+import { open, rename } from 'node:fs/promises';
+
 export async function writeDurably(finalPath: string, data: Uint8Array): Promise<void> {
   const tmp = `${finalPath}.tmp-${process.pid}`;
   const fh = await open(tmp, 'w');

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
-
 /**
  * `tickvault doctor --digests`: the data directory's sealed files as a text list that two
  * sites can `diff`, closed by one line whose hash stands for the whole list, so that equal
  * last lines mean byte-identical files. Pure formatting; the hashing of the files themselves
  * happens in the doctor's check (storage/doctorCheck.ts), which reads every file anyway.
  */
+import { createHash } from 'node:crypto';
+
 
 /** One sealed file as found on disk. */
 export interface FileDigest {

@@ -1,10 +1,10 @@
-import { join } from 'node:path';
-import type { Dataset } from '../shared/schema.js';
-
 /**
  * Where everything lives under the data directory. The server and the ingestor both use this,
  * so a path is decided in exactly one place.
  */
+import { join } from 'node:path';
+import type { Dataset } from '../shared/schema.js';
+
 export interface Layout {
   readonly dataDir: string;
   /** Sealed-file catalog, row-position index, trading-calendar table. Written only by sealing. */

@@ -1,5 +1,3 @@
-import { MS_PER_MINUTE } from '../shared/timeFormat.js';
-
 /**
  * Per-file row-position index by minute, built at seal time and kept in the catalog: how many
  * rows fall in each minute from the file's first minute to its last. From it, the position of
@@ -7,6 +5,8 @@ import { MS_PER_MINUTE } from '../shared/timeFormat.js';
  * found without decoding the file. Counts fit in 16 bits: a minute holds at most 60,000
  * distinct millisecond times.
  */
+import { MS_PER_MINUTE } from '../shared/timeFormat.js';
+
 export interface MinuteIndex {
   /** Minute of day (0..1439) of the file's first row. */
   readonly base: number;

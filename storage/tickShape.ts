@@ -1,7 +1,3 @@
-import type { DecodedColumn } from './parquet/reader.js';
-import { INDEX_ALWAYS_NULL, SCHEMAS, type Dataset } from '../shared/schema.js';
-import { formatIndexTime, parseLevel2Time } from '../shared/timeFormat.js';
-
 /**
  * The tick shape: where tick_history's rows come from (api-contract: tick_history), for the server and for
  * the seal-time boundary rows alike: index snapshots as stored, or, for `asset=stock`, level-2
@@ -11,6 +7,10 @@ import { formatIndexTime, parseLevel2Time } from '../shared/timeFormat.js';
  * boundary) works on tick fields (positions in SCHEMAS.index) and asks the source which stored
  * column holds each, and how its values read.
  */
+import type { DecodedColumn } from './parquet/reader.js';
+import { INDEX_ALWAYS_NULL, SCHEMAS, type Dataset } from '../shared/schema.js';
+import { formatIndexTime, parseLevel2Time } from '../shared/timeFormat.js';
+
 export type Asset = 'index' | 'stock';
 
 export interface TickSource {

@@ -1,15 +1,15 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
 /**
  * The source tree's import graph has no circle: a module that imports itself through others
  * sees half-initialised bindings at load time (serve/app → metrics → openapiRoute → openapi →
  * app once did). Every relative import counts, type-only ones too, so a circle cannot sneak
  * in as a type and become real when the import gains a value.
  */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 const test = suite('imports');
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -1,9 +1,3 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
 /**
  * Rules of the source tree that a reading can check, so that they do not quietly come back:
  * answers leave through Koa (no patched `res.write`/`res.end`, no `ctx.respond = false`);
@@ -11,6 +5,12 @@ import { fileURLToPath } from 'node:url';
  * logged whole (`{ err }`, pino's serialiser with the stack), never as their message alone;
  * code cites the contract in the repository (docs/api-contract.md), by section name.
  */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
 const test = suite('source rules');
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -1,10 +1,10 @@
-import { decompressed } from './lines.js';
-
 /**
  * Cuts a feed's decompressed bytes into chunks of whole lines (~`targetBytes` each) without
  * decoding them, so that parsing can be spread over worker threads while this thread only
  * scans for newlines. Line numbers are 1-based.
  */
+import { decompressed } from './lines.js';
+
 export interface FeedChunk {
   /** Whole lines, newline-terminated except possibly the file's last line. */
   readonly bytes: Buffer;

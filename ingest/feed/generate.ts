@@ -1,9 +1,3 @@
-import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
-import { asciiBytes, JsonLineBuffer, LINE_KINDS, memberBytes, type LineChunk } from './jsonLineBuffer.js';
-import { TickMarket, type TickRowSink } from './tickMarket.js';
-import { INDEX_ALWAYS_NULL, SCHEMAS } from '../../shared/schema.js';
-import { AUCTION_END, AUCTION_START, SESSIONS } from './tradingHours.js';
-
 /**
  * Deterministic synthetic market feed: realistic Level-2 and index snapshot days for a seed.
  * Pure (yields JSON Lines text); the CLI decides where the lines go.
@@ -15,6 +9,12 @@ import { AUCTION_END, AUCTION_START, SESSIONS } from './tradingHours.js';
  * With `ticks`, each stock snapshot is preceded by the orders and trades that made it
  * (tickMarket.ts), drawn from their own random stream so the snapshot lines do not change.
  */
+import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
+import { asciiBytes, JsonLineBuffer, LINE_KINDS, memberBytes, type LineChunk } from './jsonLineBuffer.js';
+import { TickMarket, type TickRowSink } from './tickMarket.js';
+import { INDEX_ALWAYS_NULL, SCHEMAS } from '../../shared/schema.js';
+import { AUCTION_END, AUCTION_START, SESSIONS } from './tradingHours.js';
+
 export interface GenerateOptions {
   readonly days: readonly string[];
   readonly stocks: number;

@@ -1,13 +1,13 @@
-import type { Dataset } from '../../shared/schema.js';
-import { RecordPacker } from '../staging/recordCodec.js';
-import type { Staging } from '../staging/segments.js';
-import { generateRows, type GenerateOptions, type MarketRowSink } from './generate.js';
-
 /**
  * The generated market straight into staging: the rows a replay of `generate`'s feed would
  * stage, without writing JSON text and parsing it back (the demo's first start: that text is
  * most of generating and replaying). Sealing is the caller's next step, as after a replay.
  */
+import type { Dataset } from '../../shared/schema.js';
+import { RecordPacker } from '../staging/recordCodec.js';
+import type { Staging } from '../staging/segments.js';
+import { generateRows, type GenerateOptions, type MarketRowSink } from './generate.js';
+
 export interface GeneratedRows {
   readonly rows: number;
   readonly perDataset: Readonly<Record<Dataset, number>>;

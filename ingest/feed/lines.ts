@@ -1,12 +1,12 @@
+/**
+ * Streams the lines of a JSON Lines feed (`.jsonl`, `.jsonl.gz`, `.jsonl.zst`) in batches,
+ * never holding the file in memory. Line numbers are 1-based, for quarantine sources.
+ */
 import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import { decodeZstdStream } from '../../storage/parquet/zstdFrames.js';
 import type { Readable } from 'node:stream';
 
-/**
- * Streams the lines of a JSON Lines feed (`.jsonl`, `.jsonl.gz`, `.jsonl.zst`) in batches,
- * never holding the file in memory. Line numbers are 1-based, for quarantine sources.
- */
 export interface LineBatch {
   readonly lines: string[];
   /** Line number of `lines[0]`. */

@@ -1,3 +1,8 @@
+/**
+ * A parse worker of a replay: turns chunks of feed lines into encoded record packs plus
+ * quarantine entries (bad or late lines, with `file:line` and the reason). Parsing is most of
+ * a replay's CPU; a pool of these uses every core while the main thread appends to staging.
+ */
 import { workerData } from 'node:worker_threads';
 import { serveWorker } from '../../shared/workerPool.js';
 import { CatalogReader, openCatalog } from '../../storage/catalog.js';
@@ -6,11 +11,6 @@ import { RecordPacker, type RecordPack } from '../staging/recordCodec.js';
 import { validateFeedLine } from '../staging/validate.js';
 import type { QuarantineEntry } from '../staging/segments.js';
 
-/**
- * A parse worker of a replay: turns chunks of feed lines into encoded record packs plus
- * quarantine entries (bad or late lines, with `file:line` and the reason). Parsing is most of
- * a replay's CPU; a pool of these uses every core while the main thread appends to staging.
- */
 export interface ParseWorkerInput {
   readonly catalogDb: string;
 }

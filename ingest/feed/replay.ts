@@ -1,3 +1,9 @@
+/**
+ * Replays feed files into staging. This thread decompresses and cuts line chunks; a pool of
+ * parse workers validates them; results are staged strictly in chunk order, so "later wins"
+ * among duplicates means later in the file, exactly as a single reader would see it.
+ * Sealing is the caller's next step.
+ */
 import { availableParallelism } from 'node:os';
 import { WorkerPool } from '../../shared/workerPool.js';
 import { Buffer } from 'node:buffer';
@@ -5,12 +11,6 @@ import { readFeedChunks } from './chunks.js';
 import type { ParsedChunk, ParseRequest, ParseWorkerInput } from './parseWorker.js';
 import type { Staging } from '../staging/segments.js';
 
-/**
- * Replays feed files into staging. This thread decompresses and cuts line chunks; a pool of
- * parse workers validates them; results are staged strictly in chunk order, so "later wins"
- * among duplicates means later in the file, exactly as a single reader would see it.
- * Sealing is the caller's next step.
- */
 export interface ReplayStats {
   lines: number;
   staged: number;

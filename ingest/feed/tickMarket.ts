@@ -1,6 +1,3 @@
-import { formatLevel2Time } from '../../shared/timeFormat.js';
-import { AUCTION_CANCEL_END, AUCTION_END, phaseStart } from './tradingHours.js';
-
 /**
  * The tick-by-tick market of one stock-day: the orders (逐笔委托) and trades (逐笔成交) behind
  * the generator's level-2 snapshots. It does not decide prices or volumes: each snapshot
@@ -23,6 +20,9 @@ import { AUCTION_CANCEL_END, AUCTION_END, phaseStart } from './tradingHours.js';
  * Every random number comes from the market's own generator, never the snapshot's, so the
  * snapshot lines are the same whether or not ticks are generated.
  */
+import { formatLevel2Time } from '../../shared/timeFormat.js';
+import { AUCTION_CANCEL_END, AUCTION_END, phaseStart } from './tradingHours.js';
+
 export interface TickMarketOptions {
   readonly symbol: string;
   readonly date: string;

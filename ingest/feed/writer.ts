@@ -1,9 +1,3 @@
-import { createWriteStream, openSync, type WriteStream } from 'node:fs';
-import { once } from 'node:events';
-import { createGzip, type Gzip } from 'node:zlib';
-import { zstdCompress } from '../../storage/parquet/zstd.js';
-import { compressionOf } from './lines.js';
-
 /**
  * Writes a JSON Lines feed, compressed by extension (`.zst`, `.gz`, else plain). zstd output
  * is a sequence of independent frames of a few MiB each, which every zstd reader accepts and
@@ -11,6 +5,12 @@ import { compressionOf } from './lines.js';
  * while the caller makes the next one's lines (one in flight, written in order): the
  * generator and the compressor use both cores instead of taking turns.
  */
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createGzip, type Gzip } from 'node:zlib';
+import { zstdCompress } from '../../storage/parquet/zstd.js';
+import { compressionOf } from './lines.js';
+
 const CHUNK_BYTES = 4 << 20;
 
 export class FeedWriter {

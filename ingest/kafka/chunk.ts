@@ -1,11 +1,3 @@
-import { type Dataset } from '../../shared/schema.js';
-import type { DecodeReply } from './decodeWorker.js';
-import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './messages.js';
-import type { PartitionLateGuard } from '../seal/sealState.js';
-import type { QuarantineEntry } from '../staging/segments.js';
-import { readRecord, recordBytes, writeRecord, type EncodedRecords, type SymbolDay } from '../staging/recordCodec.js';
-import { canonicalFeedLine } from '../staging/canonicalLine.js';
-
 /**
  * The first half of staging a chunk of consecutive messages of one partition: validate each
  * (bad → a quarantine entry naming `topic/partition@offset`), late ones → quarantine entries,
@@ -17,6 +9,14 @@ import { canonicalFeedLine } from '../staging/canonicalLine.js';
  * highest: a message appended twice (re-delivered after a crash before its offset was
  * recorded, or to two owners during a rebalance) is the same row twice and changes nothing.
  */
+import { type Dataset } from '../../shared/schema.js';
+import type { DecodeReply } from './decodeWorker.js';
+import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './messages.js';
+import type { PartitionLateGuard } from '../seal/sealState.js';
+import type { QuarantineEntry } from '../staging/segments.js';
+import { readRecord, recordBytes, writeRecord, type EncodedRecords, type SymbolDay } from '../staging/recordCodec.js';
+import { canonicalFeedLine } from '../staging/canonicalLine.js';
+
 export interface ChunkMessage extends SnapshotMessage {
   readonly offset: string;
 }

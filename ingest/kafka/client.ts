@@ -1,12 +1,12 @@
-import { Kafka, logLevel, type LogEntry, type RetryOptions } from 'kafkajs';
-import type { Logger } from '../../shared/logger.js';
-
 /**
  * A kafkajs client whose own log lines go through the process's pino logger (child `kafkajs`),
  * so that every line on stderr is structured JSON. kafkajs is chatty at INFO (joins, commits),
  * which becomes debug here; its ERROR lines are mostly retried protocol errors (rebalancing,
  * reconnecting), reported as warn: the ingestor logs the failures that matter itself.
  */
+import { Kafka, logLevel, type LogEntry, type RetryOptions } from 'kafkajs';
+import type { Logger } from '../../shared/logger.js';
+
 export interface KafkaClientOptions {
   readonly brokers: readonly string[];
   readonly clientId: string;

@@ -1,26 +1,3 @@
-import type { Admin, Consumer, Kafka, RetryOptions } from 'kafkajs';
-import type { Logger } from '../../shared/logger.js';
-import type { Encoder } from '../seal/day.js';
-import { DATASETS } from '../../shared/schema.js';
-import type { IngestConfig } from '../config.js';
-import { openIngestStores, type IngestStores } from '../staging/stores.js';
-import { IngestError, isStagingFailure } from '../errors.js';
-import { createKafka } from './client.js';
-import { GroupCommitter, type CommitOptions, type FlushedPartition } from './stagingCommits.js';
-import { IngestMetrics } from './metrics.js';
-import { OffsetCommitter, type KafkaOffset } from './offsetCommits.js';
-import { KafkaOffsetStore } from './offsets.js';
-import type { Assignment } from './positions.js';
-import { IngestProgressTracker, type IngestCounts, type IngestProgress } from './progress.js';
-import { BatchRunner } from './runner.js';
-import { KafkaSealer } from '../seal/sealer.js';
-import { PostgresSealCuts } from '../seal/postgresSealCuts.js';
-import type { SealCutStore } from '../seal/sealCuts.js';
-import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';
-import { KafkaSealState, PartitionLateGuard } from '../seal/sealState.js';
-
-export type { IngestCounts, IngestProgress } from './progress.js';
-
 /**
  * The Kafka ingestor: a kafkajs consumer-group member that stages both snapshot topics into
  * the data directory exactly once and seals days as they fall due (api-contract: The feed).
@@ -48,6 +25,29 @@ export type { IngestCounts, IngestProgress } from './progress.js';
  * (the live consumer, the assignment, stopping, timers, restarts) is read by every transition —
  * start, crash and restart, assignment, shutdown — and stays in one class for that.
  */
+import type { Admin, Consumer, Kafka, RetryOptions } from 'kafkajs';
+import type { Logger } from '../../shared/logger.js';
+import type { Encoder } from '../seal/day.js';
+import { DATASETS } from '../../shared/schema.js';
+import type { IngestConfig } from '../config.js';
+import { openIngestStores, type IngestStores } from '../staging/stores.js';
+import { IngestError, isStagingFailure } from '../errors.js';
+import { createKafka } from './client.js';
+import { GroupCommitter, type CommitOptions, type FlushedPartition } from './stagingCommits.js';
+import { IngestMetrics } from './metrics.js';
+import { OffsetCommitter, type KafkaOffset } from './offsetCommits.js';
+import { KafkaOffsetStore } from './offsets.js';
+import type { Assignment } from './positions.js';
+import { IngestProgressTracker, type IngestCounts, type IngestProgress } from './progress.js';
+import { BatchRunner } from './runner.js';
+import { KafkaSealer } from '../seal/sealer.js';
+import { PostgresSealCuts } from '../seal/postgresSealCuts.js';
+import type { SealCutStore } from '../seal/sealCuts.js';
+import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';
+import { KafkaSealState, PartitionLateGuard } from '../seal/sealState.js';
+
+export type { IngestCounts, IngestProgress } from './progress.js';
+
 export interface IngestorOptions {
   readonly config: IngestConfig;
   readonly dataDir: string;

@@ -1,8 +1,3 @@
-import { serveWorker } from '../../shared/workerPool.js';
-import { DATASETS, type Dataset } from '../../shared/schema.js';
-import { recordBytes, writeRecord } from '../staging/recordCodec.js';
-import { decodeSnapshotText, KeyCanon } from './messages.js';
-
 /**
  * The decode worker of the Kafka ingestor: JSON parsing and validation of message values,
  * most of the ingestor's CPU, run beside the main thread (which fetches with kafkajs and
@@ -15,6 +10,11 @@ import { decodeSnapshotText, KeyCanon } from './messages.js';
  * copied. The main thread then only checks lateness per symbol-day and copies records into
  * segments: no per-row objects there (they cost it more than the fetch itself, mostly in GC).
  */
+import { serveWorker } from '../../shared/workerPool.js';
+import { DATASETS, type Dataset } from '../../shared/schema.js';
+import { recordBytes, writeRecord } from '../staging/recordCodec.js';
+import { decodeSnapshotText, KeyCanon } from './messages.js';
+
 export interface DecodeRequest {
   readonly dataset: Dataset;
   readonly values: Uint8Array;

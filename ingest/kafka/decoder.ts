@@ -1,10 +1,3 @@
-import type { IHeaders } from 'kafkajs';
-import type { Dataset } from '../../shared/schema.js';
-import { IngestError } from '../errors.js';
-import { WorkerDiedError, WorkerPool, WorkerPoolClosedError } from '../../shared/workerPool.js';
-import type { DecodeReply, DecodeRequest } from './decodeWorker.js';
-import { rejectHeaderOf } from './messages.js';
-
 /**
  * The main thread's side of the decode worker (decodeWorker.ts): packs a run of Kafka
  * messages into one transferable request and resolves with the reply. One worker, and its
@@ -12,6 +5,13 @@ import { rejectHeaderOf } from './messages.js';
  * (shared/workerPool.ts). Any failure — the worker's own, its death, a closed decoder — comes
  * as an IngestError('decode'), on which the ingestor stops (a restart brings a fresh worker).
  */
+import type { IHeaders } from 'kafkajs';
+import type { Dataset } from '../../shared/schema.js';
+import { IngestError } from '../errors.js';
+import { WorkerDiedError, WorkerPool, WorkerPoolClosedError } from '../../shared/workerPool.js';
+import type { DecodeReply, DecodeRequest } from './decodeWorker.js';
+import { rejectHeaderOf } from './messages.js';
+
 export interface RawMessage {
   readonly offset: string;
   readonly key: Buffer | null;

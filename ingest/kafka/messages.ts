@@ -1,8 +1,3 @@
-import type { IHeaders } from 'kafkajs';
-import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
-import { validateSnapshot, type ValidationResult } from '../staging/validate.js';
-
 /**
  * Turns one Kafka message of a snapshot topic into a validated row or a reject reason
  * (api-contract: The feed). The topic gives the dataset; the key must name the same symbol as the value.
@@ -12,6 +7,11 @@ import { validateSnapshot, type ValidationResult } from '../staging/validate.js'
  * the reason the replay path would give; such a message is quarantined with that reason, so
  * a produced feed is quarantined exactly as its replay would be.
  */
+import type { IHeaders } from 'kafkajs';
+import { SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
+import { validateSnapshot, type ValidationResult } from '../staging/validate.js';
+
 export const REJECT_HEADER = 'tickvault-reject';
 
 export interface SnapshotMessage {

@@ -1,13 +1,13 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { IngestError } from '../errors.js';
-
 /**
  * Prometheus metrics of the Kafka ingestor, in a registry of its own (never the global one,
  * so tests and several ingestors in one process do not collide), and the optional plain
  * node:http endpoint serving them at GET /metrics.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { IngestError } from '../errors.js';
+
 export class IngestMetrics {
   readonly registry = new Registry();
   readonly consumed = new Counter({

@@ -1,7 +1,3 @@
-import type { Consumer } from 'kafkajs';
-import type { Logger } from '../../shared/logger.js';
-import type { Assignment } from './positions.js';
-
 /**
  * Offset commits to Kafka (kafkajs's offsetManager does this job for its own consumer; ours
  * commits by hand, after the group commit has recorded the offsets in the data directory).
@@ -10,6 +6,10 @@ import type { Assignment } from './positions.js';
  * nothing else would commit it, and lag monitors would see lag. Only owned partitions are
  * committed; a new owner commits the others.
  */
+import type { Consumer } from 'kafkajs';
+import type { Logger } from '../../shared/logger.js';
+import type { Assignment } from './positions.js';
+
 
 export interface KafkaOffset {
   readonly topic: string;

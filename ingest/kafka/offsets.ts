@@ -1,5 +1,3 @@
-import type { Db } from '../../shared/sqlite.js';
-
 /**
  * Consumer progress kept in ingest.db: per (topic, partition), the next offset whose message
  * has not been staged yet. It is written in the same transaction as the rows and quarantine
@@ -11,6 +9,8 @@ import type { Db } from '../../shared/sqlite.js';
  * Keyed by topic and partition, not by group: it describes the data directory, whichever
  * group fed it.
  */
+import type { Db } from '../../shared/sqlite.js';
+
 export const KAFKA_OFFSETS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS kafka_offsets (
   topic TEXT NOT NULL,

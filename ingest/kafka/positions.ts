@@ -1,10 +1,10 @@
-import type { KafkaOffsetStore } from './offsets.js';
-import type { PartitionPosition } from '../seal/scheduler.js';
-
 /**
  * What the sealer and the progress reporter need to know of Kafka, behind an interface so
  * that the sealing logic is testable without a broker.
  */
+import type { KafkaOffsetStore } from './offsets.js';
+import type { PartitionPosition } from '../seal/scheduler.js';
+
 export interface Watermarks {
   readonly partition: number;
   readonly low: number;

@@ -1,14 +1,3 @@
-import { CompressionTypes, Partitioners, type Message, type Producer } from 'kafkajs';
-import type { Logger } from '../../shared/logger.js';
-import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
-import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { datasetOfKind } from '../staging/validate.js';
-import { IngestError } from '../errors.js';
-import { readFeedLines } from '../feed/lines.js';
-import type { KafkaTopics } from '../config.js';
-import { createKafka } from './client.js';
-import { REJECT_HEADER } from './messages.js';
-
 /**
  * Publishes fixture feed files (JSON Lines with `kind`) to the datasets' topics, in file
  * order, in gzip-compressed batches.
@@ -24,6 +13,17 @@ import { REJECT_HEADER } from './messages.js';
  * Sends are awaited one at a time, so messages keep file order within each partition (a
  * corrected re-send stays after the row it corrects).
  */
+import { CompressionTypes, Partitioners, type Message, type Producer } from 'kafkajs';
+import type { Logger } from '../../shared/logger.js';
+import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
+import { SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { datasetOfKind } from '../staging/validate.js';
+import { IngestError } from '../errors.js';
+import { readFeedLines } from '../feed/lines.js';
+import type { KafkaTopics } from '../config.js';
+import { createKafka } from './client.js';
+import { REJECT_HEADER } from './messages.js';
+
 export interface ProducedMessage {
   readonly topic: string;
   readonly message: Message;

@@ -1,3 +1,8 @@
+/**
+ * The ingestor's progress and lag: what it has durably processed (counts and Prometheus
+ * metrics), and what the sealer and the progress report ask of Kafka — watermarks and the
+ * group's committed offsets, through the admin client.
+ */
 import type { Admin } from 'kafkajs';
 import type { Logger } from '../../shared/logger.js';
 import { lagOf } from '../seal/scheduler.js';
@@ -6,11 +11,6 @@ import type { IngestMetrics } from './metrics.js';
 import type { KafkaOffsetStore } from './offsets.js';
 import { ownedPositions, type Assignment, type KafkaView, type Watermarks } from './positions.js';
 
-/**
- * The ingestor's progress and lag: what it has durably processed (counts and Prometheus
- * metrics), and what the sealer and the progress report ask of Kafka — watermarks and the
- * group's committed offsets, through the admin client.
- */
 
 /** Durably processed messages and what became of them. */
 export interface IngestCounts {

@@ -1,3 +1,9 @@
+/**
+ * The run loop (kafkajs's runner.js hands each fetched batch to eachBatch; this is our
+ * eachBatch): a batch is queued for decoding in a worker thread while kafkajs fetches the next
+ * (queue.ts, decodeWorker.ts), each decoded slice goes to the group commit (commits.ts), and
+ * only kafkajs's fetch position moves here — Kafka commits follow the group commit.
+ */
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { DATASETS, type Dataset } from '../../shared/schema.js';
 import type { KafkaTopics } from '../config.js';
@@ -9,12 +15,6 @@ import type { IngestProgressTracker } from './progress.js';
 import { BatchQueue, type QueueItem } from './queue.js';
 import type { PartitionLateGuard } from '../seal/sealState.js';
 
-/**
- * The run loop (kafkajs's runner.js hands each fetched batch to eachBatch; this is our
- * eachBatch): a batch is queued for decoding in a worker thread while kafkajs fetches the next
- * (queue.ts, decodeWorker.ts), each decoded slice goes to the group commit (commits.ts), and
- * only kafkajs's fetch position moves here — Kafka commits follow the group commit.
- */
 
 interface QueuedBatch extends QueueItem<KafkaMessage> {
   readonly topic: string;

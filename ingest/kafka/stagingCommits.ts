@@ -1,11 +1,3 @@
-import type { Logger } from '../../shared/logger.js';
-import type { Dataset } from '../../shared/schema.js';
-import { isStagingFailure, stagingFailed } from '../errors.js';
-import type { DecodedChunk } from './chunk.js';
-import type { KafkaOffsetStore } from './offsets.js';
-import type { KafkaSealState } from '../seal/sealState.js';
-import type { QuarantineEntry, Staging } from '../staging/segments.js';
-
 /**
  * Group commit of decoded chunks: the second half of exactly-once staging.
  *
@@ -23,6 +15,14 @@ import type { QuarantineEntry, Staging } from '../staging/segments.js';
  * system calls and of the disk flushes among tens of thousands of messages, and the fsyncs
  * run while the next batches are fetched and decoded.
  */
+import type { Logger } from '../../shared/logger.js';
+import type { Dataset } from '../../shared/schema.js';
+import { isStagingFailure, stagingFailed } from '../errors.js';
+import type { DecodedChunk } from './chunk.js';
+import type { KafkaOffsetStore } from './offsets.js';
+import type { KafkaSealState } from '../seal/sealState.js';
+import type { QuarantineEntry, Staging } from '../staging/segments.js';
+
 export interface CommitDeps {
   readonly staging: Staging;
   readonly offsets: KafkaOffsetStore;

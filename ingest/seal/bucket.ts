@@ -1,3 +1,9 @@
+/**
+ * Step 1 of sealing for one staging bucket: each symbol-day's file written to a temporary
+ * name, fsynced and renamed into place. Returns the facts the catalog records; recording them
+ * (step 2) and dropping the staged rows (step 3) stay with the caller, in one process, so the
+ * catalog has a single writer. Runs in-process or in a seal worker alike.
+ */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
@@ -10,12 +16,6 @@ import { fileCandidates, type FileCandidates } from '../../storage/boundary/cand
 import { readStagedBucket, type StagedRecord } from '../staging/bucketRead.js';
 import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writer.js';
 
-/**
- * Step 1 of sealing for one staging bucket: each symbol-day's file written to a temporary
- * name, fsynced and renamed into place. Returns the facts the catalog records; recording them
- * (step 2) and dropping the staged rows (step 3) stay with the caller, in one process, so the
- * catalog has a single writer. Runs in-process or in a seal worker alike.
- */
 export type Encoder = (cols: SymbolDayColumns, opts: EncodeOptions) => Promise<Uint8Array>;
 
 

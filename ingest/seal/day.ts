@@ -1,3 +1,13 @@
+/**
+ * Seals a day: every staged symbol-day becomes an immutable Parquet file, durably in place
+ * before the catalog names it. Order, for crash safety at any instant:
+ *   1. write `NAME.tmp-PID`, fsync, rename to the final name, fsync the directory;
+ *   2. record the files in one catalog transaction (from then on servers can see them);
+ *   3. drop their staged rows.
+ * A crash before 2 leaves an unlisted file that the next seal overwrites; a crash between 2
+ * and 3 leaves staged rows whose file is already listed, which the next seal drops unwritten.
+ * A listed file is never written again.
+ */
 import { mkdir, readdir, unlink } from 'node:fs/promises';
 import { fsyncDir } from '../../storage/durableFile.js';
 import { dirname, join } from 'node:path';
@@ -14,16 +24,6 @@ import type { SealPool } from './pool.js';
 import type { FileCandidates } from '../../storage/boundary/candidates.js';
 import { writeBoundaryPart } from '../../storage/boundary/partFile.js';
 
-/**
- * Seals a day: every staged symbol-day becomes an immutable Parquet file, durably in place
- * before the catalog names it. Order, for crash safety at any instant:
- *   1. write `NAME.tmp-PID`, fsync, rename to the final name, fsync the directory;
- *   2. record the files in one catalog transaction (from then on servers can see them);
- *   3. drop their staged rows.
- * A crash before 2 leaves an unlisted file that the next seal overwrites; a crash between 2
- * and 3 leaves staged rows whose file is already listed, which the next seal drops unwritten.
- * A listed file is never written again.
- */
 export type { Encoder } from './bucket.js';
 
 export interface SealDeps {

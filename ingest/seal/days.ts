@@ -1,12 +1,12 @@
+/**
+ * Seals a list of `dataset|tradedate` days in date order, reporting rows as files land. Files
+ * are written by a pool of seal workers (one per core); the catalog is written here.
+ */
 import type { Dataset } from '../../shared/schema.js';
 import { sealDay, type Encoder, type SealResult } from './day.js';
 import { SealPool } from './pool.js';
 import type { IngestStores } from '../staging/stores.js';
 
-/**
- * Seals a list of `dataset|tradedate` days in date order, reporting rows as files land. Files
- * are written by a pool of seal workers (one per core); the catalog is written here.
- */
 export async function sealDays(
   stores: IngestStores,
   encode: Encoder,

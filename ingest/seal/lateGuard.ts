@@ -1,11 +1,11 @@
-import type { Dataset } from '../../shared/schema.js';
-import type { CatalogReader } from '../../storage/catalog.js';
-
 /**
  * Answers "is this message late?": its day is sealed, or its symbol-day already has a file.
  * A sealed file is immutable, so such a message is quarantined instead of staged. Answers are
  * cached per key; `forget()` after sealing.
  */
+import type { Dataset } from '../../shared/schema.js';
+import type { CatalogReader } from '../../storage/catalog.js';
+
 export class LateGuard {
   private readonly cache = new Map<string, boolean>();
   constructor(private readonly catalog: CatalogReader) {}

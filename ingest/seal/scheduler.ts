@@ -1,12 +1,12 @@
-import { beijingDayStartMs } from '../../shared/clock.js';
-import type { Dataset } from '../../shared/schema.js';
-import { partitionForKey } from '../kafka/partitions.js';
-
 /**
  * Pure decisions of the running ingestor's sealing (api-contract: The feed): a day is due once Beijing
  * time is past its close plus the grace period, and it is sealed by a process only when that
  * process has caught up with the end of every partition it owns. No I/O here.
  */
+import { beijingDayStartMs } from '../../shared/clock.js';
+import type { Dataset } from '../../shared/schema.js';
+import { partitionForKey } from '../kafka/partitions.js';
+
 export interface DayRef {
   readonly dataset: Dataset;
   readonly tradedate: string;

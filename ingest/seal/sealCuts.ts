@@ -1,5 +1,3 @@
-import type { Dataset } from '../../shared/schema.js';
-
 /**
  * The seal cut of a topic-partition and day: the offset below which the day's messages are in
  * the sealed files, and at or above which they are late. With `--state-url`, every site's
@@ -8,6 +6,8 @@ import type { Dataset } from '../../shared/schema.js';
  * first if it is behind, quarantining what it staged past it if it is ahead). Sites fed by the
  * same topics then write byte-identical files and quarantine the same messages.
  */
+import type { Dataset } from '../../shared/schema.js';
+
 export interface SealCut {
   readonly topic: string;
   readonly partition: number;

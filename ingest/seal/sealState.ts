@@ -1,8 +1,3 @@
-import type { Dataset } from '../../shared/schema.js';
-import type { Db } from '../../shared/sqlite.js';
-import type { LateGuard } from './lateGuard.js';
-import type { OpenDay } from '../staging/segments.js';
-
 /**
  * Which partition carried each staged symbol-day, and which partitions of a day have been
  * sealed, kept in ingest.db (shared by every ingest process of the group on this data
@@ -16,6 +11,11 @@ import type { OpenDay } from '../staging/segments.js';
  * is recorded as sealed for that day: its later messages for the day are late. When every
  * partition of the topic is recorded, the day itself is marked sealed in the catalog.
  */
+import type { Dataset } from '../../shared/schema.js';
+import type { Db } from '../../shared/sqlite.js';
+import type { LateGuard } from './lateGuard.js';
+import type { OpenDay } from '../staging/segments.js';
+
 export const KAFKA_SEAL_STATE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS kafka_symbol_partitions (
   dataset TEXT NOT NULL, tradedate TEXT NOT NULL, symbol TEXT NOT NULL, partition INTEGER NOT NULL,

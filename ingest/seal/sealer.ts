@@ -1,3 +1,16 @@
+/**
+ * Seals days while the ingestor runs. On each tick: the due days (past close + grace, not yet
+ * sealed in the catalog) are found; if this process has caught up with every partition it
+ * owns, then for each due day and each owned partition not yet sealed for it, the partition's
+ * symbols are sealed (files, then catalog) and the partition is recorded sealed for the day.
+ * The process that finds every partition of the topic recorded sweeps whatever is left staged
+ * for the day and marks the day sealed. From the moment a partition-day's seal begins, its
+ * messages are late.
+ *
+ * Seals run one partition at a time and re-check ownership in between, so a rebalance during
+ * a seal hands over at the next partition boundary. A failed tick is logged and retried on the
+ * next one: sealing is idempotent (listed files are skipped).
+ */
 import { sealDay, type Encoder, type SealDeps } from './day.js';
 import { CatalogWriter } from '../../storage/catalog.js';
 import { SealPool } from './pool.js';
@@ -18,19 +31,6 @@ import type { SealCutStore } from './sealCuts.js';
 import { IngestError } from '../errors.js';
 import { databaseErrorForLog } from '../../shared/postgres/pool.js';
 
-/**
- * Seals days while the ingestor runs. On each tick: the due days (past close + grace, not yet
- * sealed in the catalog) are found; if this process has caught up with every partition it
- * owns, then for each due day and each owned partition not yet sealed for it, the partition's
- * symbols are sealed (files, then catalog) and the partition is recorded sealed for the day.
- * The process that finds every partition of the topic recorded sweeps whatever is left staged
- * for the day and marks the day sealed. From the moment a partition-day's seal begins, its
- * messages are late.
- *
- * Seals run one partition at a time and re-check ownership in between, so a rebalance during
- * a seal hands over at the next partition boundary. A failed tick is logged and retried on the
- * next one: sealing is idempotent (listed files are skipped).
- */
 export interface SealerDeps {
   readonly stores: IngestStores;
   readonly encode: Encoder;

@@ -1,6 +1,3 @@
-import { codeLetter, SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
-
 /**
  * A validated row as a feed line (`kind`, `symbol`, `tradedate`, `time`, then every value
  * field in schema order, codes as their letters, null for null): what validation accepts, so `tickvault replay` takes
@@ -11,6 +8,9 @@ import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
  * row, not the message's text. Writing every such late row from its values gives the same
  * quarantine entry on every site, whichever way the message came to be late.
  */
+import { codeLetter, SCHEMAS, type Dataset } from '../../shared/schema.js';
+import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
+
 export function canonicalFeedLine(dataset: Dataset, tradedate: string, symbol: string, timeMs: number, values: ArrayLike<number | null>): string {
   const row: Record<string, unknown> = {
     kind: dataset,

@@ -1,5 +1,3 @@
-import { DATASETS, SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js';
-
 /**
  * The staged record: fixed size per dataset, so a segment needs no framing and a torn tail is
  * cut at a record boundary. Layout (little endian):
@@ -8,6 +6,8 @@ import { DATASETS, SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/
  *   order    float64   (duplicate resolution: highest wins)
  *   values   float64 × value fields (codes as character codes), NaN = null
  */
+import { DATASETS, SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js';
+
 export const SYMBOL_BYTES = 12;
 export const TIME_OFFSET = SYMBOL_BYTES;
 export const ORDER_OFFSET = SYMBOL_BYTES + 4;

@@ -1,11 +1,3 @@
-import { closeSync, fsync, fsyncSync, mkdirSync, openSync, rmSync, writeSync, existsSync } from 'node:fs';
-import { promisify } from 'node:util';
-import { dirname, join } from 'node:path';
-import { openDb, type Db } from '../../shared/sqlite.js';
-import { type Dataset, type SnapshotRow } from '../../shared/schema.js';
-import { encodeRecord, ORDER_OFFSET, recordBytes, recordSymbol, type EncodedRecords, type RecordPack } from './recordCodec.js';
-import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
-
 /**
  * Durable staging of snapshots for days not sealed yet.
  *
@@ -26,6 +18,14 @@ import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
  * bytes and the committed lengths in ingest.db must change together, so the append, commit
  * and drop halves share private state and are not split apart.
  */
+import { closeSync, fsync, fsyncSync, mkdirSync, openSync, rmSync, writeSync, existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { dirname, join } from 'node:path';
+import { openDb, type Db } from '../../shared/sqlite.js';
+import { type Dataset, type SnapshotRow } from '../../shared/schema.js';
+import { encodeRecord, ORDER_OFFSET, recordBytes, recordSymbol, type EncodedRecords, type RecordPack } from './recordCodec.js';
+import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
+
 export const BUCKETS = 256;
 
 export const STAGING_SCHEMA = `

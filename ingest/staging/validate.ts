@@ -1,11 +1,11 @@
-import { codeValue, DATASETS, INDEX_ALWAYS_NULL, SCHEMAS, type Dataset, type FieldDef, type SnapshotRow } from '../../shared/schema.js';
-import { parseIndexSymbol, parseStockSymbol, type SymbolResult } from '../../shared/symbols.js';
-import { isValidDateText, parseIndexTime, parseLevel2Time } from '../../shared/timeFormat.js';
-
 /**
  * Turns one decoded feed object into a validated row, or names exactly why it is rejected
  * (api-contract: The feed, Trades and orders). Pure: the caller decides where rejects go (quarantine).
  */
+import { codeValue, DATASETS, INDEX_ALWAYS_NULL, SCHEMAS, type Dataset, type FieldDef, type SnapshotRow } from '../../shared/schema.js';
+import { parseIndexSymbol, parseStockSymbol, type SymbolResult } from '../../shared/symbols.js';
+import { isValidDateText, parseIndexTime, parseLevel2Time } from '../../shared/timeFormat.js';
+
 export type ValidationResult = { ok: true; row: SnapshotRow } | { ok: false; reason: string };
 
 const reject = (reason: string): ValidationResult => ({ ok: false, reason });

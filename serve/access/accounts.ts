@@ -1,13 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../../shared/sqlite.js';
-import { isPlanName, PLANS, type Plan, type PlanName } from './plans.js';
-
 /**
  * Accounts and their API keys. Keys are random 256-bit tokens, so one sha256 is enough to
  * store them safely (no dictionary to attack); user-chosen keys via --key get the same
  * treatment and are the operator's responsibility. Every request looks its key up again, so
  * a revocation takes effect at once in every server process.
  */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Db } from '../../shared/sqlite.js';
+import { isPlanName, PLANS, type Plan, type PlanName } from './plans.js';
+
 export interface Account {
   readonly id: number;
   readonly plan: Plan;

@@ -1,9 +1,9 @@
-import { latestTradingDay, tradingDaysBack } from '../../calendar/tradingCalendar.js';
-
 /**
  * The plan table of api-contract: Plans and limits, as data, and the pure window arithmetic on it. Nothing here
  * touches a database: counting lives in limits.ts.
  */
+import { latestTradingDay, tradingDaysBack } from '../../calendar/tradingCalendar.js';
+
 export type ApiName = 'level2_quote_history' | 'level2_trade_history' | 'level2_order_history' | 'tick_history';
 export const API_NAMES: readonly ApiName[] = ['level2_quote_history', 'level2_trade_history', 'level2_order_history', 'tick_history'];
 

@@ -1,11 +1,11 @@
-import { openDb, type Db } from '../../shared/sqlite.js';
-
 /**
  * service.db: accounts and keys (written by the `accounts` command), and the counters every
  * server process on the data directory shares: per-second windows, daily counts (trial calls,
  * Parquet files) and the one-request-in-progress slots. SQLite is the shared memory between
  * processes; each check is one atomic statement, so two servers can never both win.
  */
+import { openDb, type Db } from '../../shared/sqlite.js';
+
 export const SERVICE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS accounts (
   id INTEGER PRIMARY KEY,

@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import type { StateStore } from './stateStore.js';
-
 /**
  * The one-request-in-progress rule (api-contract: Plans and limits): one slot per (account, interface) in the
  * shared state, so it holds across API keys, server processes and sites.
@@ -11,6 +8,9 @@ import type { StateStore } from './stateStore.js';
  * slot is one statement that only overwrites an expired lease, so of two racing processes
  * exactly one wins.
  */
+import { randomBytes } from 'node:crypto';
+import type { StateStore } from './stateStore.js';
+
 export class SlotLeases {
   private readonly holderPrefix = `${process.pid}.${randomBytes(4).toString('hex')}.`;
   private seq = 0;

@@ -1,6 +1,3 @@
-import type { Account, AccountListing } from './accounts.js';
-import type { ApiName, PlanName } from './plans.js';
-
 /**
  * Everything server processes share (api-contract: Plans and limits): accounts and hashed keys, the per-second
  * windows, the per-Beijing-day counters (trial calls, Parquet files), the one-request-in-
@@ -19,6 +16,9 @@ import type { ApiName, PlanName } from './plans.js';
  * A store that cannot reach its database throws StateUnavailableError (the request becomes a
  * 503 with Retry-After), never another error, and recovers by itself when it returns.
  */
+import type { Account, AccountListing } from './accounts.js';
+import type { ApiName, PlanName } from './plans.js';
+
 export type DailyKind = 'calls' | 'parquet';
 
 export type Admission = { readonly ok: true; readonly count: number } | { readonly ok: false; readonly retryAfterSec: number };

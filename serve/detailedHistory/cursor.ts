@@ -1,6 +1,3 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { DetailedApiName } from '../access/plans.js';
-
 /**
  * Paging cursors of the detailed history interfaces (api-contract: Detailed history, Trades and orders).
  *
@@ -21,6 +18,9 @@ import type { DetailedApiName } from '../access/plans.js';
  * day AFTER the time filters. It carries nothing else, so it needs `tradedate` (and the same
  * time filters) alongside.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { DetailedApiName } from '../access/plans.js';
+
 export interface CursorState {
   /** The interface that issued the cursor. */
   readonly apiname: DetailedApiName;

@@ -1,10 +1,10 @@
-import type { Level2Start } from './params.js';
-import type { RowSpan } from '../reading/rowSearch.js';
-
 /**
  * Where a level-2 page lies among the rows a request's time filters select (pure). The rows
  * themselves are located by the shared row search (serve/reading/rowSearch.ts).
  */
+import type { Level2Start } from './params.js';
+import type { RowSpan } from '../reading/rowSearch.js';
+
 export interface PagePlan {
   /** First row of the page (file position). */
   readonly first: number;

@@ -1,3 +1,11 @@
+/**
+ * Parameters of the detailed history interfaces (level2_quote_history: spec + api-contract: Detailed history;
+ * level2_trade_history and level2_order_history: the same rules, §3b), validated into one
+ * typed query.
+ * Pure: no clock, no catalog. Every rejection is a 400 naming the parameter.
+ *
+ * A member set to null counts as omitted (clients often serialise "not set" as null).
+ */
 import { SCHEMAS } from '../../shared/schema.js';
 import { parseStockSymbol } from '../../shared/symbols.js';
 import { API_TIME_FORMS, isValidDateText, parseApiTime } from '../../shared/timeFormat.js';
@@ -7,14 +15,6 @@ import type { CursorCodec, CursorState } from './cursor.js';
 import type { DetailedApiName } from '../access/plans.js';
 import { DATASET_OF } from './interfaces.js';
 
-/**
- * Parameters of the detailed history interfaces (level2_quote_history: spec + api-contract: Detailed history;
- * level2_trade_history and level2_order_history: the same rules, §3b), validated into one
- * typed query.
- * Pure: no clock, no catalog. Every rejection is a 400 naming the parameter.
- *
- * A member set to null counts as omitted (clients often serialise "not set" as null).
- */
 export const LEVEL2_PARAMS: ReadonlySet<string> = new Set([
   'symbol', 'tradedate', 'format', 'start_time', 'end_time', 'page_size', 'cursor',
 ]);

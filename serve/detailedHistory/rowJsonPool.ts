@@ -1,9 +1,3 @@
-import type { CatalogFile } from '../../storage/catalog.js';
-import { UnsupportedParquetError } from '../../storage/parquet/format.js';
-import { WorkerPool } from '../../shared/workerPool.js';
-import type { RowJsonMaker, SerializedRows } from './rows.js';
-import type { RowJsonRequest, RowJsonRows, RowJsonWorkerInput } from './rowJsonWorker.js';
-
 /**
  * Row-JSON workers (rowJsonWorker.ts): the every-field JSON of a row group made on another
  * thread. Started on first use (a server that only answers from its cache never starts them);
@@ -12,6 +6,12 @@ import type { RowJsonRequest, RowJsonRows, RowJsonWorkerInput } from './rowJsonW
  * dies fails the row groups it held (their page is an error) and the next request starts a
  * fresh one (shared/workerPool.ts).
  */
+import type { CatalogFile } from '../../storage/catalog.js';
+import { UnsupportedParquetError } from '../../storage/parquet/format.js';
+import { WorkerPool } from '../../shared/workerPool.js';
+import type { RowJsonMaker, SerializedRows } from './rows.js';
+import type { RowJsonRequest, RowJsonRows, RowJsonWorkerInput } from './rowJsonWorker.js';
+
 export class RowJsonPool extends WorkerPool<RowJsonRequest, RowJsonRows> implements RowJsonMaker {
   constructor(input: RowJsonWorkerInput, size: number) {
     super({ name: 'row JSON worker', url: new URL('./rowJsonWorker.js', import.meta.url), size, workerData: input, lazy: true });

@@ -1,3 +1,9 @@
+/**
+ * A row-JSON worker (rowJsonPool.ts): reads, decodes and serialises one row group of a sealed
+ * file with every field — the first touch of a detailed-history page, most of its time — off
+ * the main thread, so a page's row groups are made on every core at once and the main thread
+ * keeps answering. The bytes are transferred back, not copied.
+ */
 import { join } from 'node:path';
 import { workerData } from 'node:worker_threads';
 import { serveWorker } from '../../shared/workerPool.js';
@@ -8,12 +14,6 @@ import { checkFooter, type FileFacts } from '../reading/fileColumns.js';
 import { ALL_FIELDS, serializeRows } from './rows.js';
 import { groupRowCount } from '../reading/rowSearch.js';
 
-/**
- * A row-JSON worker (rowJsonPool.ts): reads, decodes and serialises one row group of a sealed
- * file with every field — the first touch of a detailed-history page, most of its time — off
- * the main thread, so a page's row groups are made on every core at once and the main thread
- * keeps answering. The bytes are transferred back, not copied.
- */
 export interface RowJsonWorkerInput {
   readonly dataDir: string;
 }
@@ -60,7 +60,7 @@ if (workerData) {
     async ({ file, group, sizeHint }) => {
       const all = ALL_FIELDS[file.dataset];
       const footer = await footerOf(file);
-      const [m] = await withSyncFile(join(dataDir, file.path), (source) => readRowGroups(source, footer, [group], all));
+      const [m] = await withSyncFile(join(dataDir, file.path), (source) => readRowGroups(source, footer, [group], all, file.path));
       const s = serializeRows(all.map((c) => m.get(c)!), 0, groupRowCount(file, group), sizeHint);
       return { bytes: s.bytes, offsets: s.offsets };
     },

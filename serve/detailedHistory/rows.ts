@@ -1,10 +1,3 @@
-import type { CatalogFile } from '../../storage/catalog.js';
-import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import type { FileColumnCache } from '../reading/fileColumns.js';
-import type { DecodedColumn } from '../../storage/parquet/reader.js';
-import { groupRowCount, groupsOf } from '../reading/rowSearch.js';
-import { JsonBytesWriter } from './jsonBytes.js';
-
 /**
  * Rows of a detailed-history page (level 2, trades, orders) as JSON bytes. The common request is every field, so each row group's
  * rows are serialised once and kept in the cache as one UTF-8 buffer `[row],[row],…` with the
@@ -12,6 +5,13 @@ import { JsonBytesWriter } from './jsonBytes.js';
  * page is a memcpy, not 250,000 number conversions). Other field lists are serialised from
  * the cached decoded columns on each request.
  */
+import type { CatalogFile } from '../../storage/catalog.js';
+import { SCHEMAS, type Dataset } from '../../shared/schema.js';
+import type { FileColumnCache } from '../reading/fileColumns.js';
+import type { DecodedColumn } from '../../storage/parquet/reader.js';
+import { groupRowCount, groupsOf } from '../reading/rowSearch.js';
+import { JsonBytesWriter } from './jsonBytes.js';
+
 /** Every field's position, per dataset: made once, not per row group served. */
 export const ALL_FIELDS: Readonly<Record<Dataset, readonly number[]>> = {
   level2: SCHEMAS.level2.fields.map((_, i) => i),

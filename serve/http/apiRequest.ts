@@ -1,11 +1,11 @@
-import type { DatasetSchema } from '../../shared/schema.js';
-import { badRequest } from './apiError.js';
-import { excerpt } from './valueExcerpt.js';
-
 /**
  * The common request body (spec: apiname, apikey, fields, params), validated. Unknown
  * members are rejected (api-contract: Envelope) so a misspelling never silently changes a query.
  */
+import type { DatasetSchema } from '../../shared/schema.js';
+import { badRequest } from './apiError.js';
+import { excerpt } from './valueExcerpt.js';
+
 export interface ApiRequest {
   readonly apiname: string;
   readonly apikey: string | undefined;

@@ -1,14 +1,14 @@
+/**
+ * `GET /console`: the debugging page (serve/http/console/), served from memory. The page is
+ * plain HTML, CSS and an ES module — nothing to build — plus the charting library's standalone
+ * bundle from node_modules, so the console works without any CDN or network.
+ */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import type Router from '@koa/router';
 
-/**
- * `GET /console`: the debugging page (serve/http/console/), served from memory. The page is
- * plain HTML, CSS and an ES module — nothing to build — plus the charting library's standalone
- * bundle from node_modules, so the console works without any CDN or network.
- */
 interface Asset {
   readonly type: string;
   readonly body: Buffer;

@@ -1,12 +1,3 @@
-import type { Context, Middleware, Next } from 'koa';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { knownRangeEndMs } from '../../calendar/tradingCalendar.js';
-import type { Logger } from '../../shared/logger.js';
-import type { ErrorReason } from './apiError.js';
-import { openapiRoute } from './openapiRoute.js';
-import { apinameOf, isApiRequest, requestLog, summarize } from './requestLog.js';
-import { onResponseDone } from './responseDone.js';
-
 /**
  * Prometheus metrics of one server process (GET /metrics), in a registry of its own so that
  * several apps in one process (tests, bench) never collide:
@@ -26,6 +17,15 @@ import { onResponseDone } from './responseDone.js';
  * `apiname` is level2_quote_history, level2_trade_history, level2_order_history, tick_history or unknown (anything a client sent that is
  * not an operation), so label cardinality stays bounded whatever arrives.
  */
+import type { Context, Middleware, Next } from 'koa';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { knownRangeEndMs } from '../../calendar/tradingCalendar.js';
+import type { Logger } from '../../shared/logger.js';
+import type { ErrorReason } from './apiError.js';
+import { openapiRoute } from './openapiRoute.js';
+import { apinameOf, isApiRequest, requestLog, summarize } from './requestLog.js';
+import { onResponseDone } from './responseDone.js';
+
 export const METRICS_PATH = '/metrics';
 
 export type RejectionReason = 'rate_limit' | 'trial_calls' | 'parquet_quota' | 'slot_busy' | 'state_unavailable';

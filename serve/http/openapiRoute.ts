@@ -1,12 +1,12 @@
-import { readFileSync } from 'node:fs';
-import type { Context, Middleware, Next } from 'koa';
-import { buildOpenApi } from './openapi.js';
-
 /**
  * GET /openapi.json: the OpenAPI 3.1 document of this server. Built once on first use (the
  * field lists and limits it is made of are constants) and served as the same text since.
  * A plain middleware rather than a router entry so it can be mounted in front of any app.
  */
+import { readFileSync } from 'node:fs';
+import type { Context, Middleware, Next } from 'koa';
+import { buildOpenApi } from './openapi.js';
+
 export const OPENAPI_PATH = '/openapi.json';
 
 /** The package version, for `info.version` (package.json sits three levels above dist/serve/http/). */

@@ -1,8 +1,3 @@
-import type { IncomingMessage } from 'node:http';
-import type { Context, Middleware, Next } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
-import { badBody, type ApiError } from './apiError.js';
-
 /**
  * Reading the POST body: JSON whatever the Content-Type, at most BODY_LIMIT_BYTES after
  * decompression, Content-Encoding identity, gzip, deflate or br.
@@ -12,6 +7,11 @@ import { badBody, type ApiError } from './apiError.js';
  * 400, 413 or 415, never 500. The parser runs with a no-op `next`, so an error thrown here
  * can only have come from reading the body, not from the handlers after it.
  */
+import type { IncomingMessage } from 'node:http';
+import type { Context, Middleware, Next } from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import { badBody, type ApiError } from './apiError.js';
+
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Encodings the body may carry (the ones the body parser can undo). */

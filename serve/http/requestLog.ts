@@ -1,9 +1,3 @@
-import type { Context, Middleware, Next } from 'koa';
-import type { Logger } from '../../shared/logger.js';
-import { API_NAMES, type ApiName } from '../access/plans.js';
-import { onResponseDone } from './responseDone.js';
-import type { ErrorReason } from './apiError.js';
-
 /**
  * One structured log line per request, written when the response has been sent (or the
  * client went away), so `ms` includes streaming a Parquet file:
@@ -17,6 +11,12 @@ import type { ErrorReason } from './apiError.js';
  * counted in a JSON body held in memory. API requests log at info; health, metrics and
  * document fetches at debug (a scraper every 15 s is not news).
  */
+import type { Context, Middleware, Next } from 'koa';
+import type { Logger } from '../../shared/logger.js';
+import { API_NAMES, type ApiName } from '../access/plans.js';
+import { onResponseDone } from './responseDone.js';
+import type { ErrorReason } from './apiError.js';
+
 export interface RequestSummary {
   readonly method: string;
   readonly path: string;

@@ -1,5 +1,3 @@
-import type { ServerResponse } from 'node:http';
-
 /**
  * "This response is done": fully written (aborted false) or its connection closed first
  * (aborted true). The request log, the metrics and the app all want to know, for every
@@ -7,6 +5,8 @@ import type { ServerResponse } from 'node:http';
  * for a streamed body) went past Node's ten-listener warning on every streamed answer. So a
  * response gets one pair of listeners, and the callbacks queue behind it.
  */
+import type { ServerResponse } from 'node:http';
+
 type DoneCallback = (aborted: boolean) => void;
 
 const waiting = new WeakMap<ServerResponse, DoneCallback[]>();

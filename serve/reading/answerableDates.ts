@@ -1,12 +1,12 @@
-import { knownRange, latestTradingDay } from '../../calendar/tradingCalendar.js';
-import { badRequest } from '../http/apiError.js';
-
 /**
  * The dates a request may name: the trading calendar's known range (where its closures are
  * known), stretched to the latest trading day when the clock has run past that range (then
  * the days beyond are weekdays the calendar cannot vouch for; the app warns about them).
  * Nothing outside is ever looked up, so no client value sets how far a loop over dates runs.
  */
+import { knownRange, latestTradingDay } from '../../calendar/tradingCalendar.js';
+import { badRequest } from '../http/apiError.js';
+
 export interface AnswerableSpan {
   readonly first: string;
   readonly last: string;

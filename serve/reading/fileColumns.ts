@@ -1,15 +1,3 @@
-import { join } from 'node:path';
-import { LRUCache } from 'lru-cache';
-import { readFile } from 'node:fs/promises';
-import type { CatalogFile } from '../../storage/catalog.js';
-import { SCHEMAS, type FieldType } from '../../shared/schema.js';
-import { UnsupportedParquetError } from '../../storage/parquet/format.js';
-import { DamagedFileError } from '../../storage/damagedFile.js';
-import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
-import { readNamedColumns } from '../../storage/parquet/generalReader.js';
-import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
-import { groupRowCount } from './rowSearch.js';
-
 /**
  * Decoded sealed files, cached. Sealed files are immutable, so nothing cached here can go
  * stale; the key is the catalog path. One byte-bounded LRU (its share of --cache-mb: serve/operations.ts) holds:
@@ -24,6 +12,18 @@ import { groupRowCount } from './rowSearch.js';
  *     decodes only the row groups a page touches);
  *   - `get(file)`: the whole file as plain arrays in schema order (tick_history).
  */
+import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
+import { readFile } from 'node:fs/promises';
+import type { CatalogFile } from '../../storage/catalog.js';
+import { SCHEMAS, type FieldType } from '../../shared/schema.js';
+import { UnsupportedParquetError } from '../../storage/parquet/format.js';
+import { DamagedFileError } from '../../storage/damagedFile.js';
+import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
+import { readNamedColumns } from '../../storage/parquet/generalReader.js';
+import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
+import { groupRowCount } from './rowSearch.js';
+
 export type ColumnValues = ArrayLike<string | number | bigint | null>;
 
 export interface DecodedFile {

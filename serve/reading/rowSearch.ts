@@ -1,7 +1,3 @@
-import type { CatalogFile } from '../../storage/catalog.js';
-import { rowsBeforeMinute, type MinuteIndex } from '../../storage/minuteIndex.js';
-import { MS_PER_MINUTE } from '../../shared/timeFormat.js';
-
 /**
  * Row positions in a sealed file, for both operations (pure but for the times the caller
  * supplies). A time bound is located in two steps: the catalog's minute index gives the rows
@@ -9,6 +5,10 @@ import { MS_PER_MINUTE } from '../../shared/timeFormat.js';
  * bound falls inside a minute are that minute's times looked at, which touches one row group
  * (rarely two) of the `time` column. Rows before a page are never decoded.
  */
+import type { CatalogFile } from '../../storage/catalog.js';
+import { rowsBeforeMinute, type MinuteIndex } from '../../storage/minuteIndex.js';
+import { MS_PER_MINUTE } from '../../shared/timeFormat.js';
+
 export interface RowSpan {
   readonly lo: number;
   readonly hi: number;

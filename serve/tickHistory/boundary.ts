@@ -1,17 +1,3 @@
-import { join } from 'node:path';
-import { Limiter } from '../../shared/limiter.js';
-import { DamagedFileError } from '../../storage/damagedFile.js';
-import { SCHEMAS } from '../../shared/schema.js';
-import { rowsBeforeMinute } from '../../storage/minuteIndex.js';
-import { ByteLru, type FileColumnCache } from '../reading/fileColumns.js';
-import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
-import type { DayFile } from './dayFiles.js';
-import { ALL_TICK_FIELDS, candidatePositions, minuteOfRow } from '../../storage/boundary/candidates.js';
-import type { BlockEntry, BoundaryBlock } from '../../storage/boundary/partCodec.js';
-import { readBoundaryBlock } from '../../storage/boundary/partFile.js';
-import type { Side } from './params.js';
-import { sourceOfFile, storedColumns, tickColumns, tickRowText } from '../../storage/tickShape.js';
-
 /**
  * Boundary snapshots (api-contract: tick_history): per index, the last snapshot strictly before HH:MM:00.000
  * (`before`) or the first at or after it (`after`).
@@ -28,6 +14,20 @@ import { sourceOfFile, storedColumns, tickColumns, tickRowText } from '../../sto
  * extracted once, on first use, from one decode of that group, and kept in a byte-bounded LRU
  * of their own (a whole-market day must not evict the detail caches).
  */
+import { join } from 'node:path';
+import { Limiter } from '../../shared/limiter.js';
+import { DamagedFileError } from '../../storage/damagedFile.js';
+import { SCHEMAS } from '../../shared/schema.js';
+import { rowsBeforeMinute } from '../../storage/minuteIndex.js';
+import { ByteLru, type FileColumnCache } from '../reading/fileColumns.js';
+import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
+import type { DayFile } from './dayFiles.js';
+import { ALL_TICK_FIELDS, candidatePositions, minuteOfRow } from '../../storage/boundary/candidates.js';
+import type { BlockEntry, BoundaryBlock } from '../../storage/boundary/partCodec.js';
+import { readBoundaryBlock } from '../../storage/boundary/partFile.js';
+import type { Side } from './params.js';
+import { sourceOfFile, storedColumns, tickColumns, tickRowText } from '../../storage/tickShape.js';
+
 const BUILD_CONCURRENCY = 8;
 const STRING_BYTES = 40;
 
@@ -141,7 +141,7 @@ export class BoundaryIndex {
     const source = sourceOfFile(file);
     const stored = storedColumns(source, ALL_TICK_FIELDS);
     const footer = await this.columns.footer(file);
-    const [m] = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, [g], stored));
+    const [m] = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, [g], stored, file.path));
     const rg = footer.rowGroups[g];
     const schema = SCHEMAS[file.dataset];
     const picked = new Map<number, DecodedColumn>();

@@ -1,12 +1,12 @@
-import { isValidDate, latestTradingDay, offsetFromLatest, tradingDaysBack } from '../../calendar/tradingCalendar.js';
-import { requireAnswerableDate } from '../reading/answerableDates.js';
-import { badRequest } from '../http/apiError.js';
-
 /**
  * Which trading day(s) a tick_history request reads (spec rules 1-5, api-contract: tick_history). Pure:
  * the only input besides the params is "now", and the latest trading day is taken from the
  * calendar in Beijing time whether or not its data is stored yet.
  */
+import { isValidDate, latestTradingDay, offsetFromLatest, tradingDaysBack } from '../../calendar/tradingCalendar.js';
+import { requireAnswerableDate } from '../reading/answerableDates.js';
+import { badRequest } from '../http/apiError.js';
+
 export interface DateParams {
   readonly tradedate?: unknown;
   readonly startdate?: unknown;

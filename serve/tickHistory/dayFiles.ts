@@ -1,7 +1,3 @@
-import type { CatalogBoundaryPart, CatalogFile, CatalogReader } from '../../storage/catalog.js';
-import { minuteStarts } from '../../storage/minuteIndex.js';
-import { MS_PER_DAY } from '../../shared/timeFormat.js';
-
 /**
  * The index files of a trading day as tick_history reads them: sorted by symbol, with the
  * minute index's cumulative starts computed once. A file is visible as soon as its catalog
@@ -9,6 +5,10 @@ import { MS_PER_DAY } from '../../shared/timeFormat.js';
  * sealed its listing can no longer change, so it is kept in memory; a day still being sealed
  * (partition by partition under Kafka ingest) is listed afresh on every request.
  */
+import type { CatalogBoundaryPart, CatalogFile, CatalogReader } from '../../storage/catalog.js';
+import { minuteStarts } from '../../storage/minuteIndex.js';
+import { MS_PER_DAY } from '../../shared/timeFormat.js';
+
 export interface DayFile {
   readonly file: CatalogFile;
   readonly starts: Uint32Array;

@@ -1,3 +1,12 @@
+/**
+ * Enhanced plain detail: the rows of several index files over several days, sorted by
+ * (tradedate, time, symbol) or the reverse, one limit/offset page of them.
+ *
+ * The offset is reached by counting, never by reading: whole days are skipped by their
+ * selected-row totals, and inside the day holding the offset the per-minute counts of the
+ * catalog's minute index locate the minute (merge.ts planDay). Only that minute's rows and
+ * those after it up to the page's end are read, from the row groups that hold them.
+ */
 import { MS_PER_DAY } from '../../shared/timeFormat.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { groupsOf } from '../reading/rowSearch.js';
@@ -8,15 +17,6 @@ import { groupRowsOf, type GroupRows } from './rows.js';
 import { firstRowAtOrAfter } from '../reading/rowSearch.js';
 import { spanTimeLookup } from '../reading/rowTimes.js';
 
-/**
- * Enhanced plain detail: the rows of several index files over several days, sorted by
- * (tradedate, time, symbol) or the reverse, one limit/offset page of them.
- *
- * The offset is reached by counting, never by reading: whole days are skipped by their
- * selected-row totals, and inside the day holding the offset the per-minute counts of the
- * catalog's minute index locate the minute (merge.ts planDay). Only that minute's rows and
- * those after it up to the page's end are read, from the row groups that hold them.
- */
 export interface DetailPage {
   /** Row texts joined by commas. */
   readonly itemsText: string;

@@ -1,5 +1,3 @@
-import { rowsBeforeMinute, type MinuteIndex } from '../../storage/minuteIndex.js';
-
 /**
  * Merge order of plain detail within one trading day (pure): rows of several symbol-day files
  * sorted by (time, symbol), ascending or the exact reverse, with a deep offset located from
@@ -10,6 +8,8 @@ import { rowsBeforeMinute, type MinuteIndex } from '../../storage/minuteIndex.js
  * rows before that minute. `planDay` finds the minute holding the wanted rank and the minute
  * by which enough rows follow it; only the rows of those minutes are read and merged.
  */
+import { rowsBeforeMinute, type MinuteIndex } from '../../storage/minuteIndex.js';
+
 export interface MergeSource {
   /** The selected rows are positions [lo, hi) of the file (after any time window). */
   readonly lo: number;

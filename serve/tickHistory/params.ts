@@ -1,3 +1,10 @@
+/**
+ * tickHistory params → one typed query (api-contract: tick_history). Mode selection:
+ *  - compatible: `symbol` and none of the enhanced-only parameters below;
+ *  - boundary: `side` is given (it needs `trademin`);
+ *  - enhanced plain detail: everything else.
+ * Every rejected combination is a 400 naming the parameters.
+ */
 import { SCHEMAS } from '../../shared/schema.js';
 import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
 import type { Asset } from '../../storage/tickShape.js';
@@ -7,13 +14,6 @@ import { checkParamNames, selectFields } from '../http/apiRequest.js';
 import { excerpt } from '../http/valueExcerpt.js';
 import { resolveDates, spansSeveralDays, type DateSelection } from './dateResolution.js';
 
-/**
- * tickHistory params → one typed query (api-contract: tick_history). Mode selection:
- *  - compatible: `symbol` and none of the enhanced-only parameters below;
- *  - boundary: `side` is given (it needs `trademin`);
- *  - enhanced plain detail: everything else.
- * Every rejected combination is a 400 naming the parameters.
- */
 export const MAX_SYMBOLS = 200;
 export const ENHANCED_LIMIT = 6000;
 

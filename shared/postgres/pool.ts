@@ -1,10 +1,10 @@
-import pg from 'pg';
-
 /**
  * Connections to the PostgreSQL database that several sites share (`--state-url`): the
  * server's accounts and limits, ingest's seal cuts. One pool per process, with connect and
  * statement limits so that a lost database turns into an error within seconds, never a hang.
  */
+import pg from 'pg';
+
 export interface PoolOptions {
   readonly url: string;
   /** Connections per process; each request holds one only for a statement. */

@@ -1,5 +1,3 @@
-import type pg from 'pg';
-
 /**
  * The PostgreSQL schema of what several sites share (`--state-url`): the servers' accounts and
  * limits and ingest's seal cuts, as numbered migrations in the `tickvault` schema (so it can
@@ -8,6 +6,8 @@ import type pg from 'pg';
  * each migration once, and a database newer than this program is refused rather than
  * misread.
  */
+import type pg from 'pg';
+
 const MIGRATIONS: readonly string[] = [
   // 1: accounts, keys, counters, slots, secrets.
   `CREATE TABLE tickvault.accounts (

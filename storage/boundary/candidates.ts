@@ -1,10 +1,3 @@
-import { SCHEMAS } from '../../shared/schema.js';
-import { formatIndexTime, formatLevel2Time, MS_PER_MINUTE } from '../../shared/timeFormat.js';
-import { minuteStarts, type MinuteIndex } from '../minuteIndex.js';
-import type { DecodedColumn } from '../parquet/reader.js';
-import type { SymbolDayColumns } from '../parquet/writer.js';
-import { sourceOfFile, tickColumns, tickRowText } from '../tickShape.js';
-
 /**
  * Boundary candidates (api-contract: tick_history, `side`): the rows a boundary query can answer with. For
  * the minute boundary HH:MM of a symbol-day file, with p = rows before HH:MM:00.000 (the
@@ -13,6 +6,13 @@ import { sourceOfFile, tickColumns, tickRowText } from '../tickShape.js';
  * of a 3-second file — answer every minute of the day. They are kept in the tick shape, as
  * the JSON text the server writes, so a boundary answer is read, never re-encoded.
  */
+import { SCHEMAS } from '../../shared/schema.js';
+import { formatIndexTime, formatLevel2Time, MS_PER_MINUTE } from '../../shared/timeFormat.js';
+import { minuteStarts, type MinuteIndex } from '../minuteIndex.js';
+import type { DecodedColumn } from '../parquet/reader.js';
+import type { SymbolDayColumns } from '../parquet/writer.js';
+import { sourceOfFile, tickColumns, tickRowText } from '../tickShape.js';
+
 export interface FileCandidates {
   /** The file's catalog symbol. */
   readonly symbol: string;

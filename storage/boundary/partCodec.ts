@@ -1,5 +1,3 @@
-import type { FileCandidates } from './candidates.js';
-
 /**
  * The layout of a boundary part (pure; partFile.ts does the I/O). A part holds the candidates
  * of a set of symbol-day files of one dataset-day, regrouped by minute: the block of minute M
@@ -12,6 +10,8 @@ import type { FileCandidates } from './candidates.js';
  * sorted by symbol, then position. Directory: per block, u16 minute, u32 offset, u32 length
  * (of its compressed bytes in the file), ascending by minute.
  */
+import type { FileCandidates } from './candidates.js';
+
 export interface PartBlock {
   readonly minute: number;
   readonly raw: Buffer;

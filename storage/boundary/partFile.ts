@@ -1,3 +1,12 @@
+/**
+ * Boundary part files (`DATA_DIR/_boundary/<dataset>/date=YYYYMMDD/<hash>.tvb`): written at
+ * seal beside the day's Parquet files, listed in the catalog (which keeps the symbols and the
+ * block directory, so a server reads a block with one pread and no footer). The file repeats
+ * both in its footer, so it describes itself:
+ *   `TVB1`, zstd blocks, directory, footer JSON, u32 directory bytes, u32 JSON bytes, `TVB1`.
+ * Named by its content's hash: two processes sealing different symbols of a day never collide,
+ * and one written again after a crash is the same file.
+ */
 import { createHash } from 'node:crypto';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -8,15 +17,6 @@ import { zstdCompress, zstdDecompress } from '../parquet/zstd.js';
 import type { FileCandidates } from './candidates.js';
 import { BoundaryBlock, encodeDirectory, partBlocks, type BlockEntry } from './partCodec.js';
 
-/**
- * Boundary part files (`DATA_DIR/_boundary/<dataset>/date=YYYYMMDD/<hash>.tvb`): written at
- * seal beside the day's Parquet files, listed in the catalog (which keeps the symbols and the
- * block directory, so a server reads a block with one pread and no footer). The file repeats
- * both in its footer, so it describes itself:
- *   `TVB1`, zstd blocks, directory, footer JSON, u32 directory bytes, u32 JSON bytes, `TVB1`.
- * Named by its content's hash: two processes sealing different symbols of a day never collide,
- * and one written again after a crash is the same file.
- */
 const MAGIC = Buffer.from('TVB1', 'latin1');
 const ZSTD_LEVEL = 3;
 /** Blocks being compressed at once while a part is written. */

@@ -1,11 +1,11 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-
 /**
  * What the readers need of a file: positioned reads. A `FileHandle` is one (the server's main
  * thread, which must never block); `withSyncFile` gives another, for worker threads, where a
  * blocking read of a page-cached file costs ~10 µs against ~200 µs for an open, read and
  * close through libuv's thread pool (measured here).
  */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
 export interface ByteSource {
   /** The file, where the source knows it: named in a DamagedFileError. */
   readonly path?: string;

@@ -1,13 +1,13 @@
-import type { ByteSource } from './byteSource.js';
-import { Codec, CONVERTED_UTF8, Encoding, PageType, PARQUET_MAGIC, PhysicalType, Repetition, UnsupportedParquetError } from './format.js';
-import { CompactReader, CompactWriter, CType, list, num, struct } from './thrift.js';
-
 /**
  * Parquet's metadata structs, both directions, over the one Thrift module: the writer's page
  * headers and footer (FileMetaData) and the fast reader's view of a footer (schema, row groups
  * and where each column chunk lies). Field ids follow apache/parquet-format's parquet.thrift;
  * only the fields this project writes or needs are modelled.
  */
+import type { ByteSource } from './byteSource.js';
+import { Codec, CONVERTED_UTF8, Encoding, PageType, PARQUET_MAGIC, PhysicalType, Repetition, UnsupportedParquetError } from './format.js';
+import { CompactReader, CompactWriter, CType, list, num, struct } from './thrift.js';
+
 
 const utf8 = new TextDecoder('utf-8');
 

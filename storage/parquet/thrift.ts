@@ -1,11 +1,11 @@
-import { UnsupportedParquetError } from './format.js';
-
 /**
  * The Thrift compact protocol, both directions, for Parquet's metadata structs (page headers
  * and the footer): a writer that emits fields by id and a reader of generic values (structs
  * as objects keyed by field id). What the structs mean lives in metadata.ts; this module only
  * knows the wire format, so the writer and the readers cannot drift apart on it.
  */
+import { UnsupportedParquetError } from './format.js';
+
 
 // ---- writing ----------------------------------------------------------------------------
 

@@ -1,6 +1,3 @@
-import { zstdDecompress as nativeDecompress } from './zstd.js';
-import { Decompress } from 'fzstd';
-
 /**
  * Streaming zstd decoding that puts the native decoder to work where it can. A zstd stream is
  * a sequence of frames whose compressed length can be found by walking block headers without
@@ -9,6 +6,9 @@ import { Decompress } from 'fzstd';
  * compressed by the `zstd` CLI is one frame) switches the rest of the stream to fzstd's
  * streaming decoder, so memory stays bounded either way.
  */
+import { zstdDecompress as nativeDecompress } from './zstd.js';
+import { Decompress } from 'fzstd';
+
 const FRAME_MAGIC = 0xfd2fb528;
 const MAX_FRAME_BYTES = 32 << 20;
 

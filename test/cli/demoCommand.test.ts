@@ -1,3 +1,8 @@
+/**
+ * `tickvault demo` end to end: from an empty data directory to a serving demo, then the
+ * printed curl commands run as printed (with curl when the machine has it, else the same
+ * request over node:http), then a second start that reuses data and key.
+ */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,11 +14,6 @@ import { httpRequest, type HttpResponse } from '../support/server.js';
 import { tempDir } from '../support/tempDir.js';
 import { SCHEMAS } from '../../shared/schema.js';
 
-/**
- * `tickvault demo` end to end: from an empty data directory to a serving demo, then the
- * printed curl commands run as printed (with curl when the machine has it, else the same
- * request over node:http), then a second start that reuses data and key.
- */
 const t = suite('demo command');
 
 const NOW = '2025-03-03T18:00:00+08:00';

@@ -1,3 +1,7 @@
+/**
+ * `tickvault doctor` end to end on a real replayed data directory (shared, so copied before
+ * any damage): a clean copy exits 0; a damaged one names every problem and exits 1.
+ */
 import { cpSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -6,10 +10,6 @@ import { runCli } from '../support/cli.js';
 import { preparedData } from '../support/server.js';
 import { tempDir } from '../support/tempDir.js';
 
-/**
- * `tickvault doctor` end to end on a real replayed data directory (shared, so copied before
- * any damage): a clean copy exits 0; a damaged one names every problem and exits 1.
- */
 const t = suite('doctor command');
 
 /** Two trading days (20250102, 20250103), stocks 600000.SH and 000001.SZ, indexes 000001 and 000300: quick to replay. */

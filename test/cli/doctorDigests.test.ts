@@ -1,3 +1,7 @@
+/**
+ * `tickvault doctor --digests` end to end: two sites that seal the same feed independently
+ * must print the same list, and any byte that differs must show in exactly one line.
+ */
 import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,10 +11,6 @@ import { runCli } from '../support/cli.js';
 import { preparedData, REPLAY_NOW } from '../support/server.js';
 import { tempDir } from '../support/tempDir.js';
 
-/**
- * `tickvault doctor --digests` end to end: two sites that seal the same feed independently
- * must print the same list, and any byte that differs must show in exactly one line.
- */
 const t = suite('doctor --digests');
 
 /** Two trading days, two stocks, two indexes: 8 files, quick to replay. */

@@ -1,3 +1,8 @@
+/**
+ * The Parquet download against `tickvault serve` (bytes equal the stored file; plans without
+ * downloads get a typed 403 and no file), and against a scripted server for what tickvault
+ * does not do on demand: a wrong media type, a body cut short, a 503 before the first byte.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync } from 'node:fs';
@@ -9,11 +14,6 @@ import { addAccount, serveDuringSuite } from '../support/server.js';
 import { rejection } from './rejection.js';
 import { envelope, scriptedServer, type ScriptedServer } from './scriptedServer.js';
 
-/**
- * The Parquet download against `tickvault serve` (bytes equal the stored file; plans without
- * downloads get a typed 403 and no file), and against a scripted server for what tickvault
- * does not do on demand: a wrong media type, a body cut short, a 503 before the first byte.
- */
 const test = suite('client Parquet download');
 const served = serveDuringSuite(test, { env: { TICKVAULT_RATE_LIMIT: '1000' } });
 let out: string;

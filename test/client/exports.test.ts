@@ -1,3 +1,8 @@
+/**
+ * `tickvault/client` as a consumer sees it: resolved through package.json `exports`, and
+ * typed: a strict TypeScript consumer in its own folder (the package linked into its
+ * node_modules) compiles against the emitted .d.ts, and a wrong parameter is a type error.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
@@ -8,11 +13,6 @@ import { fileURLToPath } from 'node:url';
 import * as relative from '../../client/index.js';
 import { tempDir } from '../support/tempDir.js';
 
-/**
- * `tickvault/client` as a consumer sees it: resolved through package.json `exports`, and
- * typed: a strict TypeScript consumer in its own folder (the package linked into its
- * node_modules) compiles against the emitted .d.ts, and a wrong parameter is a type error.
- */
 const test = suite('tickvault/client exports');
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');

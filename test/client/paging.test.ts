@@ -1,3 +1,7 @@
+/**
+ * The page iterators against `tickvault serve` on the replayed generated data (20250102,
+ * -03, -06; 5 stocks, 3 indexes); expected rows come from DuckDB reading the sealed files.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
@@ -7,10 +11,6 @@ import { duckRows, sqlString } from '../support/duckdb.js';
 import { addAccount, preparedData, startServer, type ServerHandle } from '../support/server.js';
 import { envelope, scriptedServer } from './scriptedServer.js';
 
-/**
- * The page iterators against `tickvault serve` on the replayed generated data (20250102,
- * -03, -06; 5 stocks, 3 indexes); expected rows come from DuckDB reading the sealed files.
- */
 const test = suite('client paging');
 let server: ServerHandle;
 let dataDir: string;

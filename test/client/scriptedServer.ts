@@ -1,12 +1,12 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 /**
  * A tiny real HTTP server for the client's tests of answers tickvault does not give on
  * demand (a repeated cursor, a wrong media type, a download cut short, a 503 at a chosen
  * moment). Each request is answered by the next script step (the last one repeats) and
  * recorded with its arrival time and parsed JSON body.
  */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 export type Step = (res: ServerResponse, body: Record<string, unknown>) => void;
 
 export interface Recorded {

@@ -1,3 +1,8 @@
+/**
+ * Retries: against `tickvault serve` with a per-second limit of 1 (each test its own account,
+ * the limit being per account), and against a scripted server for exact 429/503 sequences.
+ * Waits are asserted as lower bounds only (the machine is loaded; later is always possible).
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TickvaultClient, TickvaultError } from '../../client/index.js';
@@ -5,11 +10,6 @@ import { addAccount, serveDuringSuite } from '../support/server.js';
 import { rejection } from './rejection.js';
 import { countingFetch, envelope, scriptedServer, type ScriptedServer } from './scriptedServer.js';
 
-/**
- * Retries: against `tickvault serve` with a per-second limit of 1 (each test its own account,
- * the limit being per account), and against a scripted server for exact 429/503 sequences.
- * Waits are asserted as lower bounds only (the machine is loaded; later is always possible).
- */
 const test = suite('client transport: retries');
 const served = serveDuringSuite(test, { env: { TICKVAULT_RATE_LIMIT: '1' } });
 const scripted: ScriptedServer[] = [];

@@ -1,3 +1,8 @@
+/**
+ * SIGKILL a replay at several points, recover (replay again, or seal), and check that the
+ * result is exactly what the feed says: nothing lost, nothing duplicated, and the quarantine
+ * holds what two passes over the feed should have put there.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
@@ -19,11 +24,6 @@ import {
   type Expected,
 } from './feed/replayReference.js';
 
-/**
- * SIGKILL a replay at several points, recover (replay again, or seal), and check that the
- * result is exactly what the feed says: nothing lost, nothing duplicated, and the quarantine
- * holds what two passes over the feed should have put there.
- */
 const root = tempDir('tickvault-crash-');
 const FEED = join(root, 'crash-feed.jsonl.zst');
 const DAYS = ['20250102', '20250103'];

@@ -1,3 +1,8 @@
+/**
+ * Server processes started together on a fresh data directory all open (and so create) the
+ * same service.db at once. Each must come up: before openDb retried its set-up, the loser of
+ * the race to switch the new file to WAL died with SQLITE_BUSY (65 of 100 tries with two).
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
@@ -6,11 +11,6 @@ import Database from 'better-sqlite3';
 import { SERVICE_SCHEMA_VERSION } from '../../serve/access/serviceDb.js';
 import { tempDir } from '../support/tempDir.js';
 
-/**
- * Server processes started together on a fresh data directory all open (and so create) the
- * same service.db at once. Each must come up: before openDb retried its set-up, the loser of
- * the race to switch the new file to WAL died with SQLITE_BUSY (65 of 100 tries with two).
- */
 const test = suite('openDb: several processes creating one database at once');
 const SERVICE_DB = new URL('../../serve/access/serviceDb.js', import.meta.url).href;
 

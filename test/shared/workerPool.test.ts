@@ -1,3 +1,9 @@
+/**
+ * The one worker pool (shared/workerPool.ts) with real threads (workerPoolFixture.ts): replies,
+ * progress, transfers, dispatch and order; errors arriving as their own class; the one rule for
+ * a worker that dies; a pool that never holds a process open. And the check that keeps it the
+ * only one: no other source file starts a Worker or speaks to a parent port.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
@@ -11,12 +17,6 @@ import { IngestError } from '../../ingest/errors.js';
 import type { FixtureRequest } from './workerPoolFixture.js';
 import { tempDir } from '../support/tempDir.js';
 
-/**
- * The one worker pool (shared/workerPool.ts) with real threads (workerPoolFixture.ts): replies,
- * progress, transfers, dispatch and order; errors arriving as their own class; the one rule for
- * a worker that dies; a pool that never holds a process open. And the check that keeps it the
- * only one: no other source file starts a Worker or speaks to a parent port.
- */
 const test = suite('shared/workerPool');
 const FIXTURE = new URL('./workerPoolFixture.js', import.meta.url);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');

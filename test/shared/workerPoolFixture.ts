@@ -1,13 +1,13 @@
+/**
+ * The worker of test/shared/workerPool.test.ts: answers, fails with each kind of error, sends
+ * progress, holds requests until told, and dies in the ways a worker can.
+ */
 import { threadId, workerData } from 'node:worker_threads';
 import { serveWorker } from '../../shared/workerPool.js';
 import { DamagedFileError } from '../../storage/damagedFile.js';
 import { UnsupportedParquetError } from '../../storage/parquet/format.js';
 import { IngestError } from '../../ingest/errors.js';
 
-/**
- * The worker of test/shared/workerPool.test.ts: answers, fails with each kind of error, sends
- * progress, holds requests until told, and dies in the ways a worker can.
- */
 export type FixtureRequest =
   | { readonly op: 'echo'; readonly value: unknown }
   | { readonly op: 'threadId' }

@@ -1,3 +1,7 @@
+/**
+ * The doctor's check over an in-memory data directory: real sealed-file bytes (the project's
+ * encoder), a catalog that names them, then one kind of damage at a time.
+ */
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -7,10 +11,6 @@ import { encodeParquet, type SymbolDayColumns } from '../../storage/parquet/writ
 import { sealedFileRelPath } from '../../storage/layout.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 
-/**
- * The doctor's check over an in-memory data directory: real sealed-file bytes (the project's
- * encoder), a catalog that names them, then one kind of damage at a time.
- */
 const t = suite('doctorCheck');
 
 function day(dataset: Dataset, symbol: string, rows: number): SymbolDayColumns {

@@ -1,11 +1,11 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
-
 /**
  * A real browser for tests: Debian's `chromium` (`apt-get install chromium`), driven by
  * playwright-core — never a downloaded browser. Without it, browser tests skip with a line
  * saying why, except under CI=true, where a missing browser is a failure.
  */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const CHROMIUM_ARGS: readonly string[] = [
   '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',

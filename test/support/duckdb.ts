@@ -1,9 +1,9 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-
 /**
  * The independent reader: DuckDB reading our Parquet files. Results come back as plain JS
  * values (numbers, strings, null; BIGINT as bigint).
  */
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+
 let connection: Promise<DuckDBConnection> | null = null;
 
 export function duck(): Promise<DuckDBConnection> {

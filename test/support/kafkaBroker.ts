@@ -1,5 +1,3 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-
 /**
  * A Kafka broker for tests: `KAFKA_BROKERS` when set, else librdkafka's mock cluster run by
  * Debian's `kcat` (`apt-get install kcat`). The mock auto-creates topics with 4 partitions on
@@ -9,6 +7,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
  * Without either, broker tests skip with a line saying why — except under CI=true, where a
  * missing broker is a failure: CI must never pass by skipping them.
  */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+
 export interface TestBroker {
   readonly brokers: string;
   /** Whether this is a mock started here (false: an external KAFKA_BROKERS cluster). */

@@ -1,10 +1,10 @@
-import * as assert from 'uvu/assert';
-import type { ApiResponse } from './server.js';
-
 /**
  * Paging and error checks shared by the tests of the detailed history interfaces (level 2,
  * trades, orders), whatever request function a test pages with.
  */
+import * as assert from 'uvu/assert';
+import type { ApiResponse } from './server.js';
+
 export interface CursorPage {
   readonly next_cursor: string | null;
 }

@@ -1,11 +1,3 @@
-import { execFile, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
-import pg from 'pg';
-import { tempDir } from './tempDir.js';
-
 /**
  * A PostgreSQL server for tests: `TICKVAULT_TEST_PG_URL` when set, else a throwaway cluster
  * made with the newest Debian postgresql found under /usr/lib/postgresql/<major>/bin
@@ -17,6 +9,14 @@ import { tempDir } from './tempDir.js';
  * Without either, PostgreSQL tests skip with a line saying why — except under CI=true, where a
  * missing server is a failure: CI must never pass by skipping them.
  */
+import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { tempDir } from './tempDir.js';
+
 export interface TestPostgres {
   /** postgres://postgres@127.0.0.1:PORT/postgres (or TICKVAULT_TEST_PG_URL). */
   readonly url: string;

@@ -1,3 +1,8 @@
+/**
+ * Test helpers for the query server: a replayed data directory (generated once per test
+ * process and shared), a `tickvault serve` child on a free port, accounts, and a tiny HTTP
+ * client that keeps status, headers and raw body.
+ */
 import type { ChildProcess } from 'node:child_process';
 import type { Test } from 'uvu';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,11 +19,6 @@ import { CatalogWriter, openCatalog } from '../../storage/catalog.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { SCHEMAS } from '../../shared/schema.js';
 
-/**
- * Test helpers for the query server: a replayed data directory (generated once per test
- * process and shared), a `tickvault serve` child on a free port, accounts, and a tiny HTTP
- * client that keeps status, headers and raw body.
- */
 export interface DataOptions {
   readonly from?: string;
   readonly days?: number;

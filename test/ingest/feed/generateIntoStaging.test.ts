@@ -1,3 +1,7 @@
+/**
+ * Generating straight into staging (the demo's path) must give the lake that `generate` then
+ * `replay` gives: the same files, byte for byte (the same SHA-256), for every dataset.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
@@ -9,10 +13,6 @@ import { runCli } from '../../support/cli.js';
 import { tempDir } from '../../support/tempDir.js';
 import { catalogFiles, feedFileLines } from './replayReference.js';
 
-/**
- * Generating straight into staging (the demo's path) must give the lake that `generate` then
- * `replay` gives: the same files, byte for byte (the same SHA-256), for every dataset.
- */
 const test = suite('generateIntoStaging: the same sealed files as generate + replay');
 const root = tempDir('tickvault-gen-staging-');
 const DAYS = ['20250102', '20250103'];

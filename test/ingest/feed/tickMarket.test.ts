@@ -1,15 +1,15 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
-import { createHash } from 'node:crypto';
-import { generateFeed, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
-import { ms, T_0915, T_0920, T_0925, T_0930, T_1130, T_1300, T_1500, check } from './tradingDayReference.js';
-
 /**
  * The generator's orders and trades, checked by an independent reader of the feed lines:
  * every rule the sealed trade/order files are held to (sums to each snapshot, ids, the
  * orders behind each trade, auction, cancellations, exchange styles), plus counts, the
  * unchanged snapshot lines, determinism and faults.
  */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
+import { generateFeed, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
+import { ms, T_0915, T_0920, T_0925, T_0930, T_1130, T_1300, T_1500, check } from './tradingDayReference.js';
+
 
 const TRADE_KEYS = ['kind', 'symbol', 'tradedate', 'time', 'trade_id', 'price', 'volume', 'amount', 'bs_flag', 'trade_code', 'buy_order_id', 'sell_order_id'];
 const ORDER_KEYS = ['kind', 'symbol', 'tradedate', 'time', 'order_id', 'price', 'volume', 'amount', 'side', 'order_type', 'order_no'];

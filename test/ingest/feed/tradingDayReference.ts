@@ -1,9 +1,9 @@
-import * as assert from 'uvu/assert';
-
 /**
  * The trading day's times, written by hand (not taken from ingest/feed/tradingHours.ts), for
  * the generator's tests, and the cheap check their hot loops use.
  */
+import * as assert from 'uvu/assert';
+
 export const ms = (h: number, m: number, s = 0, f = 0): number => ((h * 60 + m) * 60 + s) * 1000 + f;
 export const T_0915 = ms(9, 15);
 export const T_0920 = ms(9, 20);

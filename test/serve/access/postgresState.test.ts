@@ -1,3 +1,8 @@
+/**
+ * The PostgreSQL store on a real server: the shared contract (two stores on one database
+ * stand for two sites), then what only a network database does: unreachable at start, lost
+ * and back while serving, a statement stuck behind a lock, and schema versions.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
@@ -7,11 +12,6 @@ import { StateUnavailableError } from '../../../serve/access/stateStore.js';
 import { postgresForTests } from '../../support/postgres.js';
 import { stateContract } from './stateContract.js';
 
-/**
- * The PostgreSQL store on a real server: the shared contract (two stores on one database
- * stand for two sites), then what only a network database does: unreachable at start, lost
- * and back while serving, a statement stuck behind a lock, and schema versions.
- */
 const cluster = await postgresForTests('PostgreSQL state store tests');
 
 if (cluster) {

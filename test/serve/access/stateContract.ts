@@ -1,3 +1,9 @@
+/**
+ * The contract every state store keeps (serve/access/stateStore.ts), run against SQLite and
+ * PostgreSQL alike. `open` gives two stores on one shared state: two server processes (or
+ * sites). Leases and windows run on the store's real clock, so timings here are real and
+ * short; daily counters take the service clock, so days are pinned.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DuplicateKeyError } from '../../../serve/access/accounts.js';
@@ -5,12 +11,6 @@ import { PLANS } from '../../../serve/access/plans.js';
 import { SlotLeases } from '../../../serve/access/slots.js';
 import type { StateStore } from '../../../serve/access/stateStore.js';
 
-/**
- * The contract every state store keeps (serve/access/stateStore.ts), run against SQLite and
- * PostgreSQL alike. `open` gives two stores on one shared state: two server processes (or
- * sites). Leases and windows run on the store's real clock, so timings here are real and
- * short; daily counters take the service clock, so days are pinned.
- */
 export interface SharedState {
   readonly a: StateStore;
   readonly b: StateStore;

@@ -1,3 +1,11 @@
+/**
+ * Two sites, one service (issue: shared state in PostgreSQL). Each site has its own data
+ * directory, replayed from the same feed, and its own `tickvault serve` process; both are
+ * started with `--state-url` on one real PostgreSQL database. Every rule of api-contract: Plans and limits
+ * must hold across them as if they were one server: the one-request slot, the Parquet quota,
+ * trial calls, the per-second limit, revocation, cursors — and a database restart under load
+ * gives only 200/429/503, then full service again.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
@@ -10,14 +18,6 @@ import {
 } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
-/**
- * Two sites, one service (issue: shared state in PostgreSQL). Each site has its own data
- * directory, replayed from the same feed, and its own `tickvault serve` process; both are
- * started with `--state-url` on one real PostgreSQL database. Every rule of api-contract: Plans and limits
- * must hold across them as if they were one server: the one-request slot, the Parquet quota,
- * trial calls, the per-second limit, revocation, cursors — and a database restart under load
- * gives only 200/429/503, then full service again.
- */
 const cluster = await postgresForTests('two sites on one PostgreSQL state database');
 
 const API = 'level2_quote_history';

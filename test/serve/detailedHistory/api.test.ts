@@ -1,3 +1,8 @@
+/**
+ * level2_quote_history over HTTP against `tickvault serve` on replayed generated data
+ * (2025-01-02, -03, -06; server clock 2025-01-06 16:30 Beijing). Expected rows come from
+ * DuckDB reading the sealed files, or from the generated feed itself.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -15,11 +20,6 @@ import {
   type ApiResponse, type ServerHandle,
 } from '../../support/server.js';
 
-/**
- * level2_quote_history over HTTP against `tickvault serve` on replayed generated data
- * (2025-01-02, -03, -06; server clock 2025-01-06 16:30 Beijing). Expected rows come from
- * DuckDB reading the sealed files, or from the generated feed itself.
- */
 type Level2Data = DetailedPage;
 
 const API = 'level2_quote_history';

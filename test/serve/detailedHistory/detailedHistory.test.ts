@@ -1,3 +1,9 @@
+/**
+ * level2_trade_history and level2_order_history (api-contract: Trades and orders) over HTTP against `tickvault
+ * serve` on a replayed generated market with trades and orders (2025-01-02 and -03, four
+ * stocks; server clock 2025-01-06 16:30 Beijing). Every page is compared with DuckDB reading
+ * the sealed file; counts, quotas and slots are checked per interface.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
@@ -15,12 +21,6 @@ import {
   type ApiResponse, type HttpResponse, type ServerHandle,
 } from '../../support/server.js';
 
-/**
- * level2_trade_history and level2_order_history (api-contract: Trades and orders) over HTTP against `tickvault
- * serve` on a replayed generated market with trades and orders (2025-01-02 and -03, four
- * stocks; server clock 2025-01-06 16:30 Beijing). Every page is compared with DuckDB reading
- * the sealed file; counts, quotas and slots are checked per interface.
- */
 type Page = DetailedPage;
 
 const TRADE = 'level2_trade_history';

@@ -1,3 +1,8 @@
+/**
+ * The level2 operation without HTTP, to see what it reads: a page must start from the
+ * catalog's row-position index (minute index + fixed row-group size), never by decoding the
+ * rows before it.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
@@ -10,11 +15,6 @@ import type { OperationContext, OperationResult } from '../../../serve/http/oper
 import { PLANS } from '../../../serve/access/plans.js';
 import { preparedData } from '../../support/server.js';
 
-/**
- * The level2 operation without HTTP, to see what it reads: a page must start from the
- * catalog's row-position index (minute index + fixed row-group size), never by decoding the
- * rows before it.
- */
 const test = suite('level2 operation: reads only what a page needs');
 
 async function run(params: Record<string, unknown>, fields?: string) {

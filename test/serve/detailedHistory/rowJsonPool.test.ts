@@ -1,3 +1,9 @@
+/**
+ * Row-JSON workers against the rows made on this thread: for level-2, trade and order files,
+ * every row group's bytes and offsets are the same; a page assembled from the workers' groups
+ * equals DuckDB's rows; a file the dedicated reader cannot read is handed back (null), and a
+ * file that does not match its catalog row is a DamagedFileError naming it, as if made here.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -12,12 +18,6 @@ import { duckRows, sqlString } from '../../support/duckdb.js';
 import { preparedData } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
-/**
- * Row-JSON workers against the rows made on this thread: for level-2, trade and order files,
- * every row group's bytes and offsets are the same; a page assembled from the workers' groups
- * equals DuckDB's rows; a file the dedicated reader cannot read is handed back (null), and a
- * file that does not match its catalog row is a DamagedFileError naming it, as if made here.
- */
 const test = suite('serve/detailedHistory row-JSON workers');
 
 async function files(): Promise<{ dataDir: string; files: CatalogFile[] }> {

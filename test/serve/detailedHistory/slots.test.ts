@@ -1,3 +1,9 @@
+/**
+ * The one-request-in-progress rule across two server processes on one data directory
+ * (api-contract: Plans and limits). A request is held in flight by a Parquet download the client stops
+ * reading: the fixture file (~15 MB) is far larger than what the kernel's socket buffers
+ * absorb, so the server cannot write its last byte until the client reads again.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
@@ -7,12 +13,6 @@ import { tempDir } from '../../support/tempDir.js';
 import { join } from 'node:path';
 import { openServiceDb } from '../../../serve/access/serviceDb.js';
 
-/**
- * The one-request-in-progress rule across two server processes on one data directory
- * (api-contract: Plans and limits). A request is held in flight by a Parquet download the client stops
- * reading: the fixture file (~15 MB) is far larger than what the kernel's socket buffers
- * absorb, so the server cannot write its last byte until the client reads again.
- */
 const API = 'level2_quote_history';
 const BIG = { symbol: '600999.SH', tradedate: '20250106' };
 const LEASE_SECONDS = 2;

@@ -1,3 +1,8 @@
+/**
+ * POST /account against a started server: what a key's plan allows and what is left today.
+ * Expected values are worked out by hand from the plan table (api-contract: Plans and limits) and the exchange
+ * calendar, not from the code under test.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
@@ -5,11 +10,6 @@ import { hashKey } from '../../../serve/access/accounts.js';
 import { SqliteStateStore } from '../../../serve/access/sqliteState.js';
 import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
 
-/**
- * POST /account against a started server: what a key's plan allows and what is left today.
- * Expected values are worked out by hand from the plan table (api-contract: Plans and limits) and the exchange
- * calendar, not from the code under test.
- */
 let dataDir: string;
 let server: ServerHandle;
 

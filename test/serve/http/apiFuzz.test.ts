@@ -1,8 +1,3 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
-import { seededRandom } from '../../../ingest/feed/generate.js';
-import { addAccount, httpRequest, preparedData, startServer, type ServerHandle } from '../../support/server.js';
-
 /**
  * Generated requests against a real server: a few thousand bodies built from every parameter
  * name of both operations (and some that are none), with values chosen to sit on or past
@@ -11,6 +6,11 @@ import { addAccount, httpRequest, preparedData, startServer, type ServerHandle }
  * whose code is the HTTP status and never 5xx, with a short message, stays live on /healthz,
  * and writes only JSON lines to stderr with no "request failed" (a 500's log line).
  */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { seededRandom } from '../../../ingest/feed/generate.js';
+import { addAccount, httpRequest, preparedData, startServer, type ServerHandle } from '../../support/server.js';
+
 const test = suite('serve: generated requests');
 
 const REQUESTS = 3000;

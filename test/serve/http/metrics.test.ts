@@ -1,3 +1,9 @@
+/**
+ * GET /metrics of a started `tickvault serve`: after a known mix of answers (200, 400, 401,
+ * each kind of limit), the counters say exactly that. The limits are provoked for real:
+ * per-second by a burst, the daily ones and the slot by pre-filling service.db the way
+ * another server process would have.
+ */
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -6,12 +12,6 @@ import { rejectionReason } from '../../../serve/http/metrics.js';
 import { openServiceDb } from '../../../serve/access/serviceDb.js';
 import { addAccount, DEFAULT_SERVER_NOW, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
 
-/**
- * GET /metrics of a started `tickvault serve`: after a known mix of answers (200, 400, 401,
- * each kind of limit), the counters say exactly that. The limits are provoked for real:
- * per-second by a burst, the daily ones and the slot by pre-filling service.db the way
- * another server process would have.
- */
 const t = suite('metrics');
 
 /** Two trading days (20250102, 20250103), stocks 600000.SH and 000001.SZ, indexes 000001 and 000300: quick to replay. */

@@ -1,3 +1,9 @@
+/**
+ * GET /openapi.json of a started `tickvault serve`: a valid OpenAPI 3.1 document (checked by
+ * @seriousme/openapi-schema-validator), whose schemas accept the server's real answers and
+ * the requests it serves (checked by Ajv, draft 2020-12), and whose parameter lists are the
+ * ones the server accepts.
+ */
 import { suite } from 'uvu';
 import { readFileSync } from 'node:fs';
 import * as assert from 'uvu/assert';
@@ -8,12 +14,6 @@ import { DOCUMENTED_PARAMS, type OpenApiDocument, type Schema } from '../../../s
 import { SCHEMAS } from '../../../shared/schema.js';
 import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
 
-/**
- * GET /openapi.json of a started `tickvault serve`: a valid OpenAPI 3.1 document (checked by
- * @seriousme/openapi-schema-validator), whose schemas accept the server's real answers and
- * the requests it serves (checked by Ajv, draft 2020-12), and whose parameter lists are the
- * ones the server accepts.
- */
 const t = suite('openapi');
 
 /** Two trading days (20250102, 20250103), stocks 600000.SH and 000001.SZ, indexes 000001 and 000300: quick to replay. */

@@ -1,15 +1,15 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
-import { request } from 'node:http';
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { httpRequest, serveDuringSuite } from '../../support/server.js';
-
 /**
  * Reading the body (serve/requestBody.ts) against a real server: every fault in a body is the
  * client's (400/413/415, never 500), refused bodies are still answered to a client that is
  * writing them, client values are quoted short, and a run of ordinary traffic leaves stderr
  * with nothing but JSON lines.
  */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { request } from 'node:http';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { httpRequest, serveDuringSuite } from '../../support/server.js';
+
 const test = suite('serve: request bodies');
 
 const s = serveDuringSuite(test, { env: { TICKVAULT_RATE_LIMIT: '100000', TICKVAULT_LOG_LEVEL: 'info' } }, 'flagship');

@@ -1,3 +1,7 @@
+/**
+ * One JSON log line per request from a started `tickvault serve` at log level info: apiname,
+ * account id, code, rows, bytes, ms — and never an API key, valid or not.
+ */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -6,10 +10,6 @@ import { countItems } from '../../../serve/http/requestLog.js';
 import { readCatalog } from '../../support/catalog.js';
 import { addAccount, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
 
-/**
- * One JSON log line per request from a started `tickvault serve` at log level info: apiname,
- * account id, code, rows, bytes, ms — and never an API key, valid or not.
- */
 const t = suite('request log');
 
 /** Two trading days (20250102, 20250103), stocks 600000.SH and 000001.SZ, indexes 000001 and 000300: quick to replay. */

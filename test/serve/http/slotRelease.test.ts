@@ -1,3 +1,11 @@
+/**
+ * A request that took its account's level-2 slot and then fails (here: the Parquet quota is
+ * used up, found after the slot is taken) must have released the slot in the shared state
+ * before its error's last byte goes out, as a success does (api-contract: Plans and limits): its client may
+ * send the next request at once, to another site. The state store here is the real SQLite
+ * one with every release held back 300 ms, as a round trip to a distant PostgreSQL can be,
+ * so a response written before its release completes is caught every time, not by chance.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
@@ -12,14 +20,6 @@ import { createLogger } from '../../../shared/logger.js';
 import type { Db } from '../../../shared/sqlite.js';
 import { addAccount, DEFAULT_SERVER_NOW, postApi, preparedData } from '../../support/server.js';
 
-/**
- * A request that took its account's level-2 slot and then fails (here: the Parquet quota is
- * used up, found after the slot is taken) must have released the slot in the shared state
- * before its error's last byte goes out, as a success does (api-contract: Plans and limits): its client may
- * send the next request at once, to another site. The state store here is the real SQLite
- * one with every release held back 300 ms, as a round trip to a distant PostgreSQL can be,
- * so a response written before its release completes is caught every time, not by chance.
- */
 const RELEASE_DELAY_MS = 300;
 const API = 'level2_quote_history';
 const FILE = { symbol: '600000.SH', tradedate: '20250106' };

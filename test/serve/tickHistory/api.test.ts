@@ -1,3 +1,9 @@
+/**
+ * tick_history end to end over HTTP: compatible, enhanced and boundary modes on replayed
+ * generated data spanning January→February 2025 and the Spring Festival closure. Every
+ * result is compared with DuckDB reading the sealed files (and the compatible day with the
+ * feed lines themselves).
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ServerHandle } from '../../support/server.js';
@@ -16,12 +22,6 @@ import {
   type TickData,
 } from './support.js';
 
-/**
- * tick_history end to end over HTTP: compatible, enhanced and boundary modes on replayed
- * generated data spanning January→February 2025 and the Spring Festival closure. Every
- * result is compared with DuckDB reading the sealed files (and the compatible day with the
- * feed lines themselves).
- */
 let server: ServerHandle;
 let key: string;
 let d: TickData;

@@ -1,3 +1,10 @@
+/**
+ * The boundary parts written at seal (storage/boundary/) against the files themselves: for a
+ * replayed trading day of indexes and stocks, every minute of the day, both sides, every field
+ * and a few, the answers read from the parts equal those computed from the full Parquet files
+ * (the path a file no part names takes). A part gone from disk costs speed only; a damaged
+ * one is an error naming it.
+ */
 import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,13 +20,6 @@ import { TickDays, type DayFile } from '../../../serve/tickHistory/dayFiles.js';
 import { preparedData } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
-/**
- * The boundary parts written at seal (storage/boundary/) against the files themselves: for a
- * replayed trading day of indexes and stocks, every minute of the day, both sides, every field
- * and a few, the answers read from the parts equal those computed from the full Parquet files
- * (the path a file no part names takes). A part gone from disk costs speed only; a damaged
- * one is an error naming it.
- */
 const DAY = '20250102';
 const test = suite('boundary parts');
 

@@ -1,3 +1,8 @@
+/**
+ * Hand-worked cases around month ends, weekends, New Year and the Spring Festival closures
+ * (2025: 28 Jan - 4 Feb; 2026: 16 - 23 Feb). Every expected date below was worked out from
+ * the exchanges' published calendars, not from the module under test.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertApiError } from '../../support/apiErrors.js';
@@ -10,11 +15,6 @@ import {
   type DateSelection,
 } from '../../../serve/tickHistory/dateResolution.js';
 
-/**
- * Hand-worked cases around month ends, weekends, New Year and the Spring Festival closures
- * (2025: 28 Jan - 4 Feb; 2026: 16 - 23 Feb). Every expected date below was worked out from
- * the exchanges' published calendars, not from the module under test.
- */
 const at = (iso: string) => Date.parse(iso);
 const FRI_20250214 = at('2025-02-14T16:30:00+08:00');
 const MON_20250210 = at('2025-02-10T16:30:00+08:00');

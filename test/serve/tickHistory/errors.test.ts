@@ -1,13 +1,13 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
-import { postApi, type ServerHandle } from '../../support/server.js';
-import { account, tick, tickData, tickServer, type TickData } from './support.js';
-
 /**
  * tick_history over HTTP: every rejected combination and value (400, naming the parameter),
  * the plan rules of api-contract: Plans and limits (free 403; trial 100 calls per Beijing day counted apart
  * from level2; standard/professional open), and the `asset` rule.
  */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { postApi, type ServerHandle } from '../../support/server.js';
+import { account, tick, tickData, tickServer, type TickData } from './support.js';
+
 let server: ServerHandle;
 let key: string;
 let d: TickData;

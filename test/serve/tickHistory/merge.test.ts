@@ -1,13 +1,13 @@
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
-import { buildMinuteIndex, minuteStarts } from '../../../storage/minuteIndex.js';
-import { mergeDay, planDay, selectedRows, type Direction, type MergeSource } from '../../../serve/tickHistory/merge.js';
-
 /**
  * planDay + mergeDay against a brute-force sort of every selected row, over synthetic
  * symbol-days with shared timestamps (ties broken by symbol), empty minutes (lunch), empty
  * files and row windows that cut minutes in half.
  */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { buildMinuteIndex, minuteStarts } from '../../../storage/minuteIndex.js';
+import { mergeDay, planDay, selectedRows, type Direction, type MergeSource } from '../../../serve/tickHistory/merge.js';
+
 interface Fixture {
   readonly times: Int32Array[];
   readonly sources: MergeSource[];

@@ -1,3 +1,10 @@
+/**
+ * tick_history with asset=stock (api-contract: tick_history): level-2 snapshots in tick_history's shape, in
+ * all three modes. Expected rows come from DuckDB reading the level-2 files directly and
+ * reshaping them in SQL (first five levels, vol = volume, the time rewritten, six-digit
+ * symbols, null pre_close / pct_chg / transaction_num), independently of the server's code.
+ * Data: the shared fixture of 3 trading days from 20250102 with 5 stocks; clock 2025-01-06.
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
@@ -8,13 +15,6 @@ import { duckRows, sqlString } from '../../support/duckdb.js';
 import { addAccount, DEFAULT_SERVER_NOW, postApi, serveDuringSuite } from '../../support/server.js';
 import type { TickDetailData } from './support.js';
 
-/**
- * tick_history with asset=stock (api-contract: tick_history): level-2 snapshots in tick_history's shape, in
- * all three modes. Expected rows come from DuckDB reading the level-2 files directly and
- * reshaping them in SQL (first five levels, vol = volume, the time rewritten, six-digit
- * symbols, null pre_close / pct_chg / transaction_num), independently of the server's code.
- * Data: the shared fixture of 3 trading days from 20250102 with 5 stocks; clock 2025-01-06.
- */
 const test = suite('tick_history asset=stock');
 
 const s = serveDuringSuite(test, { env: { TICKVAULT_RATE_LIMIT: '1000' } }, 'flagship');

@@ -1,10 +1,3 @@
-import { join } from 'node:path';
-import { readFeedLines } from '../../../ingest/feed/lines.js';
-import { SCHEMAS } from '../../../shared/schema.js';
-import { duckRows, sqlString } from '../../support/duckdb.js';
-import { addAccount, postApi, preparedData, startServer, type ApiResponse, type ServerHandle } from '../../support/server.js';
-import type { PlanName } from '../../../serve/access/plans.js';
-
 /**
  * Shared fixture of the tick_history tests: generated index snapshots of 20250120..20250214
  * (14 trading days: January into February across the 2025 Spring Festival closure, 28 Jan -
@@ -12,6 +5,13 @@ import type { PlanName } from '../../../serve/access/plans.js';
  * 16:30 Beijing (so the latest trading day is 20250214). Expected rows come from DuckDB
  * reading the sealed files, and from the feed itself.
  */
+import { join } from 'node:path';
+import { readFeedLines } from '../../../ingest/feed/lines.js';
+import { SCHEMAS } from '../../../shared/schema.js';
+import { duckRows, sqlString } from '../../support/duckdb.js';
+import { addAccount, postApi, preparedData, startServer, type ApiResponse, type ServerHandle } from '../../support/server.js';
+import type { PlanName } from '../../../serve/access/plans.js';
+
 export const SERVER_NOW = '2025-02-14T16:30:00+08:00';
 export const DATA = { from: '20250120', days: 14, stocks: 0, indexes: 6, seed: 'tick-history' } as const;
 export const FIELDS = SCHEMAS.index.fieldNames;
