@@ -4,8 +4,9 @@
  * waits for `beforeLastByte` (the slot's release) to resolve.
  *   - A body held in memory (text, bytes, or UTF-8 pieces) is complete before any byte goes
  *     out, so the release is awaited first and the body handed over after.
- *   - A file stream goes through `holdLastChunk`, which passes every chunk but the last at
- *     once and the last after the release: the slot stays held while a download streams.
+ *   - A file stream goes through `holdLastChunk`, which passes every chunk at once but the one
+ *     that completes the Content-Length, which waits for the release: the slot stays held
+ *     while a download streams.
  */
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import type { Context } from 'koa';
@@ -32,7 +33,7 @@ export async function setResultBody(ctx: Context, result: OperationResult, befor
   }
   ctx.type = result.contentType;
   for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
-  ctx.body = holdLastChunk(result.body, beforeLastByte);
+  ctx.body = holdLastChunk(result.body, result.length, beforeLastByte);
   ctx.length = result.length;
 }
 
@@ -48,21 +49,31 @@ export function piecesStream(pieces: readonly Buffer[]): Readable {
 }
 
 /**
- * `source` passed through, its final chunk held until `gate` resolves. The source is destroyed
- * with this stream (Koa destroys the body when the response ends early), and a source error
- * becomes this stream's error (Koa reports it on the app's 'error' event).
+ * `source` passed through, the chunk that completes `length` bytes (or the end, should the
+ * source stop short) held until `gate` resolves; chunks before it go out at once, so reading
+ * and writing still overlap. The source is destroyed with this stream (Koa destroys the body
+ * when the response ends early), and a source error becomes this stream's error (Koa reports
+ * it on the app's 'error' event).
  */
-export function holdLastChunk(source: Readable, gate: () => Promise<void>): Transform {
-  let held: Buffer | null = null;
+export function holdLastChunk(source: Readable, length: number, gate: () => Promise<void>): Transform {
+  let seen = 0;
+  let gated = false;
   const out = new Transform({
+    // As large as the file stream's reads, so a chunk passes without waiting for room.
+    highWaterMark: source.readableHighWaterMark,
     transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
-      const previous = held;
-      held = chunk;
-      done(null, previous ?? undefined);
+      seen += chunk.length;
+      if (seen < length) return done(null, chunk);
+      gated = true;
+      gate().then(
+        () => done(null, chunk),
+        (e: unknown) => done(e as Error),
+      );
     },
     flush(done: TransformCallback) {
+      if (gated) return done();
       gate().then(
-        () => done(null, held ?? undefined),
+        () => done(),
         (e: unknown) => done(e as Error),
       );
     },
