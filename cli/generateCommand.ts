@@ -27,17 +27,21 @@ const parseCount = (t: string, s: string) => (t === '0' ? 0 : parsePositiveInt(t
 
 /** The numbered options: their defaults, parsers and help in one place (help and run both read them). */
 const GENERATE_OPTIONS = {
-  days: { flag: 'days', defaultValue: 5, parse: parsePositiveInt, help: 'trading days' } satisfies OptionSpec<number>,
-  stocks: { flag: 'stocks', defaultValue: 50, parse: parseCount, help: 'stocks (0 allowed)' } satisfies OptionSpec<number>,
-  indexes: { flag: 'indexes', defaultValue: 20, parse: parseCount, help: 'indexes (0 allowed)' } satisfies OptionSpec<number>,
-  seed: { flag: 'seed', defaultValue: DEFAULT_SEED, parse: (t: string) => t, help: 'seed: the same seed writes the same feed' } satisfies OptionSpec<string>,
-  faults: { flag: 'faults', defaultValue: 0, parse: parseRate, help: 'share of lines (0-1) followed by a bad line or a corrected duplicate' } satisfies OptionSpec<number>,
+  days: { flag: 'days', value: 'N', defaultValue: 5, parse: parsePositiveInt, help: 'trading days' } satisfies OptionSpec<number>,
+  stocks: { flag: 'stocks', value: 'N', defaultValue: 50, parse: parseCount, help: 'stocks (0 allowed)' } satisfies OptionSpec<number>,
+  indexes: { flag: 'indexes', value: 'N', defaultValue: 20, parse: parseCount, help: 'indexes (0 allowed)' } satisfies OptionSpec<number>,
+  seed: { flag: 'seed', value: 'S', defaultValue: DEFAULT_SEED, parse: (t: string) => t, help: 'seed: the same seed writes the same feed' } satisfies OptionSpec<string>,
+  faults: {
+    flag: 'faults', value: 'RATE', defaultValue: 0, parse: parseRate, help: 'share of lines (0-1) followed by a bad line or a corrected duplicate',
+  } satisfies OptionSpec<number>,
   ticks: {
-    flag: 'ticks', defaultValue: 1, parse: parseTicks,
+    flag: 'ticks', value: 'SCALE', defaultValue: 1, parse: parseTicks,
     help: `tick-by-tick orders and trades of the stocks, coherent with the snapshots: 1 ≈ 5,000 trades and ~9,000 orders per stock-day, 2 about twice the trades (0-${MAX_TICKS}; 0 writes none)`,
   } satisfies OptionSpec<number>,
-  /** Default: every generated day (its real default depends on --days). */
-  tickDays: { flag: 'tick-days', defaultValue: 0, parse: parsePositiveInt, help: 'only the latest N of the generated days get orders and trades' } satisfies OptionSpec<number>,
+  /** Default (0): every generated day; the real default depends on --days. */
+  tickDays: {
+    flag: 'tick-days', value: 'N', defaultValue: 0, defaultText: 'every day', parse: parsePositiveInt, help: 'only the latest N of the generated days get orders and trades',
+  } satisfies OptionSpec<number>,
 };
 
 /** The trading days to generate: N from --from on, else the N latest up to the clock's today. */
@@ -58,13 +62,7 @@ export const generateCommand: Command = {
   help: [
     { flag: 'out', value: 'FILE', help: 'feed file to write (required); .zst or .gz compresses' },
     { flag: 'from', value: 'YYYYMMDD', help: 'first trading day on or after this date', default: 'the latest --days trading days up to the clock' },
-    docOf(GENERATE_OPTIONS.days, 'N'),
-    docOf(GENERATE_OPTIONS.stocks, 'N'),
-    docOf(GENERATE_OPTIONS.indexes, 'N'),
-    docOf(GENERATE_OPTIONS.seed, 'S'),
-    docOf(GENERATE_OPTIONS.faults, 'RATE'),
-    docOf(GENERATE_OPTIONS.ticks, 'SCALE'),
-    docOf(GENERATE_OPTIONS.tickDays, 'N', 'every day'),
+    ...Object.values(GENERATE_OPTIONS).map((o) => docOf<number | string>(o)),
   ],
   positionals: 'none',
   async run(ctx) {

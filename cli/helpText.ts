@@ -16,7 +16,7 @@ export interface OptionDoc {
 }
 
 /** The doc of an option that has an OptionSpec (flags, env and default come from one place). */
-export function docOf<T>(spec: OptionSpec<T>, value: string, defaultText?: string): OptionDoc {
+export function docOf<T>(spec: OptionSpec<T>, value = spec.value ?? 'VALUE', defaultText = spec.defaultText): OptionDoc {
   const text = defaultText ?? (spec.defaultValue === null ? '' : String(spec.defaultValue));
   const shown = text === '' ? undefined : text;
   return { flag: spec.flag, value, help: spec.help, ...(shown === undefined ? {} : { default: shown }), ...(spec.env ? { env: spec.env } : {}) };

@@ -17,6 +17,10 @@ export interface OptionSpec<T> {
   readonly defaultValue: T;
   readonly parse: (text: string, source: string) => T;
   readonly help: string;
+  /** The value's placeholder in `--help` (`N`, `FILE`), where the option says it itself. */
+  readonly value?: string;
+  /** The default as `--help` shows it, where it is not the value itself (`every day`). */
+  readonly defaultText?: string;
 }
 
 export type Flags = Readonly<Record<string, string | boolean | undefined>>;
