@@ -198,7 +198,7 @@ export async function startInProcessServer(dataDir: string): Promise<InProcessSe
   const key = accounts.create('flagship', Date.now()).key;
   const state = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
   const catalog = new CatalogReader(catalogDb);
-  const served = createOperations({ dataDir, catalog, cursorKey: await state.cursorKey(), cacheBytes: 1024 * 1024 * 1024, jsonThreads: availableParallelism() });
+  const served = createOperations({ dataDir, catalog, cursorKey: await state.cursorKey(), cacheBytes: 1024 * 1024 * 1024, jsonThreads: availableParallelism(), log: createLogger('warn', 'bench') });
   const app = createApp({
     catalog, state, clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: served.operations,
     config: { rateLimitPerSec: 1_000_000, leaseMs: 30_000 },

@@ -159,7 +159,7 @@ async function countStatements(store: StateStore, dataDir: string, log: (l: stri
   const catalogDb = openCatalog(layoutFor(dataDir).catalogDb, true);
   const catalog = new CatalogReader(catalogDb);
   const file = [...catalog.everyFile()].find((f) => f.dataset === 'level2')!;
-  const served = createOperations({ dataDir, catalog, cursorKey: await store.cursorKey(), cacheBytes: 256 << 20, jsonThreads: availableParallelism() });
+  const served = createOperations({ dataDir, catalog, cursorKey: await store.cursorKey(), cacheBytes: 256 << 20, jsonThreads: availableParallelism(), log: createLogger('warn', 'bench') });
   const app = createApp({
     catalog, state: store, clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: served.operations,
     config: { rateLimitPerSec: 1_000_000, leaseMs: 30_000 },

@@ -61,7 +61,7 @@ export const serveCommand: Command = {
       throw e;
     });
     const catalog = new CatalogReader(catalogDb);
-    const served = createOperations({ dataDir: layout.dataDir, catalog, cursorKey, cacheBytes: config.cacheBytes, jsonThreads: config.jsonThreads });
+    const served = createOperations({ dataDir: layout.dataDir, catalog, cursorKey, cacheBytes: config.cacheBytes, jsonThreads: config.jsonThreads, log: ctx.log });
     const app = createApp({ catalog, state, config, clock: ctx.config.clock, log: ctx.log, operations: served.operations });
     const server = createServer(app.koa.callback());
     server.keepAliveTimeout = 65_000;

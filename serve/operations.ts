@@ -5,6 +5,7 @@
  * every operation) and the boundary candidate rows of tick_history (BoundaryIndex).
  */
 import type { CatalogReader } from '../storage/catalog.js';
+import type { Logger } from '../shared/logger.js';
 import type { Operation } from './http/operation.js';
 import { FileColumnCache } from './reading/fileColumns.js';
 import { CursorCodec } from './detailedHistory/cursor.js';
@@ -21,6 +22,8 @@ export interface OperationsDeps {
   readonly cacheBytes: number;
   /** Row-JSON worker threads; 0 makes rows on the main thread. */
   readonly jsonThreads: number;
+  /** Where a damaged stored file that an answer could do without (a boundary part) is reported. */
+  readonly log: Logger;
 }
 
 /**
@@ -48,7 +51,10 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
       detailedHistoryOperation('level2_quote_history', detailed),
       detailedHistoryOperation('level2_trade_history', detailed),
       detailedHistoryOperation('level2_order_history', detailed),
-      tickHistoryOperation({ dataDir: deps.dataDir, catalog: deps.catalog, columns, boundaryBytes }),
+      tickHistoryOperation({
+        dataDir: deps.dataDir, catalog: deps.catalog, columns, boundaryBytes,
+        onDamagedPart: (err) => deps.log.error({ err, file: err.path }, 'boundary part damaged; answering from the files; run tickvault doctor'),
+      }),
     ],
     columns,
     close: async () => {

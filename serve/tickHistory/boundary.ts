@@ -60,10 +60,15 @@ export class BoundaryIndex {
   /** Row groups decoded at once while building: bounds transient memory and file handles. */
   private readonly builds = new Limiter(BUILD_CONCURRENCY);
 
+  /** Parts already reported damaged (each is reported once). */
+  private readonly reported = new Set<string>();
+
   constructor(
     private readonly dataDir: string,
     private readonly columns: FileColumnCache,
     maxBytes: number,
+    /** Told of a damaged part, once per part; the rows then come from the files. */
+    private readonly onDamagedPart: (e: DamagedFileError) => void = () => undefined,
   ) {
     this.lru = new ByteLru(maxBytes);
   }
@@ -92,10 +97,11 @@ export class BoundaryIndex {
   }
 
   /**
-   * The row's text from the file's boundary part; null when the part does not hold it, or is
-   * gone from disk: a part is an index of rows the files hold too, so its absence costs speed,
-   * never an answer (`doctor` reports it). A part that is there but does not decode is a
-   * DamagedFileError naming it; an error of the disk itself (EACCES, EIO…) is raised as it is.
+   * The row's text from the file's boundary part; null when the part does not hold it, is gone
+   * from disk, or is damaged: a part is an index of rows the files hold too, so losing it costs
+   * speed, never an answer. Damage is not silent: it is reported (a DamagedFileError naming
+   * the part, logged by the server) once per part, and `doctor` names it too. An error of the
+   * disk itself (EACCES, EIO…) is raised as it is.
    */
   private async partText(df: DayFile, position: number): Promise<string | null> {
     const { part, symbol } = df.boundary!;
@@ -106,21 +112,31 @@ export class BoundaryIndex {
     try {
       return block.text(symbol, position);
     } catch (e) {
-      throw damagedPart(part.path, e);
+      return this.damaged(damagedPart(part.path, e));
     }
   }
 
-  /** A block of a part, decoded; null when the part's file is gone. */
+  /** A block of a part, decoded; null when the part's file is gone or damaged. */
   private block(path: string, entry: BlockEntry): Promise<BoundaryBlock | null> {
     const key = `${path}@${entry.minute}`;
     const hit = this.lru.get<BoundaryBlock | null>(key);
     if (hit) return hit;
     const read = readBoundaryBlock(this.dataDir, path, entry).catch((e: unknown) => {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw damagedPart(path, e);
+      return this.damaged(damagedPart(path, e));
     });
     // Decoded, a block is about 8 times its compressed size.
     return this.lru.set(key, 200 + entry.length * 8, read);
+  }
+
+  /** Reports a damaged part once (an error of the disk itself is raised instead); the caller falls back to the files. */
+  private damaged(e: Error): null {
+    if (!(e instanceof DamagedFileError)) throw e;
+    if (!this.reported.has(e.path)) {
+      this.reported.add(e.path);
+      this.onDamagedPart(e);
+    }
+    return null;
   }
 
   /** The candidates of the row group holding file position `position`. */

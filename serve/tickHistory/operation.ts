@@ -11,6 +11,7 @@ import { successText } from '../http/envelope.js';
 import type { Operation, OperationResult } from '../http/operation.js';
 import type { CatalogReader } from '../../storage/catalog.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
+import type { DamagedFileError } from '../../storage/damagedFile.js';
 import { BoundaryIndex, boundaryRowTexts } from './boundary.js';
 import { TickDays, type DayFiles } from './dayFiles.js';
 import { detailPage } from './detail.js';
@@ -27,13 +28,15 @@ export interface TickHistoryDeps {
   readonly columns: FileColumnCache;
   /** Memory for the boundary candidate rows (~170 KB per symbol-day), bytes. */
   readonly boundaryBytes: number;
+  /** Told of a damaged boundary part (the answer then comes from the files). */
+  readonly onDamagedPart: (e: DamagedFileError) => void;
 }
 
 export function tickHistoryOperation(deps: TickHistoryDeps): Operation {
   // Index files, and level-2 files read as stock ticks.
   const catalogs: Readonly<Record<Asset, TickDays>> = { index: new TickDays(deps.catalog, 'index'), stock: new TickDays(deps.catalog, 'level2') };
   // Boundary candidates of both (keyed by file).
-  const boundaryIndex = new BoundaryIndex(deps.dataDir, deps.columns, deps.boundaryBytes);
+  const boundaryIndex = new BoundaryIndex(deps.dataDir, deps.columns, deps.boundaryBytes, deps.onDamagedPart);
   return {
     apiname: API,
     async handle(req, ctx) {

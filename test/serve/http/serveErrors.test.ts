@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { truncateSync } from 'node:fs';
+import { cpSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { CatalogReader, openCatalog } from '../../../storage/catalog.js';
 import { join } from 'node:path';
 import { ConfigError } from '../../../shared/config.js';
 import { loadServeConfig } from '../../../serve/http/serveConfig.js';
@@ -145,6 +146,31 @@ server('a damaged stored file is a 500 with a fixed message (no stack, no path),
     assert.is((await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000' } })).status, 200);
   } finally {
     await s.stop();
+  }
+});
+
+server('a damaged boundary part: the same answer from the files, and an error line naming the part', async () => {
+  const { dataDir: original } = await preparedData({ days: 1, stocks: 6, indexes: 9, seed: 'boundary-parts' });
+  const dataDir = join(tempDir('tickvault-damaged-part-'), 'data');
+  cpSync(original, dataDir, { recursive: true });
+  const [part] = new CatalogReader(openCatalog(join(dataDir, 'catalog.db'), true)).boundaryParts('index', '20250102');
+  const bytes = readFileSync(join(dataDir, part.path));
+  for (let i = 4; i < bytes.length - 40; i++) bytes[i] ^= 0x5a;
+  writeFileSync(join(dataDir, part.path), bytes);
+  const [spoiled, whole] = await startServers([{ dataDir }, { dataDir: original }]);
+  try {
+    const body = (key: string) => ({ apiname: 'tick_history', apikey: key, params: { tradedate: '20250102', trademin: '10:01', side: 'before' } });
+    const got = await postApi(spoiled, body(addAccount(dataDir, 'flagship').key));
+    const want = await postApi(whole, body(addAccount(original, 'flagship').key));
+    assert.is(got.status, 200, got.text.slice(0, 200));
+    const rows = (want.json.data as { items: unknown[] }).items.length;
+    assert.ok(rows >= 9, `${rows} rows`);
+    assert.equal(got.json, want.json);
+    const line = spoiled.logs().split('\n').find((l) => l.includes('boundary part damaged')) ?? '';
+    assert.match(line, new RegExp(`"file":"${part.path.replace(/[.]/g, '\\.')}"`), spoiled.logs());
+    assert.match(line, /"type":"DamagedFileError"/);
+  } finally {
+    await Promise.all([spoiled.stop(), whole.stop()]);
   }
 });
 
