@@ -163,6 +163,11 @@ export class KafkaSealer {
   private async sealOwnedPartitions(day: DayRef, topic: string, count: number, owned: readonly number[]): Promise<number> {
     const { stores, sealState, late, metrics, log } = this.deps;
     const done = sealState.sealedPartitions(day.dataset, day.tradedate);
+    // Another process may have completed the day since this tick listed it due: it marks the
+    // day sealed in the catalog, then forgets the day's partition records, so an empty `done`
+    // read after that would have this process seal its partitions again. Read after `done`,
+    // the catalog says which case this is.
+    if (stores.catalogReader.isDaySealed(day.dataset, day.tradedate)) return 0;
     const todo = owned.filter((p) => !done.has(p)).sort((a, b) => a - b);
     if (todo.length === 0) return 0;
     const byPartition = symbolsByOwnedPartition(

@@ -177,6 +177,23 @@ s('two processes on one data directory seal their own symbols; the last marks th
   b.stores.close();
 });
 
+s('a day another process completed after this tick listed it due: its partitions are not sealed again', async () => {
+  const dir = tempDir();
+  const a = new Proc(dir, [0, 1]);
+  const b = new Proc(dir, [2, 3]);
+  await a.feed(SYMBOLS.filter((x) => partitionForKey(x, 4) < 2), 3);
+  await b.feed(SYMBOLS.filter((x) => partitionForKey(x, 4) >= 2), 3);
+  assert.equal((await a.sealer.tick()).partitionsSealed, 2);
+  assert.equal((await b.sealer.tick()).daysSealed, 1, 'B completes the day: the catalog marks it, its partition records are forgotten');
+  // A's next tick had listed the day as due just before B completed it (two processes race in
+  // the ingest e2e test); it goes on to seal its owned partitions of that day.
+  type Racing = { sealOwnedPartitions(day: { dataset: 'level2'; tradedate: string }, topic: string, count: number, owned: number[]): Promise<number> };
+  const resealed = await (a.sealer as unknown as Racing).sealOwnedPartitions({ dataset: 'level2', tradedate: DAY }, TOPICS.level2, 4, [0, 1]);
+  assert.is(resealed, 0, 'partitions of a day the catalog marks sealed are not sealed again');
+  a.stores.close();
+  b.stores.close();
+});
+
 s('a process that owns every partition finishes a day another process left half sealed', async () => {
   const dir = tempDir();
   const a = new Proc(dir, [0, 1]);
