@@ -139,12 +139,18 @@ s('does not seal while the group is rebalancing (no assignment)', async () => {
   a.stores.close();
 });
 
-s('two processes on one data directory seal their own symbols; the last marks the day', async () => {
+/** Two processes on one data directory, A owning partitions 0-1 and B 2-3, each fed its symbols. */
+async function twoProcessesFed(): Promise<{ a: Proc; b: Proc }> {
   const dir = tempDir();
   const a = new Proc(dir, [0, 1]);
   const b = new Proc(dir, [2, 3]);
   await a.feed(SYMBOLS.filter((x) => partitionForKey(x, 4) < 2), 3);
   await b.feed(SYMBOLS.filter((x) => partitionForKey(x, 4) >= 2), 3);
+  return { a, b };
+}
+
+s('two processes on one data directory seal their own symbols; the last marks the day', async () => {
+  const { a, b } = await twoProcessesFed();
   const ownedByA = SYMBOLS.filter((x) => partitionForKey(x, 4) < 2);
   assert.ok(ownedByA.length > 0 && ownedByA.length < SYMBOLS.length, 'the symbols spread over both processes');
 
@@ -178,11 +184,7 @@ s('two processes on one data directory seal their own symbols; the last marks th
 });
 
 s('a day another process completed after this tick listed it due: its partitions are not sealed again', async () => {
-  const dir = tempDir();
-  const a = new Proc(dir, [0, 1]);
-  const b = new Proc(dir, [2, 3]);
-  await a.feed(SYMBOLS.filter((x) => partitionForKey(x, 4) < 2), 3);
-  await b.feed(SYMBOLS.filter((x) => partitionForKey(x, 4) >= 2), 3);
+  const { a, b } = await twoProcessesFed();
   assert.equal((await a.sealer.tick()).partitionsSealed, 2);
   assert.equal((await b.sealer.tick()).daysSealed, 1, 'B completes the day: the catalog marks it, its partition records are forgotten');
   // A's next tick had listed the day as due just before B completed it (two processes race in
