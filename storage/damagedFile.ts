@@ -20,6 +20,13 @@ export class DamagedFileError extends Error {
   }
 }
 
-export function isDamagedFile(e: unknown): e is DamagedFileError {
-  return e instanceof DamagedFileError;
+/**
+ * What a failure to read a catalogued file means: an error of the system itself (ENOENT, EIO,
+ * EACCES: it has a syscall) passes as it is; a DamagedFileError stays one; anything else (a
+ * footer, page or block that does not parse) is damage of the file at `path`.
+ */
+export function asDamaged(path: string, e: unknown): Error {
+  if (e instanceof DamagedFileError) return e;
+  if (e instanceof Error && typeof (e as NodeJS.ErrnoException).syscall === 'string') return e;
+  return new DamagedFileError(path, e instanceof Error ? e.message : String(e), { cause: e });
 }

@@ -34,6 +34,9 @@ export function indexTimeMs(text: string): number {
   return ((+text.slice(11, 13) * 60 + +text.slice(14, 16)) * 60 + +text.slice(17, 19)) * 1000 + +text.slice(20, 23);
 }
 
+/** `HHMMSSmmm` (level-2, trade and order files) → ms since midnight; NaN when malformed. */
+const level2TimeMs = (text: string): number => parseLevel2Time(text) ?? NaN;
+
 const INDEX_NULL = new Set(INDEX_ALWAYS_NULL.map((name) => TICK.position.get(name)!));
 
 const INDEX_SOURCE: TickSource = {
@@ -58,8 +61,16 @@ const STOCK_SOURCE: TickSource = {
     if (pos === undefined) throw new Error(`tick field ${f.name} has no level-2 column`);
     return pos;
   }),
-  timeMs: (text) => parseLevel2Time(text) ?? NaN,
+  timeMs: storedTimeMs('level2'),
 };
+
+/**
+ * The parser of a stored file's `time` text → ms since midnight (NaN when malformed): index
+ * files keep `YYYY-MM-DD HH:mm:ss.SSS`, level-2, trade and order files `HHMMSSmmm`.
+ */
+export function storedTimeMs(dataset: Dataset): (text: string) => number {
+  return dataset === 'index' ? indexTimeMs : level2TimeMs;
+}
 
 /** The source of a stored file (by its dataset). */
 export function sourceOfFile(file: { readonly dataset: Dataset }): TickSource {

@@ -10,7 +10,6 @@
  */
 import type Router from '@koa/router';
 import type { Clock } from '../../shared/clock.js';
-import type { Logger } from '../../shared/logger.js';
 import type { Slot, SlotLeases } from '../access/slots.js';
 import type { StateStore } from '../access/stateStore.js';
 import { internal, tooManyRequests, unauthorized } from './apiError.js';
@@ -29,7 +28,6 @@ export interface ApiRouteDeps {
   readonly heldSlots: Set<Slot>;
   readonly rateLimitPerSec: number;
   readonly clock: Clock;
-  readonly log: Logger;
   readonly calendarWarning: CalendarWarning;
   readonly operations: readonly Operation[];
 }
@@ -55,17 +53,12 @@ export function addApiRoute(router: Router, deps: ApiRouteDeps): void {
     const op = operations.get(req.apiname)!;
     const api = op.apiname;
     const slot = new RequestSlot(deps.slots, deps.heldSlots, account.id, api);
-    const abort = new AbortController();
-    onResponseDone(ctx.res, (aborted) => {
-      if (aborted) abort.abort();
-      void slot.release();
-    });
+    // The client gone before the end: nothing more will be written, the slot is free at once.
+    onResponseDone(ctx.res, () => void slot.release());
     let authorized = false;
     const opCtx: OperationContext = {
       account,
       nowMs,
-      log: deps.log,
-      signal: abort.signal,
       async authorize(dates, opts) {
         if (authorized) throw internal(`${api}: authorize called twice`);
         await checkPlan(state, { account, api, accessOf: opts?.accessOf ?? api, dates, nowMs, parquet: opts?.parquet === true });

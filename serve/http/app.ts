@@ -66,7 +66,6 @@ export function createApp(deps: AppDeps): App {
     heldSlots,
     rateLimitPerSec: config.rateLimitPerSec,
     clock: deps.clock,
-    log,
     calendarWarning: new CalendarWarning(log),
     operations: deps.operations,
   });

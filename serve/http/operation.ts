@@ -13,7 +13,6 @@
  * that skips the plan checks is a bug, never a silent pass.
  */
 import type { Readable } from 'node:stream';
-import type { Logger } from '../../shared/logger.js';
 import type { ApiRequest } from './apiRequest.js';
 import type { Account } from '../access/accounts.js';
 import type { ApiName } from '../access/plans.js';
@@ -39,9 +38,6 @@ export interface OperationContext {
   readonly account: Account;
   /** The service clock's "now" when the request arrived (epoch ms). */
   readonly nowMs: number;
-  readonly log: Logger;
-  /** Aborted when the client disconnects before the response is written. */
-  readonly signal: AbortSignal;
   /**
    * Plan checks for this operation (api-contract: Plans and limits): access (403), history depth of every date
    * in `dates` (403; dates after the latest trading day are not a depth violation), then the

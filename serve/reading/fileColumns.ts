@@ -18,7 +18,7 @@ import { readFile } from 'node:fs/promises';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { SCHEMAS, type FieldType } from '../../shared/schema.js';
 import { UnsupportedParquetError } from '../../storage/parquet/format.js';
-import { DamagedFileError } from '../../storage/damagedFile.js';
+import { asDamaged, DamagedFileError } from '../../storage/damagedFile.js';
 import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
 import { readNamedColumns } from '../../storage/parquet/generalReader.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
@@ -105,7 +105,7 @@ export class FileColumnCache {
       const path = join(this.dataDir, file.path);
       // Outside our reader's subset is not damage: rowGroups falls back to the general reader.
       const footer = await withFile(path, async (fh) => readFooter(fh, (await fh.stat()).size)).catch((e: unknown) => {
-        throw e instanceof UnsupportedParquetError ? e : damaged(file, e);
+        throw e instanceof UnsupportedParquetError ? e : asDamaged(file.path, e);
       });
       checkFooter(file, footer);
       return footer;
@@ -159,7 +159,7 @@ export class FileColumnCache {
       // Not the layout our sealer writes: decode with the general reader and slice it into
       // the catalog's row groups, so callers see the same shape either way.
       const whole = await decodeWithGeneralReader(this.dataDir, file).catch((e2: unknown) => {
-        throw damaged(file, e2);
+        throw asDamaged(file.path, e2);
       });
       return new Map(
         groups.map((g) => {
@@ -192,17 +192,6 @@ export class FileColumnCache {
       return { file, rows: file.rows, columns };
     });
   }
-}
-
-/**
- * A failure to read a catalogued file as Parquet, as DamagedFileError naming it: the catalog
- * vouched for the file, so a footer or page that does not parse means the file changed on disk.
- * A missing file or an I/O error is not damage and passes through as it is.
- */
-function damaged(file: CatalogFile, e: unknown): unknown {
-  if (e instanceof DamagedFileError) return e.path === file.path ? e : new DamagedFileError(file.path, e.message.replace(/^stored file .* is damaged: /, ''), { cause: e });
-  if (typeof (e as { code?: unknown } | null)?.code === 'string') return e;
-  return new DamagedFileError(file.path, e instanceof Error ? e.message : String(e), { cause: e });
 }
 
 function chunkKey(file: CatalogFile, g: number, c: number): string {

@@ -10,20 +10,12 @@
 import type { CatalogFile } from '../../storage/catalog.js';
 import { DamagedFileError } from '../../storage/damagedFile.js';
 import type { DecodedColumn } from '../../storage/parquet/reader.js';
-import { indexTimeMs } from '../../storage/tickShape.js';
-import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { parseLevel2Time } from '../../shared/timeFormat.js';
+import { storedTimeMs } from '../../storage/tickShape.js';
+import { SCHEMAS } from '../../shared/schema.js';
 import type { FileColumnCache } from './fileColumns.js';
 import { groupRowCount, groupsOf, type RowSpan } from './rowSearch.js';
 
 const ENTRY_OVERHEAD = 200;
-
-const level2TimeMs = (text: string): number => parseLevel2Time(text) ?? NaN;
-
-/** ms since midnight of a stored time text of `dataset`; NaN when malformed. */
-export function timeParserOf(dataset: Dataset): (text: string) => number {
-  return dataset === 'index' ? indexTimeMs : level2TimeMs;
-}
 
 /** Schema position of the stored `time` column of a file. */
 export function timeColumnOf(file: Pick<CatalogFile, 'dataset'>): number {
@@ -34,7 +26,7 @@ export function timeColumnOf(file: Pick<CatalogFile, 'dataset'>): number {
 export function decodeTimes(col: DecodedColumn | undefined, file: CatalogFile, g: number, rows: number): Int32Array {
   if (col === undefined || col.kind !== 'string') throw new DamagedFileError(file.path, 'its time column is not text');
   const out = new Int32Array(rows);
-  const timeMs = timeParserOf(file.dataset);
+  const timeMs = storedTimeMs(file.dataset);
   for (let r = 0; r < rows; r++) {
     const ms = timeMs(col.values[r]);
     if (Number.isNaN(ms)) throw new DamagedFileError(file.path, `malformed time at row ${g * file.rowGroupSize + r}`);

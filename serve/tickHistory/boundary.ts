@@ -16,7 +16,7 @@
  */
 import { join } from 'node:path';
 import { Limiter } from '../../shared/limiter.js';
-import { DamagedFileError } from '../../storage/damagedFile.js';
+import { asDamaged, DamagedFileError } from '../../storage/damagedFile.js';
 import { SCHEMAS } from '../../shared/schema.js';
 import { rowsBeforeMinute } from '../../storage/minuteIndex.js';
 import { ByteLru, type FileColumnCache } from '../reading/fileColumns.js';
@@ -112,7 +112,7 @@ export class BoundaryIndex {
     try {
       return block.text(symbol, position);
     } catch (e) {
-      return this.damaged(damagedPart(part.path, e));
+      return this.damaged(asDamaged(part.path, e));
     }
   }
 
@@ -123,7 +123,7 @@ export class BoundaryIndex {
     if (hit) return hit;
     const read = readBoundaryBlock(this.dataDir, path, entry).catch((e: unknown) => {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      return this.damaged(damagedPart(path, e));
+      return this.damaged(asDamaged(path, e));
     });
     // Decoded, a block is about 8 times its compressed size.
     return this.lru.set(key, 200 + entry.length * 8, read);
@@ -173,13 +173,6 @@ export class BoundaryIndex {
     const times = Int32Array.from(timeCol.kind === 'string' ? timeCol.values : [], (t) => source.timeMs(t));
     return { positions, columns: tickColumns(source, file.tradedate, ALL_TICK_FIELDS, times, (c) => picked.get(c)!) };
   }
-}
-
-/** Why a part that is there cannot answer: its bytes (DamagedFileError), or the disk's own error. */
-function damagedPart(path: string, e: unknown): Error {
-  if (e instanceof DamagedFileError) return e;
-  if (typeof (e as NodeJS.ErrnoException).code === 'string' && (e as NodeJS.ErrnoException).syscall !== undefined) return e as Error;
-  return new DamagedFileError(path, `boundary part: ${(e as Error).message ?? String(e)}`, { cause: e });
 }
 
 function isEveryField(fields: readonly number[]): boolean {

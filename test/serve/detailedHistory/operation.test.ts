@@ -6,7 +6,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import pino from 'pino';
 import { CatalogReader, openCatalog } from '../../../storage/catalog.js';
 import { CursorCodec } from '../../../serve/detailedHistory/cursor.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
@@ -25,8 +24,6 @@ async function run(params: Record<string, unknown>, fields?: string) {
   const ctx: OperationContext = {
     account: { id: 1, plan: PLANS.flagship },
     nowMs: Date.parse('2025-01-06T16:30:00+08:00'),
-    log: pino({ level: 'silent' }),
-    signal: new AbortController().signal,
     authorize: async (dates) => void calls.push(`authorize ${dates.join(',')}`),
     acquireSlot: async () => void calls.push('slot'),
     chargeParquet: async () => void calls.push('parquet'),
