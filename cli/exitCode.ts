@@ -7,7 +7,8 @@
  */
 import { ClosureFileError } from '../calendar/closureFile.js';
 import { ConfigError } from '../shared/config.js';
+import { MappingError } from '../ingest/import/mapping.js';
 
 export function exitCodeOf(e: unknown): 1 | 2 {
-  return e instanceof ConfigError || e instanceof ClosureFileError ? 2 : 1;
+  return e instanceof ConfigError || e instanceof ClosureFileError || e instanceof MappingError ? 2 : 1;
 }

@@ -11,8 +11,14 @@
 import cliProgress from 'cli-progress';
 
 export interface Progress {
-  update(done: number, total?: number): void;
+  /** `rows`: rows done so far, for a bar counting bytes that also shows rows and rows/s. */
+  update(done: number, total?: number, rows?: number): void;
   stop(): void;
+}
+
+export interface ProgressOptions {
+  /** Show rows and rows/s beside the unit (the caller passes rows to update()). */
+  readonly rows?: boolean;
 }
 
 const silent: Progress = { update() {}, stop() {} };
@@ -32,11 +38,13 @@ export const stderrAboveBar = {
   },
 };
 
-export function createProgress(enabled: boolean, label: string, total: number, unit = 'rows'): Progress {
+export function createProgress(enabled: boolean, label: string, total: number, unit = 'rows', opts: ProgressOptions = {}): Progress {
   if (!enabled) return silent;
+  const started = Date.now();
+  const rowsPart = opts.rows ? ' | {rows} rows, {rate} rows/s' : '';
   const multi = new cliProgress.MultiBar(
     {
-      format: `${label.padEnd(10)} [{bar}] {percentage}% | {value}/{total} ${unit} | {eta_formatted} left`,
+      format: `${label.padEnd(10)} [{bar}] {percentage}% | {value}/{total} ${unit}${rowsPart} | {eta_formatted} left`,
       stream: process.stderr,
       hideCursor: true,
       etaBuffer: 50,
@@ -45,13 +53,18 @@ export function createProgress(enabled: boolean, label: string, total: number, u
     },
     cliProgress.Presets.shades_classic,
   );
-  const bar = multi.create(total, 0);
+  const bar = multi.create(total, 0, { rows: 0, rate: 0 });
   active = multi;
   let stopped = false;
   return {
-    update(done, newTotal) {
+    update(done, newTotal, rows) {
       if (newTotal !== undefined) bar.setTotal(newTotal);
-      bar.update(done);
+      if (rows === undefined) {
+        bar.update(done);
+        return;
+      }
+      const secs = Math.max((Date.now() - started) / 1000, 0.001);
+      bar.update(done, { rows: rows.toLocaleString('en-US'), rate: Math.round(rows / secs).toLocaleString('en-US') });
     },
     stop() {
       if (stopped) return;

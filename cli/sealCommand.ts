@@ -1,27 +1,11 @@
-/**
- * Why sealing `date` now would be a mistake, or null. Sealing is irreversible (every later
- * message of the day is quarantined as late), so a day that cannot have complete data yet is
- * refused unless the operator passes --force.
- */
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { sealDays } from '../ingest/seal/days.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
 import { DATASETS } from '../shared/schema.js';
 import { isValidDateText } from '../shared/timeFormat.js';
 import { createProgress } from './progress.js';
-import { isInKnownRange, isTradingDay, knownRange, latestTradingDay } from '../calendar/tradingCalendar.js';
+import { sealRefusal } from '../calendar/sealRefusal.js';
 import { UsageError, type Command } from './command.js';
-
-export function sealRefusal(date: string, nowMs: number): string | null {
-  const range = knownRange();
-  if (!isInKnownRange(date)) {
-    return `${date} is outside the calendar's known range ${range.first}..${range.last}; import that year's closures with \`tickvault calendar import FILE\` first`;
-  }
-  if (!isTradingDay(date)) return `${date} is not a trading day (weekend or exchange closure)`;
-  const latest = latestTradingDay(nowMs);
-  if (date > latest) return `${date} is after the latest trading day ${latest}: its data cannot be complete yet`;
-  return null;
-}
 
 export const sealCommand: Command = {
   name: 'seal',

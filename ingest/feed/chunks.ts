@@ -20,7 +20,12 @@ function countNewlines(buf: Buffer): number {
   return n;
 }
 
-export async function* readFeedChunks(path: string, targetBytes = 2 << 20): AsyncGenerator<FeedChunk> {
+/** Where a buffer may be cut: after its last newline (0: none yet). CSV cuts outside quotes. */
+export type CutPoint = (buf: Buffer) => number;
+
+const afterLastNewline: CutPoint = (buf) => buf.lastIndexOf(10) + 1;
+
+export async function* readFeedChunks(path: string, targetBytes = 2 << 20, cutPoint: CutPoint = afterLastNewline): AsyncGenerator<FeedChunk> {
   let parts: Buffer[] = [];
   let size = 0;
   let nextLine = 1;
@@ -37,7 +42,7 @@ export async function* readFeedChunks(path: string, targetBytes = 2 << 20): Asyn
     size += chunk.byteLength;
     if (size < targetBytes) continue;
     const all = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
-    const cut = all.lastIndexOf(10) + 1;
+    const cut = cutPoint(all);
     if (cut === 0) {
       parts = [all]; // one line longer than a chunk: keep gathering
       continue;

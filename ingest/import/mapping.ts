@@ -74,11 +74,16 @@ export interface Mapping {
   readonly fields: readonly FieldMapping[];
 }
 
+/**
+ * One source row as the feed's validation takes it (validateFields): a mapping produces
+ * canonical text and numbers; a file in the lake's own columns (lakeColumns.ts) passes its
+ * cells as they are, for validation to judge.
+ */
 export interface MappedRow {
-  readonly symbol: string;
-  readonly tradedate: string;
-  readonly time: string;
-  readonly values: (number | string | null)[];
+  readonly symbol: unknown;
+  readonly tradedate: unknown;
+  readonly time: unknown;
+  readonly values: readonly unknown[];
 }
 
 export interface RowMapper {

@@ -99,7 +99,10 @@ interface OpenSegment {
   readonly dataset: Dataset;
   readonly tradedate: string;
   readonly bucket: number;
+  /** Bytes recorded in ingest.db: what readers see. */
   committed: number;
+  /** Bytes written to the file: past `committed` only while appended rows await commitAppended(). */
+  written: number;
   pending: Buffer;
   pendingBytes: number;
   dirty: boolean;
@@ -116,6 +119,8 @@ export class Staging {
   private readonly upsertSegment;
   private counter = 0;
   private readonly orderBase: number;
+  /** Symbol-days first seen by appendPacks() since the last commitAppended()/discardAppended(). */
+  private appendedOpen: [Dataset, string, string][] = [];
 
   constructor(readonly db: Db, private readonly dataDir: string, private readonly nowMs: () => number) {
     this.insertOpen = db.prepare('INSERT OR IGNORE INTO open_symbols (dataset, tradedate, symbol) VALUES (?, ?, ?)');
@@ -147,7 +152,7 @@ export class Staging {
       }
       // A fresh writer id means a fresh file; 'w' also discards junk from an id reused after a wipe.
       const fd = openSync(abs, 'w');
-      seg = { relPath, fd, dataset, tradedate, bucket, committed: 0, pending: Buffer.allocUnsafe(1 << 16), pendingBytes: 0, dirty: false };
+      seg = { relPath, fd, dataset, tradedate, bucket, committed: 0, written: 0, pending: Buffer.allocUnsafe(1 << 16), pendingBytes: 0, dirty: false };
       this.segments.set(key, seg);
     }
     return seg;
@@ -193,6 +198,49 @@ export class Staging {
   /** Stages rows a parse worker already encoded (see RecordPacker), in arrival order. */
   stagePacks(packs: readonly RecordPack[], rejects: readonly QuarantineEntry[], opts: StageOptions = {}): void {
     const newOpen: [Dataset, string, string][] = [];
+    this.bufferPacks(packs, newOpen);
+    this.commit(newOpen, rejects, undefined, opts);
+  }
+
+  /**
+   * Writes packs to their segments without committing them: readers (the seal) do not see
+   * them until commitAppended(), and discardAppended() forgets them, so an import can stage a
+   * file as it parses and still take nothing of it when a later row refuses the whole file. A
+   * crash in between is a discard: bytes past the committed lengths are ignored.
+   */
+  appendPacks(packs: readonly RecordPack[]): void {
+    this.bufferPacks(packs, this.appendedOpen);
+    this.writePending();
+  }
+
+  /**
+   * Commits what appendPacks() wrote, made durable first, with `rejects` quarantined once per
+   * source and reason (importing the same file again adds no second copy), in one transaction.
+   */
+  async commitAppended(rejects: readonly QuarantineEntry[]): Promise<void> {
+    await this.flush();
+    const newOpen = this.appendedOpen;
+    this.appendedOpen = [];
+    this.commit(newOpen, [], () => this.insertQuarantineOnce(rejects), { sync: false });
+  }
+
+  /** Forgets what appendPacks() wrote since the last commit: the next append overwrites it. */
+  discardAppended(): void {
+    for (const [d, t, s] of this.appendedOpen) this.knownOpen.delete(`${d}|${t}|${s}`);
+    this.appendedOpen = [];
+    for (const [key, seg] of this.segments) {
+      seg.pendingBytes = 0;
+      seg.written = seg.committed;
+      if (seg.committed === 0) {
+        // Never committed: no row of ingest.db names it, so the file itself goes.
+        closeSync(seg.fd);
+        rmSync(join(this.dataDir, seg.relPath), { force: true });
+        this.segments.delete(key);
+      }
+    }
+  }
+
+  private bufferPacks(packs: readonly RecordPack[], newOpen: [Dataset, string, string][]): void {
     for (const p of packs) {
       const size = recordBytes(p.dataset);
       for (let o = 0; o < p.count * size; o += size) {
@@ -204,7 +252,6 @@ export class Staging {
         seg.pending.writeDoubleLE(this.orderBase + this.counter++, at + ORDER_OFFSET);
       }
     }
-    this.commit(newOpen, rejects, undefined, opts);
   }
 
   /**
@@ -229,26 +276,31 @@ export class Staging {
     this.commit(newOpen, rejects, after, opts);
   }
 
-  private commit(newOpen: [Dataset, string, string][], rejects: readonly QuarantineEntry[], after: (() => void) | undefined, opts: StageOptions): void {
-    const touched: OpenSegment[] = [];
+  /** Writes every segment's pending bytes after what it has written. */
+  private writePending(): void {
     for (const seg of this.segments.values()) {
       if (seg.pendingBytes === 0) continue;
-      writeSync(seg.fd, seg.pending, 0, seg.pendingBytes, seg.committed);
-      seg.committed += seg.pendingBytes;
+      writeSync(seg.fd, seg.pending, 0, seg.pendingBytes, seg.written);
+      seg.written += seg.pendingBytes;
       seg.pendingBytes = 0;
       seg.dirty = true;
-      touched.push(seg);
     }
+  }
+
+  private commit(newOpen: [Dataset, string, string][], rejects: readonly QuarantineEntry[], after: (() => void) | undefined, opts: StageOptions): void {
+    this.writePending();
+    const touched = [...this.segments.values()].filter((seg) => seg.written > seg.committed);
     if (opts.sync ?? true) this.fsyncDirty();
     const at = this.nowMs();
     this.db.transaction(() => {
       for (const [d, t, s] of newOpen) this.insertOpen.run(d, t, s);
       for (const seg of touched) {
-        this.upsertSegment.run(seg.dataset, seg.tradedate, seg.bucket, this.writerId, seg.relPath, seg.committed);
+        this.upsertSegment.run(seg.dataset, seg.tradedate, seg.bucket, this.writerId, seg.relPath, seg.written);
       }
       for (const q of rejects) this.insertQuarantine.run(at, q.source, q.reason, q.raw.slice(0, MAX_RAW));
       after?.();
     })();
+    for (const seg of touched) seg.committed = seg.written;
   }
 
   /** Takes the segments written since the last sync and the directories created since. */
@@ -352,16 +404,22 @@ export class Staging {
    * transaction: a seal that quarantines rows past its cut may run again after a crash.
    */
   quarantineOnce(entries: readonly QuarantineEntry[]): number {
+    let added = 0;
+    this.db.transaction(() => {
+      added = this.insertQuarantineOnce(entries);
+    })();
+    return added;
+  }
+
+  private insertQuarantineOnce(entries: readonly QuarantineEntry[]): number {
     const seen = this.db.prepare('SELECT 1 FROM quarantine WHERE source = ? AND reason = ? LIMIT 1');
     const at = this.nowMs();
     let added = 0;
-    this.db.transaction(() => {
-      for (const e of entries) {
-        if (seen.get(e.source, e.reason) !== undefined) continue;
-        this.insertQuarantine.run(at, e.source, e.reason, e.raw);
-        added++;
-      }
-    })();
+    for (const e of entries) {
+      if (seen.get(e.source, e.reason) !== undefined) continue;
+      this.insertQuarantine.run(at, e.source, e.reason, e.raw.slice(0, MAX_RAW));
+      added++;
+    }
     return added;
   }
 

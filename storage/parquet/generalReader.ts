@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parquetMetadata, parquetRead, type FileMetaData } from 'hyparquet';
 
 export type { FileMetaData };
@@ -10,7 +11,15 @@ import { zstdDecompressSync } from './zstd.js';
  * independent check of a file (a second implementation of the format reading what the writer
  * wrote).
  */
-const compressors = { ZSTD: (input: Uint8Array) => zstdDecompressSync(input) };
+/**
+ * Codecs hyparquet lacks (it has SNAPPY and UNCOMPRESSED): ZSTD as we write it, and what other
+ * writers use (DuckDB, pyarrow and Spark offer GZIP and BROTLI), from Node's zlib.
+ */
+export const compressors = {
+  ZSTD: (input: Uint8Array) => zstdDecompressSync(input),
+  GZIP: (input: Uint8Array) => new Uint8Array(gunzipSync(input)),
+  BROTLI: (input: Uint8Array) => new Uint8Array(brotliDecompressSync(input)),
+};
 
 const MAGIC = [...PARQUET_MAGIC].map((c) => c.charCodeAt(0));
 

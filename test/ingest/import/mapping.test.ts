@@ -34,7 +34,7 @@ function rejected(m: RowMapper, cells: unknown[]): string {
 }
 
 /** The value of `field` in a mapped row. */
-function value(row: MappedRow, field: string, dataset: Dataset = 'level2'): number | string | null {
+function value(row: MappedRow, field: string, dataset: Dataset = 'level2'): unknown {
   return row.values[SCHEMAS[dataset].valueFields.findIndex((f) => f.name === field)];
 }
 
@@ -131,7 +131,7 @@ const symbols = suite('symbol forms');
 function symbolOf(line: string, cells: unknown[], dataset: Dataset = 'level2'): string {
   const m = mapper(`dataset ${dataset}\n${line}\ntradedate D\ntime T form=hhmmssmmm\n`, ['S', 'D', 'T', 'E']);
   const r = m.map([cells[0], '20250102', '093000000', cells[1]]);
-  return typeof r === 'string' ? `rejected: ${r}` : r.symbol;
+  return typeof r === 'string' ? `rejected: ${r}` : String(r.symbol);
 }
 
 symbols('prefixed, suffixed and bare, each into NNNNNN.XX', () => {

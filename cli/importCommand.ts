@@ -1,0 +1,91 @@
+import { CatalogReader } from '../storage/catalog.js';
+import { encodeParquet } from '../storage/parquet/writer.js';
+import { DATASETS, type Dataset } from '../shared/schema.js';
+import { oneOf } from '../shared/config.js';
+import { sealDays } from '../ingest/seal/days.js';
+import { openIngestStores } from '../ingest/staging/stores.js';
+import { importFiles, type ImportStats } from '../ingest/import/importFiles.js';
+import { planImport } from '../ingest/import/importPlan.js';
+import { createProgress } from './progress.js';
+import type { Command } from './command.js';
+
+const datasetFlag = oneOf(DATASETS);
+
+export const importCommand: Command = {
+  name: 'import',
+  summary: 'bring history in: seal past days from Parquet (lake columns, or any layout through a mapping) and CSV archives',
+  usage: 'tickvault import FILE|FOLDER… [--mapping MAP] [--dataset level2|index|trade|order] [--data-dir DIR]',
+  options: { mapping: { type: 'string' }, dataset: { type: 'string' } },
+  help: [
+    { flag: 'mapping', value: 'MAP', help: 'mapping file: which column is which field, time form, price scale, volume unit, symbol form, date source (needed for CSV and for Parquet in other layouts; see mappings/ and docs/import-mappings.md)' },
+    { flag: 'dataset', value: 'D', help: "the files' dataset when neither their columns nor the mapping say: level2, index, trade or order" },
+  ],
+  positionals: 'some',
+  async run(ctx) {
+    const dataset = typeof ctx.flags.dataset === 'string' ? (datasetFlag(ctx.flags.dataset, '--dataset') as Dataset) : null;
+    const mapping = typeof ctx.flags.mapping === 'string' ? ctx.flags.mapping : null;
+    const clock = ctx.config.clock;
+    const started = Date.now();
+    // Every file is read far enough to check its columns before anything is staged.
+    const files = await planImport(ctx.positionals, { mapping, dataset });
+    const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
+    try {
+      const totalBytes = files.reduce((a, f) => a + f.bytes, 0);
+      const bar = createProgress(ctx.config.progress, 'import', totalBytes, 'bytes', { rows: true });
+      const stats = await importFiles({ stores, nowMs: clock.nowMs(), onProgress: (bytes, rows) => bar.update(bytes, undefined, rows) }, files);
+      bar.stop();
+      const stagedAt = Date.now();
+      // Days whose rows were all already there still need their seal when a crash stopped it
+      // after some of their files were listed (sealing is idempotent).
+      const catalog = new CatalogReader(stores.catalog);
+      const unfinished = [...stats.sealedDays].filter((d) => {
+        const [ds, date] = d.split('|') as [Dataset, string];
+        return !catalog.isDaySealed(ds, date);
+      });
+      const sealBar = createProgress(ctx.config.progress, 'seal', stats.staged, 'rows');
+      let sealedRows = 0;
+      const results = await sealDays(stores, encodeParquet, new Set([...stats.days, ...unfinished]), () => clock.nowMs(), (n) => sealBar.update((sealedRows += n)));
+      sealBar.stop();
+      for (const r of results) ctx.log.info(r, 'day sealed');
+      const secs = (Date.now() - started) / 1000;
+      const filesOut = results.reduce((a, r) => a + r.files, 0);
+      const rowsOut = results.reduce((a, r) => a + r.rows, 0);
+      ctx.log.debug(
+        {
+          files: files.length, rows: stats.rows, staged: stats.staged, alreadyThere: stats.alreadyThere, quarantined: stats.quarantined,
+          refused: stats.refused.length, daysSealed: results.length, filesWritten: filesOut, rowsSealed: rowsOut,
+          stagingMs: stagedAt - started, sealingMs: Date.now() - stagedAt, peakRssBytes: process.resourceUsage().maxRSS * 1024,
+        },
+        'import finished',
+      );
+      ctx.out(summaryLine(files.length, stats, results.length, filesOut, rowsOut, secs));
+      for (const r of stats.refused) {
+        process.stderr.write(`tickvault import: ${r.file} refused, nothing of it staged: ${r.reason}; a sealed day changes only through \`tickvault restate\`\n`);
+      }
+      if (stats.refused.length > 0) return 2;
+      if (stats.staged === 0 && stats.alreadyThere === 0 && results.length === 0 && stats.rows > 0) {
+        process.stderr.write(`tickvault import: nothing imported: all ${stats.rows} rows were quarantined; reasons in the quarantine table of ${stores.layout.ingestDb}\n`);
+        return 1;
+      }
+      return 0;
+    } finally {
+      stores.close();
+    }
+  },
+};
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** One line a desk reads after each run: files, rows, what became of them, days sealed. */
+export function summaryLine(files: number, s: ImportStats, days: number, filesOut: number, rowsOut: number, secs: number): string {
+  const reasons = [...s.reasons.entries()].sort((a, b) => b[1] - a[1]);
+  const shown = reasons.slice(0, 3).map(([r, n]) => `${fmt(n)} ${r}`);
+  if (reasons.length > 3) shown.push(`${fmt(reasons.slice(3).reduce((a, [, n]) => a + n, 0))} for ${reasons.length - 3} other reasons`);
+  const quarantined = s.quarantined === 0 ? '0 quarantined' : `${fmt(s.quarantined)} quarantined (${shown.join('; ')})`;
+  const refused = s.refused.length === 0 ? '' : `; ${s.refused.length} file${s.refused.length > 1 ? 's' : ''} refused`;
+  const nothingNew = s.staged === 0 && s.alreadyThere > 0 && days === 0 ? ' — nothing new' : '';
+  return (
+    `read ${fmt(files)} file${files === 1 ? '' : 's'}: ${fmt(s.rows)} rows, ${fmt(s.staged)} staged, ${fmt(s.alreadyThere)} already there, ${quarantined}${refused}; ` +
+    `sealed ${fmt(days)} dataset-day${days === 1 ? '' : 's'}, ${fmt(filesOut)} files, ${fmt(rowsOut)} rows in ${secs.toFixed(1)} s${nothingNew}`
+  );
+}

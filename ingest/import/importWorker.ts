@@ -1,0 +1,174 @@
+/**
+ * An import worker: turns one unit of an imported file (a chunk of CSV records, or one Parquet
+ * row group) into encoded record packs, quarantine entries (`file:line` or `file#row` and the
+ * reason) and the verdict on rows of sealed days (already there, or a difference that refuses
+ * the file). Mapping, validation and comparison are the CPU of an import; a pool of these
+ * uses every core while the main thread stages in file order.
+ */
+import { workerData } from 'node:worker_threads';
+import { serveWorker } from '../../shared/workerPool.js';
+import type { Dataset, SnapshotRow } from '../../shared/schema.js';
+import { CatalogReader, openCatalog } from '../../storage/catalog.js';
+import { loadCalendarExtension } from '../../calendar/closureStore.js';
+import { sealRefusal } from '../../calendar/sealRefusal.js';
+import { LateGuard } from '../seal/lateGuard.js';
+import { RecordPacker, type RecordPack } from '../staging/recordCodec.js';
+import { validateFields } from '../staging/validate.js';
+import type { QuarantineEntry } from '../staging/segments.js';
+import { forEachCsvRecord } from './csvRecords.js';
+import { lakeColumnsMapper, lakeDatasetOf } from './lakeColumns.js';
+import { compileMapping, readMapping, type RowMapper } from './mapping.js';
+import { readRowGroupCells } from './parquetSource.js';
+import { SealedRows } from './sealedRows.js';
+
+export interface ImportWorkerInput {
+  readonly catalogDb: string;
+  readonly dataDir: string;
+  /** The import's "now": which days are past (the calendar rules of `seal`). */
+  readonly nowMs: number;
+}
+
+/** How a file's rows become fields: its mapping file, or the lake's own columns (null). */
+export interface FileReading {
+  readonly file: string;
+  readonly mapping: string | null;
+  readonly dataset: Dataset | null;
+  /** The file's column names, in order (a CSV's header). */
+  readonly columns: readonly string[];
+  /** The date of a hive folder (`date=YYYYMMDD/`) in the file's path, or null. */
+  readonly hiveDate: string | null;
+}
+
+export type ImportUnit =
+  | { readonly kind: 'csv'; readonly reading: FileReading; readonly delimiter: string; readonly firstLineNo: number; readonly skipFirst: boolean; readonly bytes: Uint8Array }
+  | { readonly kind: 'parquet'; readonly reading: FileReading; readonly rowGroup: number; readonly firstRow: number };
+
+export interface ImportedUnit {
+  readonly packs: RecordPack[];
+  readonly rejects: QuarantineEntry[];
+  /** Source rows read (CSV records, Parquet rows). */
+  readonly rows: number;
+  /** Rows of sealed days equal to the sealed rows. */
+  readonly alreadyThere: number;
+  /** Why the file must be refused (a row of a sealed day that differs), or null. */
+  readonly difference: string | null;
+  /** `dataset|tradedate` of rows already there: a day left half-sealed by a crash still needs its seal. */
+  readonly sealedDays: string[];
+}
+
+/** Compiles a file's mapper (checked once by the command before any unit is sent). */
+export function mapperOf(reading: FileReading): RowMapper {
+  if (reading.mapping !== null) return compileMapping(readMapping(reading.mapping), reading.columns, reading.file, reading.dataset ?? undefined);
+  const columns = reading.hiveDate !== null && !reading.columns.includes('tradedate') ? [...reading.columns, 'tradedate'] : reading.columns;
+  const dataset = reading.dataset ?? lakeDatasetOf(columns);
+  if (dataset === null) throw new Error(`${reading.file}: not the lake's columns of any dataset`);
+  return lakeColumnsMapper(dataset, reading.columns, reading.hiveDate);
+}
+
+export class UnitImporter {
+  private readonly mappers = new Map<string, RowMapper>();
+  private readonly refusals = new Map<string, string | null>();
+  private readonly late: LateGuard;
+  private readonly sealed: SealedRows;
+
+  constructor(private readonly input: ImportWorkerInput, catalog: CatalogReader) {
+    this.late = new LateGuard(catalog);
+    this.sealed = new SealedRows(catalog, input.dataDir);
+  }
+
+  private mapper(reading: FileReading): RowMapper {
+    const key = `${reading.file}\0${reading.mapping}\0${reading.dataset}`;
+    let m = this.mappers.get(key);
+    if (!m) {
+      if (this.mappers.size > 64) this.mappers.clear();
+      this.mappers.set(key, (m = mapperOf(reading)));
+    }
+    return m;
+  }
+
+  /** Why a day cannot be imported now (not a trading day, not past yet, …), or null. */
+  private refusal(tradedate: string): string | null {
+    let r = this.refusals.get(tradedate);
+    if (r === undefined) this.refusals.set(tradedate, (r = sealRefusal(tradedate, this.input.nowMs)));
+    return r;
+  }
+
+  async run(unit: ImportUnit): Promise<ImportedUnit> {
+    const mapper = this.mapper(unit.reading);
+    const packer = new RecordPacker();
+    const rejects: QuarantineEntry[] = [];
+    const ofSealedDays: SnapshotRow[] = [];
+    let rows = 0;
+    const take = (cells: ArrayLike<unknown>, source: () => string, raw: () => string): void => {
+      rows++;
+      const m = mapper.map(cells);
+      if (typeof m === 'string') {
+        rejects.push({ source: source(), reason: m, raw: raw() });
+        return;
+      }
+      const v = validateFields(mapper.dataset, m.symbol, m.tradedate, m.time, m.values);
+      if (!v.ok) {
+        rejects.push({ source: source(), reason: v.reason, raw: raw() });
+        return;
+      }
+      const row = v.row;
+      const refused = this.refusal(row.tradedate);
+      if (refused !== null) {
+        rejects.push({ source: source(), reason: `day not importable: ${refused}`, raw: raw() });
+      } else if (this.late.isLate(row.dataset, row.tradedate, row.symbol)) {
+        ofSealedDays.push(row);
+      } else {
+        packer.add(row);
+      }
+    };
+    if (unit.kind === 'csv') {
+      const text = new TextDecoder('utf-8').decode(unit.bytes);
+      let skip = unit.skipFirst;
+      const file = unit.reading.file;
+      forEachCsvRecord(text, unit.delimiter, unit.firstLineNo, (cells, lineNo, raw) => {
+        if (skip) {
+          skip = false;
+          return;
+        }
+        take(cells, () => `${file}:${lineNo}`, () => raw);
+      });
+    } else {
+      const group = await readRowGroupCells(unit.reading.file, unit.rowGroup);
+      const cells: unknown[] = new Array(group.columns.length);
+      const file = unit.reading.file;
+      for (let r = 0; r < group.rows; r++) {
+        for (let c = 0; c < group.columns.length; c++) {
+          const col = group.columns[c];
+          if ('numbers' in col) {
+            const x = col.numbers[r];
+            cells[c] = x !== x ? null : x; // NaN is the fast reader's null
+          } else {
+            cells[c] = col.cells[r];
+          }
+        }
+        const rowNo = unit.firstRow + r;
+        take(cells, () => `${file}#${rowNo}`, () => rawRow(unit.reading.columns, cells));
+      }
+    }
+    const sealedDays = [...new Set(ofSealedDays.map((r) => `${r.dataset}|${r.tradedate}`))];
+    const { equal, difference } = ofSealedDays.length > 0 ? await this.sealed.compare(ofSealedDays) : { equal: 0, difference: null };
+    return { packs: packer.take(), rejects, rows, alreadyThere: equal, difference, sealedDays };
+  }
+}
+
+/** A Parquet row as quarantine text: its cells by column name, as JSON. */
+function rawRow(columns: readonly string[], cells: readonly unknown[]): string {
+  const obj: Record<string, unknown> = {};
+  columns.forEach((c, i) => (obj[c] = typeof cells[i] === 'bigint' ? String(cells[i]) : cells[i]));
+  return JSON.stringify(obj);
+}
+
+if (workerData) {
+  const input = workerData as ImportWorkerInput;
+  loadCalendarExtension(input.dataDir);
+  const importer = new UnitImporter(input, new CatalogReader(openCatalog(input.catalogDb, true)));
+  serveWorker<ImportUnit, ImportedUnit>(
+    (unit) => importer.run(unit),
+    (out) => out.packs.map((p) => p.records.buffer as ArrayBuffer),
+  );
+}
