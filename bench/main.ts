@@ -1,9 +1,11 @@
 /**
  * `npm run bench`: every benchmark, each figure printed with its ratio to the reference or
  * target it names. `--only storage,encode,…` runs a subset; `--quick` shrinks the data sets
- * (for a smoke run, not for the figures in the README).
+ * (for a smoke run, not for the figures in the README). `--import-stocks N` sizes the import
+ * bench's day (default 500; a whole market's day is about 5,000).
  */
 import { runDemoStartBench } from './demoStart.bench.js';
+import { runImportBench } from './import.bench.js';
 import { runKafkaIngestBench } from './kafkaIngest.bench.js';
 import { runLevel2QueryBench } from './level2Query.bench.js';
 import { runMarketBench } from './market.bench.js';
@@ -25,6 +27,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'start', run: () => runDemoStartBench() },
   { name: 'encode', run: (quick) => runParquetEncodeBench({ symbols: quick ? 20 : 200, rowsPerSymbol: 5000, rowGroupSize: 1200 }) },
   { name: 'storage', run: (quick) => runStorageBench(quick ? { stocks: 20, bigStocks: 80 } : { stocks: 500, bigStocks: 2000 }) },
+  { name: 'import', run: (quick) => runImportBench({ stocks: numberArg('--import-stocks') ?? (quick ? 20 : 500) }) },
   { name: 'ticks', run: (quick) => runTicksBench(quick ? { stocks: 10 } : {}) },
   { name: 'kafka', run: (quick) => runKafkaIngestBench(quick ? { messages: 20_000, stocks: 50, sealStocks: 20 } : {}) },
   { name: 'level2', run: (quick) => runLevel2QueryBench(quick ? { stocks: 5, iterations: 10, seconds: 5 } : {}) },
@@ -33,6 +36,12 @@ const BENCHES: readonly Bench[] = [
   { name: 'market', onlyByName: true, run: (quick) => runMarketBench(quick ? { stocks: 50, indexes: 10 } : {}) },
   { name: 'tick', run: (quick) => runTickHistoryBench(quick ? { wideIndexes: 50, wideDays: 2, deepIndexes: 20, deepDays: 3, iterations: 5, coldTrials: 3 } : {}) },
 ];
+
+/** A numeric option's value (`--import-stocks 5000`), or undefined when not given. */
+function numberArg(name: string): number | undefined {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : Number(process.argv[at + 1]);
+}
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');

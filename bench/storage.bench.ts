@@ -40,17 +40,20 @@ export interface StorageBenchResult {
   readonly rssGrowth: number | null;
 }
 
-function runCli(args: string[]): Promise<{ code: number | null; stderr: string; wallMs: number }> {
+/** A `tickvault` command in its own process on the bench's clock (NOW), its wall time timed. */
+export function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; wallMs: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, TICKVAULT_NOW: NOW, TICKVAULT_PROGRESS: 'off', TICKVAULT_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stdout = '';
     let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr, wallMs: performance.now() - t0 }));
+    child.on('close', (code) => resolve({ code, stdout, stderr, wallMs: performance.now() - t0 }));
   });
 }
 
@@ -60,10 +63,16 @@ export async function runBenchCli(args: string[]): Promise<void> {
   if (r.code !== 0) throw new Error(`tickvault ${args[0]} failed: ${r.stderr.slice(-500)}`);
 }
 
-async function generateAndReplay(dir: string, stocks: number): Promise<ReplayFigures> {
+/** The data directory generateAndReplay(dir, stocks) replays into. */
+export function replayDataDir(dir: string, stocks: number): string {
+  return join(dir, `data-${stocks}`);
+}
+
+/** Generates one day (20250102) of `stocks` stocks' snapshots in `dir` and replays it into replayDataDir(dir, stocks). */
+export async function generateAndReplay(dir: string, stocks: number): Promise<ReplayFigures> {
   const feed = join(dir, `feed-${stocks}.jsonl.zst`);
   await runBenchCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', String(stocks), '--indexes', '0', '--ticks', '0', '--seed', 'bench']);
-  return replayFeed(feed, join(dir, `data-${stocks}`));
+  return replayFeed(feed, replayDataDir(dir, stocks));
 }
 
 /** `tickvault replay FEED` in its own process, with the figures of its final log line. */
