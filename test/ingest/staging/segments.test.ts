@@ -148,6 +148,45 @@ stageSuite('stageRecords stages the same rows as stage, with the records\' own o
   b.staging.close();
 });
 
+const packOf = (rows: SnapshotRow[]) => {
+  const packer = new RecordPacker();
+  for (const r of rows) packer.add(r);
+  return packer.take();
+};
+
+stageSuite('appendPacks: nothing is seen until commitAppended, which commits the rows and quarantines each source and reason once', async () => {
+  const { staging, dir } = openStaging();
+  staging.stage([row('600000.SH', 1000, 1)], []);
+  staging.appendPacks(packOf([row('600000.SH', 2000, 2), row('000001.SZ', 1000, 7)]));
+  const other = Staging.open(join(dir, 'ingest.db'), () => 0);
+  assert.equal(readAll(other, ['600000.SH', '000001.SZ']).get('600000.SH')!.close, [1], 'appended rows are not committed');
+  assert.equal(other.symbolsOf('level2', '20250102'), ['600000.SH']);
+  const bad = { source: 'f.csv:3', reason: 'price is not a number', raw: 'x' };
+  await staging.commitAppended([bad]);
+  await staging.commitAppended([bad]);
+  assert.equal(readAll(other, ['600000.SH']).get('600000.SH')!.close, [1, 2]);
+  assert.equal(other.symbolsOf('level2', '20250102'), ['000001.SZ', '600000.SH']);
+  assert.is(other.quarantineCount(), 1);
+  other.close();
+  staging.close();
+});
+
+stageSuite('discardAppended forgets the appended rows and their new symbols; a segment never committed is removed', async () => {
+  const { staging, dir } = openStaging();
+  staging.stage([row('600000.SH', 1000, 1)], []);
+  staging.appendPacks(packOf([row('600000.SH', 2000, 2), row('000001.SZ', 1000, 7)]));
+  staging.discardAppended();
+  // The next file's rows go where the discarded ones were, and commit alone.
+  staging.appendPacks(packOf([row('600000.SH', 3000, 3)]));
+  await staging.commitAppended([]);
+  assert.equal(readAll(staging, ['600000.SH', '000001.SZ']).get('600000.SH')!.close, [1, 3]);
+  assert.not.ok(readAll(staging, ['000001.SZ']).has('000001.SZ'));
+  assert.equal(staging.symbolsOf('level2', '20250102'), ['600000.SH']);
+  const segs = readdirSync(join(dir, 'staging', 'level2', '20250102'));
+  assert.is(segs.length, 1, `only the committed segment is left: ${segs.join(', ')}`);
+  staging.close();
+});
+
 stageSuite.run();
 
 const codecSuite = suite('record codec');
