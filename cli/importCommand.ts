@@ -3,6 +3,7 @@ import { encodeParquet } from '../storage/parquet/writer.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import { oneOf } from '../shared/config.js';
 import { sealDays } from '../ingest/seal/days.js';
+import type { SealResult } from '../ingest/seal/day.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
 import { importFiles, type ImportStats } from '../ingest/import/importFiles.js';
 import { planImport } from '../ingest/import/importPlan.js';
@@ -30,11 +31,25 @@ export const importCommand: Command = {
     const files = await planImport(ctx.positionals, { mapping, dataset });
     const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     try {
+      const results: SealResult[] = [];
+      let sealingMs = 0;
+      let sealedRows = 0;
+      const seal = async (days: Iterable<string>, onRows?: (rows: number) => void) => {
+        const t = Date.now();
+        const sealed = await sealDays(stores, encodeParquet, days, () => clock.nowMs(), (n) => onRows?.((sealedRows += n)));
+        sealingMs += Date.now() - t;
+        for (const r of sealed) ctx.log.info(r, 'day sealed');
+        results.push(...sealed);
+      };
       const totalBytes = files.reduce((a, f) => a + f.bytes, 0);
       const bar = createProgress(ctx.config.progress, 'import', totalBytes, 'bytes', { rows: true });
-      const stats = await importFiles({ stores, nowMs: clock.nowMs(), onProgress: (bytes, rows) => bar.update(bytes, undefined, rows) }, files);
+      // Days are sealed as soon as no file still to come can hold them.
+      const stats = await importFiles(
+        { stores, nowMs: clock.nowMs(), onProgress: (bytes, rows) => bar.update(bytes, undefined, rows), sealDays: (days) => seal(days),
+          onFile: (file, staged, refusal) => ctx.log.debug({ file, staged, ...(refusal === null ? {} : { refusal }) }, 'file imported') },
+        files,
+      );
       bar.stop();
-      const stagedAt = Date.now();
       // Days whose rows were all already there still need their seal when a crash stopped it
       // after some of their files were listed (sealing is idempotent).
       const catalog = new CatalogReader(stores.catalog);
@@ -42,11 +57,11 @@ export const importCommand: Command = {
         const [ds, date] = d.split('|') as [Dataset, string];
         return !catalog.isDaySealed(ds, date);
       });
-      const sealBar = createProgress(ctx.config.progress, 'seal', stats.staged, 'rows');
-      let sealedRows = 0;
-      const results = await sealDays(stores, encodeParquet, new Set([...stats.days, ...unfinished]), () => clock.nowMs(), (n) => sealBar.update((sealedRows += n)));
+      const rest = new Set([...stats.days, ...unfinished].filter((d) => !stats.sealedDuring.has(d)));
+      const sealBar = createProgress(ctx.config.progress, 'seal', stats.staged - sealedRows, 'rows');
+      const rowsBefore = sealedRows;
+      await seal(rest, (n) => sealBar.update(n - rowsBefore));
       sealBar.stop();
-      for (const r of results) ctx.log.info(r, 'day sealed');
       const secs = (Date.now() - started) / 1000;
       const filesOut = results.reduce((a, r) => a + r.files, 0);
       const rowsOut = results.reduce((a, r) => a + r.rows, 0);
@@ -54,7 +69,7 @@ export const importCommand: Command = {
         {
           files: files.length, rows: stats.rows, staged: stats.staged, alreadyThere: stats.alreadyThere, quarantined: stats.quarantined,
           refused: stats.refused.length, daysSealed: results.length, filesWritten: filesOut, rowsSealed: rowsOut,
-          stagingMs: stagedAt - started, sealingMs: Date.now() - stagedAt, peakRssBytes: process.resourceUsage().maxRSS * 1024,
+          stagingMs: Date.now() - started - sealingMs, sealingMs, peakRssBytes: process.resourceUsage().maxRSS * 1024,
         },
         'import finished',
       );

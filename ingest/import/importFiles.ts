@@ -2,16 +2,19 @@
  * Runs a planned import: each file's units (CSV chunks, Parquet row groups) go to a pool of
  * import workers; their results are appended to staging strictly in file and unit order, so
  * "later wins" among duplicates means later in the command line and the file, as in replay.
- * A file's rows are committed to staging only when the whole file has been read without a
+ * A file's rows are committed to staging only after the whole file has been read without a
  * difference from a sealed day; a difference discards what was appended of it (nothing of a
- * refused file is staged, api-contract: Import and mirror). Sealing is the caller's next step.
+ * refused file is staged, api-contract: Import and mirror). Commits gather whole files up to
+ * COMMIT_BYTES: each costs an fsync of every segment touched, and a whole market's day of
+ * per-symbol files (5,000 of them) committed one by one would spend most of the import in
+ * fsync. Sealing is the caller's next step.
  */
 import { availableParallelism } from 'node:os';
 import { Buffer } from 'node:buffer';
 import { WorkerPool } from '../../shared/workerPool.js';
 import { readFeedChunks } from '../feed/chunks.js';
 import type { IngestStores } from '../staging/stores.js';
-import type { QuarantineEntry } from '../staging/segments.js';
+import type { AppendMark, QuarantineEntry } from '../staging/segments.js';
 import { csvCutPoint } from './csvRecords.js';
 import type { PlannedFile } from './importPlan.js';
 import type { ImportedUnit, ImportUnit, ImportWorkerInput } from './importWorker.js';
@@ -30,10 +33,12 @@ export interface ImportStats {
   readonly days: Set<string>;
   /** `dataset|tradedate` of days with rows already there. */
   readonly sealedDays: Set<string>;
+  /** `dataset|tradedate` of the staged days handed to `sealDays` during the import. */
+  readonly sealedDuring: Set<string>;
 }
 
 export function emptyImportStats(): ImportStats {
-  return { files: 0, rows: 0, staged: 0, alreadyThere: 0, quarantined: 0, reasons: new Map(), refused: [], days: new Set(), sealedDays: new Set() };
+  return { files: 0, rows: 0, staged: 0, alreadyThere: 0, quarantined: 0, reasons: new Map(), refused: [], days: new Set(), sealedDays: new Set(), sealedDuring: new Set() };
 }
 
 export interface ImportDeps {
@@ -43,86 +48,142 @@ export interface ImportDeps {
   readonly workers?: number;
   /** Input bytes done (across files) and rows read so far. */
   readonly onProgress?: (bytesDone: number, rows: number) => void;
+  /**
+   * Seals days (`dataset|tradedate`) whose rows are all staged and committed: no file still to
+   * come can hold them (by the day its path names). Called between files, so that an import
+   * of years seals as it goes instead of staging everything first; the rest is the caller's
+   * after the import.
+   */
+  readonly sealDays?: (days: string[]) => Promise<void>;
+  /** Each file once read: rows staged from it, or why it was refused. */
+  readonly onFile?: (file: string, staged: number, refusal: string | null) => void;
 }
 
 /** Units handed to each worker before waiting: keeps workers busy, memory bounded. */
 const PER_WORKER_IN_FLIGHT = 2;
 /** Quarantine entries held before they are written (bad rows are quarantined even in a refused file). */
 const REJECTS_HELD = 10_000;
+/** Appended bytes (of whole files) that make a commit; the rest is committed at the end. */
+const COMMIT_BYTES = 128 << 20;
 
-interface SentUnit {
-  readonly result: Promise<ImportedUnit>;
-  /** The file's input bytes done once this unit is. */
-  readonly bytesDone: number;
+/** What is in flight, in file order: a unit's result, or the end of a file (no work of its own). */
+type Sent =
+  | { readonly kind: 'unit'; readonly file: FileImport; readonly result: Promise<ImportedUnit>; readonly bytesDone: number }
+  | { readonly kind: 'end'; readonly file: FileImport };
+
+/** One file's import as its results arrive. */
+interface FileImport {
+  readonly planned: PlannedFile;
+  readonly stats: ImportStats;
+  /** Where staging stood before its first rows: a refusal discards back to here. */
+  mark: AppendMark | null;
+  refusal: string | null;
+  rejects: QuarantineEntry[];
 }
 
 export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[], stats: ImportStats = emptyImportStats()): Promise<ImportStats> {
   const { stores } = deps;
+  const staging = stores.staging;
   const pool = new WorkerPool<ImportUnit, ImportedUnit>({
     name: 'import worker', url: new URL('./importWorker.js', import.meta.url),
     size: deps.workers ?? Math.max(1, availableParallelism()),
     workerData: { catalogDb: stores.layout.catalogDb, dataDir: stores.layout.dataDir, nowMs: deps.nowMs } satisfies ImportWorkerInput,
   });
-  const inFlight: SentUnit[] = [];
+  // One queue across files: a file's end does not drain the workers (a whole market's day is
+  // thousands of small files).
+  const inFlight: Sent[] = [];
   let bytesBefore = 0;
-  try {
-    for (const file of files) {
-      const mine = emptyImportStats();
-      let refusal: string | null = null;
-      let rejects: QuarantineEntry[] = [];
-      const quarantine = (entries: QuarantineEntry[]) => {
-        stores.staging.quarantineOnce(entries);
-        for (const q of entries) mine.reasons.set(q.reason, (mine.reasons.get(q.reason) ?? 0) + 1);
-        mine.quarantined += entries.length;
-      };
-      const applyNext = async (): Promise<void> => {
-        const sent = inFlight.shift()!;
-        const r = await sent.result;
-        deps.onProgress?.(bytesBefore + sent.bytesDone, stats.rows + mine.rows);
-        if (refusal !== null) return;
-        mine.rows += r.rows;
-        rejects.push(...r.rejects);
-        if (rejects.length >= REJECTS_HELD) {
-          quarantine(rejects);
-          rejects = [];
-        }
-        if (r.difference !== null) {
-          refusal = r.difference;
-          stores.staging.discardAppended();
-          return;
-        }
-        const packs = r.packs.map((p) => ({ ...p, records: Buffer.from(p.records.buffer, p.records.byteOffset, p.records.byteLength) }));
-        stores.staging.appendPacks(packs);
-        mine.alreadyThere += r.alreadyThere;
-        for (const d of r.sealedDays) mine.sealedDays.add(d);
-        for (const p of packs) {
-          mine.staged += p.count;
-          mine.days.add(`${p.dataset}|${p.tradedate}`);
-        }
-      };
-      for await (const unit of unitsOf(file)) {
-        if (refusal !== null) break;
-        inFlight.push({ result: pool.run(unit.unit, { transfer: unit.transfer }), bytesDone: unit.bytesDone });
-        if (inFlight.length >= pool.size * PER_WORKER_IN_FLIGHT) await applyNext();
-      }
-      while (inFlight.length > 0) await applyNext();
-      bytesBefore += file.bytes;
-      if (refusal !== null) {
-        if (rejects.length > 0) quarantine(rejects);
-        stats.refused.push({ file: file.reading.file, reason: refusal });
-        stats.rows += mine.rows;
-        stats.quarantined += mine.quarantined;
-        for (const [k, n] of mine.reasons) stats.reasons.set(k, (stats.reasons.get(k) ?? 0) + n);
-        continue;
-      }
-      for (const q of rejects) mine.reasons.set(q.reason, (mine.reasons.get(q.reason) ?? 0) + 1);
-      mine.quarantined += rejects.length;
-      await stores.staging.commitAppended(rejects);
-      mergeInto(stats, mine);
+  let rowsBefore = 0;
+  // Files not ended yet, by the day their path names (null: any day).
+  const daysToCome = new Map<string | null, number>();
+  for (const f of files) daysToCome.set(f.day, (daysToCome.get(f.day) ?? 0) + 1);
+
+  const quarantine = (file: FileImport): void => {
+    staging.quarantineOnce(file.rejects);
+    for (const q of file.rejects) file.stats.reasons.set(q.reason, (file.stats.reasons.get(q.reason) ?? 0) + 1);
+    file.stats.quarantined += file.rejects.length;
+    file.rejects = [];
+  };
+
+  const applyUnit = (file: FileImport, r: ImportedUnit): void => {
+    const mine = file.stats;
+    mine.rows += r.rows;
+    file.rejects.push(...r.rejects);
+    if (file.rejects.length >= REJECTS_HELD) quarantine(file);
+    if (r.difference !== null) {
+      file.refusal = r.difference;
+      staging.discardAppended(file.mark!);
+      return;
     }
+    const packs = r.packs.map((p) => ({ ...p, records: Buffer.from(p.records.buffer, p.records.byteOffset, p.records.byteLength) }));
+    const late = packs.find((p) => stats.sealedDuring.has(`${p.dataset}|${p.tradedate}`));
+    if (late !== undefined) {
+      // Only a file whose rows are not of the day its path names gets here.
+      file.refusal = `rows of ${late.dataset} ${late.tradedate}, which this import sealed after the files named for that day`;
+      staging.discardAppended(file.mark!);
+      return;
+    }
+    staging.appendPacks(packs);
+    mine.alreadyThere += r.alreadyThere;
+    for (const d of r.sealedDays) mine.sealedDays.add(d);
+    for (const p of packs) {
+      mine.staged += p.count;
+      mine.days.add(`${p.dataset}|${p.tradedate}`);
+    }
+  };
+
+  const endFile = async (file: FileImport): Promise<void> => {
+    bytesBefore += file.planned.bytes;
+    rowsBefore += file.stats.rows;
+    const left = daysToCome.get(file.planned.day)! - 1;
+    if (left === 0) daysToCome.delete(file.planned.day);
+    else daysToCome.set(file.planned.day, left);
+    if (file.rejects.length > 0) quarantine(file);
+    deps.onFile?.(file.planned.reading.file, file.refusal === null ? file.stats.staged : 0, file.refusal);
+    if (file.refusal !== null) {
+      stats.refused.push({ file: file.planned.reading.file, reason: file.refusal });
+      stats.rows += file.stats.rows;
+      stats.quarantined += file.stats.quarantined;
+      for (const [k, n] of file.stats.reasons) stats.reasons.set(k, (stats.reasons.get(k) ?? 0) + n);
+    } else {
+      mergeInto(stats, file.stats);
+    }
+    const complete = deps.sealDays && !daysToCome.has(null) ? [...stats.days].filter((d) => !stats.sealedDuring.has(d) && !daysToCome.has(d)) : [];
+    if (complete.length > 0) {
+      await staging.commitAppended();
+      for (const d of complete) stats.sealedDuring.add(d);
+      await deps.sealDays!(complete);
+    } else if (staging.appendedBytes() >= COMMIT_BYTES) {
+      await staging.commitAppended();
+    }
+  };
+
+  const applyNext = async (): Promise<void> => {
+    const sent = inFlight.shift()!;
+    const file = sent.file;
+    // Results apply in order, so the previous file has ended when this one's first arrives.
+    file.mark ??= staging.appendMark();
+    if (sent.kind === 'end') return endFile(file);
+    const r = await sent.result;
+    if (file.refusal === null) applyUnit(file, r);
+    deps.onProgress?.(bytesBefore + sent.bytesDone, rowsBefore + file.stats.rows);
+  };
+
+  try {
+    for (const planned of files) {
+      const file: FileImport = { planned, stats: emptyImportStats(), mark: null, refusal: null, rejects: [] };
+      for await (const unit of unitsOf(planned)) {
+        if (file.refusal !== null) break;
+        inFlight.push({ kind: 'unit', file, result: pool.run(unit.unit, { transfer: unit.transfer }), bytesDone: unit.bytesDone });
+        while (inFlight.filter((x) => x.kind === 'unit').length >= pool.size * PER_WORKER_IN_FLIGHT) await applyNext();
+      }
+      inFlight.push({ kind: 'end', file });
+    }
+    while (inFlight.length > 0) await applyNext();
+    await staging.commitAppended();
     return stats;
   } finally {
-    for (const s of inFlight) s.result.catch(() => undefined);
+    for (const s of inFlight) if (s.kind === 'unit') s.result.catch(() => undefined);
     await pool.close();
   }
 }

@@ -12,17 +12,24 @@ import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { decompressed } from '../feed/lines.js';
 import { csvCutPoint, forEachCsvRecord } from './csvRecords.js';
 import { lakeDatasetOf, missingLakeColumns } from './lakeColumns.js';
-import { compileMapping, readMapping } from './mapping.js';
+import { compileMapping, readMapping, type RowMapper } from './mapping.js';
 import { parquetLayout } from './parquetSource.js';
-import type { FileReading } from './importWorker.js';
+import { mapperOf, type FileReading } from './importWorker.js';
 
 export class ImportInputError extends ConfigError {
   override name = 'ImportInputError';
 }
 
+interface PlannedCommon {
+  readonly reading: FileReading;
+  readonly bytes: number;
+  /** `dataset|tradedate` of every row when the path names the day, else null (any day). */
+  readonly day: string | null;
+}
+
 export type PlannedFile =
-  | { readonly kind: 'csv'; readonly reading: FileReading; readonly bytes: number; readonly delimiter: string }
-  | { readonly kind: 'parquet'; readonly reading: FileReading; readonly bytes: number; readonly rowGroupRows: readonly number[] };
+  | (PlannedCommon & { readonly kind: 'csv'; readonly delimiter: string })
+  | (PlannedCommon & { readonly kind: 'parquet'; readonly rowGroupRows: readonly number[] });
 
 export interface ImportOptions {
   readonly mapping: string | null;
@@ -78,8 +85,7 @@ export async function planImport(inputs: readonly string[], opts: ImportOptions)
       if (mapping === null) throw new ImportInputError(`${file}: a CSV file needs --mapping MAP (ready-made ones in mappings/; the format in docs/import-mappings.md)`);
       const columns = await readCsvHeader(file, mapping.delimiter);
       const reading: FileReading = { file, mapping: opts.mapping, dataset: opts.dataset, columns, hiveDate: hiveDateOf(file) };
-      compileMapping(mapping, columns, file, opts.dataset ?? undefined);
-      planned.push({ kind: 'csv', reading, bytes, delimiter: mapping.delimiter });
+      planned.push({ kind: 'csv', reading, bytes, day: dayOf(compileMapping(mapping, columns, file, opts.dataset ?? undefined)), delimiter: mapping.delimiter });
       continue;
     }
     let layout;
@@ -90,11 +96,15 @@ export async function planImport(inputs: readonly string[], opts: ImportOptions)
     }
     const hiveDate = hiveDateOf(file);
     const reading: FileReading = { file, mapping: opts.mapping, dataset: opts.dataset, columns: layout.columns, hiveDate };
-    if (mapping !== null) compileMapping(mapping, layout.columns, file, opts.dataset ?? undefined);
-    else checkLakeColumns(file, layout.columns, opts.dataset, hiveDate);
-    planned.push({ kind: 'parquet', reading, bytes, rowGroupRows: layout.rowGroupRows });
+    if (mapping === null) checkLakeColumns(file, layout.columns, opts.dataset, hiveDate);
+    const mapper = mapping === null ? mapperOf(reading) : compileMapping(mapping, layout.columns, file, opts.dataset ?? undefined);
+    planned.push({ kind: 'parquet', reading, bytes, day: dayOf(mapper), rowGroupRows: layout.rowGroupRows });
   }
   return planned;
+}
+
+function dayOf(mapper: RowMapper): string | null {
+  return mapper.fileDate === null ? null : `${mapper.dataset}|${mapper.fileDate}`;
 }
 
 /** A Parquet file read without a mapping must be in one dataset's lake columns. */

@@ -99,60 +99,61 @@ export class UnitImporter {
     const rejects: QuarantineEntry[] = [];
     const ofSealedDays: SnapshotRow[] = [];
     let rows = 0;
-    const take = (cells: ArrayLike<unknown>, source: () => string, raw: () => string): void => {
-      rows++;
-      const m = mapper.map(cells);
-      if (typeof m === 'string') {
-        rejects.push({ source: source(), reason: m, raw: raw() });
-        return;
-      }
-      const v = validateFields(mapper.dataset, m.symbol, m.tradedate, m.time, m.values);
-      if (!v.ok) {
-        rejects.push({ source: source(), reason: v.reason, raw: raw() });
-        return;
-      }
-      const row = v.row;
-      const refused = this.refusal(row.tradedate);
-      if (refused !== null) {
-        rejects.push({ source: source(), reason: `day not importable: ${refused}`, raw: raw() });
-      } else if (this.late.isLate(row.dataset, row.tradedate, row.symbol)) {
-        ofSealedDays.push(row);
-      } else {
-        packer.add(row);
-      }
-    };
+    const file = unit.reading.file;
     if (unit.kind === 'csv') {
       const text = new TextDecoder('utf-8').decode(unit.bytes);
       let skip = unit.skipFirst;
-      const file = unit.reading.file;
       forEachCsvRecord(text, unit.delimiter, unit.firstLineNo, (cells, lineNo, raw) => {
         if (skip) {
           skip = false;
           return;
         }
-        take(cells, () => `${file}:${lineNo}`, () => raw);
+        rows++;
+        const reason = this.take(mapper, cells, packer, ofSealedDays);
+        if (reason !== null) rejects.push({ source: `${file}:${lineNo}`, reason, raw });
       });
     } else {
-      const group = await readRowGroupCells(unit.reading.file, unit.rowGroup);
-      const cells: unknown[] = new Array(group.columns.length);
-      const file = unit.reading.file;
+      const group = await readRowGroupCells(file, unit.rowGroup);
+      const width = group.columns.length;
+      // Per column, the fast reader's numbers (NaN = null) or other cells: decided once, not per cell.
+      const numbers = group.columns.map((c) => ('numbers' in c ? c.numbers : null));
+      const others = group.columns.map((c) => ('cells' in c ? c.cells : null));
+      const cells: unknown[] = new Array(width);
       for (let r = 0; r < group.rows; r++) {
-        for (let c = 0; c < group.columns.length; c++) {
-          const col = group.columns[c];
-          if ('numbers' in col) {
-            const x = col.numbers[r];
-            cells[c] = x !== x ? null : x; // NaN is the fast reader's null
+        for (let c = 0; c < width; c++) {
+          const nums = numbers[c];
+          if (nums !== null) {
+            const x = nums[r];
+            cells[c] = x !== x ? null : x;
           } else {
-            cells[c] = col.cells[r];
+            cells[c] = others[c]![r];
           }
         }
-        const rowNo = unit.firstRow + r;
-        take(cells, () => `${file}#${rowNo}`, () => rawRow(unit.reading.columns, cells));
+        rows++;
+        const reason = this.take(mapper, cells, packer, ofSealedDays);
+        if (reason !== null) rejects.push({ source: `${file}#${unit.firstRow + r}`, reason, raw: rawRow(unit.reading.columns, cells) });
       }
     }
     const sealedDays = [...new Set(ofSealedDays.map((r) => `${r.dataset}|${r.tradedate}`))];
     const { equal, difference } = ofSealedDays.length > 0 ? await this.sealed.compare(ofSealedDays) : { equal: 0, difference: null };
     return { packs: packer.take(), rejects, rows, alreadyThere: equal, difference, sealedDays };
+  }
+
+  /**
+   * One source row: packed for staging, set aside when its symbol-day is sealed (compared
+   * after the unit), or the reason it is rejected.
+   */
+  private take(mapper: RowMapper, cells: ArrayLike<unknown>, packer: RecordPacker, ofSealedDays: SnapshotRow[]): string | null {
+    const m = mapper.map(cells);
+    if (typeof m === 'string') return m;
+    const v = validateFields(mapper.dataset, m.symbol, m.tradedate, m.time, m.values);
+    if (!v.ok) return v.reason;
+    const row = v.row;
+    const refused = this.refusal(row.tradedate);
+    if (refused !== null) return `day not importable: ${refused}`;
+    if (this.late.isLate(row.dataset, row.tradedate, row.symbol)) ofSealedDays.push(row);
+    else packer.add(row);
+    return null;
   }
 }
 

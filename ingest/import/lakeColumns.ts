@@ -23,8 +23,9 @@ export function missingLakeColumns(dataset: Dataset, columns: readonly string[])
 }
 
 /**
- * `hiveDate`: the date of a `date=YYYYMMDD/` folder, for files whose tradedate column went
- * into the folder name (DuckDB's `PARTITION_BY`); a file with the column keeps its own.
+ * `hiveDate`: the date of a `date=YYYYMMDD/` folder. It is the tradedate of a file whose
+ * column went into the folder name (DuckDB's `PARTITION_BY`); in a file with the column (our
+ * own lake), a row of another date is rejected: the folder is what the import plans by.
  */
 export function lakeColumnsMapper(dataset: Dataset, columns: readonly string[], hiveDate: string | null = null): RowMapper {
   const at = new Map(columns.map((c, i) => [c, i]));
@@ -39,9 +40,12 @@ export function lakeColumnsMapper(dataset: Dataset, columns: readonly string[], 
   const timeAt = pos('time');
   const valueAt = schema.valueFields.map((f) => pos(f.name));
   const width = valueAt.length;
+  const checkDate = hiveDate !== null && dateAt !== -1;
   return {
     dataset,
+    fileDate: hiveDate,
     map(cells) {
+      if (checkDate && cells[dateAt] !== hiveDate) return `tradedate ${String(cells[dateAt]).slice(0, 20)} is not the date of its folder date=${hiveDate}`;
       const values: unknown[] = new Array(width);
       for (let i = 0; i < width; i++) {
         const v = cells[valueAt[i]];

@@ -89,6 +89,11 @@ export interface MappedRow {
 export interface RowMapper {
   readonly dataset: Dataset;
   /**
+   * The trade date of every row of the file when its path names it (a file-name pattern, a
+   * hive `date=` folder), else null: the import seals a day once no later file can hold it.
+   */
+  readonly fileDate: string | null;
+  /**
    * One row's cells in the data file's column order (strings for CSV; number, bigint, string,
    * Date or null for Parquet) → the row for validateFields, or why it is rejected.
    */
@@ -478,6 +483,7 @@ export function compileMapping(mapping: Mapping, columns: readonly string[], dat
 
   return {
     dataset: ds,
+    fileDate: fixedDate,
     map(cells: ArrayLike<unknown>): MappedRow | string {
       const s = readSymbol(cells[symCol], exCol < 0 ? undefined : cells[exCol]);
       if (!s.ok) return s.reason;

@@ -18,8 +18,18 @@ export interface ParquetLayout {
   readonly rowGroupRows: readonly number[];
 }
 
-/** The layout from the footer; a file that is not Parquet (or not a flat table) throws with why. */
+/**
+ * The layout from the footer; a file that is not Parquet (or not a flat table) throws with
+ * why. Our own footer parser first: it skips the statistics, which hyparquet decodes, and a
+ * whole market's day is thousands of files (measured 2.7 ms a file with hyparquet).
+ */
 export async function parquetLayout(path: string): Promise<ParquetLayout> {
+  try {
+    const footer = await withSyncFile(path, (source, bytes) => readFooter(source, bytes));
+    return { columns: footer.columns.map((c) => c.name), rowGroupRows: footer.rowGroups.map((g) => g.numRows) };
+  } catch (e) {
+    if (!(e instanceof UnsupportedParquetError)) throw e;
+  }
   const meta = await parquetMetadataAsync(await asyncBufferFromFile(path));
   const root = meta.schema[0];
   if (root.num_children !== meta.schema.length - 1) throw new Error('nested columns are not supported; flatten the file first');

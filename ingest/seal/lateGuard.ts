@@ -10,7 +10,18 @@ export class LateGuard {
   private readonly cache = new Map<string, boolean>();
   constructor(private readonly catalog: CatalogReader) {}
 
+  /** The previous question and its answer: rows of one symbol-day come in runs. */
+  private last: { dataset: Dataset; tradedate: string; symbol: string; late: boolean } | null = null;
+
   isLate(dataset: Dataset, tradedate: string, symbol: string): boolean {
+    const l = this.last;
+    if (l !== null && l.symbol === symbol && l.tradedate === tradedate && l.dataset === dataset) return l.late;
+    const late = this.lookUp(dataset, tradedate, symbol);
+    this.last = { dataset, tradedate, symbol, late };
+    return late;
+  }
+
+  private lookUp(dataset: Dataset, tradedate: string, symbol: string): boolean {
     const key = `${dataset}|${tradedate}|${symbol}`;
     let late = this.cache.get(key);
     if (late === undefined) {
@@ -22,5 +33,6 @@ export class LateGuard {
 
   forget(): void {
     this.cache.clear();
+    this.last = null;
   }
 }

@@ -84,6 +84,12 @@ export interface OpenDay {
   readonly tradedate: string;
 }
 
+/** A point in the appended, uncommitted rows (see appendPacks). */
+export interface AppendMark {
+  readonly written: ReadonlyMap<string, number>;
+  readonly opened: number;
+}
+
 export interface StageOptions {
   /** fsync the appended segments before committing (default true). Replays, which can
    *  simply be re-run, pass false and await flush() once at the end. */
@@ -204,35 +210,49 @@ export class Staging {
 
   /**
    * Writes packs to their segments without committing them: readers (the seal) do not see
-   * them until commitAppended(), and discardAppended() forgets them, so an import can stage a
-   * file as it parses and still take nothing of it when a later row refuses the whole file. A
-   * crash in between is a discard: bytes past the committed lengths are ignored.
+   * them until commitAppended(), and discardAppended(mark) forgets what was appended since the
+   * mark, so an import can stage files as it parses them, commit several at once, and still
+   * take nothing of a file that a later row refuses whole. A crash before the commit is a
+   * discard of everything appended: bytes past the committed lengths are ignored.
    */
   appendPacks(packs: readonly RecordPack[]): void {
     this.bufferPacks(packs, this.appendedOpen);
     this.writePending();
   }
 
-  /**
-   * Commits what appendPacks() wrote, made durable first, with `rejects` quarantined once per
-   * source and reason (importing the same file again adds no second copy), in one transaction.
-   */
-  async commitAppended(rejects: readonly QuarantineEntry[]): Promise<void> {
+  /** Where appending stands now: discardAppended(mark) comes back here. */
+  appendMark(): AppendMark {
+    return { written: new Map([...this.segments].map(([k, seg]) => [k, seg.written])), opened: this.appendedOpen.length };
+  }
+
+  /** Bytes appended and not committed yet. */
+  appendedBytes(): number {
+    let n = 0;
+    for (const seg of this.segments.values()) n += seg.written - seg.committed;
+    return n;
+  }
+
+  /** Commits what appendPacks() wrote, made durable first, in one transaction. */
+  async commitAppended(): Promise<void> {
     await this.flush();
     const newOpen = this.appendedOpen;
     this.appendedOpen = [];
-    this.commit(newOpen, [], () => this.insertQuarantineOnce(rejects), { sync: false });
+    this.commit(newOpen, [], undefined, { sync: false });
   }
 
-  /** Forgets what appendPacks() wrote since the last commit: the next append overwrites it. */
-  discardAppended(): void {
-    for (const [d, t, s] of this.appendedOpen) this.knownOpen.delete(`${d}|${t}|${s}`);
-    this.appendedOpen = [];
+  /**
+   * Forgets what appendPacks() wrote since `mark` (default: since the last commit); the next
+   * append overwrites it.
+   */
+  discardAppended(mark?: AppendMark): void {
+    const keep = mark?.opened ?? 0;
+    for (const [d, t, s] of this.appendedOpen.slice(keep)) this.knownOpen.delete(`${d}|${t}|${s}`);
+    this.appendedOpen.length = keep;
     for (const [key, seg] of this.segments) {
       seg.pendingBytes = 0;
-      seg.written = seg.committed;
-      if (seg.committed === 0) {
-        // Never committed: no row of ingest.db names it, so the file itself goes.
+      seg.written = Math.max(seg.committed, mark?.written.get(key) ?? seg.committed);
+      if (seg.written === 0) {
+        // Nothing of it kept: no row of ingest.db names it, so the file itself goes.
         closeSync(seg.fd);
         rmSync(join(this.dataDir, seg.relPath), { force: true });
         this.segments.delete(key);
@@ -243,10 +263,16 @@ export class Staging {
   private bufferPacks(packs: readonly RecordPack[], newOpen: [Dataset, string, string][]): void {
     for (const p of packs) {
       const size = recordBytes(p.dataset);
+      // Records of one symbol come in runs: its segment is looked up once a run.
+      let lastSymbol = '';
+      let seg: OpenSegment | null = null;
       for (let o = 0; o < p.count * size; o += size) {
         const symbol = recordSymbol(p.records, o);
-        this.noteOpen(p.dataset, p.tradedate, symbol, newOpen);
-        const seg = this.segment(p.dataset, p.tradedate, bucketOf(symbol));
+        if (symbol !== lastSymbol || seg === null) {
+          this.noteOpen(p.dataset, p.tradedate, symbol, newOpen);
+          seg = this.segment(p.dataset, p.tradedate, bucketOf(symbol));
+          lastSymbol = symbol;
+        }
         const at = this.reserve(seg, size);
         p.records.copy(seg.pending, at, o, o + size);
         seg.pending.writeDoubleLE(this.orderBase + this.counter++, at + ORDER_OFFSET);

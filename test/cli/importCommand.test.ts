@@ -167,6 +167,17 @@ roundTrip('CSV in a vendor layout (×10000 prices, lots, sh600000, HH:MM:SS.fff,
   assert.is(await digests(target), await digests(dataDir));
 });
 
+roundTrip('days are sealed as the import goes: each once no later file can hold it (by its date= folder), not all at the end', async () => {
+  const { dataDir } = await preparedData(DATA);
+  const target = fresh();
+  const r = await runCli(['import', join(dataDir, 'level2'), '--data-dir', target], { env: { ...env, TICKVAULT_LOG_LEVEL: 'debug' } });
+  assert.is(r.code, 0, r.stderr);
+  const events = r.stderr.split('\n').filter((l) => l.includes('"file imported"') || l.includes('"day sealed"'))
+    .map((l) => JSON.parse(l) as { msg: string; file?: string; tradedate?: string })
+    .map((e) => (e.msg === 'day sealed' ? `sealed ${e.tradedate}` : /date=(\d{8})/.exec(e.file!)![1]));
+  assert.equal(events, ['20250102', '20250102', '20250102', 'sealed 20250102', '20250103', '20250103', '20250103', 'sealed 20250103']);
+});
+
 const again = suite('tickvault import: the same files again change nothing');
 
 again('a second import of the same files exits 0, says nothing new, quarantines nothing twice, files unchanged', async () => {

@@ -154,20 +154,35 @@ const packOf = (rows: SnapshotRow[]) => {
   return packer.take();
 };
 
-stageSuite('appendPacks: nothing is seen until commitAppended, which commits the rows and quarantines each source and reason once', async () => {
+stageSuite('appendPacks: nothing is seen until commitAppended; quarantineOnce adds each source and reason once', async () => {
   const { staging, dir } = openStaging();
   staging.stage([row('600000.SH', 1000, 1)], []);
   staging.appendPacks(packOf([row('600000.SH', 2000, 2), row('000001.SZ', 1000, 7)]));
   const other = Staging.open(join(dir, 'ingest.db'), () => 0);
   assert.equal(readAll(other, ['600000.SH', '000001.SZ']).get('600000.SH')!.close, [1], 'appended rows are not committed');
   assert.equal(other.symbolsOf('level2', '20250102'), ['600000.SH']);
-  const bad = { source: 'f.csv:3', reason: 'price is not a number', raw: 'x' };
-  await staging.commitAppended([bad]);
-  await staging.commitAppended([bad]);
+  await staging.commitAppended();
   assert.equal(readAll(other, ['600000.SH']).get('600000.SH')!.close, [1, 2]);
   assert.equal(other.symbolsOf('level2', '20250102'), ['000001.SZ', '600000.SH']);
+  const bad = { source: 'f.csv:3', reason: 'price is not a number', raw: 'x' };
+  assert.is(staging.quarantineOnce([bad]), 1);
+  assert.is(staging.quarantineOnce([bad]), 0);
   assert.is(other.quarantineCount(), 1);
   other.close();
+  staging.close();
+});
+
+stageSuite('discardAppended(mark) forgets only what came after the mark: the refused file, not the files before it', async () => {
+  const { staging } = openStaging();
+  staging.appendPacks(packOf([row('600000.SH', 1000, 1)]));
+  const mark = staging.appendMark();
+  staging.appendPacks(packOf([row('600000.SH', 2000, 2), row('000001.SZ', 1000, 7)]));
+  staging.discardAppended(mark);
+  assert.is(staging.appendedBytes(), recordBytes('level2'));
+  await staging.commitAppended();
+  assert.equal(readAll(staging, ['600000.SH', '000001.SZ']).get('600000.SH')!.close, [1]);
+  assert.not.ok(readAll(staging, ['000001.SZ']).has('000001.SZ'));
+  assert.equal(staging.symbolsOf('level2', '20250102'), ['600000.SH']);
   staging.close();
 });
 
@@ -178,7 +193,7 @@ stageSuite('discardAppended forgets the appended rows and their new symbols; a s
   staging.discardAppended();
   // The next file's rows go where the discarded ones were, and commit alone.
   staging.appendPacks(packOf([row('600000.SH', 3000, 3)]));
-  await staging.commitAppended([]);
+  await staging.commitAppended();
   assert.equal(readAll(staging, ['600000.SH', '000001.SZ']).get('600000.SH')!.close, [1, 3]);
   assert.not.ok(readAll(staging, ['000001.SZ']).has('000001.SZ'));
   assert.equal(staging.symbolsOf('level2', '20250102'), ['600000.SH']);
