@@ -148,7 +148,9 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
     } else {
       mergeInto(stats, file.stats);
     }
-    const complete = deps.sealDays && !daysToCome.has(null) ? [...stats.days].filter((d) => !stats.sealedDuring.has(d) && !daysToCome.has(d)) : [];
+    // After the last file the caller seals the rest, once the import workers are gone.
+    const sealNow = deps.sealDays !== undefined && daysToCome.size > 0 && !daysToCome.has(null);
+    const complete = sealNow ? [...stats.days].filter((d) => !stats.sealedDuring.has(d) && !daysToCome.has(d)) : [];
     if (complete.length > 0) {
       await staging.commitAppended();
       for (const d of complete) stats.sealedDuring.add(d);
