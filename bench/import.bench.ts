@@ -199,7 +199,9 @@ export async function runImportBench(opts: ImportBenchOptions = {}): Promise<Imp
       log(
         `import ${name}: ${fmt(f.rowsSealed)} rows in ${secs(f.wallMs)} s = ${fmt(rowsPerSec)} rows/s ` +
           `(${ratio.toFixed(2)}x replay ${fmt(replayRowsPerSec)} rows/s, target ≥ ${target}x)${same}; ` +
-          `staging ${secs(f.stagingMs)} s, sealing ${secs(f.sealingMs)} s; ` +
+          `staging ${secs(f.stagingMs)} s (${(replay.stagingMs / f.stagingMs).toFixed(2)}x replay's staging rate), sealing ${secs(f.sealingMs)} s ` +
+          // The seal is the same work in both: even a free staging could not beat this ratio.
+          `(with staging free at most ${(replay.wallMs / f.sealingMs).toFixed(2)}x replay); ` +
           `peak RSS ${mib(f.peakRssBytes)} MiB (${(f.peakRssBytes / GiB).toFixed(2)}x limit 1 GiB, ${stocks} stocks)${dropped}; ` +
           `byte-identical: ${cmp.identical ? 'yes' : `no (${difference})`}`,
       );

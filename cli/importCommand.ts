@@ -1,3 +1,4 @@
+import { peakRssBytes } from '../shared/peakRss.js';
 import { CatalogReader } from '../storage/catalog.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
@@ -69,7 +70,7 @@ export const importCommand: Command = {
         {
           files: files.length, rows: stats.rows, staged: stats.staged, alreadyThere: stats.alreadyThere, quarantined: stats.quarantined,
           refused: stats.refused.length, daysSealed: results.length, filesWritten: filesOut, rowsSealed: rowsOut,
-          stagingMs: Date.now() - started - sealingMs, sealingMs, peakRssBytes: process.resourceUsage().maxRSS * 1024,
+          stagingMs: Date.now() - started - sealingMs, sealingMs, peakRssBytes: peakRssBytes(),
         },
         'import finished',
       );

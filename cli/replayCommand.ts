@@ -1,3 +1,4 @@
+import { peakRssBytes } from '../shared/peakRss.js';
 import { statSync } from 'node:fs';
 import { CatalogReader } from '../storage/catalog.js';
 import type { Dataset } from '../shared/schema.js';
@@ -47,7 +48,7 @@ export const replayCommand: Command = {
       replayBar.stop();
       warnPastKnownRange(ctx, [...stats.days].map((d) => d.split('|')[1]!));
       const stagedAt = Date.now();
-      const peakRssStagingBytes = process.resourceUsage().maxRSS * 1024;
+      const peakRssStagingBytes = peakRssBytes();
       const bar = createProgress(ctx.config.progress, 'seal', stats.staged, 'rows');
       let sealedRows = 0;
       // Days seen only as late lines are sealed too: a crash after their files were listed but
@@ -71,7 +72,7 @@ export const replayCommand: Command = {
           lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined, late: stats.late, files: filesOut,
           rows: rowsOut, stagingMs: Math.round((secs - sealSecs) * 1000), sealingMs: Math.round(sealSecs * 1000),
           peakRssStagingBytes,
-          peakRssBytes: process.resourceUsage().maxRSS * 1024,
+          peakRssBytes: peakRssBytes(),
         },
         'replay finished',
       );
