@@ -46,6 +46,10 @@ function splitQuoted(text: string, delimiter: string, firstLineNo: number, sink:
     let field = '';
     let ended = false;
     while (!ended) {
+      // Blanks before an opening quote (`a, "b"`) are a common liberty of hand-written files.
+      let k = i;
+      while (k < n && text.charCodeAt(k) === 32) k++;
+      if (k < n && text.charCodeAt(k) === 34) i = k;
       if (i < n && text.charCodeAt(i) === 34) {
         // Quoted field: up to the closing quote; "" is one quote.
         i++;

@@ -48,8 +48,8 @@ function stagedSymbols(dataDir: string): number {
 const lakeGlob = (dataDir: string, dataset: string) => sqlString(join(dataDir, dataset, '*', '*.parquet'));
 
 /** DuckDB's COPY of one dataset of a lake into one Parquet file in our columns (SNAPPY, DuckDB's default). */
-async function exportParquet(dataDir: string, dataset: string, out: string): Promise<void> {
-  await duckRows(`COPY (SELECT * FROM read_parquet(${lakeGlob(dataDir, dataset)}, hive_partitioning = false)) TO ${sqlString(out)} (FORMAT parquet)`);
+async function exportParquet(dataDir: string, dataset: string, out: string, codec = 'snappy'): Promise<void> {
+  await duckRows(`COPY (SELECT * FROM read_parquet(${lakeGlob(dataDir, dataset)}, hive_partitioning = false)) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION ${codec})`);
 }
 
 // ---- a vendor-like CSV layout: prices ×10000 as integers, volumes in lots, sh600000,
@@ -142,8 +142,10 @@ roundTrip('Parquet in our columns: the lake\'s own folders (hive date=), and Duc
   assert.match(r.stdout, /^read \d+ files: ([\d,]+) rows, \1 staged, 0 already there, 0 quarantined; sealed 8 dataset-days/m);
   assert.is(await digests(fromFolders), want);
 
+  // Other writers' codecs: the general reader's SNAPPY, and GZIP, BROTLI and ZSTD through ours.
   const exported = tempDir('tickvault-import-parquet-');
-  for (const d of DATASETS) await exportParquet(dataDir, d, join(exported, `${d}.parquet`));
+  const codecs = { level2: 'snappy', index: 'gzip', trade: 'brotli', order: 'zstd' } as const;
+  for (const d of DATASETS) await exportParquet(dataDir, d, join(exported, `${d}.parquet`), codecs[d]);
   const fromCopies = fresh();
   const c = await importCli([exported], fromCopies);
   assert.is(c.code, 0, c.stderr);
@@ -167,6 +169,31 @@ roundTrip('CSV in a vendor layout (×10000 prices, lots, sh600000, HH:MM:SS.fff,
   assert.is(await digests(target), await digests(dataDir));
 });
 
+roundTrip('Parquet of another layout through a mapping (TIMESTAMP times, INT32 prices ×10000, sh600000, lots): byte-identical', async () => {
+  const { dataDir } = await preparedData(DATA);
+  const dir = tempDir('tickvault-import-foreign-');
+  const out = join(dir, 'trades.parquet');
+  // The time as a TIMESTAMP of Beijing wall time, the date only inside it.
+  await duckRows(
+    `COPY (SELECT ${prefixed} AS code, strptime(tradedate || ' ' || time, '%Y%m%d %H%M%S%g') AS ts, trade_id AS no, CAST(round(price * 10000) AS INTEGER) AS px, ` +
+      `volume / 100 AS lots, amount, CASE bs_flag WHEN 'B' THEN 1 WHEN 'S' THEN 2 WHEN 'N' THEN 0 END AS side, trade_code AS kind, buy_order_id AS b, sell_order_id AS s ` +
+      `FROM read_parquet(${lakeGlob(dataDir, 'trade')}, hive_partitioning = false)) TO ${sqlString(out)} (FORMAT parquet)`,
+  );
+  const map = writeMap(dir, 'trades.map', [
+    'dataset trade', 'symbol code form=prefixed', 'tradedate time', 'time ts form=datetime', 'price_scale 10000', 'volume_unit lots',
+    'field trade_id no', 'field price px', 'field volume lots', 'field amount amount', 'code bs_flag side 1=B 2=S 0=N', 'code trade_code kind',
+    'field buy_order_id b', 'field sell_order_id s',
+  ].join('\n'));
+  const target = fresh();
+  const r = await importCli([out, '--mapping', map], target);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /, 0 quarantined;/);
+  const want = (await digests(dataDir)).split('\n').filter((l) => l.includes(' trade/'));
+  const got = (await digests(target)).split('\n').filter((l) => l.includes(' trade/'));
+  assert.ok(want.length > 0);
+  assert.equal(got, want);
+});
+
 roundTrip('days are sealed as the import goes: each once no later file can hold it (by its date= folder), not all at the end', async () => {
   const { dataDir } = await preparedData(DATA);
   const target = fresh();
@@ -176,6 +203,10 @@ roundTrip('days are sealed as the import goes: each once no later file can hold 
     .map((l) => JSON.parse(l) as { msg: string; file?: string; tradedate?: string })
     .map((e) => (e.msg === 'day sealed' ? `sealed ${e.tradedate}` : /date=(\d{8})/.exec(e.file!)![1]));
   assert.equal(events, ['20250102', '20250102', '20250102', 'sealed 20250102', '20250103', '20250103', '20250103', 'sealed 20250103']);
+  // The bar (forced on: stderr is not a terminal here) shows rows and rows/s.
+  const bar = await runCli(['import', join(dataDir, 'index'), '--data-dir', fresh(), '--progress', 'on'], { env });
+  assert.is(bar.code, 0, bar.stderr);
+  assert.match(bar.stderr, /import\s+\[.*\] 100% \| [\d,]+\/[\d,]+ bytes \| [\d,]+ rows, [\d,]+ rows\/s \|/);
 });
 
 const again = suite('tickvault import: the same files again change nothing');
