@@ -76,7 +76,8 @@ export const importCommand: Command = {
       );
       ctx.out(summaryLine(files.length, stats, results.length, filesOut, rowsOut, secs));
       for (const r of stats.refused) {
-        process.stderr.write(`tickvault import: ${r.file} refused, nothing of it staged: ${r.reason}; a sealed day changes only through \`tickvault restate\`\n`);
+        const why = r.sealedDay ? `${r.reason}; a sealed day changes only through \`tickvault restate\`` : r.reason;
+        process.stderr.write(`tickvault import: ${r.file} refused, nothing of it staged: ${why}\n`);
       }
       if (stats.refused.length > 0) return 2;
       if (stats.staged === 0 && stats.alreadyThere === 0 && results.length === 0 && stats.rows > 0) {

@@ -11,7 +11,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Buffer } from 'node:buffer';
-import { WorkerPool } from '../../shared/workerPool.js';
+import { WorkerDiedError, WorkerPool, WorkerPoolClosedError } from '../../shared/workerPool.js';
 import { readFeedChunks } from '../feed/chunks.js';
 import type { IngestStores } from '../staging/stores.js';
 import type { AppendMark, QuarantineEntry } from '../staging/segments.js';
@@ -27,8 +27,8 @@ export interface ImportStats {
   quarantined: number;
   /** Quarantined rows by reason. */
   readonly reasons: Map<string, number>;
-  /** Files refused whole, with why. */
-  readonly refused: { readonly file: string; readonly reason: string }[];
+  /** Files refused whole, with why: a difference from a sealed day, or the file could not be read. */
+  readonly refused: { readonly file: string; readonly reason: string; readonly sealedDay: boolean }[];
   /** `dataset|tradedate` of days with rows staged. */
   readonly days: Set<string>;
   /** `dataset|tradedate` of days with rows already there. */
@@ -78,6 +78,8 @@ interface FileImport {
   /** Where staging stood before its first rows: a refusal discards back to here. */
   mark: AppendMark | null;
   refusal: string | null;
+  /** The refusal is the file's own fault (unreadable), not a sealed day's difference. */
+  unreadable: boolean;
   rejects: QuarantineEntry[];
 }
 
@@ -139,9 +141,10 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
     if (left === 0) daysToCome.delete(file.planned.day);
     else daysToCome.set(file.planned.day, left);
     if (file.rejects.length > 0) quarantine(file);
+    if (file.refusal !== null) staging.discardAppended(file.mark!);
     deps.onFile?.(file.planned.reading.file, file.refusal === null ? file.stats.staged : 0, file.refusal);
     if (file.refusal !== null) {
-      stats.refused.push({ file: file.planned.reading.file, reason: file.refusal });
+      stats.refused.push({ file: file.planned.reading.file, reason: file.refusal, sealedDay: !file.unreadable });
       stats.rows += file.stats.rows;
       stats.quarantined += file.stats.quarantined;
       for (const [k, n] of file.stats.reasons) stats.reasons.set(k, (stats.reasons.get(k) ?? 0) + n);
@@ -166,18 +169,33 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
     // Results apply in order, so the previous file has ended when this one's first arrives.
     file.mark ??= staging.appendMark();
     if (sent.kind === 'end') return endFile(file);
-    const r = await sent.result;
+    let r: ImportedUnit;
+    try {
+      r = await sent.result;
+    } catch (e) {
+      // A file that cannot be read (damaged, truncated, not what its name says) is refused like
+      // one that differs from a sealed day; a dead worker or a closed pool is the import's failure.
+      if (e instanceof WorkerDiedError || e instanceof WorkerPoolClosedError) throw e;
+      refuseUnreadable(file, e);
+      return;
+    }
     if (file.refusal === null) applyUnit(file, r);
     deps.onProgress?.(bytesBefore + sent.bytesDone, rowsBefore + file.stats.rows);
   };
 
   try {
     for (const planned of files) {
-      const file: FileImport = { planned, stats: emptyImportStats(), mark: null, refusal: null, rejects: [] };
-      for await (const unit of unitsOf(planned)) {
-        if (file.refusal !== null) break;
-        inFlight.push({ kind: 'unit', file, result: pool.run(unit.unit, { transfer: unit.transfer }), bytesDone: unit.bytesDone });
-        while (inFlight.filter((x) => x.kind === 'unit').length >= pool.size * PER_WORKER_IN_FLIGHT) await applyNext();
+      const file: FileImport = { planned, stats: emptyImportStats(), mark: null, refusal: null, unreadable: false, rejects: [] };
+      try {
+        for await (const unit of unitsOf(planned)) {
+          if (file.refusal !== null) break;
+          inFlight.push({ kind: 'unit', file, result: pool.run(unit.unit, { transfer: unit.transfer }), bytesDone: unit.bytesDone });
+          while (inFlight.filter((x) => x.kind === 'unit').length >= pool.size * PER_WORKER_IN_FLIGHT) await applyNext();
+        }
+      } catch (e) {
+        if (e instanceof WorkerDiedError || e instanceof WorkerPoolClosedError) throw e;
+        // Reading the file failed here (a damaged gzip or zstd stream, a vanished file).
+        refuseUnreadable(file, e);
       }
       inFlight.push({ kind: 'end', file });
     }
@@ -188,6 +206,13 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
     for (const s of inFlight) if (s.kind === 'unit') s.result.catch(() => undefined);
     await pool.close();
   }
+}
+
+function refuseUnreadable(file: FileImport, e: unknown): void {
+  if (file.refusal !== null) return;
+  const message = e instanceof Error ? e.message : String(e);
+  file.refusal = `cannot be read: ${message.split('\n')[0]}`;
+  file.unreadable = true;
 }
 
 function mergeInto(total: ImportStats, file: ImportStats): void {

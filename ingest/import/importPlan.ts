@@ -127,14 +127,18 @@ function checkLakeColumns(file: string, columns: readonly string[], dataset: Dat
 /** The first record of a CSV file: its header. */
 export async function readCsvHeader(file: string, delimiter: string): Promise<string[]> {
   let head = Buffer.alloc(0);
-  for await (const { chunk } of decompressed(file)) {
-    head = Buffer.concat([head, chunk]);
-    const cut = csvCutPoint(head);
-    if (cut > 0) {
-      head = head.subarray(0, cut);
-      break;
+  try {
+    for await (const { chunk } of decompressed(file)) {
+      head = Buffer.concat([head, chunk]);
+      const cut = csvCutPoint(head);
+      if (cut > 0) {
+        head = head.subarray(0, cut);
+        break;
+      }
+      if (head.length > 1 << 20) break;
     }
-    if (head.length > 1 << 20) break;
+  } catch (e) {
+    throw new ImportInputError(`${file}: cannot be read: ${(e as Error).message.split('\n')[0]}`);
   }
   let header: string[] | null = null;
   forEachCsvRecord(head.toString('utf8'), delimiter, 1, (cells) => {

@@ -4,7 +4,8 @@
  * vendor-like layout, imported into empty data directories, and compared with
  * `doctor --digests` (byte-identical files) and DuckDB reading the results back.
  */
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -280,6 +281,38 @@ refuse('bad arguments exit 2 before anything is staged: a CSV without a mapping,
     assert.is(r.stderr.trimEnd().split('\n').length, 1, `one line: ${r.stderr}`);
     assert.not.ok(existsSync(target), 'nothing created');
   }
+});
+
+refuse('a file that cannot be read (a damaged page, a truncated gzip) is refused with one line naming it; the other files go in', async () => {
+  const { dataDir } = await preparedData(DATA);
+  const dir = tempDir('tickvault-import-damaged-');
+  const good = join(dir, 'good.parquet');
+  const damaged = join(dir, 'damaged.parquet');
+  await exportParquet(dataDir, 'index', good, 'zstd');
+  await exportParquet(dataDir, 'level2', damaged, 'zstd');
+  // Zero the first half of the data pages (a bad run of sectors); the footer stays readable.
+  const bytes = readFileSync(damaged);
+  bytes.fill(0, 4, bytes.length >> 1);
+  writeFileSync(damaged, bytes);
+  const csvDir = join(dir, 'csv');
+  mkdirSync(csvDir);
+  const whole = gzipSync(Buffer.from('Code,Clock,No,Px,Lots,Side\n' + 'sh600000,09:30:00.000,1,102300,3,1\n'.repeat(50_000)));
+  writeFileSync(join(csvDir, 'trades_20250102.csv.gz'), whole.subarray(0, whole.length >> 1));
+  const map = writeMap(dir, 't.map', [
+    'dataset trade', 'symbol Code form=prefixed', 'tradedate file pattern=_(\\d{8})\\.csv', 'time Clock form=hh:mm:ss.fff',
+    'price_scale 10000', 'volume_unit lots', 'field trade_id No', 'field price Px', 'field volume Lots', 'code bs_flag Side 1=B 2=S 0=N',
+  ].join('\n'));
+  const target = fresh();
+  const r = await importCli([damaged, good], target);
+  assert.is(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^tickvault import: .*damaged\.parquet refused, nothing of it staged: cannot be read: .+$/m, r.stderr);
+  assert.is(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+  const indexLines = (await digests(dataDir)).split('\n').filter((l) => l.includes(' index/'));
+  assert.equal((await digests(target)).split('\n').filter((l) => l.includes(' index/')), indexLines);
+  assert.not.ok(existsSync(join(target, 'level2')), 'nothing of the damaged file');
+  const c = await importCli([csvDir, '--mapping', map], fresh());
+  assert.is(c.code, 2, c.stderr);
+  assert.match(c.stderr, /^tickvault import: .*trades_20250102\.csv\.gz refused, nothing of it staged: cannot be read: unexpected end of file$/m);
 });
 
 function writeMap(dir: string, name: string, text: string): string {
