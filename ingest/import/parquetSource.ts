@@ -81,7 +81,7 @@ async function readWithGeneralReader(path: string, rowGroup: number): Promise<Ro
   const rows = Number(meta.row_groups[rowGroup].num_rows);
   const names = meta.schema.slice(1).map((s) => s.name);
   const at = new Map(names.map((n, i) => [n, i]));
-  const out: unknown[][] = names.map(() => new Array<unknown>(rows).fill(null));
+  const out: (ArrayLike<unknown> | null)[] = names.map(() => null);
   await parquetRead({
     file,
     metadata: meta,
@@ -89,14 +89,23 @@ async function readWithGeneralReader(path: string, rowGroup: number): Promise<Ro
     rowStart,
     rowEnd: rowStart + rows,
     onChunk: ({ columnName, columnData, rowStart: chunkStart }) => {
-      const target = out[at.get(columnName)!];
+      const c = at.get(columnName)!;
+      const whole = chunkStart === rowStart && columnData.length === rows && out[c] === null;
+      if (whole && !(columnData instanceof BigInt64Array) && !(columnData instanceof BigUint64Array)) {
+        // The usual case, a chunk of the whole group: kept as it is (a typed array holds no
+        // bigint or undefined; a plain one is converted in place), not copied.
+        if (Array.isArray(columnData)) for (let i = 0; i < columnData.length; i++) columnData[i] = cellOf(columnData[i]);
+        out[c] = columnData as ArrayLike<unknown>;
+        return;
+      }
+      const target = (out[c] ??= new Array<unknown>(rows).fill(null)) as unknown[];
       for (let i = 0; i < columnData.length; i++) {
         const row = chunkStart + i - rowStart;
         if (row >= 0 && row < rows) target[row] = cellOf(columnData[i]);
       }
     },
   });
-  return { rows, columns: out.map((cells) => ({ cells })) };
+  return { rows, columns: out.map((cells) => ({ cells: cells ?? new Array<unknown>(rows).fill(null) })) };
 }
 
 /**
