@@ -186,6 +186,21 @@ stageSuite('discardAppended(mark) forgets only what came after the mark: the ref
   staging.close();
 });
 
+stageSuite('appended rows written a few MiB at a time: a mark inside the unwritten tail keeps what came before it', async () => {
+  const { staging } = openStaging();
+  const rows = (from: number, n: number) => Array.from({ length: n }, (_, i) => row(i % 2 === 0 ? '600000.SH' : '000001.SZ', (from + i) * 10, from + i));
+  staging.appendPacks(packOf(rows(0, 10)));
+  const mark = staging.appendMark();
+  staging.appendPacks(packOf(rows(10, 10)));
+  staging.discardAppended(mark);
+  staging.appendPacks(packOf(rows(20, 2)));
+  await staging.commitAppended();
+  const got = readAll(staging, ['600000.SH', '000001.SZ']);
+  assert.equal(got.get('600000.SH')!.close, [0, 2, 4, 6, 8, 20]);
+  assert.equal(got.get('000001.SZ')!.close, [1, 3, 5, 7, 9, 21]);
+  staging.close();
+});
+
 stageSuite('discardAppended forgets the appended rows and their new symbols; a segment never committed is removed', async () => {
   const { staging, dir } = openStaging();
   staging.stage([row('600000.SH', 1000, 1)], []);
