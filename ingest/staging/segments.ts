@@ -98,7 +98,7 @@ export interface StageOptions {
 
 /** A segment's first pending buffer, and the most it keeps between writes. */
 const PENDING_START = 1 << 16;
-const PENDING_KEPT = 1 << 20;
+const PENDING_KEPT = 1 << 18;
 /** What appendPacks() buffers across its segments before writing them. */
 const APPEND_WRITE_BYTES = 8 << 20;
 
@@ -249,6 +249,8 @@ export class Staging {
   async commitAppended(): Promise<void> {
     this.writePending();
     this.bufferedBytes = 0;
+    // Commits come between files or at the end: the segments' buffers are not needed until the next batch.
+    for (const seg of this.segments.values()) if (seg.pending.length > PENDING_START) seg.pending = Buffer.allocUnsafe(PENDING_START);
     await this.flush();
     const newOpen = this.appendedOpen;
     this.appendedOpen = [];
