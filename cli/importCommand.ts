@@ -1,9 +1,8 @@
 import { peakRssBytes } from '../shared/peakRss.js';
-import { CatalogReader } from '../storage/catalog.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import { oneOf } from '../shared/config.js';
-import { sealDays } from '../ingest/seal/days.js';
+import { sealDays, unsealedDays } from '../ingest/seal/days.js';
 import type { SealResult } from '../ingest/seal/day.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
 import { importFiles, type ImportStats } from '../ingest/import/importFiles.js';
@@ -51,14 +50,7 @@ export const importCommand: Command = {
         files,
       );
       bar.stop();
-      // Days whose rows were all already there still need their seal when a crash stopped it
-      // after some of their files were listed (sealing is idempotent).
-      const catalog = new CatalogReader(stores.catalog);
-      const unfinished = [...stats.sealedDays].filter((d) => {
-        const [ds, date] = d.split('|') as [Dataset, string];
-        return !catalog.isDaySealed(ds, date);
-      });
-      const rest = new Set([...stats.days, ...unfinished].filter((d) => !stats.sealedDuring.has(d)));
+      const rest = new Set([...stats.days, ...unsealedDays(stores, stats.sealedDays)].filter((d) => !stats.sealedDuring.has(d)));
       const sealBar = createProgress(ctx.config.progress, 'seal', stats.staged - sealedRows, 'rows');
       const rowsBefore = sealedRows;
       await seal(rest, (n) => sealBar.update(n - rowsBefore));

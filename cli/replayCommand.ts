@@ -1,10 +1,8 @@
 import { peakRssBytes } from '../shared/peakRss.js';
 import { statSync } from 'node:fs';
-import { CatalogReader } from '../storage/catalog.js';
-import type { Dataset } from '../shared/schema.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { emptyReplayStats, replayFiles } from '../ingest/feed/replay.js';
-import { sealDays } from '../ingest/seal/days.js';
+import { sealDays, unsealedDays } from '../ingest/seal/days.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
 import { warnPastKnownRange } from './calendarWarning.js';
 import { createProgress } from './progress.js';
@@ -53,12 +51,7 @@ export const replayCommand: Command = {
       let sealedRows = 0;
       // Days seen only as late lines are sealed too: a crash after their files were listed but
       // before the day was marked sealed leaves exactly that state, and sealing is idempotent.
-      const catalog = new CatalogReader(stores.catalog);
-      const unsealedLate = [...stats.lateDays].filter((d) => {
-        const [dataset, tradedate] = d.split('|') as [Dataset, string];
-        return !catalog.isDaySealed(dataset, tradedate);
-      });
-      const days = new Set([...stats.days, ...unsealedLate]);
+      const days = new Set([...stats.days, ...unsealedDays(stores, stats.lateDays)]);
       const results = await sealDays(stores, encodeParquet, days, () => clock.nowMs(), (rows) => bar.update((sealedRows += rows)));
       bar.stop();
       for (const r of results) ctx.log.info(r, 'day sealed');

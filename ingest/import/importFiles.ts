@@ -20,7 +20,6 @@ import type { PlannedFile } from './importPlan.js';
 import type { ImportedUnit, ImportUnit, ImportWorkerInput } from './importWorker.js';
 
 export interface ImportStats {
-  files: number;
   rows: number;
   staged: number;
   alreadyThere: number;
@@ -38,7 +37,7 @@ export interface ImportStats {
 }
 
 export function emptyImportStats(): ImportStats {
-  return { files: 0, rows: 0, staged: 0, alreadyThere: 0, quarantined: 0, reasons: new Map(), refused: [], days: new Set(), sealedDays: new Set(), sealedDuring: new Set() };
+  return { rows: 0, staged: 0, alreadyThere: 0, quarantined: 0, reasons: new Map(), refused: [], days: new Set(), sealedDays: new Set(), sealedDuring: new Set() };
 }
 
 export interface ImportDeps {
@@ -149,14 +148,8 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
     if (file.rejects.length > 0) quarantine(file);
     if (file.refusal !== null) staging.discardAppended(file.mark!);
     deps.onFile?.(file.planned.reading.file, file.refusal === null ? file.stats.staged : 0, file.refusal);
-    if (file.refusal !== null) {
-      stats.refused.push({ file: file.planned.reading.file, reason: file.refusal, sealedDay: !file.unreadable });
-      stats.rows += file.stats.rows;
-      stats.quarantined += file.stats.quarantined;
-      for (const [k, n] of file.stats.reasons) stats.reasons.set(k, (stats.reasons.get(k) ?? 0) + n);
-    } else {
-      mergeInto(stats, file.stats);
-    }
+    if (file.refusal !== null) stats.refused.push({ file: file.planned.reading.file, reason: file.refusal, sealedDay: !file.unreadable });
+    mergeInto(stats, file.stats, file.refusal === null);
     // After the last file the caller seals the rest, once the import workers are gone.
     const sealNow = deps.sealDays !== undefined && daysToCome.size > 0 && !daysToCome.has(null);
     const complete = sealNow ? [...stats.days].filter((d) => !stats.sealedDuring.has(d) && !daysToCome.has(d)) : [];
@@ -232,13 +225,14 @@ function refuseUnreadable(file: FileImport, e: unknown): void {
   file.unreadable = true;
 }
 
-function mergeInto(total: ImportStats, file: ImportStats): void {
-  total.files++;
+/** Adds a file's figures to the import's; of a refused file only what was read and quarantined. */
+function mergeInto(total: ImportStats, file: ImportStats, accepted: boolean): void {
   total.rows += file.rows;
-  total.staged += file.staged;
-  total.alreadyThere += file.alreadyThere;
   total.quarantined += file.quarantined;
   for (const [k, n] of file.reasons) total.reasons.set(k, (total.reasons.get(k) ?? 0) + n);
+  if (!accepted) return;
+  total.staged += file.staged;
+  total.alreadyThere += file.alreadyThere;
   for (const d of file.days) total.days.add(d);
   for (const d of file.sealedDays) total.sealedDays.add(d);
 }

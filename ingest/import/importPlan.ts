@@ -12,7 +12,8 @@ import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { decompressed } from '../feed/lines.js';
 import { csvCutPoint, forEachCsvRecord } from './csvRecords.js';
 import { lakeDatasetOf, missingLakeColumns } from './lakeColumns.js';
-import { compileMapping, readMapping, type RowMapper } from './mapping.js';
+import { readMapping, type RowMapper } from './mapping.js';
+import { hiveFolderOf } from './hiveFolder.js';
 import { parquetLayout } from './parquetSource.js';
 import { mapperOf, type FileReading } from './importWorker.js';
 
@@ -68,12 +69,6 @@ export function listImportFiles(inputs: readonly string[]): string[] {
   return out;
 }
 
-/** The hive folder date of a path (`…/date=20240105/…` or `tradedate=`), or null. */
-export function hiveDateOf(path: string): string | null {
-  const m = /(?:^|[/\\])(?:trade)?date=(\d{8})(?=[/\\])/.exec(path);
-  return m ? m[1] : null;
-}
-
 export async function planImport(inputs: readonly string[], opts: ImportOptions): Promise<PlannedFile[]> {
   const files = listImportFiles(inputs);
   if (files.length === 0) throw new ImportInputError(`no CSV or Parquet files in ${inputs.join(', ')}`);
@@ -84,8 +79,8 @@ export async function planImport(inputs: readonly string[], opts: ImportOptions)
     if (kindOf(file) === 'csv') {
       if (mapping === null) throw new ImportInputError(`${file}: a CSV file needs --mapping MAP (ready-made ones in mappings/; the format in docs/import-mappings.md)`);
       const columns = await readCsvHeader(file, mapping.delimiter);
-      const reading: FileReading = { file, mapping: opts.mapping, dataset: opts.dataset, columns, hiveDate: hiveDateOf(file) };
-      planned.push({ kind: 'csv', reading, bytes, day: dayOf(compileMapping(mapping, columns, file, opts.dataset ?? undefined)), delimiter: mapping.delimiter });
+      const reading: FileReading = { file, mapping: opts.mapping, dataset: opts.dataset, columns, hiveDate: hiveFolderOf(file)?.date ?? null };
+      planned.push({ kind: 'csv', reading, bytes, day: dayOf(mapperOf(reading, mapping)), delimiter: mapping.delimiter });
       continue;
     }
     let layout;
@@ -94,11 +89,11 @@ export async function planImport(inputs: readonly string[], opts: ImportOptions)
     } catch (e) {
       throw new ImportInputError(`${file}: cannot be read as Parquet: ${(e as Error).message}`);
     }
-    const hiveDate = hiveDateOf(file);
-    const reading: FileReading = { file, mapping: opts.mapping, dataset: opts.dataset, columns: layout.columns, hiveDate };
-    if (mapping === null) checkLakeColumns(file, layout.columns, opts.dataset, hiveDate);
-    const mapper = mapping === null ? mapperOf(reading) : compileMapping(mapping, layout.columns, file, opts.dataset ?? undefined);
-    planned.push({ kind: 'parquet', reading, bytes, day: dayOf(mapper), rowGroupRows: layout.rowGroupRows });
+    const hiveDate = hiveFolderOf(file)?.date ?? null;
+    // Without a mapping the dataset is decided here, once: the workers take it as given.
+    const dataset = mapping === null ? lakeDatasetChecked(file, layout.columns, opts.dataset, hiveDate) : opts.dataset;
+    const reading: FileReading = { file, mapping: opts.mapping, dataset, columns: layout.columns, hiveDate };
+    planned.push({ kind: 'parquet', reading, bytes, day: dayOf(mapperOf(reading, mapping)), rowGroupRows: layout.rowGroupRows });
   }
   return planned;
 }
@@ -107,8 +102,8 @@ function dayOf(mapper: RowMapper): string | null {
   return mapper.fileDate === null ? null : `${mapper.dataset}|${mapper.fileDate}`;
 }
 
-/** A Parquet file read without a mapping must be in one dataset's lake columns. */
-function checkLakeColumns(file: string, columns: readonly string[], dataset: Dataset | null, hiveDate: string | null): void {
+/** The dataset of a Parquet file read without a mapping: one whose lake columns it has, all of them. */
+function lakeDatasetChecked(file: string, columns: readonly string[], dataset: Dataset | null, hiveDate: string | null): Dataset {
   // A hive-partitioned export (DuckDB's PARTITION_BY) moves the date into the folder name.
   const all = hiveDate !== null && !columns.includes('tradedate') ? [...columns, 'tradedate'] : columns;
   const d = dataset ?? lakeDatasetOf(all);
@@ -122,6 +117,7 @@ function checkLakeColumns(file: string, columns: readonly string[], dataset: Dat
   }
   const missing = missingLakeColumns(d, all);
   if (missing.length > 0) throw new ImportInputError(`${file}: lacks ${d} column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; other layouts need --mapping MAP`);
+  return d;
 }
 
 /** The first record of a CSV file: its header. */

@@ -16,8 +16,8 @@ import { RecordPacker, type RecordPack } from '../staging/recordCodec.js';
 import { validateFields } from '../staging/validate.js';
 import type { QuarantineEntry } from '../staging/segments.js';
 import { forEachCsvRecord } from './csvRecords.js';
-import { lakeColumnsMapper, lakeDatasetOf } from './lakeColumns.js';
-import { compileMapping, readMapping, type RowMapper } from './mapping.js';
+import { lakeColumnsMapper } from './lakeColumns.js';
+import { compileMapping, readMapping, type Mapping, type RowMapper } from './mapping.js';
 import { readRowGroupCells } from './parquetSource.js';
 import { SealedRows } from './sealedRows.js';
 
@@ -32,6 +32,7 @@ export interface ImportWorkerInput {
 export interface FileReading {
   readonly file: string;
   readonly mapping: string | null;
+  /** `--dataset` (overriding the mapping's); for the lake's columns, the dataset the plan recognised. */
   readonly dataset: Dataset | null;
   /** The file's column names, in order (a CSV's header). */
   readonly columns: readonly string[];
@@ -56,17 +57,19 @@ export interface ImportedUnit {
   readonly sealedDays: string[];
 }
 
-/** Compiles a file's mapper (checked once by the command before any unit is sent). */
-export function mapperOf(reading: FileReading): RowMapper {
-  if (reading.mapping !== null) return compileMapping(readMapping(reading.mapping), reading.columns, reading.file, reading.dataset ?? undefined);
-  const columns = reading.hiveDate !== null && !reading.columns.includes('tradedate') ? [...reading.columns, 'tradedate'] : reading.columns;
-  const dataset = reading.dataset ?? lakeDatasetOf(columns);
-  if (dataset === null) throw new Error(`${reading.file}: not the lake's columns of any dataset`);
-  return lakeColumnsMapper(dataset, reading.columns, reading.hiveDate);
+/**
+ * A file's mapper: its mapping compiled against its columns, or the lake's columns of the
+ * dataset the plan decided (importPlan.ts checks both before any unit is sent).
+ */
+export function mapperOf(reading: FileReading, mapping: Mapping | null): RowMapper {
+  if (mapping !== null) return compileMapping(mapping, reading.columns, reading.file, reading.dataset ?? undefined);
+  if (reading.dataset === null) throw new Error(`${reading.file}: planned without a dataset`);
+  return lakeColumnsMapper(reading.dataset, reading.columns, reading.hiveDate);
 }
 
 export class UnitImporter {
   private readonly mappers = new Map<string, RowMapper>();
+  private readonly mappings = new Map<string, Mapping>();
   private readonly refusals = new Map<string, string | null>();
   private readonly late: LateGuard;
   private readonly sealed: SealedRows;
@@ -81,8 +84,15 @@ export class UnitImporter {
     let m = this.mappers.get(key);
     if (!m) {
       if (this.mappers.size > 64) this.mappers.clear();
-      this.mappers.set(key, (m = mapperOf(reading)));
+      this.mappers.set(key, (m = mapperOf(reading, reading.mapping === null ? null : this.mapping(reading.mapping))));
     }
+    return m;
+  }
+
+  /** A mapping file, read once per worker (an import of thousands of files uses one). */
+  private mapping(path: string): Mapping {
+    let m = this.mappings.get(path);
+    if (!m) this.mappings.set(path, (m = readMapping(path)));
     return m;
   }
 

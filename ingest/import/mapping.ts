@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { hiveFolderOf } from './hiveFolder.js';
 import { DATASETS, SCHEMAS, type Dataset, type FieldDef } from '../../shared/schema.js';
 import { formatIndexTime, formatLevel2Time, isValidDateText } from '../../shared/timeFormat.js';
 import { symbolReader, SYMBOL_FORMS, type SymbolForm } from './sourceSymbol.js';
@@ -406,17 +407,10 @@ function dateOfPath(m: Mapping, td: TradedateSource & { from: 'file' | 'hive' },
     if (!isValidDateText(d)) throw new MappingError(m.path, td.line, `file name ${name}: ${d} is not a YYYYMMDD date`);
     return d;
   }
-  // The folder nearest the file wins: `date=` folders may nest under others of the same name.
-  const folders = dataFile.split(/[\\/]/).slice(0, -1).reverse();
-  for (const f of folders) {
-    const hit = /^(?:trade)?date=(\d{4})-?(\d{2})-?(\d{2})$/.exec(f);
-    if (hit) {
-      const d = hit[1] + hit[2] + hit[3];
-      if (!isValidDateText(d)) throw new MappingError(m.path, td.line, `folder ${f} of ${dataFile} names no valid date`);
-      return d;
-    }
-  }
-  throw new MappingError(m.path, td.line, `${dataFile} is in no date=YYYYMMDD folder`);
+  const hive = hiveFolderOf(dataFile);
+  if (hive === null) throw new MappingError(m.path, td.line, `${dataFile} is in no date=YYYYMMDD folder`);
+  if (hive.date === null) throw new MappingError(m.path, td.line, `folder ${hive.folder} of ${dataFile} names no valid date`);
+  return hive.date;
 }
 
 /**

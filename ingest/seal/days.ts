@@ -29,3 +29,15 @@ export async function sealDays(
   stores.late.forget();
   return results;
 }
+
+/**
+ * Of `dataset|tradedate` days whose rows were all late or already there, those not marked
+ * sealed: a crash after some of their files were listed leaves that state, and sealing them
+ * again (idempotent) finishes the job. Replay and import both end with this.
+ */
+export function unsealedDays(stores: IngestStores, days: Iterable<string>): string[] {
+  return [...days].filter((d) => {
+    const [dataset, tradedate] = d.split('|') as [Dataset, string];
+    return !stores.catalogReader.isDaySealed(dataset, tradedate);
+  });
+}

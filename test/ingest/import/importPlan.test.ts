@@ -2,7 +2,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { hiveDateOf, listImportFiles, readCsvHeader } from '../../../ingest/import/importPlan.js';
+import { listImportFiles, readCsvHeader } from '../../../ingest/import/importPlan.js';
+import { hiveFolderOf } from '../../../ingest/import/hiveFolder.js';
+
+const hiveDateOf = (path: string) => hiveFolderOf(path)?.date ?? null;
 import { lakeColumnsMapper, lakeDatasetOf, missingLakeColumns } from '../../../ingest/import/lakeColumns.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { tempDir } from '../../support/tempDir.js';
