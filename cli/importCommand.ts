@@ -1,13 +1,11 @@
 import { peakRssBytes } from '../shared/peakRss.js';
-import { encodeParquet } from '../storage/parquet/writer.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import { oneOf } from '../shared/config.js';
-import { sealDays, unsealedDays } from '../ingest/seal/days.js';
-import type { SealResult } from '../ingest/seal/day.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
-import { importFiles, type ImportStats } from '../ingest/import/importFiles.js';
+import type { ImportStats } from '../ingest/import/importFiles.js';
+import { importAndSeal } from '../ingest/import/importAndSeal.js';
 import { planImport } from '../ingest/import/importPlan.js';
-import { createProgress } from './progress.js';
+import { createProgress, type Progress } from './progress.js';
 import type { Command } from './command.js';
 
 const datasetFlag = oneOf(DATASETS);
@@ -31,30 +29,27 @@ export const importCommand: Command = {
     const files = await planImport(ctx.positionals, { mapping, dataset });
     const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     try {
-      const results: SealResult[] = [];
-      let sealingMs = 0;
-      let sealedRows = 0;
-      const seal = async (days: Iterable<string>, onRows?: (rows: number) => void) => {
-        const t = Date.now();
-        const sealed = await sealDays(stores, encodeParquet, days, () => clock.nowMs(), (n) => onRows?.((sealedRows += n)));
-        sealingMs += Date.now() - t;
-        for (const r of sealed) ctx.log.info(r, 'day sealed');
-        results.push(...sealed);
-      };
       const totalBytes = files.reduce((a, f) => a + f.bytes, 0);
       const bar = createProgress(ctx.config.progress, 'import', totalBytes, 'bytes', { rows: true });
-      // Days are sealed as soon as no file still to come can hold them.
-      const stats = await importFiles(
-        { stores, nowMs: clock.nowMs(), onProgress: (bytes, rows) => bar.update(bytes, undefined, rows), sealDays: (days) => seal(days),
-          onFile: (file, staged, refusal) => ctx.log.debug({ file, staged, ...(refusal === null ? {} : { refusal }) }, 'file imported') },
+      const sealBars: Progress[] = [];
+      const { stats, sealed: results, sealingMs } = await importAndSeal(
+        {
+          stores,
+          nowMs: () => clock.nowMs(),
+          onProgress: (bytes, rows) => bar.update(bytes, undefined, rows),
+          onFile: (file, staged, refusal) => ctx.log.debug({ file, staged, ...(refusal === null ? {} : { refusal }) }, 'file imported'),
+          onDaySealed: (r) => ctx.log.info(r, 'day sealed'),
+          onSealing: (rowsToSeal) => {
+            bar.stop();
+            const b = createProgress(ctx.config.progress, 'seal', rowsToSeal, 'rows');
+            sealBars.push(b);
+            return (n) => b.update(n);
+          },
+        },
         files,
       );
       bar.stop();
-      const rest = new Set([...stats.days, ...unsealedDays(stores, stats.sealedDays)].filter((d) => !stats.sealedDuring.has(d)));
-      const sealBar = createProgress(ctx.config.progress, 'seal', stats.staged - sealedRows, 'rows');
-      const rowsBefore = sealedRows;
-      await seal(rest, (n) => sealBar.update(n - rowsBefore));
-      sealBar.stop();
+      for (const b of sealBars) b.stop();
       const secs = (Date.now() - started) / 1000;
       const filesOut = results.reduce((a, r) => a + r.files, 0);
       const rowsOut = results.reduce((a, r) => a + r.rows, 0);

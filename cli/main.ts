@@ -25,6 +25,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   generate: async () => (await import('./generateCommand.js')).generateCommand,
   replay: async () => (await import('./replayCommand.js')).replayCommand,
   import: async () => (await import('./importCommand.js')).importCommand,
+  mirror: async () => (await import('./mirrorCommand.js')).mirrorCommand,
   seal: async () => (await import('./sealCommand.js')).sealCommand,
   calendar: async () => (await import('./calendarCommand.js')).calendarCommand,
   ingest: async () => (await import('./ingestCommand.js')).ingestCommand,

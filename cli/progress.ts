@@ -12,13 +12,15 @@ import cliProgress from 'cli-progress';
 
 export interface Progress {
   /** `rows`: rows done so far, for a bar counting bytes that also shows rows and rows/s. */
-  update(done: number, total?: number, rows?: number): void;
+  update(done: number, total?: number, rows?: number, counters?: Readonly<Record<string, number>>): void;
   stop(): void;
 }
 
 export interface ProgressOptions {
   /** Show rows and rows/s beside the unit (the caller passes rows to update()). */
   readonly rows?: boolean;
+  /** Counts shown after the rows, each as `N name` (the caller passes them to update()). */
+  readonly counters?: readonly string[];
 }
 
 const silent: Progress = { update() {}, stop() {} };
@@ -42,9 +44,11 @@ export function createProgress(enabled: boolean, label: string, total: number, u
   if (!enabled) return silent;
   const started = Date.now();
   const rowsPart = opts.rows ? ' | {rows} rows, {rate} rows/s' : '';
+  const counters = opts.counters ?? [];
+  const countersPart = counters.length === 0 ? '' : ` | ${counters.map((c) => `{${c}} ${c}`).join(', ')}`;
   const multi = new cliProgress.MultiBar(
     {
-      format: `${label.padEnd(10)} [{bar}] {percentage}% | {value}/{total} ${unit}${rowsPart} | {eta_formatted} left`,
+      format: `${label.padEnd(10)} [{bar}] {percentage}% | {value}/{total} ${unit}${rowsPart}${countersPart} | {eta_formatted} left`,
       stream: process.stderr,
       hideCursor: true,
       etaBuffer: 50,
@@ -53,18 +57,19 @@ export function createProgress(enabled: boolean, label: string, total: number, u
     },
     cliProgress.Presets.shades_classic,
   );
-  const bar = multi.create(total, 0, { rows: 0, rate: 0 });
+  const bar = multi.create(total, 0, { rows: 0, rate: 0, ...Object.fromEntries(counters.map((c) => [c, 0])) });
   active = multi;
   let stopped = false;
   return {
-    update(done, newTotal, rows) {
+    update(done, newTotal, rows, counts) {
       if (newTotal !== undefined) bar.setTotal(newTotal);
+      const shown = counts === undefined ? {} : Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v.toLocaleString('en-US')]));
       if (rows === undefined) {
-        bar.update(done);
+        bar.update(done, shown);
         return;
       }
       const secs = Math.max((Date.now() - started) / 1000, 0.001);
-      bar.update(done, { rows: rows.toLocaleString('en-US'), rate: Math.round(rows / secs).toLocaleString('en-US') });
+      bar.update(done, { rows: rows.toLocaleString('en-US'), rate: Math.round(rows / secs).toLocaleString('en-US'), ...shown });
     },
     stop() {
       if (stopped) return;

@@ -15,6 +15,8 @@ export interface Layout {
   readonly serviceDb: string;
   /** Secret used to sign cursors, shared by every server process on this directory. */
   readonly cursorKeyFile: string;
+  /** Symbol-days a mirror has fetched, kept until their day is sealed here. */
+  readonly mirrorSpool: string;
 }
 
 export function layoutFor(dataDir: string): Layout {
@@ -24,6 +26,7 @@ export function layoutFor(dataDir: string): Layout {
     ingestDb: join(dataDir, 'ingest.db'),
     serviceDb: join(dataDir, 'service.db'),
     cursorKeyFile: join(dataDir, 'cursor.key'),
+    mirrorSpool: join(dataDir, 'mirror-spool'),
   };
 }
 
