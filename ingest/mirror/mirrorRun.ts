@@ -21,7 +21,7 @@ import { importAndSeal } from '../import/importAndSeal.js';
 import { emptyImportStats, type ImportStats } from '../import/importFiles.js';
 import { planImport, type PlannedFile } from '../import/importPlan.js';
 import { MirrorRecords, type FetchedSymbolDay } from './mirrorRecords.js';
-import { spoolDayDir, spoolMappingPath } from './spool.js';
+import { pruneSpool, spoolDayDir, spoolMappingPath } from './spool.js';
 import { discoverSymbols, fetchSymbolDay, InterfaceStopped, INTERFACE_OF, type FetchContext } from './symbolDayFetch.js';
 import { Upstream, type UpstreamCounts, type UpstreamInterface } from './upstream.js';
 
@@ -190,6 +190,7 @@ export async function runMirror(deps: MirrorDeps, plan: MirrorPlan): Promise<Mir
       }),
     ),
   );
+  pruneSpool(ctx.spoolRoot);
   const failure = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure !== undefined) throw failure.reason;
   return outcome;

@@ -4,7 +4,7 @@
  * (what `mappings/tickvault-<dataset>.map` reads). Both are then imported like any file a desk
  * brings, so mirrored rows meet the same validation, quarantine and seal as an import's.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
@@ -13,6 +13,23 @@ import { parquetLayout, readRowGroupCells } from '../import/parquetSource.js';
 
 export function spoolDayDir(spoolRoot: string, dataset: Dataset, tradedate: string): string {
   return join(spoolRoot, dataset, `date=${tradedate}`);
+}
+
+/** Removes the spool's folders left empty once their days are sealed (a folder still holding a day stays). */
+export function pruneSpool(spoolRoot: string): void {
+  let datasets: string[];
+  try {
+    datasets = readdirSync(spoolRoot);
+  } catch {
+    return; // no spool at all
+  }
+  for (const d of [...datasets.map((x) => join(spoolRoot, x)), spoolRoot]) {
+    try {
+      rmdirSync(d);
+    } catch {
+      // not empty: a day still waits there
+    }
+  }
 }
 
 /** The mapping that reads a JSON-paged spool file (the package's own, beside dist/). */

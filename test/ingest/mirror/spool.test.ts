@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { forEachCsvRecord } from '../../../ingest/import/csvRecords.js';
-import { spoolCsv, spoolCsvText, spoolMappingPath, spoolParquet, SpoolVerifyError } from '../../../ingest/mirror/spool.js';
+import { pruneSpool, spoolCsv, spoolCsvText, spoolMappingPath, spoolParquet, SpoolVerifyError } from '../../../ingest/mirror/spool.js';
 import { readMapping } from '../../../ingest/import/mapping.js';
 import { DATASETS, SCHEMAS, type Dataset } from '../../../shared/schema.js';
 import { encodeParquet } from '../../../storage/parquet/writer.js';
@@ -65,6 +65,17 @@ t('JSON pages are written whole under the symbol-day name', async () => {
   const dataDir = tempDir();
   const rel = await spoolCsv(dataDir, join(dataDir, 'mirror-spool'), 'index', '20250102', '000300', 'a\n');
   assert.is(rel, 'mirror-spool/index/date=20250102/000300.csv');
+});
+
+t('pruning removes the folders sealed days left empty, never a day still waiting', async () => {
+  const dataDir = tempDir();
+  const root = join(dataDir, 'mirror-spool');
+  await spoolCsv(dataDir, root, 'trade', '20250102', '600000.SH', 'a\n');
+  mkdirSync(join(root, 'level2'), { recursive: true });
+  pruneSpool(root);
+  assert.ok(existsSync(join(root, 'trade/date=20250102/600000.SH.csv')));
+  assert.not.ok(existsSync(join(root, 'level2')));
+  pruneSpool(join(dataDir, 'nothing-here'));
 });
 
 t.run();
