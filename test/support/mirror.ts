@@ -1,0 +1,131 @@
+/**
+ * Test helpers for `tickvault mirror` end to end: the `doctor --digests` lines of chosen days,
+ * JSON log lines of a command or a server, the Nth matching line of a running child, a port
+ * with nothing listening, and a loop that keeps an account's level-2 slot busy.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { runCli } from './cli.js';
+import { pausedDownload, type PausedDownload } from './server.js';
+
+/** One line of a pino JSON log (a command's or a server's stderr). */
+export interface JsonLogLine {
+  readonly msg?: string;
+  readonly level?: number;
+  readonly [member: string]: unknown;
+}
+
+/** The JSON lines of a log (other lines skipped). */
+export function jsonLines(stderr: string): JsonLogLine[] {
+  const out: JsonLogLine[] = [];
+  for (const line of stderr.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      out.push(JSON.parse(line) as JsonLogLine);
+    } catch {
+      // a line cut by a SIGKILL
+    }
+  }
+  return out;
+}
+
+/** A server's `request` log lines (its stderr at log level info). */
+export function requestLines(stderr: string): JsonLogLine[] {
+  return jsonLines(stderr).filter((l) => l.msg === 'request');
+}
+
+/**
+ * The `doctor --digests` file lines of `dataDir` (summary dropped) whose path is of one of
+ * `days` (and one of `datasets` when given). Throws when doctor fails.
+ */
+export async function digestLines(dataDir: string, days: readonly string[], datasets?: readonly string[]): Promise<string[]> {
+  const r = await runCli(['doctor', '--digests', '--data-dir', dataDir]);
+  if (r.code !== 0) throw new Error(`doctor --digests on ${dataDir} exited ${r.code}: ${r.stderr}`);
+  return r.stdout
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .filter((l) => {
+      const path = l.split('  ')[3] ?? '';
+      const [dataset, folder] = path.split('/');
+      return days.some((d) => folder === `date=${d}`) && (!datasets || datasets.includes(dataset));
+    });
+}
+
+/** Resolves with the Nth line (1-based) of the child's stderr or stdout that matches; rejects if it exits first. */
+export function waitForNthLine(child: ChildProcess, pattern: RegExp, n: number, timeoutMs = 60_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let partial = '';
+    let seen = 0;
+    let tail = '';
+    const timer = setTimeout(() => done(new Error(`timed out waiting for line ${n} matching ${pattern} (saw ${seen}); output so far:\n${tail}`)), timeoutMs);
+    const onData = (d: Buffer | string) => {
+      const text = partial + d.toString();
+      tail = (tail + d.toString()).slice(-2000);
+      const lines = text.split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        if (pattern.test(line) && ++seen === n) return done(null, line);
+      }
+    };
+    const onExit = (code: number | null) => done(new Error(`process exited (${code}) after ${seen} of ${n} lines matching ${pattern}; output:\n${tail}`));
+    function done(err: Error | null, line?: string) {
+      clearTimeout(timer);
+      child.stderr?.off('data', onData);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      if (err) reject(err);
+      else resolve(line!);
+    }
+    child.stderr?.on('data', onData);
+    child.stdout?.on('data', onData);
+    child.on('exit', onExit);
+  });
+}
+
+/** A loopback port that nothing listens on (bound, then closed). */
+export async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
+export interface SlotHolder {
+  /** Stops the loop; resolves with the HTTP status of each of its requests. */
+  stop(): Promise<number[]>;
+}
+
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
+/**
+ * Another client of the same account: a loop of Parquet downloads of a large file, each
+ * paused after the response head for `holdMs` (the account's slot on that interface stays
+ * held) and then dropped, `gapMs` apart.
+ */
+export function holdSlotLoop(
+  server: { readonly port: number }, key: string, params: Record<string, unknown>, holdMs = 1500, gapMs = 300,
+): SlotHolder {
+  const statuses: number[] = [];
+  let stopping = false;
+  const loop = (async () => {
+    while (!stopping) {
+      let held: PausedDownload | null = null;
+      try {
+        held = await pausedDownload(server, key, params);
+        statuses.push(Number(/^HTTP\/1\.1 (\d{3})/.exec(held.head)?.[1] ?? 0));
+        if (statuses[statuses.length - 1] === 200) await sleep(holdMs);
+      } finally {
+        held?.socket.destroy();
+      }
+      await sleep(gapMs);
+    }
+  })();
+  return {
+    async stop() {
+      stopping = true;
+      await loop;
+      return statuses;
+    },
+  };
+}
