@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { exited, runCli, startCli, waitForLine, type CliResult } from '../support/cli.js';
 import { duckRows, sqlString } from '../support/duckdb.js';
-import { closedPort, digestLines, holdSlotLoop, jsonLines, requestLines, waitForNthLine, type JsonLogLine } from '../support/mirror.js';
+import { closedPort, digestLines, holdSlotLoop, jsonLines, requestLines, type JsonLogLine } from '../support/mirror.js';
 import {
   addAccount, DEFAULT_SERVER_NOW, httpRequest, preparedData, sealSyntheticFile, startServer, type PreparedData, type ServerHandle,
 } from '../support/server.js';
@@ -295,7 +295,7 @@ t('SIGKILL at several points, then the same command again: the same files, fewer
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.stdin!.end();
     try {
-      await (n === 1 ? waitForLine(child, pattern) : waitForNthLine(child, pattern, n));
+      await waitForLine(child, pattern, 60_000, n);
     } finally {
       child.kill('SIGKILL');
     }

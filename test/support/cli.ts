@@ -48,17 +48,23 @@ export function runCli(args: readonly string[], opts: CliOptions = {}): Promise<
   });
 }
 
-/** Resolves when a line of the child's stderr (or stdout) matches, with that line. */
-export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+/** Resolves with the `n`th line (1-based) of the child's stderr or stdout that matches; rejects if it exits first. */
+export function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000, n = 1): Promise<string> {
   return new Promise((resolve, reject) => {
-    let buf = '';
-    const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern}; output so far:\n${buf.slice(-2000)}`)), timeoutMs);
+    let partial = '';
+    let seen = 0;
+    let tail = '';
+    const timer = setTimeout(() => done(new Error(`timed out waiting for line ${n} matching ${pattern} (saw ${seen}); output so far:\n${tail}`)), timeoutMs);
     const onData = (d: Buffer | string) => {
-      buf += d.toString();
-      const lines = buf.split('\n');
-      for (const line of lines) if (pattern.test(line)) return done(null, line);
+      const text = partial + d.toString();
+      tail = (tail + d.toString()).slice(-2000);
+      const lines = text.split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) {
+        if (pattern.test(line) && ++seen === n) return done(null, line);
+      }
     };
-    const onExit = (code: number | null) => done(new Error(`process exited (${code}) before ${pattern}; output:\n${buf.slice(-2000)}`));
+    const onExit = (code: number | null) => done(new Error(`process exited (${code}) after ${seen} of ${n} lines matching ${pattern}; output:\n${tail}`));
     function done(err: Error | null, line?: string) {
       clearTimeout(timer);
       child.stderr?.off('data', onData);

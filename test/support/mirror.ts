@@ -3,7 +3,6 @@
  * JSON log lines of a command or a server, the Nth matching line of a running child, a port
  * with nothing listening, and a loop that keeps an account's level-2 slot busy.
  */
-import type { ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { runCli } from './cli.js';
 import { pausedDownload, type PausedDownload } from './server.js';
@@ -51,36 +50,6 @@ export async function digestLines(dataDir: string, days: readonly string[], data
     });
 }
 
-/** Resolves with the Nth line (1-based) of the child's stderr or stdout that matches; rejects if it exits first. */
-export function waitForNthLine(child: ChildProcess, pattern: RegExp, n: number, timeoutMs = 60_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let partial = '';
-    let seen = 0;
-    let tail = '';
-    const timer = setTimeout(() => done(new Error(`timed out waiting for line ${n} matching ${pattern} (saw ${seen}); output so far:\n${tail}`)), timeoutMs);
-    const onData = (d: Buffer | string) => {
-      const text = partial + d.toString();
-      tail = (tail + d.toString()).slice(-2000);
-      const lines = text.split('\n');
-      partial = lines.pop()!;
-      for (const line of lines) {
-        if (pattern.test(line) && ++seen === n) return done(null, line);
-      }
-    };
-    const onExit = (code: number | null) => done(new Error(`process exited (${code}) after ${seen} of ${n} lines matching ${pattern}; output:\n${tail}`));
-    function done(err: Error | null, line?: string) {
-      clearTimeout(timer);
-      child.stderr?.off('data', onData);
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-      if (err) reject(err);
-      else resolve(line!);
-    }
-    child.stderr?.on('data', onData);
-    child.stdout?.on('data', onData);
-    child.on('exit', onExit);
-  });
-}
 
 /** A loopback port that nothing listens on (bound, then closed). */
 export async function closedPort(): Promise<number> {
