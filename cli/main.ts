@@ -33,6 +33,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   serve: async () => (await import('./serveCommand.js')).serveCommand,
   accounts: async () => (await import('./accountsCommand.js')).accountsCommand,
   doctor: async () => (await import('./doctorCommand.js')).doctorCommand,
+  days: async () => (await import('./daysCommand.js')).daysCommand,
   demo: async () => (await import('./demoCommand.js')).demoCommand,
 };
 

@@ -406,6 +406,37 @@ export class Staging {
     for (const d of dirs) syncDirSync(d);
   }
 
+  /**
+   * Late messages waiting in quarantine (reason `late: DATASET DAY SYMBOL is already sealed`),
+   * by `dataset|tradedate`. Static, over any handle on ingest.db: `tickvault days` reads it
+   * read only, without registering a writer.
+   */
+  static lateCounts(db: Db): Map<string, number> {
+    const rows = db
+      .prepare("SELECT reason, count(*) AS n FROM quarantine WHERE reason LIKE 'late: %' GROUP BY reason")
+      .all() as { reason: string; n: number }[];
+    const out = new Map<string, number>();
+    for (const { reason, n } of rows) {
+      const [dataset, tradedate] = reason.slice('late: '.length).split(' ');
+      const key = `${dataset}|${tradedate}`;
+      out.set(key, (out.get(key) ?? 0) + n);
+    }
+    return out;
+  }
+
+  /**
+   * Staged (not sealed) dataset-days with their open symbols and committed records (duplicates
+   * not resolved yet), by date. Static for the same reason as lateCounts().
+   */
+  static stagedDays(db: Db): { readonly dataset: Dataset; readonly tradedate: string; readonly symbols: number; readonly records: number }[] {
+    const rows = db.prepare(`SELECT o.dataset, o.tradedate, o.symbols, coalesce(s.bytes, 0) AS bytes
+      FROM (SELECT dataset, tradedate, count(*) AS symbols FROM open_symbols GROUP BY dataset, tradedate) o
+      LEFT JOIN (SELECT dataset, tradedate, sum(committed_bytes) AS bytes FROM segments GROUP BY dataset, tradedate) s
+        USING (dataset, tradedate)
+      ORDER BY o.tradedate, o.dataset`).all() as { dataset: Dataset; tradedate: string; symbols: number; bytes: number }[];
+    return rows.map((r) => ({ dataset: r.dataset, tradedate: r.tradedate, symbols: r.symbols, records: Math.floor(r.bytes / recordBytes(r.dataset)) }));
+  }
+
   openDays(): OpenDay[] {
     return this.db
       .prepare('SELECT DISTINCT dataset, tradedate FROM open_symbols ORDER BY tradedate, dataset')

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { accountsCommand } from '../../cli/accountsCommand.js';
 import { calendarCommand } from '../../cli/calendarCommand.js';
 import type { Command } from '../../cli/command.js';
+import { daysCommand } from '../../cli/daysCommand.js';
 import { demoCommand } from '../../cli/demoCommand.js';
 import { doctorCommand } from '../../cli/doctorCommand.js';
 import { generateCommand } from '../../cli/generateCommand.js';
@@ -16,7 +17,7 @@ import { runCli } from '../support/cli.js';
 
 const COMMANDS: Command[] = [
   generateCommand, replayCommand, sealCommand, calendarCommand, ingestCommand, produceCommand,
-  serveCommand, accountsCommand, doctorCommand, demoCommand,
+  serveCommand, accountsCommand, doctorCommand, daysCommand, demoCommand,
 ];
 // The options of every command and their environment variables, written out here (not read
 // from the code) so that a flag dropped from --help is caught.
