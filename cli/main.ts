@@ -26,6 +26,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   replay: async () => (await import('./replayCommand.js')).replayCommand,
   import: async () => (await import('./importCommand.js')).importCommand,
   mirror: async () => (await import('./mirrorCommand.js')).mirrorCommand,
+  restate: async () => (await import('./restateCommand.js')).restateCommand,
   seal: async () => (await import('./sealCommand.js')).sealCommand,
   calendar: async () => (await import('./calendarCommand.js')).calendarCommand,
   ingest: async () => (await import('./ingestCommand.js')).ingestCommand,

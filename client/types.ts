@@ -52,6 +52,8 @@ export interface Level2Page {
   readonly page_size: number;
   readonly next_cursor: string | null;
   readonly has_more: boolean;
+  /** The version of the symbol-day the rows are of (1 as sealed, N after a restatement; a cursor pages its version to the end). Absent in a no-data answer. */
+  readonly version?: number;
 }
 
 export interface TickHistoryParams {

@@ -26,7 +26,35 @@ CREATE TABLE IF NOT EXISTS files (
   minute_base INTEGER NOT NULL,    -- minute of day of the first row
   minute_counts BLOB NOT NULL,     -- uint16 LE rows per minute from minute_base on
   sealed_at_ms INTEGER NOT NULL,
+  version INTEGER NOT NULL DEFAULT 1, -- the current version (1: as sealed; restate adds more)
   PRIMARY KEY (dataset, tradedate, symbol)
+) WITHOUT ROWID;
+-- Versions no longer current (api-contract: Corrections): kept on disk and listed here, so a
+-- cursor issued on one pages it to the end, until an operator removes them.
+CREATE TABLE IF NOT EXISTS file_versions (
+  dataset TEXT NOT NULL,
+  tradedate TEXT NOT NULL,
+  symbol TEXT NOT NULL,
+  path TEXT NOT NULL,
+  rows INTEGER NOT NULL,
+  first_time_ms INTEGER NOT NULL,
+  last_time_ms INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  row_group_size INTEGER NOT NULL,
+  minute_base INTEGER NOT NULL,
+  minute_counts BLOB NOT NULL,
+  sealed_at_ms INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  PRIMARY KEY (dataset, tradedate, symbol, version)
+) WITHOUT ROWID;
+-- One row per restated dataset-day: \`generation\` rises with each restatement, so a server
+-- that keeps a sealed day's listing in memory knows when to list it again.
+CREATE TABLE IF NOT EXISTS restated_days (
+  dataset TEXT NOT NULL,
+  tradedate TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  PRIMARY KEY (dataset, tradedate)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sealed_days (
   dataset TEXT NOT NULL,
@@ -67,12 +95,16 @@ export interface CatalogFile {
   readonly rowGroupSize: number;
   readonly minuteIndex: MinuteIndex;
   readonly sealedAtMs: number;
+  /** 1 as sealed; each restatement of the symbol-day adds one. */
+  readonly version: number;
 }
 
 interface FileRow {
   dataset: Dataset; tradedate: string; symbol: string; path: string; rows: number;
   first_time_ms: number; last_time_ms: number; bytes: number; sha256: string;
   row_group_size: number; minute_base: number; minute_counts: Buffer; sealed_at_ms: number;
+  /** Absent in a catalog written before versions, opened read only. */
+  version?: number;
 }
 
 export function fileFromRow(r: FileRow): CatalogFile {
@@ -82,6 +114,7 @@ export function fileFromRow(r: FileRow): CatalogFile {
     rowGroupSize: r.row_group_size,
     minuteIndex: { base: r.minute_base, counts: decodeMinuteCounts(r.minute_counts) },
     sealedAtMs: r.sealed_at_ms,
+    version: r.version ?? 1,
   };
 }
 
@@ -94,11 +127,19 @@ export interface CatalogBoundaryPart {
   readonly sha256: string;
 }
 
-/** Schema version of catalog.db (PRAGMA user_version). */
-export const CATALOG_SCHEMA_VERSION = 1;
+/** Schema version of catalog.db (PRAGMA user_version): 2 added versions (files.version, file_versions, restated_days). */
+export const CATALOG_SCHEMA_VERSION = 2;
 
 export function openCatalog(path: string, readonly = false): Db {
-  return openDb(path, { readonly, schema: CATALOG_SCHEMA, version: CATALOG_SCHEMA_VERSION });
+  const db = openDb(path, { readonly, schema: CATALOG_SCHEMA, version: CATALOG_SCHEMA_VERSION });
+  if (!readonly) addVersionColumn(db);
+  return db;
+}
+
+/** A catalog of version 1 gets `files.version` (every file then is version 1). */
+function addVersionColumn(db: Db): void {
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('files') as string[];
+  if (!columns.includes('version')) db.exec('ALTER TABLE files ADD COLUMN version INTEGER NOT NULL DEFAULT 1');
 }
 
 /** Typed read queries over the catalog, prepared once. */
@@ -118,6 +159,11 @@ export class CatalogReader {
   private dayParts: Statement | null = null;
   /** Once the table exists it stays: asked of sqlite_master only until then. */
   private partsTable = false;
+  private versionTables = false;
+  private oldVersion: Statement | null = null;
+  private generationStmt: Statement | null = null;
+  private oldVersionsStmt: Statement | null = null;
+  private dayVersionsStmt: Statement | null = null;
 
   constructor(readonly db: Db) {
     this.getFile = db.prepare('SELECT * FROM files WHERE dataset = ? AND tradedate = ? AND symbol = ?');
@@ -199,6 +245,48 @@ export class CatalogReader {
     return this.db.prepare('SELECT path, bytes, sha256 FROM boundary_parts ORDER BY path').all() as { path: string; bytes: number; sha256: string }[];
   }
 
+  /**
+   * The symbol-day's file in `version`: the current one, or a version kept after a
+   * restatement; null when this catalog has no such version (not restated here yet, or removed).
+   */
+  fileVersion(dataset: Dataset, tradedate: string, symbol: string, version: number): CatalogFile | null {
+    const current = this.file(dataset, tradedate, symbol);
+    if (current === null || current.version === version) return current;
+    if (!this.hasVersionTables()) return null;
+    this.oldVersion ??= this.db.prepare('SELECT * FROM file_versions WHERE dataset = ? AND tradedate = ? AND symbol = ? AND version = ?');
+    const r = this.oldVersion.get(dataset, tradedate, symbol, version) as FileRow | undefined;
+    return r ? fileFromRow(r) : null;
+  }
+
+  /** How many times the dataset-day was restated (0: never): a cached listing of it is stale when this moved. */
+  restatedGeneration(dataset: Dataset, tradedate: string): number {
+    if (!this.hasVersionTables()) return 0;
+    this.generationStmt ??= this.db.prepare('SELECT generation FROM restated_days WHERE dataset = ? AND tradedate = ?').pluck();
+    return (this.generationStmt.get(dataset, tradedate) as number | undefined) ?? 0;
+  }
+
+  /** Every version no longer current, by path (for `doctor`). */
+  *everyOldVersion(): Generator<CatalogFile> {
+    if (!this.hasVersionTables()) return;
+    this.oldVersionsStmt ??= this.db.prepare('SELECT * FROM file_versions ORDER BY dataset, tradedate, symbol, version');
+    for (const r of this.oldVersionsStmt.iterate() as IterableIterator<FileRow>) yield fileFromRow(r);
+  }
+
+  /** Restated symbols of a day (current version above 1) and the highest current version (1 when none). */
+  dayVersions(dataset: Dataset, tradedate: string): { readonly restatedSymbols: number; readonly highestVersion: number } {
+    if (!this.hasVersionTables()) return { restatedSymbols: 0, highestVersion: 1 };
+    this.dayVersionsStmt ??= this.db.prepare(
+      'SELECT count(*) FILTER (WHERE version > 1) AS restatedSymbols, coalesce(max(version), 1) AS highestVersion FROM files WHERE dataset = ? AND tradedate = ?',
+    );
+    return this.dayVersionsStmt.get(dataset, tradedate) as { restatedSymbols: number; highestVersion: number };
+  }
+
+  /** A catalog of schema 1 opened read only has no versions. */
+  private hasVersionTables(): boolean {
+    this.versionTables ||= this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_versions'").get() !== undefined;
+    return this.versionTables;
+  }
+
   private hasPartsTable(): boolean {
     this.partsTable ||= this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'boundary_parts'").get() !== undefined;
     return this.partsTable;
@@ -234,6 +322,9 @@ export class CatalogWriter {
   private readonly anyFile;
   private readonly insertCalendarDay;
   private readonly insertPart;
+  private restatementStmts: {
+    keep: Statement; replace: Statement; dropPart: Statement; bump: Statement;
+  } | null = null;
 
   constructor(readonly db: Db) {
     this.insertFile = db.prepare(`INSERT INTO files (dataset, tradedate, symbol, path, rows, first_time_ms,
@@ -259,6 +350,41 @@ export class CatalogWriter {
         this.insertFile.run(dataset, tradedate, w.symbol, w.relPath, w.rows, w.firstTimeMs, w.lastTimeMs, w.bytes, w.sha256,
           rowGroupSize, w.minuteBase, Buffer.from(w.minuteCounts), atMs);
       }
+    })();
+  }
+
+  /**
+   * Makes new versions current, in one transaction (api-contract: Corrections): each current
+   * row is kept in file_versions and replaced by its new version; the day's boundary parts that
+   * named a restated symbol give way to `newParts` (covering every symbol they named); the day's
+   * restatement generation rises. Files and parts are durable on disk before this is called.
+   */
+  recordRestatement(
+    dataset: Dataset, tradedate: string, rowGroupSize: number, files: readonly (NewCatalogFile & { readonly version: number })[],
+    droppedParts: readonly string[], newParts: readonly NewBoundaryPart[], atMs: number,
+  ): void {
+    this.restatementStmts ??= {
+      keep: this.db.prepare(`INSERT OR IGNORE INTO file_versions (dataset, tradedate, symbol, path, rows, first_time_ms, last_time_ms,
+        bytes, sha256, row_group_size, minute_base, minute_counts, sealed_at_ms, version)
+        SELECT dataset, tradedate, symbol, path, rows, first_time_ms, last_time_ms, bytes, sha256, row_group_size, minute_base,
+          minute_counts, sealed_at_ms, version FROM files WHERE dataset = ? AND tradedate = ? AND symbol = ?`),
+      // A symbol the sealed day lacked gets its first row here.
+      replace: this.db.prepare(`INSERT OR REPLACE INTO files (path, rows, first_time_ms, last_time_ms, bytes, sha256, row_group_size,
+        minute_base, minute_counts, sealed_at_ms, version, dataset, tradedate, symbol) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      dropPart: this.db.prepare('DELETE FROM boundary_parts WHERE dataset = ? AND tradedate = ? AND path = ?'),
+      bump: this.db.prepare(`INSERT INTO restated_days (dataset, tradedate, generation) VALUES (?, ?, 1)
+        ON CONFLICT (dataset, tradedate) DO UPDATE SET generation = generation + 1`),
+    };
+    const q = this.restatementStmts;
+    this.db.transaction(() => {
+      for (const f of files) {
+        q.keep.run(dataset, tradedate, f.symbol);
+        q.replace.run(f.relPath, f.rows, f.firstTimeMs, f.lastTimeMs, f.bytes, f.sha256, rowGroupSize, f.minuteBase,
+          Buffer.from(f.minuteCounts), atMs, f.version, dataset, tradedate, f.symbol);
+      }
+      for (const p of droppedParts) q.dropPart.run(dataset, tradedate, p);
+      for (const p of newParts) this.recordBoundaryPart(dataset, tradedate, p, atMs);
+      q.bump.run(dataset, tradedate);
     })();
   }
 

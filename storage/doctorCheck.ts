@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CatalogReader, openCatalog } from './catalog.js';
-import { layoutFor, sealedFileRelPath } from './layout.js';
+import { layoutFor, versionedFileRelPath } from './layout.js';
 import { DATASETS, SCHEMAS, type Dataset } from '../shared/schema.js';
 import { parseFooterOrReason, readColumnRuns, type FileMetaData } from './parquet/generalReader.js';
 import type { FileDigest } from './fileDigests.js';
@@ -28,6 +28,8 @@ export interface DoctorCatalogEntry {
   readonly rows: number;
   readonly bytes: number;
   readonly sha256: string;
+  /** 1 as sealed; a restatement's versions (current or kept) are listed too. */
+  readonly version?: number;
 }
 
 /** What the catalog says about one boundary part. */
@@ -169,8 +171,11 @@ async function checkFile(io: DoctorIo, e: DoctorCatalogEntry, opts: DoctorOption
 
   // A catalog path is only ever the layout's path for its key; anything else means the
   // catalog was edited or written by something else, and the server would read the wrong file.
-  const expected = sealedFileRelPath(e.dataset, e.tradedate, e.symbol);
-  if (e.path !== expected) problem('path-mismatch', `catalog key ${e.dataset} ${e.tradedate} ${e.symbol} should be at ${expected}`);
+  const version = e.version ?? 1;
+  const expected = versionedFileRelPath(e.dataset, e.tradedate, e.symbol, version);
+  if (e.path !== expected) {
+    problem('path-mismatch', `catalog key ${e.dataset} ${e.tradedate} ${e.symbol}${version === 1 ? '' : ` version ${version}`} should be at ${expected}`);
+  }
 
   const size = await io.fileSize(e.path);
   if (size === null) {
@@ -257,7 +262,10 @@ export function openDoctorIo(dataDir: string): FsDoctorIo {
   const reader = db ? new CatalogReader(db) : null;
   return {
     *catalogFiles() {
-      if (reader) yield* reader.everyFile();
+      if (!reader) return;
+      yield* reader.everyFile();
+      // Versions a restatement replaced stay on disk for cursors issued on them: checked alike.
+      yield* reader.everyOldVersion();
     },
     boundaryParts: () => reader?.everyBoundaryPart() ?? [],
     async listDataFiles() {

@@ -35,6 +35,15 @@ export function sealedFileRelPath(dataset: Dataset, tradedate: string, symbol: s
   return `${dataset}/date=${tradedate}/${symbol}.parquet`;
 }
 
+/**
+ * Path of a symbol-day's file in `version` (api-contract: Corrections): version 1 is the sealed
+ * file's own name; a restatement's version N sits beside it as `NNNNNN.XX.vN.parquet`.
+ */
+export function versionedFileRelPath(dataset: Dataset, tradedate: string, symbol: string, version: number): string {
+  const first = sealedFileRelPath(dataset, tradedate, symbol);
+  return version === 1 ? first : first.replace(/\.parquet$/, `.v${version}.parquet`);
+}
+
 export function sealedDayDir(dataDir: string, dataset: Dataset, tradedate: string): string {
   return join(dataDir, dataset, `date=${tradedate}`);
 }

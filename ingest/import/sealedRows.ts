@@ -15,7 +15,7 @@ import { storedTimeMs } from '../../storage/tickShape.js';
 import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
 
 /** A sealed symbol-day's rows by key, values as staged (NaN = null, codes as char codes). */
-interface SealedDay {
+export interface SealedDay {
   readonly byKey: Map<number, number>;
   readonly values: Float64Array[];
   /** Each row's time (ms): the id datasets' key is not the time, which must match too. */
@@ -77,7 +77,8 @@ export class SealedRows {
   }
 }
 
-async function readSealedDay(path: string, dataset: Dataset): Promise<SealedDay> {
+/** A stored file's rows, in file order (the comparison of imports; the base of a restatement). */
+export async function readSealedDay(path: string, dataset: Dataset): Promise<SealedDay> {
   const schema = SCHEMAS[dataset];
   return withSyncFile(path, async (source, bytes) => {
     const footer = await readFooter(source, bytes);

@@ -496,6 +496,24 @@ export class Staging {
   }
 
   /**
+   * Late messages of a sealed dataset-day waiting in quarantine, in arrival order: what
+   * `restate --from-quarantine` takes in (their reason is the one every ingest path writes).
+   */
+  lateEntries(dataset: Dataset, tradedate: string): { readonly id: number; readonly source: string; readonly raw: string }[] {
+    return this.db
+      .prepare("SELECT id, source, raw FROM quarantine WHERE reason LIKE ? ORDER BY id")
+      .all(`late: ${dataset} ${tradedate} %`) as { id: number; source: string; raw: string }[];
+  }
+
+  /** Removes quarantine entries taken in by a restatement. */
+  removeQuarantined(ids: readonly number[]): void {
+    const del = this.db.prepare('DELETE FROM quarantine WHERE id = ?');
+    this.db.transaction(() => {
+      for (const id of ids) del.run(id);
+    })();
+  }
+
+  /**
    * Quarantines entries not already quarantined with the same source and reason, in one
    * transaction: a seal that quarantines rows past its cut may run again after a crash.
    */

@@ -6,7 +6,10 @@
  *   ‖ symbol NNNNNN.XX (9 ASCII) ‖ tradedate (u32 BE, YYYYMMDD as a number)
  *   ‖ start_time ms (i32 BE, -1 = none) ‖ end_time ms (i32 BE, -1 = none)
  *   ‖ position (u32 BE: file row of the next row)
- * and mac is the first 16 bytes of HMAC-SHA256(key, payload). The key is the data
+ * and mac is the first 16 bytes of HMAC-SHA256(key, payload). A cursor on a restated
+ * symbol-day's version 2 or later (api-contract: Corrections) has a 28-byte payload: the same
+ * 26 bytes ‖ version (u16 BE); a version-1 cursor keeps the 26 bytes, so the tokens of data
+ * never restated are what they always were. The key is the data
  * directory's cursor.key, so every server process on the directory, before and after a
  * restart, issues and accepts the same cursors; a forged or altered token fails the MAC.
  * The `c` prefix keeps a token from ever looking like the older, all-digit kind. The first
@@ -30,6 +33,8 @@ export interface CursorState {
   readonly endMs: number | null;
   /** Row position in the file of the next row to return. */
   readonly position: number;
+  /** The version of the symbol-day the cursor pages (1 as sealed). */
+  readonly version: number;
 }
 
 export type ParsedCursor =
@@ -41,6 +46,8 @@ export type CursorResult = { readonly ok: true; readonly cursor: ParsedCursor } 
 const INTERFACE_BYTE: Readonly<Record<DetailedApiName, number>> = { level2_quote_history: 1, level2_trade_history: 2, level2_order_history: 3 };
 const INTERFACE_OF_BYTE = new Map(Object.entries(INTERFACE_BYTE).map(([api, b]) => [b, api as DetailedApiName]));
 const PAYLOAD_BYTES = 26;
+const VERSIONED_PAYLOAD_BYTES = 28;
+const MAX_VERSION = 0xffff;
 const MAC_BYTES = 16;
 const PREFIX = 'c1';
 const SYMBOL_RE = /^\d{6}\.(SH|SZ|BJ)$/;
@@ -59,13 +66,15 @@ export class CursorCodec {
     if (!SYMBOL_RE.test(s.symbol)) throw new RangeError(`cursor symbol ${s.symbol} is not canonical`);
     if (!/^\d{8}$/.test(s.tradedate)) throw new RangeError(`cursor date ${s.tradedate} is not YYYYMMDD`);
     if (!Number.isInteger(s.position) || s.position < 0 || s.position > MAX_POSITION) throw new RangeError('cursor position out of range');
-    const p = Buffer.alloc(PAYLOAD_BYTES);
+    if (!Number.isInteger(s.version) || s.version < 1 || s.version > MAX_VERSION) throw new RangeError('cursor version out of range');
+    const p = Buffer.alloc(s.version === 1 ? PAYLOAD_BYTES : VERSIONED_PAYLOAD_BYTES);
     p[0] = INTERFACE_BYTE[s.apiname];
     p.write(s.symbol, 1, 9, 'latin1');
     p.writeUInt32BE(Number(s.tradedate), 10);
     p.writeInt32BE(s.startMs ?? -1, 14);
     p.writeInt32BE(s.endMs ?? -1, 18);
     p.writeUInt32BE(s.position, 22);
+    if (s.version > 1) p.writeUInt16BE(s.version, 26);
     return PREFIX + Buffer.concat([p, this.mac(p)]).toString('base64url');
   }
 
@@ -79,9 +88,12 @@ export class CursorCodec {
     const invalid: CursorResult = { ok: false, reason: 'is not a cursor issued by this service (altered, truncated or forged)' };
     if (!text.startsWith(PREFIX) || !/^[A-Za-z0-9_-]+$/.test(text.slice(PREFIX.length))) return invalid;
     const raw = Buffer.from(text.slice(PREFIX.length), 'base64url');
-    if (raw.length !== PAYLOAD_BYTES + MAC_BYTES) return invalid;
-    const payload = raw.subarray(0, PAYLOAD_BYTES);
-    if (!timingSafeEqual(raw.subarray(PAYLOAD_BYTES), this.mac(payload))) return invalid;
+    const payloadBytes = raw.length - MAC_BYTES;
+    if (payloadBytes !== PAYLOAD_BYTES && payloadBytes !== VERSIONED_PAYLOAD_BYTES) return invalid;
+    const payload = raw.subarray(0, payloadBytes);
+    if (!timingSafeEqual(raw.subarray(payloadBytes), this.mac(payload))) return invalid;
+    const version = payloadBytes === PAYLOAD_BYTES ? 1 : payload.readUInt16BE(26);
+    if (payloadBytes === VERSIONED_PAYLOAD_BYTES && version < 2) return invalid; // a version-1 cursor is never written long
     // Canonical base64url only: a different spelling of the same bytes is not our token.
     if (PREFIX + raw.toString('base64url') !== text) return invalid;
     const apiname = INTERFACE_OF_BYTE.get(payload[0]);
@@ -100,6 +112,7 @@ export class CursorCodec {
           startMs: start < 0 ? null : start,
           endMs: end < 0 ? null : end,
           position: payload.readUInt32BE(22),
+          version,
         },
       },
     };

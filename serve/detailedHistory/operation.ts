@@ -19,6 +19,7 @@ import { minuteStarts } from '../../storage/minuteIndex.js';
 import { pageRowsJson, type RowJsonMaker } from './rows.js';
 import type { CursorCodec } from './cursor.js';
 import { successPieces } from '../http/envelope.js';
+import { versionMissing } from '../http/apiError.js';
 import type { Operation, OperationContext, OperationResult } from '../http/operation.js';
 import type { DetailedApiName } from '../access/plans.js';
 import { DATASET_OF, type DetailedDataset } from './interfaces.js';
@@ -50,13 +51,33 @@ export function detailedHistoryOperation(apiname: DetailedApiName, deps: Detaile
       const tradedate = q.tradedate ?? latestTradingDay(ctx.nowMs);
       await ctx.authorize([tradedate], { parquet: q.format === 'parquet' });
       await ctx.acquireSlot();
-      const file = isTradingDay(tradedate) ? deps.catalog.file(dataset, tradedate, q.symbol) : null;
+      const file = isTradingDay(tradedate) ? fileToRead(deps.catalog, dataset, tradedate, q) : null;
       if (!file) return noData(dataset, q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(deps.catalog, req.params.symbol, q.symbol, tradedate)));
       if (q.format === 'parquet') return parquetFile(ctx, deps.dataDir, file);
       return jsonPage(deps, apiname, q, file);
     },
   };
 }
+
+/**
+ * The current version, or the one a new-kind cursor was issued on (api-contract: Corrections):
+ * a cursor pages its version to the end, never a mix. A version this site does not hold yet (a
+ * cursor from a site that applied a restatement first) is a 503 to retry, never other rows.
+ */
+function fileToRead(catalog: CatalogReader, dataset: DetailedDataset, tradedate: string, q: Level2Query): CatalogFile | null {
+  if (q.start.kind !== 'token') return catalog.file(dataset, tradedate, q.symbol);
+  const file = catalog.fileVersion(dataset, tradedate, q.symbol, q.start.version);
+  if (file === null && catalog.file(dataset, tradedate, q.symbol) !== null) {
+    throw versionMissing(
+      `params.cursor pages version ${q.start.version} of ${q.symbol} ${tradedate}, which this site does not hold (yet); retry, or start again without the cursor`,
+      VERSION_RETRY_SEC,
+    );
+  }
+  return file;
+}
+
+/** A site applies a restatement in seconds to minutes: ask again soon. */
+const VERSION_RETRY_SEC = 30;
 
 function fieldNames(dataset: DetailedDataset, q: Level2Query): string[] {
   return q.fields.map((i) => SCHEMAS[dataset].fieldNames[i]);
@@ -65,15 +86,17 @@ function fieldNames(dataset: DetailedDataset, q: Level2Query): string[] {
 /** The envelope around a page's rows (cached bytes, spliced in) and the interface's own data members. */
 function envelope(
   dataset: DetailedDataset, message: string, q: Level2Query, tradedate: string, items: readonly Buffer[], nextCursor: string | null, hasMore: boolean,
+  version: number | null,
 ): Buffer[] {
   const rest =
     `,"tradedate":${JSON.stringify(tradedate)},"page_size":${q.format === 'json' ? q.pageSize : MAX_PAGE_SIZE},` +
-    `"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"has_more":${hasMore}`;
+    `"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"has_more":${hasMore}` +
+    (version === null ? '' : `,"version":${version}`);
   return successPieces(message, fieldNames(dataset, q), items, rest);
 }
 
 function noData(dataset: DetailedDataset, q: Level2Query, tradedate: string, reason: string): OperationResult {
-  return { kind: 'rawJson', body: envelope(dataset, `no data; ${reason}`, q, tradedate, [], null, false), rows: 0 };
+  return { kind: 'rawJson', body: envelope(dataset, `no data; ${reason}`, q, tradedate, [], null, false, null), rows: 0 };
 }
 
 /**
@@ -102,10 +125,10 @@ async function jsonPage(deps: DetailedHistoryDeps, apiname: DetailedApiName, q: 
   const plan = planPage({ lo, hi: Math.max(lo, hiRaw) }, q.start, q.pageSize);
   const items = await pageRowsJson(cache, file, plan.first, plan.end, q.fields, rowJson);
   const next = plan.hasMore
-    ? cursors.encode({ apiname, symbol: file.symbol, tradedate: file.tradedate, startMs: q.startMs, endMs: q.endMs, position: plan.end })
+    ? cursors.encode({ apiname, symbol: file.symbol, tradedate: file.tradedate, startMs: q.startMs, endMs: q.endMs, position: plan.end, version: file.version })
     : null;
   const message = plan.end > plan.first ? 'success' : `no data; ${emptyPageReason(q, file, plan.lo === plan.hi)}`;
-  return { kind: 'rawJson', body: envelope(dataset, message, q, file.tradedate, items, next, plan.hasMore), rows: plan.end - plan.first };
+  return { kind: 'rawJson', body: envelope(dataset, message, q, file.tradedate, items, next, plan.hasMore, file.version), rows: plan.end - plan.first };
 }
 
 function emptyPageReason(q: Level2Query, file: CatalogFile, noneInWindow: boolean): string {
@@ -128,7 +151,7 @@ async function parquetFile(ctx: OperationContext, dataDir: string, file: Catalog
     return {
       kind: 'stream',
       contentType: PARQUET_MEDIA_TYPE,
-      headers: { 'Content-Disposition': `attachment; filename="${file.symbol}_${file.tradedate}.parquet"` },
+      headers: { 'Content-Disposition': `attachment; filename="${file.symbol}_${file.tradedate}.parquet"`, 'X-Tickvault-Version': String(file.version) },
       length: size,
       body,
       rows: file.rows,

@@ -30,7 +30,7 @@ export type Level2Format = 'json' | 'parquet';
 export type Level2Start =
   | { readonly kind: 'first' }
   | { readonly kind: 'offset'; readonly offset: number }
-  | { readonly kind: 'token'; readonly position: number };
+  | { readonly kind: 'token'; readonly position: number; readonly version: number };
 
 export interface Level2Query {
   readonly symbol: string;
@@ -119,7 +119,7 @@ export function parseLevel2Query(req: ApiRequest, cursors: CursorCodec, apiname:
       tradedate = s.tradedate;
       startMs = s.startMs;
       endMs = s.endMs;
-      start = { kind: 'token', position: s.position };
+      start = { kind: 'token', position: s.position, version: s.version };
     }
   }
   return { symbol, tradedate, format, startMs, endMs, pageSize, start, fields };

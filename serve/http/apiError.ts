@@ -28,13 +28,15 @@ export type ErrorReason =
   | 'slot'
   /** The shared state (the accounts and limits database) cannot be reached now (503). */
   | 'state'
+  /** A cursor pages a version of a restated symbol-day this site does not hold yet (503). */
+  | 'version'
   /** A stored file is damaged (500; the log names the file: storage/damagedFile.ts). */
   | 'damaged'
   /** A fault of the server (500). */
   | 'internal';
 
 /** Limits that lift after a while: their answers say when (Retry-After, whole seconds). */
-export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot' | 'state'>;
+export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot' | 'state' | 'version'>;
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -56,10 +58,12 @@ export const badRequest = (message: string): ApiError => new ApiError(400, 'para
 export const badBody = (code: 400 | 413 | 415, message: string): ApiError => new ApiError(code, 'body', message);
 export const unauthorized = (message: string): ApiError => new ApiError(401, 'key', message);
 export const forbidden = (message: string): ApiError => new ApiError(403, 'plan', message);
-export const tooManyRequests = (reason: Exclude<WaitReason, 'slot' | 'state'>, message: string, retryAfterSec: number): ApiError =>
+export const tooManyRequests = (reason: Exclude<WaitReason, 'slot' | 'state' | 'version'>, message: string, retryAfterSec: number): ApiError =>
   new ApiError(429, reason, message, { retryAfterSec });
 export const busy = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'slot', message, { retryAfterSec });
 /** The shared state is unreachable: nothing was counted, and the same request may succeed shortly. */
 export const stateUnavailable = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'state', message, { retryAfterSec });
+/** A cursor's version is not here yet (a restatement not applied at this site): never another version's rows. */
+export const versionMissing = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'version', message, { retryAfterSec });
 /** A bug, never shown to the client (fixed 500 message). */
 export const internal = (message: string): ApiError => new ApiError(500, 'internal', message, { expose: false });

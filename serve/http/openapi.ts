@@ -295,6 +295,7 @@ function detailedSchemas(d: (typeof DETAILED_DOCS)[number]): [string, Schema][] 
           page_size: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'The page size applied.' },
           next_cursor: { type: ['string', 'null'], description: `Cursor of the next page (pages ${d.apiname} only); null at the end.` },
           has_more: { type: 'boolean' },
+          version: { type: 'integer', minimum: 1, description: 'The version of the symbol-day the rows are of: 1 as sealed, N after a restatement (a cursor pages its version to the end). Absent in a no-data answer.' },
         }),
         {
           type: 'string',
@@ -342,7 +343,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
           responses: {
             '200': {
               description: `Success or no data. level2_quote_history, level2_trade_history and level2_order_history with params.format = parquet answer with the stored file itself (${PARQUET_MEDIA_TYPE}, Content-Disposition attachment; no ranges).`,
-              headers: { 'Content-Disposition': ref('headers', 'ContentDisposition') },
+              headers: { 'Content-Disposition': ref('headers', 'ContentDisposition'), 'X-Tickvault-Version': ref('headers', 'TickvaultVersion') },
               content: {
                 'application/json': { schema: { oneOf: [...DETAILED_DOCS.map((d) => ref('schemas', `${d.name}Response`)), ref('schemas', 'TickHistoryResponse')] } },
                 [PARQUET_MEDIA_TYPE]: { schema: { type: 'string', contentMediaType: PARQUET_MEDIA_TYPE, description: 'One stock, one trading day, ZSTD-compressed, columns in field-table order.' } },
@@ -461,6 +462,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
       headers: {
         RetryAfter: { description: 'Whole seconds to wait before retrying (429 and 503 only).', required: true, schema: { type: 'integer', minimum: 1 } },
         ContentDisposition: { description: 'Parquet downloads only: attachment; filename="SYMBOL_YYYYMMDD.parquet".', schema: { type: 'string' } },
+        TickvaultVersion: { description: 'Parquet downloads only: the version of the stored file (1 as sealed, N after a restatement).', schema: { type: 'integer', minimum: 1 } },
       },
     },
   };

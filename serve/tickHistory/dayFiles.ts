@@ -3,7 +3,9 @@
  * minute index's cumulative starts computed once. A file is visible as soon as its catalog
  * row exists (it is complete and immutable by then), like level2's. Once the day is marked
  * sealed its listing can no longer change, so it is kept in memory; a day still being sealed
- * (partition by partition under Kafka ingest) is listed afresh on every request.
+ * (partition by partition under Kafka ingest) is listed afresh on every request. A restatement
+ * (api-contract: Corrections) changes a sealed day's listing: the catalog's generation of the
+ * day, asked on each use, says when a kept listing is stale.
  */
 import type { CatalogBoundaryPart, CatalogFile, CatalogReader } from '../../storage/catalog.js';
 import { minuteStarts } from '../../storage/minuteIndex.js';
@@ -18,6 +20,8 @@ export interface DayFile {
 
 export interface DayFiles {
   readonly tradedate: string;
+  /** The day's restatement generation when listed. */
+  readonly generation: number;
   /** Ascending by symbol. */
   readonly files: readonly DayFile[];
   readonly bySymbol: ReadonlyMap<string, DayFile>;
@@ -37,8 +41,9 @@ export class TickDays {
 
   /** The day's listed files of the dataset. */
   day(tradedate: string): DayFiles {
+    const generation = this.catalog.restatedGeneration(this.dataset, tradedate);
     const hit = this.days.get(tradedate);
-    if (hit) {
+    if (hit && hit.generation === generation) {
       this.days.delete(tradedate);
       this.days.set(tradedate, hit);
       return hit;
@@ -54,8 +59,9 @@ export class TickDays {
     const files = listed
       .filter((f) => f.rows > 0)
       .map((file): DayFile => ({ file, starts: minuteStarts(file.minuteIndex), boundary: inPart.get(file.symbol) ?? null }));
-    const day: DayFiles = { tradedate, files, bySymbol: new Map(files.map((f) => [f.file.symbol, f])) };
+    const day: DayFiles = { tradedate, generation, files, bySymbol: new Map(files.map((f) => [f.file.symbol, f])) };
     if (!sealed) return day;
+    this.days.delete(tradedate);
     this.days.set(tradedate, day);
     if (this.days.size > MAX_CACHED_DAYS) this.days.delete(this.days.keys().next().value!);
     return day;

@@ -96,6 +96,8 @@ export interface FileMeta {
   numRows: number;
   rowGroups: readonly RowGroupMeta[];
   createdBy: string;
+  /** Key-value metadata (a restated file's version); none written when empty. */
+  keyValues?: readonly (readonly [string, string])[];
 }
 
 /** Serialised FileMetaData (the footer, without its length and magic). */
@@ -167,6 +169,16 @@ export function fileMetaData(m: FileMeta): Uint8Array {
     if (ordinal <= 0x7fff) w.i16(7, ordinal);
     w.structEnd();
   });
+
+  if (m.keyValues !== undefined && m.keyValues.length > 0) {
+    w.listBegin(5, CType.STRUCT, m.keyValues.length);
+    for (const [key, value] of m.keyValues) {
+      w.enterStruct();
+      w.string(1, key);
+      w.string(2, value);
+      w.structEnd();
+    }
+  }
 
   w.string(6, m.createdBy);
 

@@ -16,6 +16,8 @@ export interface DetailedPage extends CursorPage {
   tradedate: string;
   page_size: number;
   has_more: boolean;
+  /** The symbol-day's version (absent in a no-data answer). */
+  version?: number;
 }
 
 /** Pages through a query with next_cursor (each page must be a 200); returns every page's data. */

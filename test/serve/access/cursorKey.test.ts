@@ -8,7 +8,7 @@ import { loadOrCreateCursorKey } from '../../../serve/access/cursorKey.js';
 import { CursorCodec, type CursorState } from '../../../serve/detailedHistory/cursor.js';
 import { tempDir } from '../../support/tempDir.js';
 
-const state: CursorState = { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: 53_999_999, position: 4321 };
+const state: CursorState = { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: 53_999_999, position: 4321, version: 1 };
 
 const keys = suite('cursor key file');
 

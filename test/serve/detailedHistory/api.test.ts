@@ -70,7 +70,8 @@ json('default: the latest trading day, every field in spec order, the whole day 
   assert.is(r.json.message, 'success');
   const d = r.json.data!;
   assert.equal(Object.keys(r.json), ['code', 'message', 'data']);
-  assert.equal(Object.keys(d), ['fields', 'items', 'tradedate', 'page_size', 'next_cursor', 'has_more']);
+  assert.equal(Object.keys(d), ['fields', 'items', 'tradedate', 'page_size', 'next_cursor', 'has_more', 'version']);
+  assert.is(d.version, 1, 'a day never restated is version 1');
   assert.equal(d.fields, [...NAMES]);
   assert.is(d.tradedate, '20250106');
   assert.is(d.page_size, 10000);

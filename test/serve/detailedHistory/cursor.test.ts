@@ -6,7 +6,7 @@ import { CursorCodec, type CursorState } from '../../../serve/detailedHistory/cu
 const test = suite('cursor codec');
 const key = Buffer.alloc(32, 7);
 const codec = new CursorCodec(key);
-const state: CursorState = { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: 53_999_999, position: 4321 };
+const state: CursorState = { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: 53_999_999, position: 4321, version: 1 };
 
 test('a token round-trips every member, with and without time filters', () => {
   const t = codec.encode(state);
@@ -34,7 +34,7 @@ test('a token names its interface; a level-2 token issued before trades and orde
   const mac = createHmac('sha256', key).update(p).digest().subarray(0, 16);
   const old = 'c1' + Buffer.concat([p, mac]).toString('base64url');
   assert.equal(codec.parse(old), {
-    ok: true, cursor: { kind: 'token', state: { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 99 } },
+    ok: true, cursor: { kind: 'token', state: { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 99, version: 1 } },
   });
   // An unknown interface byte, correctly signed, is still not a cursor of ours.
   p[0] = 9;
@@ -78,6 +78,26 @@ test('a forged payload with a recomputed-but-wrong MAC is rejected', () => {
 test('encode refuses non-canonical members', () => {
   assert.throws(() => codec.encode({ ...state, symbol: '600000' }));
   assert.throws(() => codec.encode({ ...state, position: -1 }));
+});
+
+test('a cursor on a restated version carries it; version 1 keeps the 26-byte token of data never restated', () => {
+  const v1 = codec.encode(state);
+  const v7 = codec.encode({ ...state, version: 7 });
+  assert.is(Buffer.from(v1.slice(2), 'base64url').length, 26 + 16);
+  assert.is(Buffer.from(v7.slice(2), 'base64url').length, 28 + 16);
+  assert.equal(codec.parse(v7), { ok: true, cursor: { kind: 'token', state: { ...state, version: 7 } } });
+  // A long payload saying version 1 (or 0) is no token of ours, even correctly signed.
+  for (const v of [0, 1]) {
+    const p = Buffer.concat([Buffer.from(codec.encode(state).slice(2), 'base64url').subarray(0, 26), Buffer.from([0, v])]);
+    const forged = 'c1' + Buffer.concat([p, createHmac('sha256', key).update(p).digest().subarray(0, 16)]).toString('base64url');
+    assert.equal(codec.parse(forged).ok, false, `version ${v}`);
+  }
+  // The version byte altered: the MAC fails.
+  const raw = Buffer.from(v7.slice(2), 'base64url');
+  raw[27] = 8;
+  assert.equal(codec.parse('c1' + raw.toString('base64url')).ok, false);
+  assert.throws(() => codec.encode({ ...state, version: 0 }), /version out of range/);
+  assert.throws(() => codec.encode({ ...state, version: 65_536 }), /version out of range/);
 });
 
 test.run();

@@ -7,7 +7,7 @@ const test = suite('level2 paging arithmetic');
 test('first page, older offsets and token positions page to the same rows', () => {
   const filtered = { lo: 100, hi: 3100 };
   assert.equal(planPage(filtered, { kind: 'first' }, 1000), { first: 100, end: 1100, lo: 100, hi: 3100, hasMore: true });
-  assert.equal(planPage(filtered, { kind: 'offset', offset: 1000 }, 1000), planPage(filtered, { kind: 'token', position: 1100 }, 1000));
+  assert.equal(planPage(filtered, { kind: 'offset', offset: 1000 }, 1000), planPage(filtered, { kind: 'token', position: 1100, version: 1 }, 1000));
   const last = planPage(filtered, { kind: 'offset', offset: 2000 }, 1000);
   assert.equal([last.first, last.end, last.hasMore], [2100, 3100, false]);
   const beyond = planPage(filtered, { kind: 'offset', offset: 99999 }, 1000);

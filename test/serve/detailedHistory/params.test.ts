@@ -72,9 +72,9 @@ ok('null members count as omitted', () => {
 
 ok('an older cursor with tradedate; a new cursor supplies date and time filters', () => {
   assert.equal(parse({ symbol: '600000', tradedate: '20250102', cursor: '1200' }).start, { kind: 'offset', offset: 1200 });
-  const token = codec.encode({ apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250103', startMs: 1000, endMs: null, position: 77 });
+  const token = codec.encode({ apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250103', startMs: 1000, endMs: null, position: 77, version: 1 });
   const q = parse({ symbol: 'sh600000', cursor: token });
-  assert.equal([q.tradedate, q.startMs, q.endMs, q.start], ['20250103', 1000, null, { kind: 'token', position: 77 }]);
+  assert.equal([q.tradedate, q.startMs, q.endMs, q.start], ['20250103', 1000, null, { kind: 'token', position: 77, version: 1 }]);
   // Restating the same date and filters is fine.
   assert.is(parse({ symbol: '600000', cursor: token, tradedate: '20250103', start_time: '000001000' }).tradedate, '20250103');
 });
@@ -126,16 +126,16 @@ bad('cursor: wrong type, forged, older kind without tradedate', () => {
   rejects({ symbol: '600000', cursor: 'c1abcdef' }, /params\.cursor is not a cursor issued by this service/);
   rejects({ symbol: '600000', cursor: 'hello' }, /params\.cursor is not a cursor issued/);
   rejects({ symbol: '600000', cursor: '1200' }, /params\.cursor of the older kind .* needs params\.tradedate/);
-  const foreign = new CursorCodec(Buffer.alloc(32, 2)).encode({ apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 5 });
+  const foreign = new CursorCodec(Buffer.alloc(32, 2)).encode({ apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 5, version: 1 });
   rejects({ symbol: '600000', cursor: foreign }, /params\.cursor is not a cursor issued/);
 });
 
 bad('a cursor pages only the interface that issued it; fields are the interface\'s own', () => {
-  const trade = codec.encode({ apiname: 'level2_trade_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 10 });
+  const trade = codec.encode({ apiname: 'level2_trade_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 10, version: 1 });
   rejects({ symbol: '600000', cursor: trade }, /params\.cursor was issued by level2_trade_history; it pages only that interface, not level2_quote_history/);
   const asOrder = () => parseLevel2Query(req({ symbol: '600000', cursor: trade }), codec, 'level2_order_history');
   assertApiError(asOrder, 400, /issued by level2_trade_history; it pages only that interface, not level2_order_history/, 'trade cursor on orders');
-  assert.equal(parseLevel2Query(req({ symbol: '600000', cursor: trade }), codec, 'level2_trade_history').start, { kind: 'token', position: 10 });
+  assert.equal(parseLevel2Query(req({ symbol: '600000', cursor: trade }), codec, 'level2_trade_history').start, { kind: 'token', position: 10, version: 1 });
   // trade fields by name, in the order asked; a level-2 field is not a trade field
   assert.equal(parseLevel2Query(req({ symbol: '600000' }, 'bs_flag,trade_id,time'), codec, 'level2_trade_history').fields, [7, 3, 2]);
   assertApiError(() => parseLevel2Query(req({ symbol: '600000' }, 'close'), codec, 'level2_trade_history'), 400, /close/, 'close on trades');
@@ -143,7 +143,7 @@ bad('a cursor pages only the interface that issued it; fields are the interface\
 });
 
 bad('a new cursor with another symbol, another date, other time filters', () => {
-  const token = codec.encode({ apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: null, position: 10 });
+  const token = codec.encode({ apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: null, position: 10, version: 1 });
   rejects({ symbol: '000001', cursor: token }, /params\.cursor belongs to symbol 600000\.SH, not 000001\.SZ/);
   rejects({ symbol: '600000', cursor: token, tradedate: '20250103' }, /params\.tradedate 20250103 differs from the cursor's date 20250102/);
   rejects({ symbol: '600000', cursor: token, start_time: '09:31' }, /params\.start_time differs from the cursor's/);

@@ -1,0 +1,90 @@
+/**
+ * Correction rows of one dataset-day (api-contract: Corrections): from feed files (JSON Lines,
+ * as replay reads them) or from the day's late messages waiting in quarantine. Rows go through
+ * the feed's validation; a bad row is quarantined as usual. Rows of other days or datasets,
+ * or of symbols not asked for, are left alone and counted.
+ */
+import { SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js';
+import { readFeedLines } from '../feed/lines.js';
+import type { QuarantineEntry, Staging } from '../staging/segments.js';
+import { validateFeedLine, validateSnapshot } from '../staging/validate.js';
+
+export interface CorrectionRows {
+  /** By symbol, in arrival order (the later of two rows with one key wins). */
+  readonly bySymbol: Map<string, SnapshotRow[]>;
+  readonly rows: number;
+  /** Rows of another dataset, day or symbol: not this restatement's. */
+  readonly elsewhere: number;
+  readonly rejects: QuarantineEntry[];
+  /** Quarantine ids of the late messages taken in (removed once the new versions are current). */
+  readonly lateIds: number[];
+}
+
+export interface CorrectionScope {
+  readonly dataset: Dataset;
+  readonly tradedate: string;
+  /** Only these symbols (canonical), or all. */
+  readonly symbols: ReadonlySet<string> | null;
+}
+
+function emptyRows(): CorrectionRows {
+  return { bySymbol: new Map(), rows: 0, elsewhere: 0, rejects: [], lateIds: [] };
+}
+
+function take(out: CorrectionRows & { rows: number; elsewhere: number }, scope: CorrectionScope, row: SnapshotRow): void {
+  if (row.dataset !== scope.dataset || row.tradedate !== scope.tradedate || (scope.symbols !== null && !scope.symbols.has(row.symbol))) {
+    out.elsewhere++;
+    return;
+  }
+  let list = out.bySymbol.get(row.symbol);
+  if (list === undefined) out.bySymbol.set(row.symbol, (list = []));
+  list.push(row);
+  out.rows++;
+}
+
+/** Feed files, in the order given, each line by line. */
+export async function correctionsFromFeeds(files: readonly string[], scope: CorrectionScope): Promise<CorrectionRows> {
+  const out = emptyRows() as CorrectionRows & { rows: number; elsewhere: number };
+  for (const file of files) {
+    for await (const batch of readFeedLines(file)) {
+      batch.lines.forEach((line, i) => {
+        if (line.trim() === '') return;
+        const v = validateFeedLine(line);
+        if (v.ok) take(out, scope, v.row);
+        else out.rejects.push({ source: `${file}:${batch.firstLineNo + i}`, reason: v.reason, raw: line });
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The day's late messages, in arrival order: a replayed line (with its `kind`) or a Kafka
+ * message's value (the dataset is the one its quarantine reason names).
+ */
+export function correctionsFromQuarantine(staging: Staging, scope: CorrectionScope): CorrectionRows {
+  const out = emptyRows() as CorrectionRows & { rows: number; elsewhere: number };
+  for (const entry of staging.lateEntries(scope.dataset, scope.tradedate)) {
+    let obj: unknown;
+    try {
+      obj = JSON.parse(entry.raw);
+    } catch {
+      continue; // a late entry was valid when quarantined; unreadable now means it was edited
+    }
+    const v = validateSnapshot(obj, scope.dataset);
+    if (!v.ok) {
+      out.rejects.push({ source: entry.source, reason: v.reason, raw: entry.raw });
+      continue;
+    }
+    const before = out.rows;
+    take(out, scope, v.row);
+    if (out.rows > before) out.lateIds.push(entry.id);
+  }
+  return out;
+}
+
+/** The key a row is one of a day's by: its time (snapshots) or its id (trades, orders). */
+export function rowKey(dataset: Dataset, timeMs: number, values: ArrayLike<number | null>): number {
+  const id = SCHEMAS[dataset].idValue;
+  return id === null ? timeMs : (values[id] as number);
+}
