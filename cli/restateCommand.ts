@@ -2,24 +2,28 @@ import { isValidDate } from '../calendar/tradingCalendar.js';
 import { ConfigError, oneOf } from '../shared/config.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
-import { correctionsFromFeeds, correctionsFromQuarantine, type CorrectionScope } from '../ingest/restate/corrections.js';
+import { correctionsFromFiles, correctionsFromQuarantine, type CorrectionScope } from '../ingest/restate/corrections.js';
 import { restateDay, type RestateResult } from '../ingest/restate/restateDay.js';
 import { parseStockList } from '../ingest/mirror/mirrorConfig.js';
 import { parseIndexSymbol } from '../shared/symbols.js';
 import { UsageError, type Command } from './command.js';
 
 const datasetFlag = oneOf(DATASETS);
-const USAGE = 'tickvault restate --dataset D --date YYYYMMDD (--from-quarantine | FILE…) [--symbols LIST] [--replace] [--data-dir DIR]';
+const USAGE = 'tickvault restate --dataset D --date YYYYMMDD (--from-quarantine | FILE|FOLDER…) [--mapping MAP] [--symbols LIST] [--replace] [--data-dir DIR]';
 
 export const restateCommand: Command = {
   name: 'restate',
   summary: 'correct a sealed day: each symbol-day touched gets a new version (the current rows merged with the corrections), made current at once',
   usage: USAGE,
-  options: { dataset: { type: 'string' }, date: { type: 'string' }, 'from-quarantine': { type: 'boolean' }, symbols: { type: 'string' }, replace: { type: 'boolean' } },
+  options: {
+    dataset: { type: 'string' }, date: { type: 'string' }, 'from-quarantine': { type: 'boolean' }, mapping: { type: 'string' }, symbols: { type: 'string' },
+    replace: { type: 'boolean' },
+  },
   help: [
     { flag: 'dataset', value: 'D', help: 'the dataset corrected: level2, index, trade or order' },
     { flag: 'date', value: 'YYYYMMDD', help: 'the sealed day corrected' },
     { flag: 'from-quarantine', help: "the corrections are the day's late messages waiting in quarantine (instead of FILEs)" },
+    { flag: 'mapping', value: 'MAP', help: 'mapping of correction files in CSV or another Parquet layout, as for import (feed files .jsonl[.gz|.zst] and Parquet in the lake columns need none)' },
     { flag: 'symbols', value: 'LIST', help: 'restate only these symbols (comma-separated); rows of others are left alone' },
     { flag: 'replace', help: "each touched symbol-day's new version is the correction rows alone, not merged with the current rows" },
   ],
@@ -31,12 +35,16 @@ export const restateCommand: Command = {
     if (typeof tradedate !== 'string' || !isValidDate(tradedate)) throw new UsageError('--date YYYYMMDD is required and must be a real date');
     const fromQuarantine = ctx.flags['from-quarantine'] === true;
     if (fromQuarantine === ctx.positionals.length > 0) throw new UsageError(`give correction FILEs or --from-quarantine, one of the two: ${USAGE}`);
+    const mapping = typeof ctx.flags.mapping === 'string' ? ctx.flags.mapping : null;
+    if (fromQuarantine && mapping !== null) throw new UsageError('--mapping applies to correction FILEs, not --from-quarantine');
     const symbols = typeof ctx.flags.symbols === 'string' ? new Set(symbolList(dataset, ctx.flags.symbols)) : null;
     const scope: CorrectionScope = { dataset, tradedate, symbols };
     const clock = ctx.config.clock;
     const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     try {
-      const corrections = fromQuarantine ? correctionsFromQuarantine(stores.staging, scope) : await correctionsFromFeeds(ctx.positionals, scope);
+      const corrections = fromQuarantine
+        ? correctionsFromQuarantine(stores.staging, scope)
+        : await correctionsFromFiles({ catalogDb: stores.layout.catalogDb, dataDir: stores.layout.dataDir, nowMs: clock.nowMs() }, ctx.positionals, mapping, scope);
       const quarantined = stores.staging.quarantineOnce(corrections.rejects);
       const result = await restateDay(
         { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, nowMs: () => clock.nowMs() },

@@ -245,7 +245,8 @@ interface UnitToSend {
   readonly rows: number;
 }
 
-async function* unitsOf(file: PlannedFile): AsyncGenerator<UnitToSend> {
+/** A planned file's units of work, in order: Parquet row groups, CSV chunks cut at record ends. */
+export async function* unitsOf(file: PlannedFile): AsyncGenerator<UnitToSend> {
   if (file.kind === 'parquet') {
     let firstRow = 0;
     const n = file.rowGroupRows.length;

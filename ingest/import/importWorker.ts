@@ -104,12 +104,36 @@ export class UnitImporter {
   }
 
   async run(unit: ImportUnit): Promise<ImportedUnit> {
-    const mapper = this.mapper(unit.reading);
     const packer = new RecordPacker();
-    const rejects: QuarantineEntry[] = [];
     const ofSealedDays: SnapshotRow[] = [];
+    const { rows, rejects } = await this.forEachRow(unit, (row) => {
+      const refused = this.refusal(row.tradedate);
+      if (refused !== null) return `day not importable: ${refused}`;
+      if (this.late.isLate(row.dataset, row.tradedate, row.symbol)) ofSealedDays.push(row);
+      else packer.add(row);
+      return null;
+    });
+    const sealedDays = [...new Set(ofSealedDays.map((r) => `${r.dataset}|${r.tradedate}`))];
+    const { equal, difference } = ofSealedDays.length > 0 ? await this.sealed.compare(ofSealedDays) : { equal: 0, difference: null };
+    return { packs: packer.take(), rejects, rows, alreadyThere: equal, difference, sealedDays };
+  }
+
+  /**
+   * Every source row of the unit mapped and validated, handed to `onRow` (which may still
+   * reject it, returning why); bad rows come back as quarantine entries with their source.
+   * The import stages what it is given; a restatement (ingest/restate/) collects it.
+   */
+  async forEachRow(unit: ImportUnit, onRow: (row: SnapshotRow) => string | null): Promise<{ readonly rows: number; readonly rejects: QuarantineEntry[] }> {
+    const mapper = this.mapper(unit.reading);
+    const rejects: QuarantineEntry[] = [];
     let rows = 0;
     const file = unit.reading.file;
+    const take = (cells: ArrayLike<unknown>): string | null => {
+      const m = mapper.map(cells);
+      if (typeof m === 'string') return m;
+      const v = validateFields(mapper.dataset, m.symbol, m.tradedate, m.time, m.values);
+      return v.ok ? onRow(v.row) : v.reason;
+    };
     if (unit.kind === 'csv') {
       const text = new TextDecoder('utf-8').decode(unit.bytes);
       let skip = unit.skipFirst;
@@ -119,7 +143,7 @@ export class UnitImporter {
           return;
         }
         rows++;
-        const reason = this.take(mapper, cells, packer, ofSealedDays);
+        const reason = take(cells);
         if (reason !== null) rejects.push({ source: `${file}:${lineNo}`, reason, raw });
       });
     } else {
@@ -140,30 +164,11 @@ export class UnitImporter {
           }
         }
         rows++;
-        const reason = this.take(mapper, cells, packer, ofSealedDays);
+        const reason = take(cells);
         if (reason !== null) rejects.push({ source: `${file}#${unit.firstRow + r}`, reason, raw: rawRow(unit.reading.columns, cells) });
       }
     }
-    const sealedDays = [...new Set(ofSealedDays.map((r) => `${r.dataset}|${r.tradedate}`))];
-    const { equal, difference } = ofSealedDays.length > 0 ? await this.sealed.compare(ofSealedDays) : { equal: 0, difference: null };
-    return { packs: packer.take(), rejects, rows, alreadyThere: equal, difference, sealedDays };
-  }
-
-  /**
-   * One source row: packed for staging, set aside when its symbol-day is sealed (compared
-   * after the unit), or the reason it is rejected.
-   */
-  private take(mapper: RowMapper, cells: ArrayLike<unknown>, packer: RecordPacker, ofSealedDays: SnapshotRow[]): string | null {
-    const m = mapper.map(cells);
-    if (typeof m === 'string') return m;
-    const v = validateFields(mapper.dataset, m.symbol, m.tradedate, m.time, m.values);
-    if (!v.ok) return v.reason;
-    const row = v.row;
-    const refused = this.refusal(row.tradedate);
-    if (refused !== null) return `day not importable: ${refused}`;
-    if (this.late.isLate(row.dataset, row.tradedate, row.symbol)) ofSealedDays.push(row);
-    else packer.add(row);
-    return null;
+    return { rows, rejects };
   }
 }
 

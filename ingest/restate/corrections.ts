@@ -1,6 +1,7 @@
 /**
  * Correction rows of one dataset-day (api-contract: Corrections): from feed files (JSON Lines,
- * as replay reads them) or from the day's late messages waiting in quarantine. Rows go through
+ * as replay reads them), from anything `import` reads (through its mapping), or from the day's
+ * late messages waiting in quarantine. Rows go through
  * the feed's validation; a bad row is quarantined as usual. Rows of other days or datasets,
  * or of symbols not asked for, are left alone and counted.
  */
@@ -8,6 +9,10 @@ import { SCHEMAS, type Dataset, type SnapshotRow } from '../../shared/schema.js'
 import { readFeedLines } from '../feed/lines.js';
 import type { QuarantineEntry, Staging } from '../staging/segments.js';
 import { validateFeedLine, validateSnapshot } from '../staging/validate.js';
+import { CatalogReader, openCatalog } from '../../storage/catalog.js';
+import { unitsOf } from '../import/importFiles.js';
+import { planImport } from '../import/importPlan.js';
+import { UnitImporter } from '../import/importWorker.js';
 
 export interface CorrectionRows {
   /** By symbol, in arrival order (the later of two rows with one key wins). */
@@ -42,20 +47,54 @@ function take(out: CorrectionRows & { rows: number; elsewhere: number }, scope: 
   out.rows++;
 }
 
-/** Feed files, in the order given, each line by line. */
-export async function correctionsFromFeeds(files: readonly string[], scope: CorrectionScope): Promise<CorrectionRows> {
+/** Feed files (JSON Lines, as replay reads them): `.jsonl`, `.jsonl.gz`, `.jsonl.zst`. */
+export function isFeedFile(path: string): boolean {
+  return /\.jsonl(\.gz|\.zst)?$/i.test(path);
+}
+
+export interface CorrectionFilesDeps {
+  readonly catalogDb: string;
+  readonly dataDir: string;
+  readonly nowMs: number;
+}
+
+/**
+ * Correction files in the order given: feed files line by line, anything `import` reads
+ * (Parquet in the lake's columns; CSV and other Parquet through `mapping`) by the import's own
+ * planning, mapping and validation, in-process.
+ */
+export async function correctionsFromFiles(deps: CorrectionFilesDeps, inputs: readonly string[], mapping: string | null, scope: CorrectionScope): Promise<CorrectionRows> {
   const out = emptyRows() as CorrectionRows & { rows: number; elsewhere: number };
-  for (const file of files) {
-    for await (const batch of readFeedLines(file)) {
-      batch.lines.forEach((line, i) => {
-        if (line.trim() === '') return;
-        const v = validateFeedLine(line);
-        if (v.ok) take(out, scope, v.row);
-        else out.rejects.push({ source: `${file}:${batch.firstLineNo + i}`, reason: v.reason, raw: line });
-      });
+  let importer: UnitImporter | null = null;
+  for (const input of inputs) {
+    if (isFeedFile(input)) {
+      await feedInto(out, input, scope);
+      continue;
+    }
+    // A file or a folder (walked in name order), checked as `import` checks it.
+    for (const plan of await planImport([input], { mapping, dataset: scope.dataset })) {
+      importer ??= new UnitImporter(deps, new CatalogReader(openCatalog(deps.catalogDb, true)));
+      for await (const { unit } of unitsOf(plan)) {
+        const { rejects } = await importer.forEachRow(unit, (row) => {
+          take(out, scope, row);
+          return null;
+        });
+        out.rejects.push(...rejects);
+      }
     }
   }
   return out;
+}
+
+async function feedInto(out: CorrectionRows & { rows: number; elsewhere: number }, file: string, scope: CorrectionScope): Promise<void> {
+  for await (const batch of readFeedLines(file)) {
+    batch.lines.forEach((line, i) => {
+      if (line.trim() === '') return;
+      const v = validateFeedLine(line);
+      if (v.ok) take(out, scope, v.row);
+      else out.rejects.push({ source: `${file}:${batch.firstLineNo + i}`, reason: v.reason, raw: line });
+    });
+  }
 }
 
 /**

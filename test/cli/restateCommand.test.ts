@@ -6,7 +6,7 @@
  * answers of the new version; SIGKILLs during a restatement; two sites identical.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
@@ -97,6 +97,43 @@ t('a correction file: version 2 beside version 1, merged by time, read back by D
   assert.match(again.stdout, /nothing to change: the corrections equal the current rows; nothing written/);
   assert.not.ok(existsSync(join(dataDir, 'level2/date=20250102/600000.SH.v3.parquet')));
   assert.equal(await digestLines(dataDir), lines);
+});
+
+t('corrections in anything import reads: a CSV of trades through a mapping, a Parquet of the lake columns, a folder', async () => {
+  const dataDir = lakeCopy();
+  const trades = join(dataDir, 'trade/date=20250102/600000.SH.parquet');
+  const [{ id }] = await duckRows(`SELECT trade_id::BIGINT AS id FROM read_parquet(${sqlString(trades)}) WHERE trade_code = 'F' ORDER BY time, trade_id LIMIT 1 OFFSET 10`);
+  const dir = tempDir('tickvault-corr-');
+  const csv = join(dir, 'fix.csv');
+  // DuckDB's CSV of our columns (what mappings/tickvault-trade.map reads), one price corrected.
+  await duckRows(`COPY (SELECT * REPLACE (CASE WHEN trade_id = ${id} THEN round(price + 0.01, 2) ELSE price END AS price)
+    FROM read_parquet(${sqlString(trades)}) WHERE trade_id = ${id}) TO ${sqlString(csv)} (HEADER)`);
+  const mapping = join(process.cwd(), 'mappings/tickvault-trade.map');
+  const r = await restate(dataDir, '--dataset', 'trade', '--date', '20250102', csv, '--mapping', mapping);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^read 1 correction rows of trade 20250102; restated 1 symbol-day: 600000\.SH v2 \([\d,]+ rows: 1 changed, 0 added\)\n$/);
+  const [before, after] = await Promise.all([trades, join(dataDir, 'trade/date=20250102/600000.SH.v2.parquet')].map((f) =>
+    duckRows(`SELECT trade_id::BIGINT AS id, price FROM read_parquet(${sqlString(f)}) ORDER BY time, trade_id`)));
+  assert.is(after!.length, before!.length);
+  const diff = after!.filter((row, i) => row.price !== before![i]!.price);
+  assert.equal(diff.map((d) => d.id), [id]);
+  assert.is(diff[0]!.price, Math.round(((before!.find((b) => b.id === id)!.price as number) + 0.01) * 100) / 100);
+
+  // The lake's own columns need no mapping: a folder holding one level-2 correction file.
+  const folder = join(dir, 'l2');
+  const snaps = join(dataDir, 'level2/date=20250102/000001.SZ.parquet');
+  mkdirSync(folder);
+  await duckRows(`COPY (SELECT * REPLACE (99.5 AS ask1) FROM read_parquet(${sqlString(snaps)}) ORDER BY time LIMIT 2) TO ${sqlString(join(folder, 'part.parquet'))} (FORMAT parquet)`);
+  const p = await restate(dataDir, '--dataset', 'level2', '--date', '20250102', folder);
+  assert.is(p.code, 0, p.stderr);
+  assert.match(p.stdout, /restated 1 symbol-day: 000001\.SZ v2 \([\d,]+ rows: 2 changed, 0 added\)/);
+  const asks = await duckRows(`SELECT ask1 FROM read_parquet(${sqlString(join(dataDir, 'level2/date=20250102/000001.SZ.v2.parquet'))}) ORDER BY time LIMIT 3`);
+  assert.equal(asks.slice(0, 2).map((a) => a.ask1), [99.5, 99.5]);
+  assert.is.not(asks[2]!.ask1, 99.5);
+
+  const bad = await restate(dataDir, '--dataset', 'trade', '--date', '20250102', csv);
+  assert.is(bad.code, 2, 'a CSV without a mapping is refused as by import');
+  assert.match(bad.stderr, /mapping/);
 });
 
 t('bad arguments and an open day: exit 2, one line, nothing written', async () => {
