@@ -27,6 +27,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   import: async () => (await import('./importCommand.js')).importCommand,
   mirror: async () => (await import('./mirrorCommand.js')).mirrorCommand,
   restate: async () => (await import('./restateCommand.js')).restateCommand,
+  'prune-versions': async () => (await import('./pruneVersionsCommand.js')).pruneVersionsCommand,
   seal: async () => (await import('./sealCommand.js')).sealCommand,
   calendar: async () => (await import('./calendarCommand.js')).calendarCommand,
   ingest: async () => (await import('./ingestCommand.js')).ingestCommand,

@@ -12,6 +12,7 @@ import { createApp } from '../serve/http/app.js';
 import { createOperations } from '../serve/operations.js';
 import { databaseErrorForLog } from '../shared/postgres/pool.js';
 import { loadServeConfig, SERVE_OPTIONS } from '../serve/http/serveConfig.js';
+import { lateMessagesWaiting } from '../serve/reading/lateMessages.js';
 import { openStateStore } from '../serve/access/openState.js';
 import { STATE_URL_OPTION, resolveOption } from '../shared/config.js';
 import type { Command } from './command.js';
@@ -62,7 +63,9 @@ export const serveCommand: Command = {
     });
     const catalog = new CatalogReader(catalogDb);
     const served = createOperations({ dataDir: layout.dataDir, catalog, cursorKey, cacheBytes: config.cacheBytes, jsonThreads: config.jsonThreads, log: ctx.log });
-    const app = createApp({ catalog, state, config, clock: ctx.config.clock, log: ctx.log, operations: served.operations });
+    const app = createApp({
+      catalog, state, config, clock: ctx.config.clock, log: ctx.log, operations: served.operations, lateWaiting: () => lateMessagesWaiting(layout.ingestDb),
+    });
     const server = createServer(app.koa.callback());
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {

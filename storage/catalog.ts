@@ -50,6 +50,14 @@ CREATE TABLE IF NOT EXISTS file_versions (
 ) WITHOUT ROWID;
 -- One row per restated dataset-day: \`generation\` rises with each restatement, so a server
 -- that keeps a sealed day's listing in memory knows when to list it again.
+-- Boundary parts a restatement replaced: no longer listed, their files wait for
+-- \`tickvault prune-versions\` like the versions they served.
+CREATE TABLE IF NOT EXISTS replaced_parts (
+  dataset TEXT NOT NULL,
+  tradedate TEXT NOT NULL,
+  path TEXT NOT NULL,
+  PRIMARY KEY (dataset, tradedate, path)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS restated_days (
   dataset TEXT NOT NULL,
   tradedate TEXT NOT NULL,
@@ -323,7 +331,7 @@ export class CatalogWriter {
   private readonly insertCalendarDay;
   private readonly insertPart;
   private restatementStmts: {
-    keep: Statement; replace: Statement; dropPart: Statement; bump: Statement;
+    keep: Statement; replace: Statement; dropPart: Statement; keepPart: Statement; bump: Statement;
   } | null = null;
 
   constructor(readonly db: Db) {
@@ -372,6 +380,7 @@ export class CatalogWriter {
       replace: this.db.prepare(`INSERT OR REPLACE INTO files (path, rows, first_time_ms, last_time_ms, bytes, sha256, row_group_size,
         minute_base, minute_counts, sealed_at_ms, version, dataset, tradedate, symbol) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       dropPart: this.db.prepare('DELETE FROM boundary_parts WHERE dataset = ? AND tradedate = ? AND path = ?'),
+      keepPart: this.db.prepare('INSERT OR IGNORE INTO replaced_parts (dataset, tradedate, path) VALUES (?, ?, ?)'),
       bump: this.db.prepare(`INSERT INTO restated_days (dataset, tradedate, generation) VALUES (?, ?, 1)
         ON CONFLICT (dataset, tradedate) DO UPDATE SET generation = generation + 1`),
     };
@@ -382,9 +391,34 @@ export class CatalogWriter {
         q.replace.run(f.relPath, f.rows, f.firstTimeMs, f.lastTimeMs, f.bytes, f.sha256, rowGroupSize, f.minuteBase,
           Buffer.from(f.minuteCounts), atMs, f.version, dataset, tradedate, f.symbol);
       }
-      for (const p of droppedParts) q.dropPart.run(dataset, tradedate, p);
+      for (const p of droppedParts) {
+        q.dropPart.run(dataset, tradedate, p);
+        q.keepPart.run(dataset, tradedate, p);
+      }
       for (const p of newParts) this.recordBoundaryPart(dataset, tradedate, p, atMs);
       q.bump.run(dataset, tradedate);
+    })();
+  }
+
+  /**
+   * Forgets the versions no longer current of the days in [from, to] (of `dataset`, or every
+   * dataset) and the boundary parts restatements replaced, in one transaction, and returns
+   * their paths for the caller to delete. A current version is never among them: only
+   * file_versions rows are removed, and none whose path a current row names.
+   */
+  forgetOldVersions(dataset: Dataset | null, from: string, to: string): { readonly dataset: Dataset; readonly tradedate: string; readonly path: string }[] {
+    const scope = `FROM file_versions WHERE (@dataset IS NULL OR dataset = @dataset) AND tradedate BETWEEN @from AND @to
+      AND path NOT IN (SELECT path FROM files)`;
+    // Replaced parts go with them, unless a later restatement listed the same bytes again.
+    const parts = `FROM replaced_parts WHERE (@dataset IS NULL OR dataset = @dataset) AND tradedate BETWEEN @from AND @to
+      AND path NOT IN (SELECT path FROM boundary_parts)`;
+    const args = { dataset, from, to };
+    return this.db.transaction(() => {
+      const rows = this.db.prepare(`SELECT dataset, tradedate, path ${scope} UNION ALL SELECT dataset, tradedate, path ${parts} ORDER BY path`)
+        .all(args) as { dataset: Dataset; tradedate: string; path: string }[];
+      this.db.prepare(`DELETE ${scope}`).run(args);
+      this.db.prepare(`DELETE FROM replaced_parts WHERE (@dataset IS NULL OR dataset = @dataset) AND tradedate BETWEEN @from AND @to`).run(args);
+      return rows;
     })();
   }
 

@@ -19,7 +19,7 @@ import { minuteStarts } from '../../storage/minuteIndex.js';
 import { pageRowsJson, type RowJsonMaker } from './rows.js';
 import type { CursorCodec } from './cursor.js';
 import { successPieces } from '../http/envelope.js';
-import { versionMissing } from '../http/apiError.js';
+import { badRequest, versionMissing } from '../http/apiError.js';
 import type { Operation, OperationContext, OperationResult } from '../http/operation.js';
 import type { DetailedApiName } from '../access/plans.js';
 import { DATASET_OF, type DetailedDataset } from './interfaces.js';
@@ -67,13 +67,17 @@ export function detailedHistoryOperation(apiname: DetailedApiName, deps: Detaile
 function fileToRead(catalog: CatalogReader, dataset: DetailedDataset, tradedate: string, q: Level2Query): CatalogFile | null {
   if (q.start.kind !== 'token') return catalog.file(dataset, tradedate, q.symbol);
   const file = catalog.fileVersion(dataset, tradedate, q.symbol, q.start.version);
-  if (file === null && catalog.file(dataset, tradedate, q.symbol) !== null) {
-    throw versionMissing(
-      `params.cursor pages version ${q.start.version} of ${q.symbol} ${tradedate}, which this site does not hold (yet); retry, or start again without the cursor`,
-      VERSION_RETRY_SEC,
-    );
+  if (file !== null) return file;
+  const current = catalog.file(dataset, tradedate, q.symbol);
+  if (current === null) return null;
+  // Versions only grow: an older one missing was removed here (tickvault prune-versions).
+  if (current.version > q.start.version) {
+    throw badRequest(`params.cursor pages version ${q.start.version} of ${q.symbol} ${tradedate}, which was removed here; start again without the cursor (the current version is ${current.version})`);
   }
-  return file;
+  throw versionMissing(
+    `params.cursor pages version ${q.start.version} of ${q.symbol} ${tradedate}, which this site does not hold (yet); retry, or start again without the cursor`,
+    VERSION_RETRY_SEC,
+  );
 }
 
 /** A site applies a restatement in seconds to minutes: ask again soon. */

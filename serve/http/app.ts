@@ -38,6 +38,8 @@ export interface AppDeps {
   readonly log: Logger;
   /** What POST /api answers, by apiname (serve/operations.ts makes them). */
   readonly operations: readonly Operation[];
+  /** Late messages waiting in quarantine, per dataset, for /metrics (none when not given). */
+  readonly lateWaiting?: () => ReadonlyMap<string, number>;
 }
 
 export { BODY_LIMIT_BYTES } from './requestBody.js';
@@ -71,7 +73,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   const app = new Koa();
-  const extras = serveExtras({ log, slotsHeld: () => heldSlots.size });
+  const extras = serveExtras({ log, slotsHeld: () => heldSlots.size, lateWaiting: deps.lateWaiting });
   for (const m of extras.middleware) app.use(m);
   app.use(answerErrors(log));
   app.use(requestBody());

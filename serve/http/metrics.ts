@@ -12,6 +12,8 @@
  *                                                         parquet_quota, slot_busy, state_unavailable (ApiError.reason)
  *   tickvault_calendar_known_range_end_timestamp_seconds  end of the calendar's known range (alert
  *                                                         when it is less than 30 days away)
+ *   tickvault_late_messages_waiting{dataset}              messages for sealed days waiting in
+ *                                                         quarantine for `restate --from-quarantine`
  *   tickvault_process_… / tickvault_nodejs_…              prom-client's default process metrics
  *
  * `apiname` is level2_quote_history, level2_trade_history, level2_order_history, tick_history or unknown (anything a client sent that is
@@ -55,6 +57,8 @@ export interface MetricsOptions {
   readonly slotsHeld?: () => number;
   /** Also collect prom-client's default process metrics. Default true. */
   readonly processMetrics?: boolean;
+  /** Late messages waiting in quarantine, per dataset (serve/reading/lateMessages.ts). */
+  readonly lateWaiting?: () => ReadonlyMap<string, number>;
 }
 
 export class ServeMetrics {
@@ -102,6 +106,18 @@ export class ServeMetrics {
         this.set(knownRangeEndMs() / 1000);
       },
     });
+    const lateWaiting = opts.lateWaiting;
+    if (lateWaiting) {
+      new Gauge({
+        name: 'tickvault_late_messages_waiting',
+        help: 'Messages for sealed days waiting in quarantine as late, by dataset (tickvault restate --from-quarantine takes them in)',
+        labelNames: ['dataset'] as const,
+        registers,
+        collect() {
+          for (const [dataset, n] of lateWaiting()) this.set({ dataset }, n);
+        },
+      });
+    }
     if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'tickvault_' });
   }
 

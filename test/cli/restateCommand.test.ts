@@ -204,6 +204,27 @@ t('a running server: a cursor pages its version to the end, new requests and dow
     assert.equal(boundary.data.items, duck.map((d) => [d.time, d.close]));
     const detail = (await api(server.url, key, 'tick_history', { symbols: '000300', tradedate: '20250103', start_time: '09:59', end_time: '10:00' }, 'time,close')).json();
     assert.ok((detail.data.items as [string, number][]).some(([time, close]) => time === lastBefore.time && close === 4321.5), JSON.stringify(detail.data.items));
+
+    // Old versions go only when asked, never a current one; a cursor on a removed one is a 400.
+    const v1Path = join(dataDir, 'level2/date=20250103/600000.SH.parquet');
+    const before = await digestLines(dataDir);
+    const prune = await runCli(['prune-versions', '--data-dir', dataDir, '--dataset', 'level2'], { env });
+    assert.is(prune.code, 0, prune.stderr);
+    assert.match(prune.stdout, /^removed 1 old version and 1 replaced boundary part of 1 dataset-day \(/);
+    assert.not.ok(existsSync(v1Path));
+    assert.ok(existsSync(join(dataDir, 'level2/date=20250103/600000.SH.v2.parquet')));
+    assert.ok(existsSync(join(dataDir, 'index/date=20250103/000300.parquet')), 'another dataset is left alone');
+    // The list loses exactly the removed file's line (the last line is the list's own digest).
+    assert.equal((await digestLines(dataDir)).slice(0, -1), before.slice(0, -1).filter((l) => !l.endsWith('  level2/date=20250103/600000.SH.parquet')));
+    const doctor = await runCli(['doctor', '--data-dir', dataDir]);
+    assert.is(doctor.code, 0, doctor.stdout);
+    const gone = await api(server.url, key, 'level2_quote_history', { symbol: '600000.SH', tradedate: '20250103', page_size: 2000, cursor }, 'time,bid1');
+    assert.is(gone.status, 400);
+    assert.match(gone.json().message, /version 1 of 600000\.SH 20250103, which was removed here/);
+    const twice = await runCli(['prune-versions', '--data-dir', dataDir], { env });
+    assert.match(twice.stdout, /^removed 1 old version and 1 replaced boundary part of 1 dataset-day/, 'the index day now');
+    assert.match((await runCli(['prune-versions', '--data-dir', dataDir], { env })).stdout, /^removed 0 old versions and 0 replaced boundary parts of 0 dataset-days/);
+    assert.is((await api(server.url, key, 'level2_quote_history', { symbol: '600000.SH', tradedate: '20250103' }, 'time')).json().data.version, 2);
   } finally {
     await server.stop();
   }
@@ -224,7 +245,19 @@ t('late messages in quarantine: restated from there, then gone from quarantine; 
     }
   };
   assert.is(lateCount(), 1);
-  const r = await restate(dataDir, '--dataset', 'level2', '--date', '20250102', '--from-quarantine');
+  const server = await startServer(dataDir, { now: SERVER_NOW });
+  const metric = async () => {
+    const text = (await httpRequest(`${server.url}/metrics`, { method: 'GET' })).text;
+    return Number(/^tickvault_late_messages_waiting\{dataset="level2"\} (\d+)$/m.exec(text)?.[1]);
+  };
+  let r;
+  try {
+    assert.is(await metric(), 1, '/metrics counts the late message waiting');
+    r = await restate(dataDir, '--dataset', 'level2', '--date', '20250102', '--from-quarantine');
+    assert.is(await metric(), 0, 'taken in: none waits');
+  } finally {
+    await server.stop();
+  }
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /restated 1 symbol-day: 300001\.SZ v2 \([\d,]+ rows: 1 changed, 0 added\)/);
   assert.is(lateCount(), 0);
