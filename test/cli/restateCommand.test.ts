@@ -205,6 +205,12 @@ t('a running server: a cursor pages its version to the end, new requests and dow
     const detail = (await api(server.url, key, 'tick_history', { symbols: '000300', tradedate: '20250103', start_time: '09:59', end_time: '10:00' }, 'time,close')).json();
     assert.ok((detail.data.items as [string, number][]).some(([time, close]) => time === lastBefore.time && close === 4321.5), JSON.stringify(detail.data.items));
 
+    // asset=stock reads the level-2 lake's current version too (the day listed afresh).
+    const t0 = fix[0]!.time as string;
+    const hms = `${t0.slice(0, 2)}:${t0.slice(2, 4)}:${t0.slice(4, 6)}`;
+    const stock = (await api(server.url, key, 'tick_history', { asset: 'stock', symbols: '600000', tradedate: '20250103', start_time: hms, limit: 3 }, 'bid1')).json();
+    assert.ok((stock.data.items as [number][]).some(([bid1]) => bid1 === 99.99), JSON.stringify(stock));
+
     // Old versions go only when asked, never a current one; a cursor on a removed one is a 400.
     const v1Path = join(dataDir, 'level2/date=20250103/600000.SH.parquet');
     const before = await digestLines(dataDir);
