@@ -1,0 +1,54 @@
+"""tickvault: the Python client of the tickvault market-data service.
+
+::
+
+    import tickvault
+
+    with tickvault.Client("http://localhost:8080", key) as tv:
+        quotes = tv.level2_quote_history("600000.SH", "20250102", start_time="09:30", end_time="10:00")
+        trades = tv.level2_trade_history("000001.SZ", "20250102", fields=["time", "price", "volume", "bs_flag"])
+        ticks = tv.tick_history(symbols=["000001", "000300"], tradedate="20250102", trademin="0931")
+        path, version = tv.download_parquet("600000.SH", "20250102", "data/")
+
+Errors are :class:`TickvaultError` subclasses (see :mod:`tickvault.errors`); 429 and 503 are
+retried after ``Retry-After`` within the client's bound, nothing else is.
+"""
+from ._version import __version__
+from .client import PARQUET_MEDIA_TYPE, Client, ParquetFile
+from .errors import (
+    BadRequest,
+    Busy,
+    ConnectionFailed,
+    DownloadError,
+    InvalidKey,
+    NoAccess,
+    NoData,
+    PagingError,
+    QuotaExceeded,
+    RateLimited,
+    ServerError,
+    TickvaultError,
+    TooManyRequests,
+    Unavailable,
+)
+
+__all__ = [
+    "__version__",
+    "Client",
+    "ParquetFile",
+    "PARQUET_MEDIA_TYPE",
+    "TickvaultError",
+    "BadRequest",
+    "InvalidKey",
+    "NoAccess",
+    "TooManyRequests",
+    "RateLimited",
+    "QuotaExceeded",
+    "Unavailable",
+    "Busy",
+    "ServerError",
+    "NoData",
+    "PagingError",
+    "DownloadError",
+    "ConnectionFailed",
+]

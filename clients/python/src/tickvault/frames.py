@@ -1,0 +1,150 @@
+"""Rows of the API as pandas DataFrames with stable dtypes.
+
+The dtype of a column comes from the interface's field table, not from the values of one
+page, so every page and every day of an interface has the same dtypes (``pd.concat`` of pages
+never turns an integer column into floats):
+
+- strings (``symbol``, ``tradedate``, ``time``, ``bs_flag``, ``trade_code``, ``side``,
+  ``order_type``): ``object``, ``None`` where null;
+- prices and amounts: ``float64``, ``NaN`` where null;
+- volumes and ids that are never null (``trade_id``, ``order_id``, trade and order
+  ``volume``): ``int64``;
+- volumes and ids the field table allows to be null (level-2 and tick ``volume``/``vol``,
+  ``bid_volN``/``ask_volN``, ``transaction_num``, ``buy_order_id``, ``sell_order_id``,
+  ``order_no``): pandas' nullable ``Int64``, ``<NA>`` where null.
+
+A volume column holding a value that is not a whole number (none of the service's do) falls
+back to ``float64`` rather than lose the fraction. A field this client does not know (a newer
+server) is left to pandas' inference.
+"""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["DETAILED_INTERFACES", "INTERFACES", "column_kind", "to_frame", "SHANGHAI"]
+
+SHANGHAI = "Asia/Shanghai"
+
+STR, FLOAT, INT, NULLABLE_INT = "str", "float", "int", "Int"
+
+DETAILED_INTERFACES = ("level2_quote_history", "level2_trade_history", "level2_order_history")
+INTERFACES = DETAILED_INTERFACES + ("tick_history",)
+
+_LEVEL2: Dict[str, str] = {"symbol": STR, "tradedate": STR, "time": STR}
+_LEVEL2.update({f: FLOAT for f in ("open", "high", "low", "close", "pre_close")})
+_LEVEL2.update({"volume": NULLABLE_INT, "amount": FLOAT})
+_LEVEL2.update({f"bid{i}": FLOAT for i in range(1, 11)})
+_LEVEL2.update({f"ask{i}": FLOAT for i in range(1, 11)})
+_LEVEL2.update({f"bid_vol{i}": NULLABLE_INT for i in range(1, 11)})
+_LEVEL2.update({f"ask_vol{i}": NULLABLE_INT for i in range(1, 11)})
+
+_TRADE: Dict[str, str] = {
+    "symbol": STR, "tradedate": STR, "time": STR, "trade_id": INT, "price": FLOAT, "volume": INT,
+    "amount": FLOAT, "bs_flag": STR, "trade_code": STR, "buy_order_id": NULLABLE_INT, "sell_order_id": NULLABLE_INT,
+}
+
+_ORDER: Dict[str, str] = {
+    "symbol": STR, "tradedate": STR, "time": STR, "order_id": INT, "price": FLOAT, "volume": INT,
+    "amount": FLOAT, "side": STR, "order_type": STR, "order_no": NULLABLE_INT,
+}
+
+_TICK: Dict[str, str] = {"tradedate": STR, "symbol": STR, "time": STR}
+_TICK.update({f: FLOAT for f in ("open", "high", "low", "close", "pre_close", "pct_chg")})
+_TICK.update({"vol": NULLABLE_INT, "amount": FLOAT, "transaction_num": NULLABLE_INT})
+_TICK.update({f"bid{i}": FLOAT for i in range(1, 6)})
+_TICK.update({f"ask{i}": FLOAT for i in range(1, 6)})
+_TICK.update({f"bid_vol{i}": NULLABLE_INT for i in range(1, 6)})
+_TICK.update({f"ask_vol{i}": NULLABLE_INT for i in range(1, 6)})
+
+SCHEMAS: Dict[str, Dict[str, str]] = {
+    "level2_quote_history": _LEVEL2,
+    "level2_trade_history": _TRADE,
+    "level2_order_history": _ORDER,
+    "tick_history": _TICK,
+}
+
+
+def column_kind(interface: str, field: str) -> Optional[str]:
+    """``"str"``, ``"float"``, ``"int"`` or ``"Int"`` (nullable), or ``None`` if unknown."""
+    return SCHEMAS.get(interface, {}).get(field)
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "DataFrames need pandas: pip install 'tickvault[pandas]' (or pass raw=True for the envelopes)"
+        ) from e
+    return pandas
+
+
+def _integral(values: Sequence[Any]) -> bool:
+    for v in values:
+        if v is None or isinstance(v, int):
+            continue
+        if isinstance(v, float) and math.isfinite(v) and v.is_integer():
+            continue
+        return False
+    return True
+
+
+def _column(pd: Any, kind: Optional[str], values: List[Any]) -> Any:
+    import numpy as np
+
+    if kind == STR:
+        return pd.Series(values, dtype=object)
+    if kind == FLOAT or (kind in (INT, NULLABLE_INT) and not _integral(values)):
+        return pd.Series(np.array([math.nan if v is None else v for v in values], dtype=np.float64))
+    if kind == INT and not any(v is None for v in values):
+        return pd.Series(np.array([int(v) for v in values], dtype=np.int64))
+    if kind in (INT, NULLABLE_INT):
+        return pd.Series(pd.array([None if v is None else int(v) for v in values], dtype="Int64"))
+    return pd.Series(values, dtype=object) if not values else pd.Series(values)
+
+
+def _times(pd: Any, interface: str, frame: Any, tradedate: Optional[str]) -> Any:
+    """The ``time`` column as tz-aware Asia/Shanghai timestamps."""
+    time = frame["time"]
+    if interface == "tick_history":
+        # YYYY-MM-DD HH:mm:ss.SSS carries its date.
+        parsed = pd.to_datetime(time, format="%Y-%m-%d %H:%M:%S.%f")
+    else:
+        # HHMMSSmmm: the date is the row's tradedate, or the page's when not among the fields.
+        dates = frame["tradedate"] if "tradedate" in frame.columns else pd.Series([tradedate] * len(frame), dtype=object)
+        parsed = pd.to_datetime(dates.astype(str) + time.astype(str), format="%Y%m%d%H%M%S%f")
+    return parsed.dt.tz_localize(SHANGHAI)
+
+
+def to_frame(
+    interface: str,
+    fields: Sequence[str],
+    items: Sequence[Sequence[Any]],
+    *,
+    parse_times: bool = False,
+    tradedate: Optional[str] = None,
+) -> "pd.DataFrame":
+    """A DataFrame of ``items`` (rows as lists in ``fields`` order), dtypes as described above.
+
+    With ``parse_times``, ``time`` becomes ``datetime64[ns, Asia/Shanghai]``; level-2 times
+    take their date from the ``tradedate`` column, or from ``tradedate`` when that column was
+    not asked for.
+    """
+    pd = _pandas()
+    width = len(fields)
+    for n, row in enumerate(items):
+        if len(row) != width:
+            from .errors import PagingError
+
+            raise PagingError(None, f"row {n} holds {len(row)} values for {width} fields")
+    columns = {}
+    for i, name in enumerate(fields):
+        columns[name] = _column(pd, column_kind(interface, name), [row[i] for row in items])
+    frame = pd.DataFrame(columns, columns=list(fields))
+    if parse_times and "time" in frame.columns:
+        frame["time"] = _times(pd, interface, frame, tradedate)
+    return frame
