@@ -210,6 +210,7 @@ class Stub:
     def __init__(self, script: List[Answer]) -> None:
         self.script = list(script)
         self.requests: List[Tuple[float, Dict[str, Any]]] = []
+        self.headers: List[Dict[str, str]] = []
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -221,6 +222,7 @@ class Stub:
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 stub.requests.append((time.monotonic(), json.loads(body)))
+                stub.headers.append({k.lower(): v for k, v in self.headers.items()})
                 status, headers, payload = stub.script.pop(0) if stub.script else (500, {}, b'{"code":500,"message":"script ended","data":null}')
                 self.send_response(status)
                 headers = {"Content-Type": "application/json", **headers}

@@ -42,6 +42,14 @@ def test_no_stored_file_raises_no_data(server: Server, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_missing_folder_is_refused_before_the_request(stub, tmp_path: Path) -> None:
+    s = stub([])
+    with tickvault.Client(s.url, "k") as tv:
+        with pytest.raises(FileNotFoundError):
+            tv.download_parquet("600000.SH", DAYS[0], tmp_path / "nowhere" / "x.parquet")
+    assert s.requests == []  # nothing sent, nothing spent
+
+
 def test_a_plan_without_downloads(server: Server, tmp_path: Path) -> None:
     with tickvault.Client(server.url, KEYS["standard"]) as tv:
         with pytest.raises(tickvault.NoAccess):

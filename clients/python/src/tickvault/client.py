@@ -15,11 +15,13 @@ from typing import (
     Dict,
     Iterator,
     List,
+    Literal,
     Mapping,
     NamedTuple,
     Optional,
     Sequence,
     Union,
+    overload,
 )
 
 import httpx
@@ -336,6 +338,20 @@ class Client:
 
     # -- the interfaces -------------------------------------------------------------------
 
+    @overload
+    def level2_quote_history(
+        self, symbol: str, tradedate: Optional[str] = ..., *, fields: Fields = ..., start_time: Optional[str] = ...,
+        end_time: Optional[str] = ..., page_size: Optional[int] = ..., cursor: Optional[str] = ..., parse_times: bool = ...,
+        raw: Literal[False] = ...,
+    ) -> "pd.DataFrame": ...
+
+    @overload
+    def level2_quote_history(
+        self, symbol: str, tradedate: Optional[str] = ..., *, fields: Fields = ..., start_time: Optional[str] = ...,
+        end_time: Optional[str] = ..., page_size: Optional[int] = ..., cursor: Optional[str] = ..., parse_times: bool = ...,
+        raw: Literal[True],
+    ) -> List[Envelope]: ...
+
     def level2_quote_history(
         self,
         symbol: str,
@@ -348,7 +364,7 @@ class Client:
         cursor: Optional[str] = None,
         parse_times: bool = False,
         raw: bool = False,
-    ) -> "pd.DataFrame":
+    ) -> Union["pd.DataFrame", List[Envelope]]:
         """Ten-level order-book snapshots of one stock for one trading day, every page.
 
         Args:
@@ -371,6 +387,20 @@ class Client:
             fields, parse_times, raw,
         )
 
+    @overload
+    def level2_trade_history(
+        self, symbol: str, tradedate: Optional[str] = ..., *, fields: Fields = ..., start_time: Optional[str] = ...,
+        end_time: Optional[str] = ..., page_size: Optional[int] = ..., cursor: Optional[str] = ..., parse_times: bool = ...,
+        raw: Literal[False] = ...,
+    ) -> "pd.DataFrame": ...
+
+    @overload
+    def level2_trade_history(
+        self, symbol: str, tradedate: Optional[str] = ..., *, fields: Fields = ..., start_time: Optional[str] = ...,
+        end_time: Optional[str] = ..., page_size: Optional[int] = ..., cursor: Optional[str] = ..., parse_times: bool = ...,
+        raw: Literal[True],
+    ) -> List[Envelope]: ...
+
     def level2_trade_history(
         self,
         symbol: str,
@@ -383,7 +413,7 @@ class Client:
         cursor: Optional[str] = None,
         parse_times: bool = False,
         raw: bool = False,
-    ) -> "pd.DataFrame":
+    ) -> Union["pd.DataFrame", List[Envelope]]:
         """Tick-by-tick trades (逐笔成交) of one stock for one trading day, every page;
         arguments as :meth:`level2_quote_history`. Columns: ``symbol``, ``tradedate``,
         ``time``, ``trade_id``, ``price``, ``volume``, ``amount``, ``bs_flag``,
@@ -393,6 +423,20 @@ class Client:
             dict(symbol=symbol, tradedate=tradedate, start_time=start_time, end_time=end_time, page_size=page_size, cursor=cursor),
             fields, parse_times, raw,
         )
+
+    @overload
+    def level2_order_history(
+        self, symbol: str, tradedate: Optional[str] = ..., *, fields: Fields = ..., start_time: Optional[str] = ...,
+        end_time: Optional[str] = ..., page_size: Optional[int] = ..., cursor: Optional[str] = ..., parse_times: bool = ...,
+        raw: Literal[False] = ...,
+    ) -> "pd.DataFrame": ...
+
+    @overload
+    def level2_order_history(
+        self, symbol: str, tradedate: Optional[str] = ..., *, fields: Fields = ..., start_time: Optional[str] = ...,
+        end_time: Optional[str] = ..., page_size: Optional[int] = ..., cursor: Optional[str] = ..., parse_times: bool = ...,
+        raw: Literal[True],
+    ) -> List[Envelope]: ...
 
     def level2_order_history(
         self,
@@ -406,7 +450,7 @@ class Client:
         cursor: Optional[str] = None,
         parse_times: bool = False,
         raw: bool = False,
-    ) -> "pd.DataFrame":
+    ) -> Union["pd.DataFrame", List[Envelope]]:
         """Tick-by-tick orders (逐笔委托) of one stock for one trading day, every page;
         arguments as :meth:`level2_quote_history`. Columns: ``symbol``, ``tradedate``,
         ``time``, ``order_id``, ``price``, ``volume``, ``amount``, ``side``, ``order_type``,
@@ -417,7 +461,15 @@ class Client:
             fields, parse_times, raw,
         )
 
-    def tick_history(self, *, fields: Fields = None, parse_times: bool = False, raw: bool = False, **params: Any) -> "pd.DataFrame":
+    @overload
+    def tick_history(self, *, fields: Fields = ..., parse_times: bool = ..., raw: Literal[False] = ..., **params: Any) -> "pd.DataFrame": ...
+
+    @overload
+    def tick_history(self, *, fields: Fields = ..., parse_times: bool = ..., raw: Literal[True], **params: Any) -> List[Envelope]: ...
+
+    def tick_history(
+        self, *, fields: Fields = None, parse_times: bool = False, raw: bool = False, **params: Any
+    ) -> Union["pd.DataFrame", List[Envelope]]:
         """Index (or, with ``asset="stock"``, stock) tick snapshots, every page.
 
         ``params`` are the interface's: ``asset``, ``symbol``, ``symbols`` (list or
@@ -456,6 +508,13 @@ class Client:
         """
         if interface not in DETAILED_INTERFACES:
             raise ValueError(f"download_parquet serves {', '.join(DETAILED_INTERFACES)}, not {interface!r}")
+        # Where the file goes is settled before the request: once streaming begins, the
+        # download has cost a quota unit.
+        target = Path(path)
+        into_dir = target.is_dir()
+        parent = target if into_dir else (target.parent if str(target.parent) != "" else Path("."))
+        if not parent.is_dir():
+            raise FileNotFoundError(f"no directory {parent} to download into")
         body = {"apiname": interface, "apikey": self.key, "params": {"symbol": symbol, "tradedate": tradedate, "format": "parquet"}}
         response = self._post(body)
         try:
@@ -468,8 +527,7 @@ class Client:
                 raise error_for(int(envelope.get("code", 500)), message)
             if media != PARQUET_MEDIA_TYPE:
                 raise DownloadError(None, f"expected {PARQUET_MEDIA_TYPE}, the server answered {media or 'no Content-Type'}")
-            target = Path(path)
-            if target.is_dir():
+            if into_dir:
                 target = target / (_attachment_name(response.headers.get("content-disposition")) or f"{symbol}_{tradedate}.parquet")
             version_header = response.headers.get("x-tickvault-version")
             version = int(version_header) if version_header and version_header.strip().isdigit() else None
