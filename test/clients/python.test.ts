@@ -16,7 +16,8 @@ import { CLI } from '../support/cli.js';
 const test = suite('python client');
 /** dist/test/clients (or another build folder's test/clients) → the repository. */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const PYTHON = '/usr/bin/python3';
+/** Debian's interpreter, where its python3-* packages are (a pyenv `python3` first on PATH lacks them). */
+const PYTHON = process.env.TICKVAULT_TEST_PYTHON ?? '/usr/bin/python3';
 const MODULES = ['httpx', 'pandas', 'pytest', 'setuptools'];
 
 /** Why the suite cannot run here, or null when it can. */

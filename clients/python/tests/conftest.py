@@ -44,8 +44,9 @@ KEYS = {
     "rate": "pytest-rate-key",
     "free": "pytest-free-key",
     "standard": "pytest-standard-key",
+    "professional": "pytest-professional-key",
 }
-PLANS = {"flagship": "flagship", "slot": "flagship", "rate": "flagship", "free": "free", "standard": "standard"}
+PLANS = {"flagship": "flagship", "slot": "flagship", "rate": "flagship", "free": "free", "standard": "standard", "professional": "professional"}
 
 
 def _env(**extra: str) -> Dict[str, str]:

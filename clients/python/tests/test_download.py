@@ -42,6 +42,23 @@ def test_no_stored_file_raises_no_data(server: Server, tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_daily_parquet_quota(server: Server, tmp_path: Path) -> None:
+    """professional: 30 files a Beijing day per interface; the 31st is a QuotaExceeded whose
+    Retry-After (to Beijing midnight) is beyond max_wait, so it is raised at once."""
+    waits = []
+    with tickvault.Client(server.url, KEYS["professional"], on_retry=lambda e, s, a: waits.append(e)) as tv:
+        for _ in range(30):
+            assert tv.download_parquet("300001.SZ", DAYS[1], tmp_path / "x.parquet").version == 1
+        assert all(isinstance(e, tickvault.RateLimited) for e in waits)  # only the per-second limit waited
+        waits.clear()
+        with pytest.raises(tickvault.QuotaExceeded) as caught:
+            tv.download_parquet("300001.SZ", DAYS[1], tmp_path / "x.parquet")
+        assert caught.value.code == 429 and caught.value.retry_after is not None and caught.value.retry_after > 30
+        assert waits == []
+        # another interface has its own quota
+        assert tv.download_parquet("300001.SZ", DAYS[1], tmp_path / "t.parquet", interface="level2_trade_history").version == 1
+
+
 def test_a_missing_folder_is_refused_before_the_request(stub, tmp_path: Path) -> None:
     s = stub([])
     with tickvault.Client(s.url, "k") as tv:
