@@ -15,6 +15,7 @@ import { runStorageBench } from './storage.bench.js';
 import { runTickHistoryBench } from './tickHistory.bench.js';
 import { runTicksBench } from './ticks.bench.js';
 import { runTradeQueryBench } from './tradeQuery.bench.js';
+import { runWireBench } from './wire.bench.js';
 
 interface Bench {
   readonly name: string;
@@ -33,6 +34,7 @@ const BENCHES: readonly Bench[] = [
   { name: 'level2', run: (quick) => runLevel2QueryBench(quick ? { stocks: 5, iterations: 10, seconds: 5 } : {}) },
   { name: 'trades', run: (quick) => runTradeQueryBench(quick ? { stocks: 2 } : {}) },
   { name: 'state', run: (quick) => runSharedStateBench(quick ? { stocks: 5, seconds: 3, slotIterations: 500 } : {}) },
+  { name: 'wire', run: (quick) => runWireBench({ runs: quick ? 3 : 15 }) },
   { name: 'market', onlyByName: true, run: (quick) => runMarketBench(quick ? { stocks: 50, indexes: 10 } : {}) },
   { name: 'tick', run: (quick) => runTickHistoryBench(quick ? { wideIndexes: 50, wideDays: 2, deepIndexes: 20, deepDays: 3, iterations: 5, coldTrials: 3 } : {}) },
 ];

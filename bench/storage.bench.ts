@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runParquetEncodeBench } from './parquetEncode.bench.js';
 
-const CLI = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'cli', 'main.js');
+export const CLI = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'cli', 'main.js');
 const NOW = '2025-01-03T16:30:00+08:00';
 
 export interface StorageBenchOptions {

@@ -24,6 +24,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { knownRangeEndMs } from '../../calendar/tradingCalendar.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ErrorReason } from './apiError.js';
+import { compression } from './compression.js';
 import { openapiRoute } from './openapiRoute.js';
 import { apinameOf, isApiRequest, requestLog, summarize } from './requestLog.js';
 import { onResponseDone } from './responseDone.js';
@@ -164,5 +165,6 @@ export interface ServeExtrasOptions extends MetricsOptions {
  */
 export function serveExtras(opts: ServeExtrasOptions): { readonly metrics: ServeMetrics; readonly middleware: readonly Middleware[] } {
   const metrics = new ServeMetrics(opts);
-  return { metrics, middleware: [requestLog(opts.log), metrics.middleware(), metrics.route(), openapiRoute()] };
+  // Compression inside the log and the counters (they see the bytes sent), outside every body.
+  return { metrics, middleware: [requestLog(opts.log), metrics.middleware(), compression(), metrics.route(), openapiRoute()] };
 }

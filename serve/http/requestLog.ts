@@ -97,8 +97,9 @@ function isJsonBody(body: unknown): body is string | Buffer {
  */
 export function summarize(ctx: Context, apiname: ApiName | 'unknown' | null, startedNs: bigint, aborted: boolean, countRows = true): RequestSummary {
   const code = ctx.status;
-  const body: unknown = ctx.body;
-  const state = ctx.state as { accountId?: unknown; rows?: unknown; errorReason?: ErrorReason };
+  const state = ctx.state as { accountId?: unknown; rows?: unknown; errorReason?: ErrorReason; plainBody?: Buffer };
+  // A compressed answer keeps its text beside it (compression.ts): rows and messages are read there.
+  const body: unknown = state.plainBody ?? ctx.body;
   const accountId = state.accountId;
   const length = ctx.response.length;
   return {

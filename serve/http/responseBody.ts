@@ -27,6 +27,8 @@ export async function setResultBody(ctx: Context, result: OperationResult, befor
     }
     // Pieces go out as they are: no per-request copy of a 1.6 MB page into one buffer.
     const pieces = body as readonly Buffer[];
+    // Kept for compression.ts, which codes the pieces themselves rather than the stream.
+    ctx.state.jsonPieces = pieces;
     ctx.body = piecesStream(pieces);
     ctx.length = pieces.reduce((n, p) => n + p.length, 0);
     return;

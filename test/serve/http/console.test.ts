@@ -4,10 +4,10 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Response } from 'playwright-core';
 import { SqliteStateStore } from '../../../serve/access/sqliteState.js';
 import { browserForTests } from '../../support/browser.js';
-import { addAccount, postApi, preparedData, startServer, DEFAULT_SERVER_NOW, type ServerHandle } from '../../support/server.js';
+import { addAccount, httpRequest, postApi, preparedData, startServer, DEFAULT_SERVER_NOW, type ServerHandle } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
 /**
@@ -224,6 +224,38 @@ if (browser) {
     assert.match(await run(), /^code 429 · the trial plan's 100 calls per Beijing day on level2_quote_history are used up · Retry-After \d+ s$/);
     await page.click('#signout');
     assert.equal(pageErrors, []);
+  });
+
+  test('Chromium gets the assets and a page of rows compressed (zstd) and decodes them to the bytes sent uncompressed', async () => {
+    const { key } = addAccount(dataDir, 'flagship');
+    const seen: { url: string; method: string; encoding: string | undefined; body: Buffer; post: string | null }[] = [];
+    const pending: Promise<void>[] = [];
+    const listener = (r: Response) => {
+      pending.push((async () => {
+        const headers = await r.allHeaders();
+        seen.push({ url: r.url(), method: r.request().method(), encoding: headers['content-encoding'], body: await r.body(), post: r.request().postData() });
+      })());
+    };
+    page.on('response', listener);
+    try {
+      await openSignedIn(key);
+      await page.fill('#query-form [name=symbol]', '600000.SH');
+      await page.fill('#query-form [name=tradedate]', '20250106');
+      await run();
+      await Promise.all(pending);
+    } finally {
+      page.off('response', listener);
+      await page.click('#signout');
+    }
+    const script = seen.find((x) => x.url.endsWith('/console/console.js'));
+    const page1 = seen.find((x) => x.method === 'POST' && x.url.endsWith('/api') && x.body.length > 1024);
+    for (const [what, got] of [['console.js', script], ['a page of rows', page1]] as const) {
+      assert.ok(got, `${what} was fetched`);
+      assert.is(got!.encoding, 'zstd', `${what}: Chromium asks for zstd and gets it`);
+      const plain = await httpRequest(got!.url, got!.post === null ? { method: 'GET' } : { body: got!.post, headers: { 'content-type': 'application/json' } });
+      assert.is(plain.headers['content-encoding'], undefined);
+      assert.ok(got!.body.equals(plain.body), `${what}: Chromium decoded other bytes than the uncompressed answer`);
+    }
   });
 }
 
