@@ -1,7 +1,9 @@
 import { peakRssBytes } from '../shared/peakRss.js';
 import { statSync } from 'node:fs';
 import { encodeParquet } from '../storage/parquet/writer.js';
+import { join } from 'node:path';
 import { emptyReplayStats, replayFiles } from '../ingest/feed/replay.js';
+import { atStage } from '../ingest/diskFault.js';
 import { sealDays, unsealedDays } from '../ingest/seal/days.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
 import { warnPastKnownRange } from './calendarWarning.js';
@@ -27,7 +29,7 @@ export const replayCommand: Command = {
       if (!ok) throw new UsageError(`feed file not found: ${f}`);
     }
     const clock = ctx.config.clock;
-    const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
+    const stores = await atStage('open', ctx.config.dataDir, async () => openIngestStores(ctx.config.dataDir, () => clock.nowMs()));
     try {
       const stats = emptyReplayStats();
       const started = Date.now();
@@ -35,11 +37,11 @@ export const replayCommand: Command = {
       const replayBar = createProgress(ctx.config.progress, 'replay', totalBytes, 'bytes');
       let doneBytes = 0;
       for (const f of files) {
-        await replayFiles(
+        await atStage('staging', join(stores.layout.dataDir, 'staging'), () => replayFiles(
           { staging: stores.staging, catalogDb: stores.layout.catalogDb, onProgress: (_l, b) => replayBar.update(doneBytes + b) },
           [f],
           stats,
-        );
+        ));
         doneBytes += statSync(f).size;
         ctx.log.debug({ file: f, lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined }, 'feed replayed');
       }
@@ -52,7 +54,7 @@ export const replayCommand: Command = {
       // Days seen only as late lines are sealed too: a crash after their files were listed but
       // before the day was marked sealed leaves exactly that state, and sealing is idempotent.
       const days = new Set([...stats.days, ...unsealedDays(stores, stats.lateDays)]);
-      const results = await sealDays(stores, encodeParquet, days, () => clock.nowMs(), (rows) => bar.update((sealedRows += rows)));
+      const results = await atStage('seal', stores.layout.dataDir, () => sealDays(stores, encodeParquet, days, () => clock.nowMs(), (rows) => bar.update((sealedRows += rows))));
       bar.stop();
       for (const r of results) ctx.log.info(r, 'day sealed');
       const secs = (Date.now() - started) / 1000;

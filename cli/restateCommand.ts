@@ -2,6 +2,7 @@ import { isValidDate } from '../calendar/tradingCalendar.js';
 import { ConfigError, oneOf } from '../shared/config.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
+import { atStage } from '../ingest/diskFault.js';
 import { correctionsFromFiles, correctionsFromQuarantine, type CorrectionScope } from '../ingest/restate/corrections.js';
 import { restateDay, type RestateResult } from '../ingest/restate/restateDay.js';
 import { parseStockList } from '../ingest/mirror/mirrorConfig.js';
@@ -40,16 +41,16 @@ export const restateCommand: Command = {
     const symbols = typeof ctx.flags.symbols === 'string' ? new Set(symbolList(dataset, ctx.flags.symbols)) : null;
     const scope: CorrectionScope = { dataset, tradedate, symbols };
     const clock = ctx.config.clock;
-    const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
+    const stores = await atStage('open', ctx.config.dataDir, async () => openIngestStores(ctx.config.dataDir, () => clock.nowMs()));
     try {
       const corrections = fromQuarantine
         ? correctionsFromQuarantine(stores.staging, scope)
         : await correctionsFromFiles({ catalogDb: stores.layout.catalogDb, dataDir: stores.layout.dataDir, nowMs: clock.nowMs() }, ctx.positionals, mapping, scope);
       const quarantined = stores.staging.quarantineOnce(corrections.rejects);
-      const result = await restateDay(
+      const result = await atStage('restate', stores.layout.dataDir, () => restateDay(
         { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, nowMs: () => clock.nowMs() },
         dataset, tradedate, corrections, ctx.flags.replace === true,
-      );
+      ));
       for (const r of result.restated) ctx.log.info({ dataset, tradedate, ...r }, 'symbol-day restated');
       ctx.out(summaryLine(dataset, tradedate, corrections.rows, corrections.elsewhere, quarantined, result));
       return 0;

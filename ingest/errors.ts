@@ -13,7 +13,7 @@
  */
 
 /** Where on the ingest path it failed. */
-export type IngestStage = 'staging' | 'decode' | 'consumer' | 'produce' | 'metrics' | 'seal';
+export type IngestStage = 'open' | 'staging' | 'decode' | 'consumer' | 'produce' | 'metrics' | 'seal' | 'spool' | 'restate';
 
 export interface IngestErrorOptions {
   readonly retriable?: boolean;

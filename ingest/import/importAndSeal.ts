@@ -5,6 +5,8 @@
  * `tickvault mirror` (each of its dataset-days) both go this way, so mirrored rows meet the
  * same validation, refusals and seal as imported ones.
  */
+import { join } from 'node:path';
+import { atStage } from '../diskFault.js';
 import { sealDays, unsealedDays } from '../seal/days.js';
 import type { SealResult } from '../seal/day.js';
 import type { IngestStores } from '../staging/stores.js';
@@ -36,15 +38,15 @@ export async function importAndSeal(deps: ImportAndSealDeps, files: readonly Pla
   let sealedRows = 0;
   const seal = async (days: Iterable<string>, onRows?: (rows: number) => void) => {
     const t = Date.now();
-    const results = await sealDays(stores, encodeParquet, days, nowMs, (n) => onRows?.((sealedRows += n)));
+    const results = await atStage('seal', stores.layout.dataDir, () => sealDays(stores, encodeParquet, days, nowMs, (n) => onRows?.((sealedRows += n))));
     sealingMs += Date.now() - t;
     for (const r of results) deps.onDaySealed?.(r);
     sealed.push(...results);
   };
-  const stats = await importFiles(
+  const stats = await atStage('staging', join(stores.layout.dataDir, 'staging'), () => importFiles(
     { stores, nowMs: nowMs(), onProgress: deps.onProgress, sealDays: (days) => seal(days), onFile: deps.onFile },
     files,
-  );
+  ));
   const rest = new Set([...stats.days, ...unsealedDays(stores, stats.sealedDays)].filter((d) => !stats.sealedDuring.has(d)));
   const rowsBefore = sealedRows;
   const onRows = deps.onSealing?.(stats.staged - sealedRows);

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import type { Logger } from '../../shared/logger.js';
 import type { Dataset } from '../../shared/schema.js';
 import { Limiter } from '../../shared/limiter.js';
+import { atStage } from '../diskFault.js';
 import type { SealResult } from '../seal/day.js';
 import type { IngestStores } from '../staging/stores.js';
 import { importAndSeal } from '../import/importAndSeal.js';
@@ -161,13 +162,13 @@ export async function runMirror(deps: MirrorDeps, plan: MirrorPlan): Promise<Mir
         }
         let got: FetchedSymbolDay;
         try {
-          got = await fetchSymbolDay(ctx, dataset, day, symbol);
+          got = await atStage('spool', ctx.spoolRoot, () => fetchSymbolDay(ctx, dataset, day, symbol));
         } catch (e) {
           if (!(e instanceof InterfaceStopped)) throw e;
           outcome.stopped.push(e.message);
           return;
         }
-        records.recordSymbolDay(got);
+        await atStage('spool', stores.layout.ingestDb, async () => records.recordSymbolDay(got));
         log.debug({ dataset, tradedate: day, symbol, via: got.via, rows: got.rows }, 'symbol-day fetched');
         outcome.fetched[got.via]++;
         outcome.rows += got.rows;
