@@ -63,7 +63,7 @@ if (!isRoot) {
   t('replay on a full disk: one line naming staging and the path; with room, the same command gives the files of a clean run', async () => {
     const { feedFile, dataDir: clean } = await preparedData(DATA);
     const want = await digests(clean);
-    const fs = tmpfs('10m');
+    const fs = tmpfs('3m');
     try {
       const dataDir = join(fs.dir, 'data');
       diskFullLine(await runCli(['replay', feedFile, '--data-dir', dataDir], { env }), 'replay', /while staging rows in /, fs.dir);
@@ -79,7 +79,7 @@ if (!isRoot) {
   t('import on a full disk: the same, for an import of a lake', async () => {
     const { dataDir: clean } = await preparedData(DATA);
     const want = await digests(clean);
-    const fs = tmpfs('8m');
+    const fs = tmpfs('3m');
     try {
       const dataDir = join(fs.dir, 'data');
       const inputs = ['level2', 'index', 'trade', 'order'].map((d) => join(clean, d));
