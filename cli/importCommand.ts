@@ -2,7 +2,6 @@ import { peakRssBytes } from '../shared/peakRss.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import { oneOf } from '../shared/config.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
-import { atStage } from '../ingest/diskFault.js';
 import type { ImportStats } from '../ingest/import/importFiles.js';
 import { importAndSeal } from '../ingest/import/importAndSeal.js';
 import { planImport } from '../ingest/import/importPlan.js';
@@ -28,7 +27,7 @@ export const importCommand: Command = {
     const started = Date.now();
     // Every file is read far enough to check its columns before anything is staged.
     const files = await planImport(ctx.positionals, { mapping, dataset });
-    const stores = await atStage('open', ctx.config.dataDir, async () => openIngestStores(ctx.config.dataDir, () => clock.nowMs()));
+    const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     try {
       const totalBytes = files.reduce((a, f) => a + f.bytes, 0);
       const bar = createProgress(ctx.config.progress, 'import', totalBytes, 'bytes', { rows: true });

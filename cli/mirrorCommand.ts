@@ -1,7 +1,6 @@
 import { TickvaultError } from '../client/index.js';
 import { ConfigError } from '../shared/config.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
-import { atStage } from '../ingest/diskFault.js';
 import { loadMirrorPlan, MIRROR_OPTIONS } from '../ingest/mirror/mirrorConfig.js';
 import { runMirror, type MirrorOutcome } from '../ingest/mirror/mirrorRun.js';
 import { createProgress } from './progress.js';
@@ -33,7 +32,7 @@ export const mirrorCommand: Command = {
     const clock = ctx.config.clock;
     const started = Date.now();
     const plan = loadMirrorPlan(ctx.flags, ctx.env, clock.nowMs());
-    const stores = await atStage('open', ctx.config.dataDir, async () => openIngestStores(ctx.config.dataDir, () => clock.nowMs()));
+    const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     const bar = createProgress(ctx.config.progress, 'mirror', 0, 'symbol-days', { rows: true, counters: ['requests', 'waits'] });
     let outcome: MirrorOutcome;
     try {

@@ -29,7 +29,7 @@ export const replayCommand: Command = {
       if (!ok) throw new UsageError(`feed file not found: ${f}`);
     }
     const clock = ctx.config.clock;
-    const stores = await atStage('open', ctx.config.dataDir, async () => openIngestStores(ctx.config.dataDir, () => clock.nowMs()));
+    const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     try {
       const stats = emptyReplayStats();
       const started = Date.now();
@@ -54,7 +54,7 @@ export const replayCommand: Command = {
       // Days seen only as late lines are sealed too: a crash after their files were listed but
       // before the day was marked sealed leaves exactly that state, and sealing is idempotent.
       const days = new Set([...stats.days, ...unsealedDays(stores, stats.lateDays)]);
-      const results = await atStage('seal', stores.layout.dataDir, () => sealDays(stores, encodeParquet, days, () => clock.nowMs(), (rows) => bar.update((sealedRows += rows))));
+      const results = await sealDays(stores, encodeParquet, days, () => clock.nowMs(), (rows) => bar.update((sealedRows += rows)));
       bar.stop();
       for (const r of results) ctx.log.info(r, 'day sealed');
       const secs = (Date.now() - started) / 1000;

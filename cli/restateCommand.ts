@@ -1,12 +1,10 @@
 import { isValidDate } from '../calendar/tradingCalendar.js';
-import { ConfigError, oneOf } from '../shared/config.js';
-import { DATASETS, type Dataset } from '../shared/schema.js';
+import { oneOf, parseSymbolList } from '../shared/config.js';
+import { DATASETS, SCHEMAS, type Dataset } from '../shared/schema.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
 import { atStage } from '../ingest/diskFault.js';
 import { correctionsFromFiles, correctionsFromQuarantine, type CorrectionScope } from '../ingest/restate/corrections.js';
 import { restateDay, type RestateResult } from '../ingest/restate/restateDay.js';
-import { parseStockList } from '../ingest/mirror/mirrorConfig.js';
-import { parseIndexSymbol } from '../shared/symbols.js';
 import { UsageError, type Command } from './command.js';
 
 const datasetFlag = oneOf(DATASETS);
@@ -38,10 +36,10 @@ export const restateCommand: Command = {
     if (fromQuarantine === ctx.positionals.length > 0) throw new UsageError(`give correction FILEs or --from-quarantine, one of the two: ${USAGE}`);
     const mapping = typeof ctx.flags.mapping === 'string' ? ctx.flags.mapping : null;
     if (fromQuarantine && mapping !== null) throw new UsageError('--mapping applies to correction FILEs, not --from-quarantine');
-    const symbols = typeof ctx.flags.symbols === 'string' ? new Set(symbolList(dataset, ctx.flags.symbols)) : null;
+    const symbols = typeof ctx.flags.symbols === 'string' ? new Set(parseSymbolList(ctx.flags.symbols, '--symbols', SCHEMAS[dataset].symbols)) : null;
     const scope: CorrectionScope = { dataset, tradedate, symbols };
     const clock = ctx.config.clock;
-    const stores = await atStage('open', ctx.config.dataDir, async () => openIngestStores(ctx.config.dataDir, () => clock.nowMs()));
+    const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     try {
       const corrections = fromQuarantine
         ? correctionsFromQuarantine(stores.staging, scope)
@@ -59,15 +57,6 @@ export const restateCommand: Command = {
     }
   },
 };
-
-function symbolList(dataset: Dataset, text: string): string[] {
-  if (dataset !== 'index') return parseStockList(text, '--symbols');
-  return text.split(',').map((w) => w.trim()).filter((w) => w !== '').map((w) => {
-    const r = parseIndexSymbol(w);
-    if (!r.ok) throw new ConfigError(`--symbols: "${w.slice(0, 40)}" ${r.reason}`);
-    return r.symbol;
-  });
-}
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 

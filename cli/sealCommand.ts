@@ -1,7 +1,6 @@
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { sealDays } from '../ingest/seal/days.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
-import { atStage } from '../ingest/diskFault.js';
 import { DATASETS } from '../shared/schema.js';
 import { isValidDateText } from '../shared/timeFormat.js';
 import { createProgress } from './progress.js';
@@ -27,12 +26,11 @@ export const sealCommand: Command = {
       if (ctx.flags.force !== true) throw new UsageError(`refusing to seal: ${refusal} (sealing is irreversible; --force if you mean it)`);
       ctx.log.warn({ tradedate: date, reason: refusal }, 'sealing anyway (--force)');
     }
-    const stores = await atStage('open', ctx.config.dataDir, async () => openIngestStores(ctx.config.dataDir, () => clock.nowMs()));
+    const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     try {
       const bar = createProgress(ctx.config.progress, 'seal', 0, 'rows');
       let rows = 0;
-      const results = await atStage('seal', stores.layout.dataDir, () =>
-        sealDays(stores, encodeParquet, DATASETS.map((d) => `${d}|${date}`), () => clock.nowMs(), (n) => bar.update((rows += n))));
+      const results = await sealDays(stores, encodeParquet, DATASETS.map((d) => `${d}|${date}`), () => clock.nowMs(), (n) => bar.update((rows += n)));
       bar.stop();
       for (const r of results) {
         ctx.log.info(r, 'day sealed');

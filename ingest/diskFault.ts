@@ -44,6 +44,17 @@ export function diskCauseOf(e: unknown): { readonly cause: string; readonly path
   return null;
 }
 
+/** `e` as the stage's disk-fault IngestError when a full or read-only disk caused it; else `e` itself. */
+export function asDiskFault(stage: IngestStage, where: string, e: unknown): unknown {
+  const disk = diskCauseOf(e);
+  if (disk === null) return e;
+  return new IngestError(
+    stage,
+    `${disk.cause} while ${DOING[stage]} ${disk.path ?? where}: free space (or make it writable) and run the same command again; nothing half-written is listed`,
+    { cause: e, context: { path: disk.path ?? where } },
+  );
+}
+
 /**
  * `work`, with a disk fault turned into an IngestError of `stage` whose message names the
  * cause and the path (the failing call's own, else `where`); any other error passes as it is.
@@ -52,12 +63,6 @@ export async function atStage<T>(stage: IngestStage, where: string, work: () => 
   try {
     return await work();
   } catch (e) {
-    const disk = diskCauseOf(e);
-    if (disk === null) throw e;
-    throw new IngestError(
-      stage,
-      `${disk.cause} while ${DOING[stage]} ${disk.path ?? where}: free space (or make it writable) and run the same command again; nothing half-written is listed`,
-      { cause: e, context: { path: disk.path ?? where } },
-    );
+    throw asDiskFault(stage, where, e);
   }
 }

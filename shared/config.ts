@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { offsetClock, parseInstant, systemClock, type Clock } from './clock.js';
+import { parseIndexSymbol, parseStockSymbol } from './symbols.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -78,6 +79,22 @@ export function oneOf(words: readonly string[]): (text: string, source: string) 
     if (!words.includes(text)) throw new ConfigError(`${source} must be ${listed}`);
     return text;
   };
+}
+
+/**
+ * A list of stock or index codes (separated by commas, spaces or lines) in any accepted form,
+ * made canonical, duplicates removed, in the order given; a bad code is named.
+ */
+export function parseSymbolList(text: string, source: string, kind: 'stock' | 'index'): string[] {
+  const parse = kind === 'stock' ? parseStockSymbol : parseIndexSymbol;
+  const out = new Set<string>();
+  for (const word of text.split(/[\s,]+/).filter((w) => w !== '')) {
+    const r = parse(word);
+    if (!r.ok) throw new ConfigError(`${source}: "${word.slice(0, 40)}" ${r.reason}`);
+    out.add(r.symbol);
+  }
+  if (out.size === 0) throw new ConfigError(`${source} names no ${kind}`);
+  return [...out];
 }
 
 // ---- shared options ------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { LateGuard } from '../seal/lateGuard.js';
 import { RecordPacker, type RecordPack } from '../staging/recordCodec.js';
 import { validateFeedLine } from '../staging/validate.js';
 import type { QuarantineEntry } from '../staging/segments.js';
+import { lateReason } from '../staging/lateReason.js';
 
 export interface ParseWorkerInput {
   readonly catalogDb: string;
@@ -50,7 +51,7 @@ export function parseChunk(req: ParseRequest, late: LateGuard): ParsedChunk {
     if (!v.ok) {
       rejects.push({ source: `${req.source}:${lineNo}`, reason: v.reason, raw: line });
     } else if (late.isLate(v.row.dataset, v.row.tradedate, v.row.symbol)) {
-      rejects.push({ source: `${req.source}:${lineNo}`, reason: `late: ${v.row.dataset} ${v.row.tradedate} ${v.row.symbol} is already sealed`, raw: line });
+      rejects.push({ source: `${req.source}:${lineNo}`, reason: lateReason(v.row.dataset, v.row.tradedate, v.row.symbol), raw: line });
       lateCount++;
       lateDays.add(`${v.row.dataset}|${v.row.tradedate}`);
     } else {

@@ -38,7 +38,7 @@ export async function importAndSeal(deps: ImportAndSealDeps, files: readonly Pla
   let sealedRows = 0;
   const seal = async (days: Iterable<string>, onRows?: (rows: number) => void) => {
     const t = Date.now();
-    const results = await atStage('seal', stores.layout.dataDir, () => sealDays(stores, encodeParquet, days, nowMs, (n) => onRows?.((sealedRows += n))));
+    const results = await sealDays(stores, encodeParquet, days, nowMs, (n) => onRows?.((sealedRows += n)));
     sealingMs += Date.now() - t;
     for (const r of results) deps.onDaySealed?.(r);
     sealed.push(...results);

@@ -16,6 +16,7 @@ import type { PartitionLateGuard } from '../seal/sealState.js';
 import type { QuarantineEntry } from '../staging/segments.js';
 import { readRecord, recordBytes, writeRecord, type EncodedRecords, type SymbolDay } from '../staging/recordCodec.js';
 import { canonicalFeedLine } from '../staging/canonicalLine.js';
+import { lateReason } from '../staging/lateReason.js';
 
 export interface ChunkMessage extends SnapshotMessage {
   readonly offset: string;
@@ -195,7 +196,7 @@ export function lateEntry(
 ): QuarantineEntry {
   return {
     source,
-    reason: `late: ${dataset} ${tradedate} ${symbol} is already sealed`,
+    reason: lateReason(dataset, tradedate, symbol),
     raw: original ?? canonicalFeedLine(dataset, tradedate, symbol, timeMs, values),
   };
 }

@@ -22,6 +22,7 @@ import type { DecodedChunk } from './chunk.js';
 import type { KafkaOffsetStore } from './offsets.js';
 import type { KafkaSealState } from '../seal/sealState.js';
 import type { QuarantineEntry, Staging } from '../staging/segments.js';
+import { isLateReason } from '../staging/lateReason.js';
 
 export interface CommitDeps {
   readonly staging: Staging;
@@ -235,7 +236,7 @@ export class GroupCommitter {
           if (c.rejectOffsets[i] < from) continue;
           rejects.push(c.rejects[i]);
           quarantined++;
-          if (c.rejects[i].reason.startsWith('late: ')) late++;
+          if (isLateReason(c.rejects[i].reason)) late++;
         }
         skipped = Math.max(0, from - c.firstOffset);
         advances.push([c.topic, c.partition, c.lastOffset + 1]);

@@ -4,9 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { isInKnownRange, isValidDate, knownRange, latestTradingDay, tradingDaysInRange } from '../../calendar/tradingCalendar.js';
-import { ConfigError, oneOf, parsePositiveInt, resolveOption, type Env, type Flags, type OptionSpec } from '../../shared/config.js';
+import { ConfigError, oneOf, parsePositiveInt, parseSymbolList, resolveOption, type Env, type Flags, type OptionSpec } from '../../shared/config.js';
 import { DATASETS, type Dataset } from '../../shared/schema.js';
-import { parseIndexSymbol, parseStockSymbol } from '../../shared/symbols.js';
 import type { MirrorPlan } from './mirrorRun.js';
 
 const required = (what: string) => (t: string, s: string) => {
@@ -51,29 +50,6 @@ export const MIRROR_OPTIONS = {
   } satisfies OptionSpec<readonly Dataset[]>,
 };
 
-/** Stock codes in any accepted form, canonical, duplicates removed, in the order given. */
-export function parseStockList(text: string, source: string): string[] {
-  const out = new Set<string>();
-  for (const word of text.split(/[\s,]+/).filter((w) => w !== '')) {
-    const r = parseStockSymbol(word);
-    if (!r.ok) throw new ConfigError(`${source}: "${word.slice(0, 40)}" ${r.reason}`);
-    out.add(r.symbol);
-  }
-  if (out.size === 0) throw new ConfigError(`${source} names no stock`);
-  return [...out];
-}
-
-function parseIndexList(text: string, source: string): string[] {
-  const out = new Set<string>();
-  for (const word of text.split(/[\s,]+/).filter((w) => w !== '')) {
-    const r = parseIndexSymbol(word);
-    if (!r.ok) throw new ConfigError(`${source}: "${word.slice(0, 40)}" ${r.reason}`);
-    out.add(r.symbol);
-  }
-  if (out.size === 0) throw new ConfigError(`${source} names no index`);
-  return [...out];
-}
-
 /** A symbols file: codes separated by commas, spaces or lines; `#` starts a comment. */
 function readSymbolsFile(path: string): string {
   try {
@@ -111,10 +87,10 @@ export function loadMirrorPlan(flags: Flags, env: Env, nowMs: number): MirrorPla
   if (typeof flags.from !== 'string' || typeof flags.to !== 'string') throw new ConfigError('--from YYYYMMDD and --to YYYYMMDD are required');
   if (typeof flags.symbols === 'string' && typeof flags['symbols-file'] === 'string') throw new ConfigError('give --symbols or --symbols-file, not both');
   const stocks =
-    typeof flags.symbols === 'string' ? parseStockList(flags.symbols, '--symbols')
-      : typeof flags['symbols-file'] === 'string' ? parseStockList(readSymbolsFile(flags['symbols-file']), `--symbols-file ${flags['symbols-file']}`)
+    typeof flags.symbols === 'string' ? parseSymbolList(flags.symbols, '--symbols', 'stock')
+      : typeof flags['symbols-file'] === 'string' ? parseSymbolList(readSymbolsFile(flags['symbols-file']), `--symbols-file ${flags['symbols-file']}`, 'stock')
         : null;
-  const indexes = typeof flags.indexes === 'string' ? parseIndexList(flags.indexes, '--indexes') : null;
+  const indexes = typeof flags.indexes === 'string' ? parseSymbolList(flags.indexes, '--indexes', 'index') : null;
   return {
     upstreamUrl: upstream,
     apikey,

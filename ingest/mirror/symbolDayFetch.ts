@@ -31,9 +31,6 @@ export class InterfaceStopped extends Error {
   override name = 'InterfaceStopped';
 }
 
-/** A symbol-day the upstream delivered wrong (a file or pages of another symbol or day, a short file). */
-export { SpoolVerifyError } from './spool.js';
-
 export interface FetchContext {
   readonly upstream: Upstream;
   readonly dataDir: string;

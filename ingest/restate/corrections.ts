@@ -17,9 +17,9 @@ import { UnitImporter } from '../import/importWorker.js';
 export interface CorrectionRows {
   /** By symbol, in arrival order (the later of two rows with one key wins). */
   readonly bySymbol: Map<string, SnapshotRow[]>;
-  readonly rows: number;
+  rows: number;
   /** Rows of another dataset, day or symbol: not this restatement's. */
-  readonly elsewhere: number;
+  elsewhere: number;
   readonly rejects: QuarantineEntry[];
   /** Quarantine ids of the late messages taken in (removed once the new versions are current). */
   readonly lateIds: number[];
@@ -36,7 +36,7 @@ function emptyRows(): CorrectionRows {
   return { bySymbol: new Map(), rows: 0, elsewhere: 0, rejects: [], lateIds: [] };
 }
 
-function take(out: CorrectionRows & { rows: number; elsewhere: number }, scope: CorrectionScope, row: SnapshotRow): void {
+function take(out: CorrectionRows, scope: CorrectionScope, row: SnapshotRow): void {
   if (row.dataset !== scope.dataset || row.tradedate !== scope.tradedate || (scope.symbols !== null && !scope.symbols.has(row.symbol))) {
     out.elsewhere++;
     return;
@@ -64,7 +64,7 @@ export interface CorrectionFilesDeps {
  * planning, mapping and validation, in-process.
  */
 export async function correctionsFromFiles(deps: CorrectionFilesDeps, inputs: readonly string[], mapping: string | null, scope: CorrectionScope): Promise<CorrectionRows> {
-  const out = emptyRows() as CorrectionRows & { rows: number; elsewhere: number };
+  const out = emptyRows();
   let importer: UnitImporter | null = null;
   for (const input of inputs) {
     if (isFeedFile(input)) {
@@ -86,7 +86,7 @@ export async function correctionsFromFiles(deps: CorrectionFilesDeps, inputs: re
   return out;
 }
 
-async function feedInto(out: CorrectionRows & { rows: number; elsewhere: number }, file: string, scope: CorrectionScope): Promise<void> {
+async function feedInto(out: CorrectionRows, file: string, scope: CorrectionScope): Promise<void> {
   for await (const batch of readFeedLines(file)) {
     batch.lines.forEach((line, i) => {
       if (line.trim() === '') return;
@@ -102,7 +102,7 @@ async function feedInto(out: CorrectionRows & { rows: number; elsewhere: number 
  * message's value (the dataset is the one its quarantine reason names).
  */
 export function correctionsFromQuarantine(staging: Staging, scope: CorrectionScope): CorrectionRows {
-  const out = emptyRows() as CorrectionRows & { rows: number; elsewhere: number };
+  const out = emptyRows();
   for (const entry of staging.lateEntries(scope.dataset, scope.tradedate)) {
     let obj: unknown;
     try {

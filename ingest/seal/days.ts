@@ -1,10 +1,12 @@
 /**
  * Seals a list of `dataset|tradedate` days in date order, reporting rows as files land. Files
- * are written by a pool of seal workers (one per core); the catalog is written here.
+ * are written by a pool of seal workers (one per core); the catalog is written here. A full or
+ * read-only disk comes back as the seal stage's one-line fault (ingest/diskFault.ts).
  */
 import type { Dataset } from '../../shared/schema.js';
 import { sealDay, type Encoder, type SealResult } from './day.js';
 import { SealPool } from './pool.js';
+import { atStage } from '../diskFault.js';
 import type { IngestStores } from '../staging/stores.js';
 
 export async function sealDays(
@@ -14,15 +16,17 @@ export async function sealDays(
   nowMs: () => number,
   onRows?: (rows: number) => void,
 ): Promise<SealResult[]> {
-  const results: SealResult[] = [];
   const ordered = [...days].sort((a, b) => a.split('|')[1].localeCompare(b.split('|')[1]) || a.localeCompare(b));
   const pool = new SealPool({ dataDir: stores.layout.dataDir, ingestDb: stores.layout.ingestDb });
+  const results: SealResult[] = [];
   try {
-    for (const key of ordered) {
-      const [dataset, tradedate] = key.split('|') as [Dataset, string];
-      const deps = { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, encode, nowMs, onFile: onRows, pool };
-      results.push(await sealDay(deps, dataset, tradedate));
-    }
+    await atStage('seal', stores.layout.dataDir, async () => {
+      for (const key of ordered) {
+        const [dataset, tradedate] = key.split('|') as [Dataset, string];
+        const deps = { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, encode, nowMs, onFile: onRows, pool };
+        results.push(await sealDay(deps, dataset, tradedate));
+      }
+    });
   } finally {
     await pool.close();
   }

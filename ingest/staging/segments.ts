@@ -25,6 +25,7 @@ import { openDb, type Db } from '../../shared/sqlite.js';
 import { type Dataset, type SnapshotRow } from '../../shared/schema.js';
 import { encodeRecord, ORDER_OFFSET, recordBytes, recordSymbol, type EncodedRecords, type RecordPack } from './recordCodec.js';
 import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
+import { lateDayOf, lateReasonLike } from './lateReason.js';
 
 export const BUCKETS = 256;
 
@@ -413,12 +414,11 @@ export class Staging {
    */
   static lateCounts(db: Db): Map<string, number> {
     const rows = db
-      .prepare("SELECT reason, count(*) AS n FROM quarantine WHERE reason LIKE 'late: %' GROUP BY reason")
-      .all() as { reason: string; n: number }[];
+      .prepare('SELECT reason, count(*) AS n FROM quarantine WHERE reason LIKE ? GROUP BY reason')
+      .all(lateReasonLike()) as { reason: string; n: number }[];
     const out = new Map<string, number>();
     for (const { reason, n } of rows) {
-      const [dataset, tradedate] = reason.slice('late: '.length).split(' ');
-      const key = `${dataset}|${tradedate}`;
+      const key = lateDayOf(reason);
       out.set(key, (out.get(key) ?? 0) + n);
     }
     return out;
@@ -502,7 +502,7 @@ export class Staging {
   lateEntries(dataset: Dataset, tradedate: string): { readonly id: number; readonly source: string; readonly raw: string }[] {
     return this.db
       .prepare("SELECT id, source, raw FROM quarantine WHERE reason LIKE ? ORDER BY id")
-      .all(`late: ${dataset} ${tradedate} %`) as { id: number; source: string; raw: string }[];
+      .all(lateReasonLike(dataset, tradedate)) as { id: number; source: string; raw: string }[];
   }
 
   /** Removes quarantine entries taken in by a restatement. */

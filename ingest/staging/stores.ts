@@ -4,6 +4,7 @@ import { layoutFor, type Layout } from '../../storage/layout.js';
 import type { Db } from '../../shared/sqlite.js';
 import { LateGuard } from '../seal/lateGuard.js';
 import { Staging } from './segments.js';
+import { asDiskFault } from '../diskFault.js';
 
 /** The ingest side's handles on a data directory: catalog, staging, late-message guard. */
 export interface IngestStores {
@@ -17,10 +18,18 @@ export interface IngestStores {
 }
 
 export function openIngestStores(dataDir: string, nowMs: () => number): IngestStores {
-  mkdirSync(dataDir, { recursive: true });
   const layout = layoutFor(dataDir);
-  const catalog = openCatalog(layout.catalogDb);
-  const staging = Staging.open(layout.ingestDb, nowMs);
+  let catalog: Db | null = null;
+  let staging: Staging;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    catalog = openCatalog(layout.catalogDb);
+    staging = Staging.open(layout.ingestDb, nowMs);
+  } catch (e) {
+    catalog?.close();
+    // A full disk says so at the first write, which is often this one (a database's WAL).
+    throw asDiskFault('open', dataDir, e);
+  }
   const catalogReader = new CatalogReader(catalog);
   return {
     layout,

@@ -2,7 +2,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadMirrorPlan, mirrorDays, parseStockList } from '../../../ingest/mirror/mirrorConfig.js';
+import { loadMirrorPlan, mirrorDays } from '../../../ingest/mirror/mirrorConfig.js';
+import { parseSymbolList } from '../../../shared/config.js';
+
+const parseStockList = (text: string, source: string) => parseSymbolList(text, source, 'stock');
 import { tempDir } from '../../support/tempDir.js';
 
 const t = suite('mirror: options');
