@@ -15,40 +15,8 @@ retried after ``Retry-After`` within the client's bound, nothing else is.
 """
 from ._version import __version__
 from .client import PARQUET_MEDIA_TYPE, Client, ParquetFile
-from .errors import (
-    BadRequest,
-    Busy,
-    ConnectionFailed,
-    DownloadError,
-    InvalidKey,
-    NoAccess,
-    NoData,
-    PagingError,
-    QuotaExceeded,
-    RateLimited,
-    ServerError,
-    TickvaultError,
-    TooManyRequests,
-    Unavailable,
-)
+from . import errors as _errors
+from .errors import *  # noqa: F401,F403  (every exception class: errors.__all__ lists them)
 
-__all__ = [
-    "__version__",
-    "Client",
-    "ParquetFile",
-    "PARQUET_MEDIA_TYPE",
-    "TickvaultError",
-    "BadRequest",
-    "InvalidKey",
-    "NoAccess",
-    "TooManyRequests",
-    "RateLimited",
-    "QuotaExceeded",
-    "Unavailable",
-    "Busy",
-    "ServerError",
-    "NoData",
-    "PagingError",
-    "DownloadError",
-    "ConnectionFailed",
-]
+# The exceptions are the ones errors.py exports, named there once.
+__all__ = ["__version__", "Client", "ParquetFile", "PARQUET_MEDIA_TYPE", *(n for n in _errors.__all__ if n != "error_for")]
