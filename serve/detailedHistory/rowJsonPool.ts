@@ -9,7 +9,8 @@
 import type { CatalogFile } from '../../storage/catalog.js';
 import { UnsupportedParquetError } from '../../storage/parquet/format.js';
 import { WorkerPool } from '../../shared/workerPool.js';
-import type { RowJsonMaker, SerializedRows } from './rows.js';
+import type { RowJsonMaker } from './rows.js';
+import type { SerializedRows } from '../../storage/rowText/rowJson.js';
 import type { RowJsonRequest, RowJsonRows, RowJsonWorkerInput } from './rowJsonWorker.js';
 
 export class RowJsonPool extends WorkerPool<RowJsonRequest, RowJsonRows> implements RowJsonMaker {

@@ -11,7 +11,7 @@ import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.j
 import { readRowGroups } from '../../storage/parquet/reader.js';
 import { withSyncFile } from '../../storage/parquet/byteSource.js';
 import { checkFooter, type FileFacts } from '../reading/fileColumns.js';
-import { ALL_FIELDS, serializeRows } from './rows.js';
+import { ALL_FIELDS, serializeRows } from '../../storage/rowText/rowJson.js';
 import { groupRowCount } from '../reading/rowSearch.js';
 
 export interface RowJsonWorkerInput {

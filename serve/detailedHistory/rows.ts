@@ -6,69 +6,11 @@
  * the cached decoded columns on each request.
  */
 import type { CatalogFile } from '../../storage/catalog.js';
-import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
-import type { DecodedColumn } from '../../storage/parquet/reader.js';
 import { groupRowCount, groupsOf } from '../reading/rowSearch.js';
-import { JsonBytesWriter } from './jsonBytes.js';
+import { ALL_FIELDS, ROW_BYTES, isAllFields, serializeRows, sliceRows, type SerializedRows } from '../../storage/rowText/rowJson.js';
 
-/** Every field's position, per dataset: made once, not per row group served. */
-export const ALL_FIELDS: Readonly<Record<Dataset, readonly number[]>> = {
-  level2: SCHEMAS.level2.fields.map((_, i) => i),
-  index: SCHEMAS.index.fields.map((_, i) => i),
-  trade: SCHEMAS.trade.fields.map((_, i) => i),
-  order: SCHEMAS.order.fields.map((_, i) => i),
-};
 const COMMA = Buffer.from(',');
-
-/**
- * The LRU needs a size up front: measured ~320 bytes a full level-2 row of generated data;
- * a trade row ~150, an order row ~120.
- */
-const ROW_BYTES: Readonly<Partial<Record<Dataset, number>>> = { level2: 340, trade: 160, order: 130 };
-
-export function isAllFields(fields: readonly number[], dataset: Dataset = 'level2'): boolean {
-  return fields.length === SCHEMAS[dataset].fields.length && fields.every((f, i) => f === i);
-}
-
-/** Serialised rows of one row group: `bytes` holds rows separated by commas. */
-export interface SerializedRows {
-  readonly bytes: Buffer;
-  /** offsets[r] = first byte of row r; offsets[n] = bytes.length + 1 (as if a comma followed). */
-  readonly offsets: Uint32Array;
-}
-
-/** Writes rows [from, to) of a row group's columns (in output order) as `[…],[…]`. */
-export function serializeRows(cols: readonly DecodedColumn[], from: number, to: number, sizeHint = 0): SerializedRows {
-  const w = new JsonBytesWriter(Math.max(1024, sizeHint));
-  const offsets = new Uint32Array(to - from + 1);
-  const n = cols.length;
-  // Split by kind up front so the hot loop's element loads stay monomorphic.
-  const nums: (Float64Array | null)[] = cols.map((c) => (c.kind === 'number' ? c.values : null));
-  const strs: (readonly (string | null)[] | null)[] = cols.map((c) => (c.kind === 'number' ? null : c.values));
-  for (let r = from; r < to; r++) {
-    if (r > from) w.byte(44);
-    offsets[r - from] = w.pos;
-    w.byte(91);
-    for (let c = 0; c < n; c++) {
-      if (c > 0) w.byte(44);
-      const nv = nums[c];
-      if (nv !== null) w.number(nv[r]);
-      else {
-        const s = strs[c]![r];
-        if (s === null) w.raw('null'); // an absent code (bs_flag, …)
-        else w.string(s);
-      }
-    }
-    w.byte(93);
-  }
-  offsets[to - from] = w.pos + 1;
-  // Copy out of the growable buffer so the cache holds exactly the bytes it accounts for;
-  // into memory of its own (never Node's shared pool), so a worker can transfer it.
-  const bytes = Buffer.allocUnsafeSlow(w.pos);
-  w.bytes().copy(bytes);
-  return { bytes, offsets };
-}
 
 /**
  * Makes the every-field rows of a row group elsewhere (rowJsonPool.ts: worker threads); null
@@ -76,11 +18,6 @@ export function serializeRows(cols: readonly DecodedColumn[], from: number, to: 
  */
 export interface RowJsonMaker {
   rows(file: CatalogFile, group: number, sizeHint: number): Promise<SerializedRows | null>;
-}
-
-/** Rows [a, b) of serialised rows, without a trailing comma. */
-export function sliceRows(s: SerializedRows, a: number, b: number): Buffer {
-  return s.bytes.subarray(s.offsets[a], s.offsets[b] - 1);
 }
 
 function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, pool: RowJsonMaker | null): Promise<SerializedRows> {

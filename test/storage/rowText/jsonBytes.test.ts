@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { JsonBytesWriter } from '../../../serve/detailedHistory/jsonBytes.js';
-import { serializeRows, sliceRows } from '../../../serve/detailedHistory/rows.js';
+import { JsonBytesWriter } from '../../../storage/rowText/jsonBytes.js';
+import { serializeRows, sliceRows } from '../../../storage/rowText/rowJson.js';
 
 const test = suite('JSON bytes writer');
 
