@@ -52,6 +52,11 @@ export const serveCommand: Command = {
       url: stateUrl,
       dataDir: layout.dataDir,
       onPoolError: (err) => ctx.log.warn({ err: databaseErrorForLog(err) }, 'state database connection lost; reconnecting on the next request'),
+      // Once when writes start failing and once when they work again, not once per request.
+      onDiskFault: (fault) =>
+        fault === null
+          ? ctx.log.info({ path: layout.serviceDb }, 'service.db takes writes again; requests are counted and served')
+          : ctx.log.error({ err: fault, path: fault.path, cause: fault.diskCause }, 'service.db refuses writes; API requests get 503 until there is room'),
     }).catch((e: unknown) => {
       catalogDb.close();
       throw e;

@@ -40,7 +40,10 @@ export class Limits {
    */
   hitRate(accountId: number, perSecond: number, wallMs: number): Admission {
     const second = Math.floor(wallMs / 1000);
-    const row = this.rateHit.get(accountId, second) as { n: number };
+    // all(), not get(): get() stops at the RETURNING row and better-sqlite3 drops the error of
+    // the commit that follows, so a write the disk refused would pass uncounted (measured on a
+    // full tmpfs: the count stayed put and no error came). all() runs to the commit.
+    const row = this.rateHit.all(accountId, second)[0] as { n: number };
     if (row.n <= perSecond) return { ok: true, count: row.n };
     return { ok: false, retryAfterSec: 1 };
   }
@@ -52,7 +55,7 @@ export class Limits {
   takeDaily(accountId: number, api: ApiName, kind: DailyKind, limit: number, nowMs: number): Admission {
     const day = beijingDate(nowMs);
     if (limit > 0) {
-      const row = this.dailyHit.get({ account: accountId, api, kind, day, limit }) as { n: number } | undefined;
+      const row = this.dailyHit.all({ account: accountId, api, kind, day, limit })[0] as { n: number } | undefined;
       if (row) return { ok: true, count: row.n };
     }
     return { ok: false, retryAfterSec: secondsToNextBeijingDay(nowMs) };

@@ -1,7 +1,7 @@
 import { layoutFor } from '../../storage/layout.js';
 import { PostgresStateStore } from './postgresState.js';
 import { SqliteStateStore } from './sqliteState.js';
-import type { StateStore } from './stateStore.js';
+import type { StateDiskError, StateStore } from './stateStore.js';
 
 export interface StateLocation {
   /** `--state-url`: empty for service.db in the data directory. */
@@ -10,6 +10,8 @@ export interface StateLocation {
   /** Fsync every commit (account management); the serving path trades that for speed on SQLite. */
   readonly durable?: boolean;
   readonly onPoolError?: (e: unknown) => void;
+  /** service.db's writes started failing for a disk reason (the fault), or work again (null). */
+  readonly onDiskFault?: (fault: StateDiskError | null) => void;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface StateLocation {
 export async function openStateStore(loc: StateLocation): Promise<StateStore> {
   if (loc.url === '') {
     const layout = layoutFor(loc.dataDir);
-    return new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile, durable: loc.durable });
+    return new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile, durable: loc.durable, onDiskFault: loc.onDiskFault });
   }
   return PostgresStateStore.open({ url: loc.url, onPoolError: loc.onPoolError });
 }

@@ -14,7 +14,8 @@
  *   - a daily counter belongs to the Beijing day of the service clock, read against the
  *     store's clock (the service clock may be pinned, e.g. TICKVAULT_NOW in tests).
  * A store that cannot reach its database throws StateUnavailableError (the request becomes a
- * 503 with Retry-After), never another error, and recovers by itself when it returns.
+ * 503 with Retry-After), never another error, and recovers by itself when it returns. A write
+ * refused by a full or read-only disk (service.db) is its subclass StateDiskError.
  */
 import type { Account, AccountListing } from './accounts.js';
 import type { ApiName, PlanName } from './plans.js';
@@ -79,3 +80,27 @@ export class StateUnavailableError extends Error {
 
 /** Seconds a client should wait after StateUnavailableError (the pool reconnects within it). */
 export const STATE_RETRY_AFTER_SEC = 2;
+
+/**
+ * A state write the disk refused (full, over quota, read-only): the store can still be read,
+ * but nothing can be counted, so nothing that must count is served (api-contract 72). Reads
+ * see the same class, so /healthz and the answers agree on what is wrong.
+ */
+export class StateDiskError extends StateUnavailableError {
+  override name = 'StateDiskError';
+  constructor(
+    /** What a user reads: `no space left on device`, `read-only file system`… */
+    readonly diskCause: string,
+    /** The state file the write was for. */
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${diskCause}: the server cannot write its accounts and limits database ${path}`, options);
+  }
+}
+
+/**
+ * Seconds a client should wait after StateDiskError: space comes back by an operator's hand,
+ * not in the two seconds a reconnect takes, so clients are asked to come back less often.
+ */
+export const STATE_DISK_RETRY_AFTER_SEC = 10;

@@ -28,6 +28,8 @@ export type ErrorReason =
   | 'slot'
   /** The shared state (the accounts and limits database) cannot be reached now (503). */
   | 'state'
+  /** The shared state cannot be written: its disk is full or read-only (503, api-contract 72). */
+  | 'disk'
   /** A cursor pages a version of a restated symbol-day this site does not hold yet (503). */
   | 'version'
   /** A stored file is damaged (500; the log names the file: storage/damagedFile.ts). */
@@ -36,7 +38,7 @@ export type ErrorReason =
   | 'internal';
 
 /** Limits that lift after a while: their answers say when (Retry-After, whole seconds). */
-export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot' | 'state' | 'version'>;
+export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot' | 'state' | 'disk' | 'version'>;
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -58,11 +60,13 @@ export const badRequest = (message: string): ApiError => new ApiError(400, 'para
 export const badBody = (code: 400 | 413 | 415, message: string): ApiError => new ApiError(code, 'body', message);
 export const unauthorized = (message: string): ApiError => new ApiError(401, 'key', message);
 export const forbidden = (message: string): ApiError => new ApiError(403, 'plan', message);
-export const tooManyRequests = (reason: Exclude<WaitReason, 'slot' | 'state' | 'version'>, message: string, retryAfterSec: number): ApiError =>
+export const tooManyRequests = (reason: Exclude<WaitReason, 'slot' | 'state' | 'disk' | 'version'>, message: string, retryAfterSec: number): ApiError =>
   new ApiError(429, reason, message, { retryAfterSec });
 export const busy = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'slot', message, { retryAfterSec });
 /** The shared state is unreachable: nothing was counted, and the same request may succeed shortly. */
 export const stateUnavailable = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'state', message, { retryAfterSec });
+/** The shared state's disk refuses writes: nothing was counted; the same request succeeds once there is room. */
+export const stateDiskFault = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'disk', message, { retryAfterSec });
 /** A cursor's version is not here yet (a restatement not applied at this site): never another version's rows. */
 export const versionMissing = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'version', message, { retryAfterSec });
 /** A bug, never shown to the client (fixed 500 message). */

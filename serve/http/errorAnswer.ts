@@ -5,6 +5,7 @@
  * request log and the metrics, which run outside it:
  *
  *   ApiError with expose        → its code and message (400…503)
+ *   StateDiskError              → 503 'disk' with Retry-After, naming the cause (api-contract 72)
  *   StateUnavailableError       → 503 'state' with Retry-After (nothing was counted)
  *   DamagedFileError            → 500, logged at error with the file's path (`doctor` names it too)
  *   anything else               → 500 with a fixed message, logged with its stack
@@ -16,8 +17,8 @@ import type Koa from 'koa';
 import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../../shared/logger.js';
 import { DamagedFileError } from '../../storage/damagedFile.js';
-import { STATE_RETRY_AFTER_SEC, StateUnavailableError } from '../access/stateStore.js';
-import { ApiError, stateUnavailable, type ErrorReason } from './apiError.js';
+import { STATE_DISK_RETRY_AFTER_SEC, STATE_RETRY_AFTER_SEC, StateDiskError, StateUnavailableError } from '../access/stateStore.js';
+import { ApiError, stateDiskFault, stateUnavailable, type ErrorReason } from './apiError.js';
 import { errorEnvelope, JSON_TYPE } from './envelope.js';
 
 const INTERNAL_MESSAGE = 'internal server error';
@@ -31,9 +32,16 @@ export interface ErrorAnswer {
   readonly retryAfterSec?: number;
 }
 
+/** The sentence of a state write the disk refused; /healthz says the same. */
+export const stateDiskMessage = (e: StateDiskError): string =>
+  `the service cannot record requests in its accounts and limits database (${e.diskCause}); nothing was counted, retry later`;
+
 /** Pure mapping; the middleware below does the logging and the writing. */
 export function errorAnswerOf(caught: unknown): ErrorAnswer {
-  const e = caught instanceof StateUnavailableError ? stateUnavailable(STATE_MESSAGE, STATE_RETRY_AFTER_SEC) : caught;
+  const e =
+    caught instanceof StateDiskError ? stateDiskFault(stateDiskMessage(caught), STATE_DISK_RETRY_AFTER_SEC)
+    : caught instanceof StateUnavailableError ? stateUnavailable(STATE_MESSAGE, STATE_RETRY_AFTER_SEC)
+    : caught;
   if (e instanceof ApiError && e.expose) {
     return { code: e.code, message: e.message, reason: e.reason, ...(e.opts.retryAfterSec === undefined ? {} : { retryAfterSec: e.opts.retryAfterSec }) };
   }

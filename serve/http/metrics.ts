@@ -9,7 +9,8 @@
  *   tickvault_api_response_bytes_total{apiname}           body bytes sent (incl. Parquet files)
  *   tickvault_api_slots_held                              one-request slots this process holds
  *   tickvault_quota_rejections_total{apiname,reason}      429/503: rate_limit, trial_calls,
- *                                                         parquet_quota, slot_busy, state_unavailable (ApiError.reason)
+ *                                                         parquet_quota, slot_busy, state_unavailable,
+ *                                                         state_disk (ApiError.reason)
  *   tickvault_calendar_known_range_end_timestamp_seconds  end of the calendar's known range (alert
  *                                                         when it is less than 30 days away)
  *   tickvault_late_messages_waiting{dataset}              messages for sealed days waiting in
@@ -31,7 +32,7 @@ import { onResponseDone } from './responseDone.js';
 
 export const METRICS_PATH = '/metrics';
 
-export type RejectionReason = 'rate_limit' | 'trial_calls' | 'parquet_quota' | 'slot_busy' | 'state_unavailable';
+export type RejectionReason = 'rate_limit' | 'trial_calls' | 'parquet_quota' | 'slot_busy' | 'state_unavailable' | 'state_disk';
 
 /** The rejection label of an answer refused by a limit (ApiError.reason); null for anything else. */
 export function rejectionReason(reason: ErrorReason | undefined): RejectionReason | null {
@@ -46,6 +47,8 @@ export function rejectionReason(reason: ErrorReason | undefined): RejectionReaso
       return 'slot_busy';
     case 'state':
       return 'state_unavailable';
+    case 'disk':
+      return 'state_disk';
     default:
       return null;
   }
@@ -86,7 +89,7 @@ export class ServeMetrics {
     this.bytes = new Counter({ name: 'tickvault_api_response_bytes_total', help: 'POST /api response body bytes, by apiname', labelNames: ['apiname'] as const, registers });
     this.rejections = new Counter({
       name: 'tickvault_quota_rejections_total',
-      help: 'Requests refused by a limit: rate_limit (per second), trial_calls, parquet_quota (429), slot_busy or state_unavailable (503)',
+      help: 'Requests refused by a limit: rate_limit (per second), trial_calls, parquet_quota (429), slot_busy, state_unavailable or state_disk (503)',
       labelNames: ['apiname', 'reason'] as const,
       registers,
     });

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { errorAnswerOf } from '../../../serve/http/errorAnswer.js';
 import { badRequest, busy, internal, tooManyRequests } from '../../../serve/http/apiError.js';
-import { StateUnavailableError } from '../../../serve/access/stateStore.js';
+import { StateDiskError, StateUnavailableError } from '../../../serve/access/stateStore.js';
 import { DamagedFileError } from '../../../storage/damagedFile.js';
 
 /** The one mapping from a thrown value to the answer a client sees (serve/http/errorAnswer.ts). */
@@ -23,6 +23,15 @@ test('an unreachable shared state is a 503 with Retry-After, saying nothing was 
   assert.is(a.retryAfterSec, 2);
   assert.match(a.message, /nothing was counted/);
   assert.not.match(a.message, /ECONNREFUSED|5432/);
+});
+
+test('a state write the disk refused is a 503 "disk" with a longer Retry-After, naming the cause but not the path', () => {
+  const a = errorAnswerOf(new StateDiskError('no space left on device', '/srv/data/service.db', { cause: Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }) }));
+  assert.is(a.code, 503);
+  assert.is(a.reason, 'disk');
+  assert.is(a.retryAfterSec, 10);
+  assert.match(a.message, /\(no space left on device\); nothing was counted/);
+  assert.not.match(a.message, /service\.db|SQLITE/);
 });
 
 test('a damaged stored file is a 500 whose message names neither the file nor the fault', () => {

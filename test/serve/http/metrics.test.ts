@@ -70,6 +70,7 @@ t('rejectionReason: each limit reason of ApiError maps to its label; other refus
   assert.is(rejectionReason('trial'), 'trial_calls');
   assert.is(rejectionReason('quota'), 'parquet_quota');
   assert.is(rejectionReason('slot'), 'slot_busy');
+  assert.is(rejectionReason('disk'), 'state_disk');
   for (const r of ['param', 'body', 'key', 'plan', 'internal', undefined] as const) assert.is(rejectionReason(r), null, String(r));
 });
 
