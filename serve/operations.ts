@@ -10,6 +10,7 @@ import type { Operation } from './http/operation.js';
 import { FileColumnCache } from './reading/fileColumns.js';
 import { CursorCodec } from './detailedHistory/cursor.js';
 import { RowJsonPool } from './detailedHistory/rowJsonPool.js';
+import { RowTextSource } from './detailedHistory/rowTextSource.js';
 import { detailedHistoryOperation } from './detailedHistory/operation.js';
 import { tickHistoryOperation } from './tickHistory/operation.js';
 
@@ -45,7 +46,10 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
   const boundaryBytes = Math.floor(deps.cacheBytes * BOUNDARY_SHARE);
   const columns = new FileColumnCache(deps.dataDir, deps.cacheBytes - boundaryBytes);
   const rowJson = deps.jsonThreads > 0 ? new RowJsonPool({ dataDir: deps.dataDir }, deps.jsonThreads) : null;
-  const detailed = { dataDir: deps.dataDir, catalog: deps.catalog, columns, cursors: new CursorCodec(deps.cursorKey), rowJson };
+  // A damaged row text costs speed, not answers (pages come from the file): logged once per file.
+  const rowText = new RowTextSource(deps.dataDir, columns, (file, reason) =>
+    deps.log.error({ file, reason }, 'row text damaged; pages of this file are made from its Parquet file; run tickvault doctor --rebuild'));
+  const detailed = { dataDir: deps.dataDir, catalog: deps.catalog, columns, cursors: new CursorCodec(deps.cursorKey), rowJson, rowText };
   return {
     operations: [
       detailedHistoryOperation('level2_quote_history', detailed),

@@ -55,3 +55,12 @@ export function sealedDayDir(dataDir: string, dataset: Dataset, tradedate: strin
 export function boundaryPartRelPath(dataset: Dataset, tradedate: string, name: string): string {
   return `_boundary/${dataset}/date=${tradedate}/${name}.tvb`;
 }
+
+/**
+ * A sealed file's row text (storage/rowText/), relative to the data directory: under
+ * `_rowtext/`, apart from the datasets' folders, so a glob over a dataset's Parquet files never
+ * meets it; named as its file, `.tvr` for `.parquet` (a version's row text beside its version's).
+ */
+export function rowTextRelPath(fileRelPath: string): string {
+  return `_rowtext/${fileRelPath.replace(/\.parquet$/, '.tvr')}`;
+}

@@ -12,6 +12,7 @@ import type { NewCatalogFile } from '../../storage/catalog.js';
 import { sealedFileRelPath } from '../../storage/layout.js';
 import { writeDurably } from '../../storage/durableFile.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
+import { hasRowText, writeRowText } from '../../storage/rowText/rowTextBuild.js';
 import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';
 import { readStagedBucket, type StagedRecord } from '../staging/bucketRead.js';
 import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writer.js';
@@ -64,10 +65,14 @@ export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<Bu
       const data = await env.encode({ dataset, tradedate, ...cols }, { rowGroupSize: SCHEMAS[dataset].rowGroupSize });
       const relPath = sealedFileRelPath(dataset, tradedate, cols.symbol);
       await writeDurably(join(env.dataDir, relPath), data);
+      const sha256 = createHash('sha256').update(data).digest('hex');
+      // Before the catalog lists the file, so a listed file has its row text unless a crash
+      // or a disk fault intervened (then pages are made from the file; doctor --rebuild).
+      if (hasRowText(dataset)) await writeRowText(env.dataDir, relPath, dataset, data, sha256);
       const idx = buildMinuteIndex(cols.timesMs);
       written.push({
         symbol: cols.symbol, relPath, rows: cols.rows, firstTimeMs: cols.timesMs[0], lastTimeMs: cols.timesMs[cols.rows - 1],
-        bytes: data.length, sha256: createHash('sha256').update(data).digest('hex'),
+        bytes: data.length, sha256,
         minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
       });
       const c = fileCandidates({ dataset, tradedate, ...cols }, idx);

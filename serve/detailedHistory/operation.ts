@@ -17,6 +17,7 @@ import { firstRowAtOrAfter } from '../reading/rowSearch.js';
 import { spanTimeLookup } from '../reading/rowTimes.js';
 import { minuteStarts } from '../../storage/minuteIndex.js';
 import { pageRowsJson, type RowJsonMaker } from './rows.js';
+import type { RowTextSource } from './rowTextSource.js';
 import type { CursorCodec } from './cursor.js';
 import { successPieces } from '../http/envelope.js';
 import { badRequest, versionMissing } from '../http/apiError.js';
@@ -38,6 +39,8 @@ export interface DetailedHistoryDeps {
   readonly cursors: CursorCodec;
   /** Row-JSON workers for pages not yet cached; null: rows made on the main thread. */
   readonly rowJson: RowJsonMaker | null;
+  /** Sealed files' row text, read before anything is decoded; null: never used. */
+  readonly rowText: RowTextSource | null;
 }
 
 export function detailedHistoryOperation(apiname: DetailedApiName, deps: DetailedHistoryDeps): Operation {
@@ -119,7 +122,7 @@ function notStored(catalog: CatalogReader, raw: unknown, symbol: string, tradeda
 
 async function jsonPage(deps: DetailedHistoryDeps, apiname: DetailedApiName, q: Level2Query, file: CatalogFile): Promise<OperationResult> {
   const dataset = DATASET_OF[apiname];
-  const { columns: cache, cursors, rowJson } = deps;
+  const { columns: cache, cursors, rowJson, rowText } = deps;
   const starts = minuteStarts(file.minuteIndex);
   const [lo, hiRaw] = await Promise.all([
     q.startMs === null ? 0 : firstRowAtOrAfter(file, starts, q.startMs, spanTimeLookup(cache, file)),
@@ -127,7 +130,7 @@ async function jsonPage(deps: DetailedHistoryDeps, apiname: DetailedApiName, q: 
     q.endMs === null ? file.rows : firstRowAtOrAfter(file, starts, q.endMs + 1, spanTimeLookup(cache, file)),
   ]);
   const plan = planPage({ lo, hi: Math.max(lo, hiRaw) }, q.start, q.pageSize);
-  const items = await pageRowsJson(cache, file, plan.first, plan.end, q.fields, rowJson);
+  const items = await pageRowsJson(cache, file, plan.first, plan.end, q.fields, { rowText, pool: rowJson });
   const next = plan.hasMore
     ? cursors.encode({ apiname, symbol: file.symbol, tradedate: file.tradedate, startMs: q.startMs, endMs: q.endMs, position: plan.end, version: file.version })
     : null;

@@ -8,6 +8,7 @@
 import type { CatalogFile } from '../../storage/catalog.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { groupRowCount, groupsOf } from '../reading/rowSearch.js';
+import type { RowTextSource } from './rowTextSource.js';
 import { ALL_FIELDS, ROW_BYTES, isAllFields, serializeRows, sliceRows, type SerializedRows } from '../../storage/rowText/rowJson.js';
 
 const COMMA = Buffer.from(',');
@@ -20,12 +21,23 @@ export interface RowJsonMaker {
   rows(file: CatalogFile, group: number, sizeHint: number): Promise<SerializedRows | null>;
 }
 
-function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, pool: RowJsonMaker | null): Promise<SerializedRows> {
+/**
+ * Where a row group's every-field rows come from when they are not cached: the file's row text
+ * (written at seal), else row-JSON workers, else this thread; each null passes to the next.
+ */
+export interface RowSources {
+  readonly rowText: RowTextSource | null;
+  readonly pool: RowJsonMaker | null;
+}
+
+function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, sources: RowSources): Promise<SerializedRows> {
   const rows = groupRowCount(file, g);
   const estimate = rows * (ROW_BYTES[file.dataset] ?? 340);
   const all = ALL_FIELDS[file.dataset];
   return cache.memo(`${file.path}#${g}#rowjson`, estimate + rows * 4, async () => {
-    const made = pool ? await pool.rows(file, g, estimate) : null;
+    const stored = sources.rowText ? await sources.rowText.rows(file, g) : null;
+    if (stored) return stored;
+    const made = sources.pool ? await sources.pool.rows(file, g, estimate) : null;
     if (made) return made;
     const [m] = await cache.rowGroups(file, [g], all, { keep: false });
     return serializeRows(all.map((c) => m.get(c)!), 0, rows, estimate);
@@ -39,8 +51,8 @@ export async function pageRowsJson(
   first: number,
   end: number,
   fields: readonly number[],
-  /** Row-JSON workers for every-field rows not yet cached; null: made on this thread. */
-  pool: RowJsonMaker | null = null,
+  /** Where every-field rows not yet cached come from; none: made on this thread. */
+  sources: RowSources = { rowText: null, pool: null },
 ): Promise<Buffer[]> {
   const groups = groupsOf({ lo: first, hi: end }, file.rowGroupSize);
   const size = file.rowGroupSize;
@@ -51,7 +63,7 @@ export async function pageRowsJson(
   };
   if (groups.length === 0) return pieces;
   if (isAllFields(fields, file.dataset)) {
-    const perGroup = await Promise.all(groups.map((g) => groupRows(cache, file, g, pool)));
+    const perGroup = await Promise.all(groups.map((g) => groupRows(cache, file, g, sources)));
     groups.forEach((g, i) => {
       const base = g * size;
       const rows = perGroup[i];

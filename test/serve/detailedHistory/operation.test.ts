@@ -28,7 +28,7 @@ async function run(params: Record<string, unknown>, fields?: string) {
     acquireSlot: async () => void calls.push('slot'),
     chargeParquet: async () => void calls.push('parquet'),
   };
-  const level2 = detailedHistoryOperation('level2_quote_history', { dataDir, catalog, columns, cursors: new CursorCodec(Buffer.alloc(32, 3)), rowJson: null });
+  const level2 = detailedHistoryOperation('level2_quote_history', { dataDir, catalog, columns, cursors: new CursorCodec(Buffer.alloc(32, 3)), rowJson: null, rowText: null });
   const result: OperationResult = await level2.handle({ apiname: 'level2_quote_history', apikey: 'k', fields, params }, ctx);
   assert.is(result.kind, 'rawJson');
   const body = result.kind === 'rawJson' ? result.body : '';

@@ -1,0 +1,103 @@
+/**
+ * Every-field rows of a row group from its file's row text (storage/rowText/, written at seal
+ * time): a first touch reads a few hundred KB and decompresses them in libuv's threads instead
+ * of decoding the Parquet file and writing its numbers as text. Null when the file has no row
+ * text, when it was made from other bytes than the catalog's (SHA-256), or when it is damaged
+ * (CRC-32, length): the caller then makes the rows from the Parquet file, so row text can only
+ * make a page faster, never different. A damaged one is logged once per file.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { CatalogFile } from '../../storage/catalog.js';
+import { rowTextRelPath } from '../../storage/layout.js';
+import type { SerializedRows } from '../../storage/rowText/rowJson.js';
+import { hasRowText } from '../../storage/rowText/rowTextBuild.js';
+import {
+  decodeRowTextGroup, decodeRowTextIndex, indexFrameRange, RowTextDamagedError, ROW_TEXT_TRAILER_BYTES, type RowTextIndex,
+} from '../../storage/rowText/rowTextFile.js';
+import type { FileColumnCache } from '../reading/fileColumns.js';
+
+/** Bytes read from a row text's end at first: its trailer and, for a stock-day, its whole index. */
+const TAIL_BYTES = 64 * 1024;
+
+export type RowTextDamageReport = (path: string, reason: string) => void;
+
+export class RowTextSource {
+  constructor(
+    private readonly dataDir: string,
+    private readonly cache: FileColumnCache,
+    private readonly onDamaged: RowTextDamageReport,
+  ) {}
+
+  /** Rows of row group `g`, or null when the row text cannot give them (see above). */
+  async rows(file: CatalogFile, g: number): Promise<SerializedRows | null> {
+    if (!hasRowText(file.dataset)) return null;
+    const index = await this.index(file);
+    const group = index?.groups[g];
+    if (!group) return null;
+    const path = rowTextRelPath(file.path);
+    try {
+      const frame = await withHandle(join(this.dataDir, path), (fh) => readAt(fh, group.frameOffset, group.frameBytes));
+      return await decodeRowTextGroup(group, frame);
+    } catch (e) {
+      if (e instanceof RowTextDamagedError) {
+        this.onDamaged(path, (e as Error).message);
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  /** The file's row text index, checked against the catalog's file; null when unusable. Cached. */
+  private index(file: CatalogFile): Promise<RowTextIndex | null> {
+    // Offsets are 4 bytes a row; the entry is small next to the rows it gives.
+    return this.cache.memo(`${file.path}#rowtext-index`, 1024 + (file.rows + 16) * 4, async () => {
+      const path = rowTextRelPath(file.path);
+      try {
+        const index = await withHandle(join(this.dataDir, path), async (fh) => {
+          const size = (await fh.stat()).size;
+          if (size < ROW_TEXT_TRAILER_BYTES) throw new RowTextDamagedError(`${size} bytes: no trailer`);
+          const tailBytes = Math.min(size, TAIL_BYTES);
+          const tail = await readAt(fh, size - tailBytes, tailBytes);
+          const range = indexFrameRange(tail.subarray(tailBytes - ROW_TEXT_TRAILER_BYTES), size);
+          const inTail = range.offset - (size - tailBytes);
+          const frame = inTail >= 0 ? tail.subarray(inTail, inTail + range.bytes) : await readAt(fh, range.offset, range.bytes);
+          return decodeRowTextIndex(frame, range.crc32, range.offset);
+        });
+        if (index.parquetSha256 !== file.sha256) return null; // made from other bytes: not this file's rows
+        const expectedGroups = Math.ceil(file.rows / file.rowGroupSize);
+        if (index.groups.length !== expectedGroups || index.groups.some((gr, i) => gr.rows !== Math.min(file.rowGroupSize, file.rows - i * file.rowGroupSize))) {
+          throw new RowTextDamagedError(`row groups do not match the catalog's ${file.rows} rows in groups of ${file.rowGroupSize}`);
+        }
+        return index;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null; // sealed before row text, or not rebuilt yet
+        if (e instanceof RowTextDamagedError) {
+          this.onDamaged(path, (e as Error).message);
+          return null;
+        }
+        throw e;
+      }
+    });
+  }
+}
+
+async function withHandle<T>(path: string, fn: (fh: FileHandle) => Promise<T>): Promise<T> {
+  const fh = await open(path, 'r');
+  try {
+    return await fn(fh);
+  } finally {
+    await fh.close();
+  }
+}
+
+async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const { bytesRead } = await fh.read(buf, done, length - done, position + done);
+    if (bytesRead === 0) throw new RowTextDamagedError(`ends before byte ${position + length}`);
+    done += bytesRead;
+  }
+  return buf;
+}

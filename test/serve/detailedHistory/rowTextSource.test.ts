@@ -1,0 +1,101 @@
+/**
+ * Pages from row text (serve/detailedHistory/rowTextSource.ts) against pages made from the
+ * Parquet file: the same bytes for level-2, trade and order files, for whole days and for
+ * pages that start and end inside row groups; row text that is missing, made from other bytes
+ * or damaged gives the file's own page (a damaged one reported once), never other rows.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CatalogReader, openCatalog, type CatalogFile } from '../../../storage/catalog.js';
+import { SCHEMAS } from '../../../shared/schema.js';
+import { rowTextRelPath } from '../../../storage/layout.js';
+import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
+import { pageRowsJson } from '../../../serve/detailedHistory/rows.js';
+import { RowTextSource } from '../../../serve/detailedHistory/rowTextSource.js';
+import { preparedData } from '../../support/server.js';
+import { tempDir } from '../../support/tempDir.js';
+
+const test = suite('serve/detailedHistory row text');
+
+async function lake(): Promise<{ dataDir: string; files: CatalogFile[] }> {
+  const { dataDir } = await preparedData({ ticks: 1 });
+  const db = openCatalog(join(dataDir, 'catalog.db'), true);
+  try {
+    return { dataDir, files: [...new CatalogReader(db).everyFile()] };
+  } finally {
+    db.close();
+  }
+}
+
+const allFields = (f: CatalogFile) => SCHEMAS[f.dataset].fields.map((_, i) => i);
+
+async function page(dataDir: string, file: CatalogFile, first: number, end: number, rowText: RowTextSource | null): Promise<Buffer> {
+  return Buffer.concat(await pageRowsJson(new FileColumnCache(dataDir, 64 << 20), file, first, end, allFields(file), { rowText, pool: null }));
+}
+
+test('level-2, trade and order pages from row text equal pages made from the file, inside row groups too', async () => {
+  const { dataDir, files } = await lake();
+  let compared = 0;
+  for (const dataset of ['level2', 'trade', 'order'] as const) {
+    for (const file of files.filter((f) => f.dataset === dataset).slice(0, 2)) {
+      const reports: string[] = [];
+      const source = new RowTextSource(dataDir, new FileColumnCache(dataDir, 64 << 20), (p) => reports.push(p));
+      // The row text really gives every group (else this would compare the file with itself).
+      const groups = Math.ceil(file.rows / file.rowGroupSize);
+      for (let g = 0; g < groups; g++) assert.ok(await source.rows(file, g), `${file.path}#${g} from row text`);
+      const size = file.rowGroupSize;
+      const ranges: [number, number][] = [[0, file.rows], [5, Math.min(17, file.rows)], [Math.max(0, size - 7), Math.min(file.rows, size + 13)], [file.rows - 1, file.rows]];
+      for (const [a, b] of ranges) {
+        const fromText = await page(dataDir, file, a, b, new RowTextSource(dataDir, new FileColumnCache(dataDir, 64 << 20), (p) => reports.push(p)));
+        const fromFile = await page(dataDir, file, a, b, null);
+        assert.ok(fromText.length > 0 && fromText.equals(fromFile), `${file.path} rows ${a}..${b}`);
+        compared++;
+      }
+      assert.equal(reports, []);
+    }
+  }
+  assert.ok(compared >= 20, `${compared} pages`);
+});
+
+test('missing, stale or damaged row text: the file\'s own page; only damage is reported, once', async () => {
+  const { dataDir, files } = await lake();
+  const file = files.find((f) => f.dataset === 'level2' && f.rows > 2 * f.rowGroupSize)!;
+  const dir = tempDir();
+  const copy = (rel: string) => {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    copyFileSync(join(dataDir, rel), join(dir, rel));
+  };
+  copy(file.path);
+  const want = await page(dataDir, file, 0, file.rows, null);
+  const reports: string[] = [];
+  const fresh = () => new RowTextSource(dir, new FileColumnCache(dir, 64 << 20), (p, reason) => reports.push(`${p}: ${reason}`));
+
+  assert.is(await fresh().rows(file, 0), null, 'no row text');
+  assert.ok((await page(dir, file, 0, file.rows, fresh())).equals(want));
+
+  copy(rowTextRelPath(file.path));
+  assert.ok(await fresh().rows(file, 0), 'the copied row text is used');
+  assert.is(await fresh().rows({ ...file, sha256: '00'.repeat(32) }, 0), null, 'made from other bytes');
+  assert.equal(reports, []);
+
+  const textPath = join(dir, rowTextRelPath(file.path));
+  const bytes = readFileSync(textPath);
+  bytes[100] ^= 0x01; // inside row group 0's frame
+  writeFileSync(textPath, bytes);
+  const source = fresh();
+  const got = await page(dir, file, 0, file.rows, source);
+  assert.ok(got.equals(want), 'the damaged group comes from the file');
+  assert.is(await source.rows(file, 0), null);
+  assert.ok(await source.rows(file, 1), 'the undamaged groups still come from row text');
+  assert.is(reports.length, 2, reports.join('\n')); // once for the page, once for the direct ask: no cache of a damaged group
+  assert.match(reports[0]!, /CRC-32/);
+
+  writeFileSync(textPath, bytes.subarray(0, bytes.length - 40));
+  const truncated = fresh();
+  assert.ok((await page(dir, file, 0, file.rows, truncated)).equals(want));
+  assert.match(reports.at(-1)!, /_rowtext\/level2\/date=\d{8}\/.*\.tvr: no row text trailer/);
+});
+
+test.run();

@@ -1,0 +1,115 @@
+/**
+ * Row text (storage/rowText/): what the seal writes beside each level-2, trade and order file
+ * reads back, row group by row group, as the rows DuckDB reads from the Parquet file (the
+ * independent reader), bound to the file's SHA-256; and every kind of damage to it is caught
+ * (CRC-32, lengths, a truncation, a foreign trailer) rather than read as rows.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CatalogReader, openCatalog, type CatalogFile } from '../../../storage/catalog.js';
+import { SCHEMAS } from '../../../shared/schema.js';
+import { rowTextRelPath } from '../../../storage/layout.js';
+import {
+  decodeRowTextGroup, decodeRowTextIndex, encodeRowText, indexFrameRange, RowTextDamagedError, ROW_TEXT_TRAILER_BYTES, type RowTextIndex,
+} from '../../../storage/rowText/rowTextFile.js';
+import { serializeRows } from '../../../storage/rowText/rowJson.js';
+import { rowTextOf } from '../../../storage/rowText/rowTextBuild.js';
+import { duckRows, sqlString } from '../../support/duckdb.js';
+import { preparedData } from '../../support/server.js';
+
+const test = suite('storage/rowText');
+
+async function lake(): Promise<{ dataDir: string; files: CatalogFile[] }> {
+  const { dataDir } = await preparedData({ ticks: 1 });
+  const db = openCatalog(join(dataDir, 'catalog.db'), true);
+  try {
+    return { dataDir, files: [...new CatalogReader(db).everyFile()] };
+  } finally {
+    db.close();
+  }
+}
+
+async function parse(buf: Buffer): Promise<RowTextIndex> {
+  const range = indexFrameRange(buf.subarray(buf.length - ROW_TEXT_TRAILER_BYTES), buf.length);
+  return decodeRowTextIndex(buf.subarray(range.offset, range.offset + range.bytes), range.crc32, range.offset);
+}
+
+async function allText(buf: Buffer, index: RowTextIndex): Promise<string> {
+  const parts: string[] = [];
+  for (const g of index.groups) {
+    const rows = await decodeRowTextGroup(g, buf.subarray(g.frameOffset, g.frameOffset + g.frameBytes));
+    // Every row offset points at a row's '['; the last is past the text, as if a comma followed.
+    for (let r = 0; r < g.rows; r++) assert.is(rows.bytes[rows.offsets[r]!], 0x5b);
+    parts.push(rows.bytes.toString('utf8'));
+  }
+  return parts.join(',');
+}
+
+/** A DuckDB value as our JSON writes it: int64 as a number, everything else as it is. */
+function plain(v: unknown): unknown {
+  return typeof v === 'bigint' ? Number(v) : v ?? null;
+}
+
+test('the seal wrote row text for every level-2, trade and order file, none for indexes: DuckDB\'s rows, bound to the file', async () => {
+  const { dataDir, files } = await lake();
+  const counts: Record<string, number> = {};
+  for (const file of files) {
+    const path = join(dataDir, rowTextRelPath(file.path));
+    if (file.dataset === 'index') {
+      assert.not.ok(existsSync(path), `${path}: no row text for an index file`);
+      continue;
+    }
+    const buf = readFileSync(path);
+    const index = await parse(buf);
+    assert.is(index.parquetSha256, file.sha256, file.path);
+    assert.is(index.groups.length, Math.ceil(file.rows / file.rowGroupSize), file.path);
+    const want = await duckRows(`SELECT * FROM read_parquet(${sqlString(join(dataDir, file.path))}, hive_partitioning = false)`);
+    const names = SCHEMAS[file.dataset].fieldNames;
+    const expected = JSON.stringify(want.map((r) => names.map((n) => plain(r[n]))));
+    assert.is(`[${await allText(buf, index)}]`, expected, file.path);
+    counts[file.dataset] = (counts[file.dataset] ?? 0) + 1;
+  }
+  assert.ok((counts.level2 ?? 0) >= 10 && (counts.trade ?? 0) >= 1 && (counts.order ?? 0) >= 1, JSON.stringify(counts));
+});
+
+test('made again from the same Parquet bytes, row text is byte-identical to what the seal wrote', async () => {
+  const { dataDir, files } = await lake();
+  for (const file of files.filter((f) => f.dataset !== 'index').slice(0, 6)) {
+    const again = await rowTextOf(readFileSync(join(dataDir, file.path)), file.dataset, file.sha256, file.path);
+    assert.ok(again.equals(readFileSync(join(dataDir, rowTextRelPath(file.path)))), file.path);
+  }
+});
+
+test('damage is caught, never read as rows: a flipped byte in a frame or the index, a truncation, another file\'s bytes', async () => {
+  const cols = [{ kind: 'number' as const, values: Float64Array.from({ length: 50 }, (_, i) => i * 1.25) }];
+  const groups = [serializeRows(cols, 0, 20), serializeRows(cols, 20, 40), serializeRows(cols, 40, 50)];
+  const sha = 'ab'.repeat(32);
+  const good = await encodeRowText(groups, sha);
+  const index = await parse(good);
+  assert.is(index.parquetSha256, sha);
+  assert.equal(index.groups.map((g) => g.rows), [20, 20, 10]);
+  assert.is(await allText(good, index), groups.map((g) => g.bytes.toString()).join(','));
+
+  const damaged = async (buf: Buffer, what: string) => {
+    try {
+      const ix = await parse(buf);
+      await allText(buf, ix);
+    } catch (e) {
+      assert.instance(e, RowTextDamagedError, `${what}: ${String(e)}`);
+      return;
+    }
+    assert.unreachable(`${what}: read as rows`);
+  };
+  for (const at of [3, index.groups[1]!.frameOffset + 5, good.length - ROW_TEXT_TRAILER_BYTES - 4, good.length - 2]) {
+    const b = Buffer.from(good);
+    b[at] ^= 0x10;
+    await damaged(b, `byte ${at} flipped`);
+  }
+  await damaged(good.subarray(0, good.length - 100), 'truncated');
+  await damaged(good.subarray(50), 'head cut off');
+  await damaged(Buffer.from('PAR1 not a row text at all, but long enough to have a trailer'), 'another file');
+});
+
+test.run();
