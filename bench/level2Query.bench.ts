@@ -20,13 +20,14 @@
  * Data: `tickvault generate` + `tickvault replay` (the real pipeline) into a temp dir, or
  * reused from --data-dir.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { CatalogFile } from '../storage/catalog.js';
 import { SCHEMAS } from '../shared/schema.js';
+import { rowTextRelPath } from '../storage/layout.js';
 import { SlotLeases } from '../serve/access/slots.js';
 import { evictFromPageCache, pageCacheState, residentBytes } from './pageCache.js';
 import { autocannonApi, Client, cpuSeconds, p50, prepareData, runCannon, startChildServer, startInProcessServer, stopChild } from './serverLoad.js';
@@ -157,8 +158,9 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
     const newProcessFirstTouch: NewProcessFirstTouch[] = [];
     const trialFiles = (t: number) => files.slice(0, files.length - 1).filter((_, i) => i % NEW_PROCESS_TRIALS === t).slice(0, 8);
     for (const cache of ['warm', 'evicted'] as const) {
-      const paths = files.slice(0, files.length - 1).map((f) => join(dataDir, f.path));
-      const totalBytes = files.slice(0, files.length - 1).reduce((n, f) => n + f.bytes, 0);
+      // Ours reads each file's row text, DuckDB the Parquet file: both are evicted alike.
+      const paths = files.slice(0, files.length - 1).flatMap((f) => [join(dataDir, f.path), join(dataDir, rowTextRelPath(f.path))]);
+      const totalBytes = paths.reduce((n, p) => n + statSync(p).size, 0);
       const resident = cache === 'evicted' ? evictFromPageCache(paths) : residentBytes(paths);
       const ours: number[] = [];
       const ref: number[] = [];

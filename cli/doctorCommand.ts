@@ -5,6 +5,7 @@
  * the report (so that two sites' outputs `diff` cleanly) and findings go to stderr.
  */
 import { checkDataDir, openDoctorIo, removeStaleTempFiles, summarizeKinds, type DoctorReport } from '../storage/doctorCheck.js';
+import { rebuildRowTexts } from '../storage/rowText/rowTextRebuild.js';
 import { digestList, digestListJson, type FileDigest } from '../storage/fileDigests.js';
 import { knownRange, knownRangeWarning, type KnownRange } from '../calendar/tradingCalendar.js';
 import { requireDataDir } from './dataDirCheck.js';
@@ -16,13 +17,14 @@ export const DOCTOR_EXIT_PROBLEMS = 1;
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'check catalog against files (missing, extra, size, sha256, footer, rows); non-zero exit on any problem',
-  usage: 'tickvault doctor [--data-dir DIR] [--quick] [--deep] [--digests] [--json] [--remove-temps]',
+  usage: 'tickvault doctor [--data-dir DIR] [--quick] [--deep] [--digests] [--json] [--remove-temps] [--rebuild]',
   options: {
     quick: { type: 'boolean' },
     deep: { type: 'boolean' },
     json: { type: 'boolean' },
     digests: { type: 'boolean' },
     'remove-temps': { type: 'boolean' },
+    rebuild: { type: 'boolean' },
   },
   help: [
     { flag: 'quick', help: 'skip the SHA-256 check (sizes, footers, row counts still checked)' },
@@ -35,6 +37,11 @@ export const doctorCommand: Command = {
     },
     { flag: 'json', help: 'print the report (with --digests: {"files":[{path,sha256,rows,bytes}],"listDigest"}) as one JSON object' },
     { flag: 'remove-temps', help: 'delete leftover *.tmp-PID files whose process is gone' },
+    {
+      flag: 'rebuild',
+      help: 'write again the row text (derived, under _rowtext/) of files whose row text is missing, stale or damaged, '
+        + 'from each file once its bytes match the catalog\'s SHA-256',
+    },
   ],
   positionals: 'none',
   async run(ctx) {
@@ -55,25 +62,27 @@ export const doctorCommand: Command = {
       const bar = createProgress(ctx.config.progress, 'doctor', total, 'bytes');
       let done = 0;
       const onDigest = digests ? (d: FileDigest) => found.push(d) : undefined;
-      report = await checkDataDir(io, { quick, deep, onFile: (b) => bar.update((done += b)), onDigest });
+      report = await checkDataDir(io, { quick, deep, onFile: (b) => bar.update((done += b)), onDigest, rowText: true });
       bar.stop();
     } finally {
       io.close();
     }
 
     const removed = ctx.flags['remove-temps'] === true ? await removeStaleTempFiles(dataDir, report) : [];
+    const rebuilt = ctx.flags.rebuild === true ? await rebuildRowTexts(dataDir, report) : [];
+    const acted: Acted = { removed, rebuilt };
     ctx.log.debug(
-      { dataDir, files: report.catalogFiles, problems: report.problems.length, warnings: report.warnings.length, removed: removed.length },
+      { dataDir, files: report.catalogFiles, problems: report.problems.length, warnings: report.warnings.length, removed: removed.length, rebuilt: rebuilt.length },
       'doctor finished',
     );
     if (digests) {
-      printDigests(ctx, found, report, removed);
+      printDigests(ctx, found, report, acted);
       return report.ok ? 0 : DOCTOR_EXIT_PROBLEMS;
     }
     // The calendar's known range (shipped plus this directory's imports), with a warning near its end.
     const calendar = { ...knownRange(), warning: knownRangeWarning(ctx.config.clock.nowMs()) };
-    if (ctx.flags.json === true) ctx.out(JSON.stringify({ dataDir, ...report, calendar, removedTemps: removed }));
-    else printReport(ctx, dataDir, report, removed, calendar);
+    if (ctx.flags.json === true) ctx.out(JSON.stringify({ dataDir, ...report, calendar, removedTemps: removed, rebuiltRowText: rebuilt }));
+    else printReport(ctx, dataDir, report, acted, calendar);
     return report.ok ? 0 : DOCTOR_EXIT_PROBLEMS;
   },
 };
@@ -82,13 +91,13 @@ export const doctorCommand: Command = {
  * The text report: a header, one line per finding (`PROBLEM kind path: detail`, then
  * `WARNING …`), a summary line starting `ok:` or `FAILED:`. Stable, so scripts may grep it.
  */
-function printReport(ctx: CommandContext, dataDir: string, r: DoctorReport, removed: readonly string[], cal: KnownRange & { warning: string | null }): void {
+function printReport(ctx: CommandContext, dataDir: string, r: DoctorReport, acted: Acted, cal: KnownRange & { warning: string | null }): void {
   const mib = (r.catalogBytes / 1048576).toFixed(1);
   ctx.out(`data directory ${dataDir}`);
   ctx.out(`catalog: ${r.catalogFiles} files, ${mib} MiB; on disk: ${r.diskFiles} files; checked: ${r.checks.join(', ')}`);
   ctx.out(`calendar: known range ${cal.first}..${cal.last}`);
   if (cal.warning !== null) ctx.out(`WARNING ${'calendar'.padEnd(18)} ${cal.warning}`);
-  for (const line of findingLines(r, removed)) ctx.out(line);
+  for (const line of findingLines(r, acted)) ctx.out(line);
   const warn = r.warnings.length > 0 ? `; ${r.warnings.length} warning(s): ${summarizeKinds(r.warnings)}` : '';
   if (r.ok) ctx.out(`ok: no problems in ${r.catalogFiles} files${warn}`);
   else ctx.out(`FAILED: ${r.problems.length} problem(s): ${summarizeKinds(r.problems)}${warn}`);
@@ -100,22 +109,33 @@ function printReport(ctx: CommandContext, dataDir: string, r: DoctorReport, remo
  * go to stderr in the report's own line format. A missing or unreadable file has no line
  * (and so changes the list digest); its PROBLEM line on stderr names it.
  */
-function printDigests(ctx: CommandContext, found: readonly FileDigest[], r: DoctorReport, removed: readonly string[]): void {
+function printDigests(ctx: CommandContext, found: readonly FileDigest[], r: DoctorReport, acted: Acted): void {
   const list = digestList(found);
   if (ctx.flags.json === true) ctx.out(digestListJson(list));
   else {
     for (const line of list.lines) ctx.out(line);
     ctx.out(list.summary);
   }
-  const lines = findingLines(r, removed);
+  const lines = findingLines(r, acted);
   if (!r.ok) lines.push(`FAILED: ${r.problems.length} problem(s): ${summarizeKinds(r.problems)}`);
   for (const line of lines) process.stderr.write(`${line}\n`);
 }
 
 /** `PROBLEM kind path: detail` lines, then `WARNING …` lines: one format on stdout and stderr. */
-function findingLines(r: DoctorReport, removed: readonly string[]): string[] {
+/** What --remove-temps and --rebuild did, by path: marked on the findings' lines. */
+interface Acted {
+  readonly removed: readonly string[];
+  readonly rebuilt: readonly string[];
+}
+
+function findingLines(r: DoctorReport, acted: Acted): string[] {
   return [
     ...r.problems.map((p) => `PROBLEM ${p.kind.padEnd(18)} ${p.path}: ${p.detail}`),
-    ...r.warnings.map((w) => `WARNING ${w.kind.padEnd(18)} ${w.path}: ${w.detail}${removed.includes(w.path) ? ' (removed)' : ''}`),
+    ...r.warnings.map((w) => `WARNING ${w.kind.padEnd(18)} ${w.path}: ${w.detail}${done(w, acted)}`),
   ];
+}
+
+function done(w: { readonly kind: string; readonly path: string }, acted: Acted): string {
+  if (w.kind === 'row-text') return acted.rebuilt.includes(w.path) ? ' (rebuilt)' : '';
+  return acted.removed.includes(w.path) ? ' (removed)' : '';
 }

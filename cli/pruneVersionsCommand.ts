@@ -11,7 +11,7 @@ import { isValidDate } from '../calendar/tradingCalendar.js';
 import { oneOf } from '../shared/config.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import { CatalogWriter, openCatalog } from '../storage/catalog.js';
-import { layoutFor } from '../storage/layout.js';
+import { layoutFor, rowTextRelPath } from '../storage/layout.js';
 import { UsageError, type Command } from './command.js';
 import { requireDataDir } from './dataDirCheck.js';
 
@@ -53,6 +53,8 @@ export const pruneVersionsCommand: Command = {
       const path = join(layout.dataDir, r.path);
       bytes += (await stat(path).catch(() => null))?.size ?? 0;
       await rm(path, { force: true });
+      // A version's row text (derived, storage/rowText/) goes with it.
+      if (r.path.endsWith('.parquet')) await rm(join(layout.dataDir, rowTextRelPath(r.path)), { force: true });
       ctx.log.debug({ path: r.path }, 'removed');
     }
     const files = removed.filter((r) => r.path.endsWith('.parquet')).length;

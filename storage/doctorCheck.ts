@@ -16,6 +16,8 @@ import { layoutFor, versionedFileRelPath } from './layout.js';
 import { DATASETS, SCHEMAS, type Dataset } from '../shared/schema.js';
 import { parseFooterOrReason, readColumnRuns, type FileMetaData } from './parquet/generalReader.js';
 import type { FileDigest } from './fileDigests.js';
+import { hasRowText } from './rowText/rowTextBuild.js';
+import { rowTextFault } from './rowText/rowTextCheck.js';
 
 
 /** What the catalog says about one sealed file (a subset of `CatalogFile`). */
@@ -63,8 +65,11 @@ export type ProblemKind =
   | 'schema-mismatch'
   | 'path-mismatch';
 
-/** Stale temp files are leftovers of an interrupted seal: harmless to queries, so warnings. */
-export type WarningKind = 'stale-temp';
+/**
+ * Stale temp files are leftovers of an interrupted seal: harmless to queries. Row text that
+ * cannot serve (storage/rowText/) costs first touches speed, never answers.
+ */
+export type WarningKind = 'stale-temp' | 'row-text';
 
 export interface Finding<K extends string> {
   readonly kind: K;
@@ -91,6 +96,8 @@ export interface DoctorOptions {
    * Missing or unreadable files have no digest; rows are the catalog's (checked against the footer).
    */
   readonly onDigest?: (digest: FileDigest) => void;
+  /** Also check each level-2, trade and order file's row text (quick: only that it is there). */
+  readonly rowText?: boolean;
 }
 
 export interface DoctorReport {
@@ -133,6 +140,11 @@ export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Prom
     while (next < entries.length) {
       const i = next++;
       perFile[i] = await checkFile(io, entries[i], opts);
+      const e = entries[i]!;
+      if (opts.rowText && hasRowText(e.dataset)) {
+        const fault = await rowTextFault(io, { ...e, rowGroupSize: SCHEMAS[e.dataset].rowGroupSize }, opts.quick ?? false);
+        if (fault !== null) warnings.push({ kind: 'row-text', path: e.path, detail: fault });
+      }
       opts.onFile?.(entries[i].bytes);
     }
   };

@@ -14,7 +14,8 @@ import { dirname, join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { CatalogReader, CatalogWriter } from '../../storage/catalog.js';
-import { boundaryPartRelPath, sealedDayDir } from '../../storage/layout.js';
+import { boundaryPartRelPath, rowTextRelPath, sealedDayDir, sealedFileRelPath } from '../../storage/layout.js';
+import { hasRowText } from '../../storage/rowText/rowTextBuild.js';
 import { isProcessAlive } from '../../shared/processAlive.js';
 import { Limiter } from '../../shared/limiter.js';
 import type { Staging } from '../staging/segments.js';
@@ -77,6 +78,12 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
   const dir = sealedDayDir(deps.dataDir, dataset, tradedate);
   await mkdir(dir, { recursive: true });
   await removeStaleTemps(dir);
+  if (hasRowText(dataset)) {
+    // Row text is written beside the files (bucket.ts): its crashed writers' temps too.
+    const textDir = join(deps.dataDir, dirname(rowTextRelPath(sealedFileRelPath(dataset, tradedate, 'x'))));
+    await mkdir(textDir, { recursive: true });
+    await removeStaleTemps(textDir);
+  }
 
   let files = 0;
   let rows = 0;

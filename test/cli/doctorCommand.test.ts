@@ -90,4 +90,48 @@ t('bad arguments: a missing data directory and --quick with --deep exit 2 with o
   assert.match(both.stderr, /exclude each other/);
 });
 
+t('row text missing, damaged or stale: warnings (exit 0, digests unchanged); --rebuild writes it again, never from a damaged file', async () => {
+  const dir = await copyOfData();
+  const text = (rel: string) => join(dir, '_rowtext', rel.replace(/\.parquet$/, '.tvr'));
+  const GONE = 'level2/date=20250102/000001.SZ.parquet';
+  const FLIPPED = 'level2/date=20250103/000001.SZ.parquet';
+  const STALE = 'level2/date=20250102/600000.SH.parquet';
+  const original = { gone: readFileSync(text(GONE)), flipped: readFileSync(text(FLIPPED)) };
+  const digestsBefore = await runCli(['doctor', '--data-dir', dir, '--digests']);
+  unlinkSync(text(GONE));
+  const flipped = Buffer.from(original.flipped);
+  flipped[10] ^= 0x40;
+  writeFileSync(text(FLIPPED), flipped);
+  // Another file's row text in its place: made from other bytes.
+  writeFileSync(text(STALE), readFileSync(text('level2/date=20250103/600000.SH.parquet')));
+
+  const r = await runCli(['doctor', '--data-dir', dir]);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  const warned = r.stdout.split('\n').filter((l) => l.startsWith('WARNING row-text'));
+  assert.equal(warned.map((l) => l.split(/\s+/)[2]!.replace(/:$/, '')).sort(), [GONE, STALE, FLIPPED].sort());
+  assert.match(r.stdout, new RegExp(`${GONE.replace(/[.]/g, '\\.')}: no row text at _rowtext/`));
+  assert.match(r.stdout, /date=20250103\/000001\.SZ\.parquet: row text at .* is damaged: row group 0 fails its CRC-32/);
+  assert.match(r.stdout, /600000\.SH\.parquet: row text at .* was made from other bytes/);
+  const digestsAfter = await runCli(['doctor', '--data-dir', dir, '--digests']);
+  assert.is(digestsAfter.stdout, digestsBefore.stdout, 'row text is not part of the digests');
+
+  const rebuilt = await runCli(['doctor', '--data-dir', dir, '--rebuild']);
+  assert.is(rebuilt.code, 0, rebuilt.stderr);
+  assert.is(rebuilt.stdout.split('\n').filter((l) => l.startsWith('WARNING row-text') && l.endsWith(' (rebuilt)')).length, 3, rebuilt.stdout);
+  assert.ok(readFileSync(text(GONE)).equals(original.gone), 'rebuilt byte for byte');
+  assert.ok(readFileSync(text(FLIPPED)).equals(original.flipped), 'rebuilt byte for byte');
+  const clean = await runCli(['doctor', '--data-dir', dir]);
+  assert.not.match(clean.stdout, /WARNING/);
+
+  // A damaged Parquet file: its row text is reported, and never made from the damaged bytes.
+  unlinkSync(text(GONE));
+  const pq = readFileSync(join(dir, GONE));
+  pq[pq.length >> 1] ^= 0x01;
+  writeFileSync(join(dir, GONE), pq);
+  const refused = await runCli(['doctor', '--data-dir', dir, '--rebuild']);
+  assert.is(refused.code, 1);
+  assert.match(refused.stdout, /PROBLEM checksum-mismatch/);
+  assert.not.ok(existsSync(text(GONE)), 'no row text from a damaged file');
+});
+
 t.run();

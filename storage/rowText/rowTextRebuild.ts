@@ -1,0 +1,37 @@
+/**
+ * `doctor --rebuild`: writes again the row text of the files a doctor report warned about
+ * (missing, stale or damaged row text), each from its Parquet file, and only from bytes whose
+ * SHA-256 is the catalog's: row text is never made from a damaged file. Safe beside a running
+ * server: the new row text replaces the old by rename, and a server that had found the old one
+ * unusable keeps making that file's pages from the Parquet file until its cache lets go.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CatalogReader, openCatalog } from '../catalog.js';
+import { layoutFor } from '../layout.js';
+import type { DoctorReport } from '../doctorCheck.js';
+import { writeRowText } from './rowTextBuild.js';
+
+/** The paths (the files', as in the report) whose row text was written again. */
+export async function rebuildRowTexts(dataDir: string, report: DoctorReport): Promise<string[]> {
+  const wanted = new Set(report.warnings.filter((w) => w.kind === 'row-text').map((w) => w.path));
+  const damaged = new Set(report.problems.map((p) => p.path));
+  if (wanted.size === 0) return [];
+  const db = openCatalog(layoutFor(dataDir).catalogDb, true);
+  const files = [];
+  try {
+    const reader = new CatalogReader(db);
+    for (const f of [...reader.everyFile(), ...reader.everyOldVersion()]) if (wanted.has(f.path) && !damaged.has(f.path)) files.push(f);
+  } finally {
+    db.close();
+  }
+  const rebuilt: string[] = [];
+  for (const f of files) {
+    const bytes = await readFile(join(dataDir, f.path));
+    if (createHash('sha256').update(bytes).digest('hex') !== f.sha256) continue;
+    await writeRowText(dataDir, f.path, f.dataset, bytes, f.sha256);
+    rebuilt.push(f.path);
+  }
+  return rebuilt;
+}
