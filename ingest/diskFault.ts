@@ -44,14 +44,25 @@ export function diskCauseOf(e: unknown): { readonly cause: string; readonly path
   return null;
 }
 
+/**
+ * The words of a disk fault at `stage` ("<cause> while <doing> <path>") and the path they name
+ * (the failing call's own, else `where`); null when `e` is no disk fault.
+ */
+export function diskFaultText(stage: IngestStage, where: string, e: unknown): { readonly cause: string; readonly text: string; readonly path: string } | null {
+  const disk = diskCauseOf(e);
+  if (disk === null) return null;
+  const path = disk.path ?? where;
+  return { cause: disk.cause, text: `${disk.cause} while ${DOING[stage]} ${path}`, path };
+}
+
 /** `e` as the stage's disk-fault IngestError when a full or read-only disk caused it; else `e` itself. */
 export function asDiskFault(stage: IngestStage, where: string, e: unknown): unknown {
-  const disk = diskCauseOf(e);
+  const disk = diskFaultText(stage, where, e);
   if (disk === null) return e;
   return new IngestError(
     stage,
-    `${disk.cause} while ${DOING[stage]} ${disk.path ?? where}: free space (or make it writable) and run the same command again; nothing half-written is listed`,
-    { cause: e, context: { path: disk.path ?? where } },
+    `${disk.text}: free space (or make it writable) and run the same command again; nothing half-written is listed`,
+    { cause: e, context: { path: disk.path } },
   );
 }
 

@@ -15,7 +15,10 @@
  * - A consumer crash is logged and the consumer restarted (by kafkajs for retriable errors,
  *   else here with a fresh consumer); more than MAX_RESTARTS in RESTART_WINDOW_MS, or a
  *   staging failure, stops the ingestor with exit code 1 and a fatal log line, for a
- *   supervisor to restart. Never a process that lingers without consuming.
+ *   supervisor to restart. Never a process that lingers without consuming — except on a full
+ *   or read-only disk (diskFaults.ts), which a restart would meet again: then consumption is
+ *   paused, nothing is committed past what is durable, the write (staging's group commit, or
+ *   a seal) is retried on a backoff, /healthz answers 503, and consumption resumes by itself.
  * - stop() (SIGTERM/SIGINT): the running chunk finishes, everything appended is made durable
  *   and committed to Kafka, the running partition seal finishes, SQLite closes; exit code 0.
  *
@@ -45,6 +48,7 @@ import { PostgresSealCuts } from '../seal/postgresSealCuts.js';
 import type { SealCutStore } from '../seal/sealCuts.js';
 import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';
 import { KafkaSealState, PartitionLateGuard } from '../seal/sealState.js';
+import { DiskFaults, type RetriedStage } from './diskFaults.js';
 
 export type { IngestCounts, IngestProgress } from './progress.js';
 
@@ -87,6 +91,7 @@ export class KafkaIngestor {
   private readonly kafkaCommits: OffsetCommitter;
   private readonly progress: IngestProgressTracker;
   private readonly sealer: KafkaSealer;
+  private readonly faults: DiskFaults;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
   private consumer: Consumer | null = null;
@@ -104,33 +109,44 @@ export class KafkaIngestor {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     const { config } = opts;
     this.stores = openIngestStores(opts.dataDir, opts.nowMs);
-    const db = this.stores.staging.db;
-    this.offsets = new KafkaOffsetStore(db);
-    this.sealState = new KafkaSealState(db);
-    this.late = new PartitionLateGuard(this.stores.late, this.sealState, cuts !== null);
-    this.committer = new GroupCommitter(
-      { staging: this.stores.staging, offsets: this.offsets, sealState: this.sealState, nowMs: opts.nowMs, log: opts.log },
-      (flushed) => this.onFlushed(flushed),
-      (e) => this.fail(e),
-      opts.commit,
-    );
-    this.kafka = createKafka({ brokers: config.brokers, clientId: `tickvault-ingest-${process.pid}`, log: opts.log, retry: opts.retry });
-    this.admin = this.kafka.admin();
-    this.progress = new IngestProgressTracker({
-      admin: this.admin, group: config.group, offsets: this.offsets, metrics: this.metrics, log: opts.log, onProgress: opts.onProgress,
-    });
-    this.runner = new BatchRunner({
-      topics: config.topics, committer: this.committer, late: this.late, progress: this.progress, chunkSize: opts.chunkSize,
-      halted: () => this.closed || this.stopping !== null || this.committer.failed !== null,
-      onDecodeError: (e) => this.fail(isStagingFailure(e) ? e : new IngestError('decode', `decoding failed: ${(e as Error).message}`, { retriable: true, cause: e })),
-    });
-    this.kafkaCommits = new OffsetCommitter({ consumer: () => this.consumer, assignment: () => this.assigned, log: opts.log });
-    this.sealer = new KafkaSealer({
-      stores: this.stores, encode: opts.encode, offsets: this.offsets, sealState: this.sealState, late: this.late,
-      view: this.progress.view(() => this.assigned),
-      topics: config.topics, sealAfterMs: config.sealAfterMs, nowMs: opts.nowMs, log: opts.log, metrics: this.metrics,
-      ...(cuts ? { cuts, site: config.group, drainCommits: () => this.committer.flush() } : {}),
-    });
+    // Reading the offsets or the seal state can write too (a full disk): closed, to be retried.
+    try {
+      const db = this.stores.staging.db;
+      this.offsets = new KafkaOffsetStore(db);
+      this.sealState = new KafkaSealState(db);
+      this.late = new PartitionLateGuard(this.stores.late, this.sealState, cuts !== null);
+      this.faults = new DiskFaults({ log: opts.log, metrics: this.metrics, onChange: (stage, faulted) => this.onDiskFault(stage, faulted) });
+      this.committer = new GroupCommitter(
+        {
+          staging: this.stores.staging, offsets: this.offsets, sealState: this.sealState, nowMs: opts.nowMs, log: opts.log,
+          diskFaults: this.faults, dataDir: opts.dataDir,
+        },
+        (flushed) => this.onFlushed(flushed),
+        (e) => this.fail(e),
+        opts.commit,
+      );
+      this.kafka = createKafka({ brokers: config.brokers, clientId: `tickvault-ingest-${process.pid}`, log: opts.log, retry: opts.retry });
+      this.admin = this.kafka.admin();
+      this.progress = new IngestProgressTracker({
+        admin: this.admin, group: config.group, offsets: this.offsets, metrics: this.metrics, log: opts.log, onProgress: opts.onProgress,
+      });
+      this.runner = new BatchRunner({
+        topics: config.topics, committer: this.committer, late: this.late, progress: this.progress, chunkSize: opts.chunkSize,
+        halted: () => this.closed || this.stopping !== null || this.committer.failed !== null,
+        paused: () => this.committer.diskFaulted,
+        onDecodeError: (e) => this.fail(isStagingFailure(e) ? e : new IngestError('decode', `decoding failed: ${(e as Error).message}`, { retriable: true, cause: e })),
+      });
+      this.kafkaCommits = new OffsetCommitter({ consumer: () => this.consumer, assignment: () => this.assigned, log: opts.log });
+      this.sealer = new KafkaSealer({
+        stores: this.stores, encode: opts.encode, offsets: this.offsets, sealState: this.sealState, late: this.late,
+        view: this.progress.view(() => this.assigned),
+        topics: config.topics, sealAfterMs: config.sealAfterMs, nowMs: opts.nowMs, log: opts.log, metrics: this.metrics,
+        ...(cuts ? { cuts, site: config.group, drainCommits: () => this.committer.flush() } : {}),
+      });
+    } catch (e) {
+      this.stores.close();
+      throw e;
+    }
   }
 
   /** Durably processed messages and what became of them. */
@@ -146,7 +162,7 @@ export class KafkaIngestor {
       : await PostgresSealCuts.open(opts.config.stateUrl, (e) => opts.log.warn({ err: stateErrorText(e) }, 'seal-cut database connection lost'));
     let ing: KafkaIngestor;
     try {
-      ing = new KafkaIngestor(opts, cuts);
+      ing = await KafkaIngestor.openWhenWritable({ ...opts, metrics: opts.metrics ?? new IngestMetrics() }, cuts);
     } catch (e) {
       await cuts?.close();
       throw e;
@@ -158,6 +174,26 @@ export class KafkaIngestor {
       throw e;
     }
     return ing;
+  }
+
+  /**
+   * The ingestor over its opened stores; on a full or read-only disk (opening writes: the WAL,
+   * the writer's row) it waits and tries again, shown like any other disk fault, instead of
+   * exiting for a supervisor to restart it into the same disk. Nothing is consumed meanwhile.
+   */
+  private static async openWhenWritable(opts: IngestorOptions & { readonly metrics: IngestMetrics }, cuts: SealCutStore | null): Promise<KafkaIngestor> {
+    const faults = new DiskFaults({ log: opts.log, metrics: opts.metrics, stages: [] });
+    for (;;) {
+      try {
+        const ing = new KafkaIngestor(opts, cuts);
+        faults.succeeded('open');
+        return ing;
+      } catch (e) {
+        const retryInMs = faults.failed('open', opts.dataDir, e);
+        if (retryInMs === null) throw e;
+        await new Promise((r) => setTimeout(r, retryInMs));
+      }
+    }
   }
 
   /** Stops cleanly (finish the chunk, make durable, commit, finish the partition seal, close). */
@@ -183,7 +219,7 @@ export class KafkaIngestor {
       const t = setInterval(() => void fn().catch((e: unknown) => this.log.warn({ err: e }, 'background task failed; retrying')), ms);
       this.timers.push(t);
     };
-    every(this.opts.sealTickMs ?? 1000, () => this.sealer.tick());
+    every(this.opts.sealTickMs ?? 1000, () => this.sealTick());
     every(this.opts.progressIntervalMs ?? 5000, () => this.reportProgress());
   }
 
@@ -229,6 +265,47 @@ export class KafkaIngestor {
       eachBatchAutoResolve: false,
       eachBatch: (payload) => this.runner.onBatch(payload),
     });
+    // A consumer started during a disk fault (a restart after a crash) starts paused.
+    if (this.committer.diskFaulted) this.setConsuming(false);
+  }
+
+  /**
+   * Pauses or resumes fetching every topic. Paused, kafkajs keeps heartbeating (the group
+   * membership and the assignment stay) but fetches nothing, so memory holds only what was
+   * in flight when the disk filled.
+   */
+  private setConsuming(on: boolean): void {
+    const c = this.consumer;
+    if (c === null) return;
+    const topics = DATASETS.map((d) => ({ topic: this.opts.config.topics[d] }));
+    try {
+      if (on) c.resume(topics);
+      else c.pause(topics);
+    } catch (e) {
+      // Before run() there is nothing to pause; startConsumer() pauses a consumer started meanwhile.
+      this.log.debug({ err: e }, on ? 'consumer resume deferred' : 'consumer pause deferred');
+    }
+  }
+
+  private onDiskFault(stage: RetriedStage, faulted: boolean): void {
+    // Only staging stops consumption: a seal that cannot write leaves messages to stage meanwhile.
+    if (stage === 'staging') this.setConsuming(!faulted);
+  }
+
+  /**
+   * The sealer's tick, paced by a seal's disk fault: the failed seal is tried again once its
+   * retry delay has passed (it is idempotent: files listed are skipped), any other failure
+   * goes to the caller's log-and-retry as before.
+   */
+  private async sealTick(): Promise<void> {
+    if (!this.faults.due('seal')) return;
+    try {
+      const r = await this.sealer.tick();
+      // Not caught up: nothing was tried; the fault, if any, is not known to be over.
+      if (r.caughtUp !== false) this.faults.succeeded('seal');
+    } catch (e) {
+      if (this.faults.failed('seal', this.opts.dataDir, e) === null) throw e;
+    }
   }
 
   private async allowRestart(e: Error): Promise<boolean> {
@@ -322,6 +399,8 @@ export class KafkaIngestor {
   private shutdown(code: number): Promise<number> {
     this.stopping ??= (async () => {
       for (const t of this.timers) clearInterval(t);
+      // The final flush below tries once more; a disk still full then leaves the rest to a restart.
+      this.committer.stopRetrying();
       if (this.restartTimer) clearTimeout(this.restartTimer);
       const withTimeout = (what: string, p: Promise<unknown>, ms: number) =>
         Promise.race([

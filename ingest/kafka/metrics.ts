@@ -1,7 +1,8 @@
 /**
  * Prometheus metrics of the Kafka ingestor, in a registry of its own (never the global one,
  * so tests and several ingestors in one process do not collide), and the optional plain
- * node:http endpoint serving them at GET /metrics.
+ * node:http endpoint serving them at GET /metrics, with GET /healthz: 200 "ok", or 503 with
+ * the ongoing disk faults (diskFaults.ts) for a probe or an operator to read.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,9 +46,43 @@ export class IngestMetrics {
     name: 'tickvault_ingest_sealed_files_total', help: 'Parquet files sealed', labelNames: ['dataset'] as const, registers: [this.registry],
   });
   readonly crashes = new Counter({ name: 'tickvault_ingest_consumer_crashes_total', help: 'Kafka consumer crashes', registers: [this.registry] });
+  readonly diskFault = new Gauge({
+    name: 'tickvault_ingest_disk_fault',
+    help: 'A full or read-only disk stops this stage now (1; cause in the label), retried until a write succeeds; 0: none',
+    labelNames: ['stage', 'cause'] as const, registers: [this.registry],
+  });
+  readonly diskFaults = new Counter({
+    name: 'tickvault_ingest_disk_faults_total', help: 'Disk faults (full or read-only disk) that began, by stage',
+    labelNames: ['stage'] as const, registers: [this.registry],
+  });
+  readonly diskWriteFailures = new Counter({
+    name: 'tickvault_ingest_disk_write_failures_total', help: 'Writes that failed on a full or read-only disk, retries included, by stage',
+    labelNames: ['stage'] as const, registers: [this.registry],
+  });
+  /** Ongoing disk faults by stage, as /healthz reports them. */
+  private readonly faults = new Map<string, { readonly cause: string; readonly text: string; readonly sinceMs: number }>();
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'tickvault_ingest_' });
+  }
+
+  /** A stage's disk fault began or changed (a fault) or ended (null): the gauge and /healthz. */
+  setDiskFault(stage: string, fault: { readonly cause: string; readonly text: string; readonly sinceMs: number } | null): void {
+    // One series per stage: the previous cause's goes, so a sum over causes is 0 or 1.
+    this.diskFault.remove({ stage, cause: this.faults.get(stage)?.cause ?? 'none' });
+    this.diskFault.remove({ stage, cause: 'none' });
+    if (fault === null) {
+      this.faults.delete(stage);
+      this.diskFault.set({ stage, cause: 'none' }, 0);
+    } else {
+      this.faults.set(stage, { cause: fault.cause, text: fault.text, sinceMs: fault.sinceMs });
+      this.diskFault.set({ stage, cause: fault.cause }, 1);
+    }
+  }
+
+  /** What is wrong now, one line a problem; empty when healthy. */
+  problems(nowMs = Date.now()): string[] {
+    return [...this.faults].map(([stage, f]) => `${stage}: ${f.text} (for ${Math.round((nowMs - f.sinceMs) / 1000)} s; retrying)`);
   }
 
   /** Replaces the lag gauge's series with the current owned partitions. */
@@ -65,8 +100,15 @@ export interface MetricsServer {
 export function startMetricsServer(metrics: IngestMetrics, host: string, port: number): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/healthz') {
+      const problems = metrics.problems();
+      // 503 while a disk fault lasts: the process is alive and will resume, but not ingesting.
+      if (problems.length === 0) res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
+      else res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '5' }).end(`${problems.join('\n')}\n`);
+      return;
+    }
     if (req.method !== 'GET' || path !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found; metrics are at GET /metrics\n');
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found; metrics are at GET /metrics, health at GET /healthz\n');
       return;
     }
     metrics.registry.metrics().then(

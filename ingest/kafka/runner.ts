@@ -37,6 +37,8 @@ export interface RunnerDeps {
   readonly progress: IngestProgressTracker;
   /** True once batches must no longer be taken (stopping, closed, or staging failed). */
   readonly halted: () => boolean;
+  /** True while a disk fault holds staging back: batches are left unread, to be fetched again. */
+  readonly paused?: () => boolean;
   /** A slice could not be decoded. */
   readonly onDecodeError: (e: unknown) => void;
   /** Messages decoded at a time before yielding to the event loop. */
@@ -119,6 +121,9 @@ export class BatchRunner {
     const dataset = this.datasetOf.get(batch.topic);
     if (!dataset || batch.messages.length === 0) return;
     if (this.d.halted() || !p.isRunning() || p.isStale()) return;
+    // Not resolved: kafkajs fetches these messages again once the consumer resumes (the
+    // consumer is paused too; this covers batches fetched before the pause took effect).
+    if (this.d.paused?.()) return;
     // Decoded in the background (queue.ts) so kafkajs can fetch the next batch meanwhile.
     this.queue.push({ topic: batch.topic, partition: batch.partition, dataset, messages: batch.messages });
     // Moves kafkajs's fetch position only; Kafka commits follow the group commit.

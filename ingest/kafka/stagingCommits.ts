@@ -11,18 +11,26 @@
  *      partition;
  *   4. report the new offsets (the consumer then commits them to Kafka).
  * An offset is thus recorded only after the rows it covers are fsynced, and committed to
- * Kafka only after that. Flushing many Kafka batches at once shares the cost of the appends'
+ * Kafka only after that.
+ *
+ * A full or read-only disk (diskFaults.ts) does not fail the committer: the batch goes back in
+ * front of what is pending, nothing is reported (so nothing is committed to Kafka), and the
+ * same flush is tried again after the retry delay, starting at the step that failed (rows
+ * appended and committed to staging are not appended twice; a failed append left nothing,
+ * segments.ts rolls it back). Any other error fails it for good, as before. Flushing many Kafka batches at once shares the cost of the appends'
  * system calls and of the disk flushes among tens of thousands of messages, and the fsyncs
  * run while the next batches are fetched and decoded.
  */
 import type { Logger } from '../../shared/logger.js';
 import type { Dataset } from '../../shared/schema.js';
-import { isStagingFailure, stagingFailed } from '../errors.js';
+import { IngestError, isStagingFailure, stagingFailed } from '../errors.js';
 import type { DecodedChunk } from './chunk.js';
 import type { KafkaOffsetStore } from './offsets.js';
 import type { KafkaSealState } from '../seal/sealState.js';
 import type { QuarantineEntry, Staging } from '../staging/segments.js';
 import { isLateReason } from '../staging/lateReason.js';
+import { join } from 'node:path';
+import type { DiskFaults } from './diskFaults.js';
 
 export interface CommitDeps {
   readonly staging: Staging;
@@ -31,6 +39,10 @@ export interface CommitDeps {
   readonly nowMs: () => number;
   /** Per-flush timings at debug level. */
   readonly log?: Logger;
+  /** Where a full or read-only disk is reported and paced; absent: it fails the committer like any error. */
+  readonly diskFaults?: Pick<DiskFaults, 'failed' | 'succeeded'>;
+  /** The data directory, named in a disk fault whose error names no path. */
+  readonly dataDir?: string;
 }
 
 export interface CommitOptions {
@@ -82,6 +94,12 @@ export class GroupCommitter {
   private idleTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<FlushedPartition[]> | null = null;
   private failure: Error | null = null;
+  /** Set while a disk fault lasts: the next try, the only flush until it succeeds. */
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** Chunks whose rows are committed to staging but whose offsets are not recorded (a disk fault came between). */
+  private appended = new Set<DecodedChunk>();
+  /** What the running write has done: the stage whose path a disk fault names. */
+  private step: 'append' | 'sync' | 'record' = 'append';
   private readonly maxMessages: number;
   private readonly maxDelayMs: number;
   private readonly idleMs: number;
@@ -101,6 +119,17 @@ export class GroupCommitter {
     return this.failure;
   }
 
+  /** Whether a disk fault holds the pending chunks back (until a retry succeeds). */
+  get diskFaulted(): boolean {
+    return this.retryTimer !== null;
+  }
+
+  /** Stops retrying after a disk fault (stopping: the final flush tries once more itself). */
+  stopRetrying(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
+
   /** The partition's next offset counting appended chunks: rows below it are staged. */
   knownNext(topic: string, partition: number): number | null {
     const pending = this.pendingNext.get(key(topic, partition));
@@ -118,6 +147,8 @@ export class GroupCommitter {
       clearTimeout(this.idleTimer);
       this.idleTimer = null;
     }
+    // During a disk fault only the retry timer flushes: a flush per arriving chunk would defeat its backoff.
+    if (this.retryTimer) return;
     if (this.pendingMessages >= this.maxMessages) void this.flush().catch(() => undefined);
     else this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.maxDelayMs);
   }
@@ -127,7 +158,7 @@ export class GroupCommitter {
    * chunk comes within idleMs, flush then instead of after maxDelayMs.
    */
   nothingQueued(): void {
-    if (this.pending.length === 0 || this.failure) return;
+    if (this.pending.length === 0 || this.failure || this.retryTimer) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
@@ -152,6 +183,7 @@ export class GroupCommitter {
       clearTimeout(this.idleTimer);
       this.idleTimer = null;
     }
+    this.stopRetrying();
     if (this.pending.length === 0) return [];
     const batch = this.pending;
     this.pending = [];
@@ -159,9 +191,23 @@ export class GroupCommitter {
     this.flushing = this.write(batch);
     try {
       const flushed = await this.flushing;
+      this.deps.diskFaults?.succeeded('staging');
       this.onFlushed(flushed);
       return flushed;
     } catch (e) {
+      const retryInMs = this.deps.diskFaults?.failed('staging', this.faultPath(), e) ?? null;
+      if (retryInMs !== null) {
+        // Kept, in arrival order, ahead of whatever came meanwhile; tried again after the delay.
+        this.pending = [...batch, ...this.pending];
+        this.pendingMessages = this.pending.reduce((a, c) => a + c.messages, 0);
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          void this.flush().catch(() => undefined);
+        }, retryInMs);
+        throw new IngestError('staging', `group commit held back by a full or read-only disk; retried in ${retryInMs} ms`, {
+          retriable: true, cause: e, context: { retryInMs },
+        });
+      }
       this.failure = isStagingFailure(e) ? e : stagingFailed('group commit', e);
       this.onError(this.failure);
       throw this.failure;
@@ -172,21 +218,33 @@ export class GroupCommitter {
         const k = key(c.topic, c.partition);
         if (!this.pending.some((p) => key(p.topic, p.partition) === k)) this.pendingNext.delete(k);
       }
-      if (this.pending.length > 0 && !this.failure) this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.maxDelayMs);
+      if (this.pending.length > 0 && !this.failure && !this.retryTimer) this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.maxDelayMs);
     }
+  }
+
+  /** The path a disk fault names when its error names none: segments, or ingest.db for the record. */
+  private faultPath(): string {
+    const dir = this.deps.dataDir ?? '.';
+    return this.step === 'record' ? join(dir, 'ingest.db') : join(dir, 'staging');
   }
 
   private async write(batch: readonly DecodedChunk[]): Promise<FlushedPartition[]> {
     const t0 = performance.now();
-    this.append(batch);
+    this.step = 'append';
+    // After a disk fault past the append, the rows already committed to staging are not appended again.
+    this.append(this.appended.size === 0 ? batch : batch.filter((c) => !this.appended.has(c)));
+    this.appended = new Set(batch);
     const tAppend = performance.now();
+    this.step = 'sync';
     await this.deps.staging.flush();
     const t1 = performance.now();
+    this.step = 'record';
     const record = this.deps.staging.db.transaction(() => this.record(batch));
     try {
       // IMMEDIATE: hold the write lock from the first read of a stored offset to the commit,
       // so another process cannot advance one in between.
       const out = record.immediate();
+      this.appended.clear();
       if (this.deps.log?.isLevelEnabled('debug')) {
         const messages = batch.reduce((a, c) => a + c.messages, 0);
         this.deps.log.debug({ chunks: batch.length, messages, appendMs: Math.round(tAppend - t0), syncMs: Math.round(t1 - tAppend), recordMs: Math.round(performance.now() - t1) }, 'group commit');

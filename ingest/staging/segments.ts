@@ -150,7 +150,15 @@ export class Staging {
   }
 
   static open(ingestDbPath: string, nowMs: () => number): Staging {
-    return new Staging(openDb(ingestDbPath, { schema: STAGING_SCHEMA }), dirname(ingestDbPath), nowMs);
+    const db = openDb(ingestDbPath, { schema: STAGING_SCHEMA });
+    try {
+      return new Staging(db, dirname(ingestDbPath), nowMs);
+    } catch (e) {
+      // Registering the writer is a write (a full disk refuses it): no handle left behind, as
+      // the running ingestor tries again until the disk takes it.
+      db.close();
+      throw e;
+    }
   }
 
   private segment(dataset: Dataset, tradedate: string, bucket: number): OpenSegment {
@@ -320,20 +328,26 @@ export class Staging {
    */
   stageRecords(batches: readonly EncodedRecords[], rejects: readonly QuarantineEntry[], after?: () => void, opts: StageOptions = {}): void {
     const newOpen: [Dataset, string, string][] = [];
-    for (const b of batches) {
-      const size = recordBytes(b.dataset);
-      const segs = b.symbolDays.map((sd) => {
-        this.noteOpen(b.dataset, sd.tradedate, sd.symbol, newOpen);
-        return this.segment(b.dataset, sd.tradedate, bucketOf(sd.symbol));
-      });
-      const { records, symbolDayOf } = b;
-      for (let i = 0, o = 0; i < symbolDayOf.length; i++, o += size) {
-        const seg = segs[symbolDayOf[i]];
-        const at = this.reserve(seg, size);
-        seg.pending.set(records.subarray(o, o + size), at);
+    // A segment's creation can fail too (a full or read-only disk): see rollBack().
+    try {
+      for (const b of batches) {
+        const size = recordBytes(b.dataset);
+        const segs = b.symbolDays.map((sd) => {
+          this.noteOpen(b.dataset, sd.tradedate, sd.symbol, newOpen);
+          return this.segment(b.dataset, sd.tradedate, bucketOf(sd.symbol));
+        });
+        const { records, symbolDayOf } = b;
+        for (let i = 0, o = 0; i < symbolDayOf.length; i++, o += size) {
+          const seg = segs[symbolDayOf[i]];
+          const at = this.reserve(seg, size);
+          seg.pending.set(records.subarray(o, o + size), at);
+        }
       }
+      this.commit(newOpen, rejects, after, opts);
+    } catch (e) {
+      this.rollBack(newOpen);
+      throw e;
     }
-    this.commit(newOpen, rejects, after, opts);
   }
 
   /**
@@ -345,7 +359,9 @@ export class Staging {
   private writePending(): void {
     for (const seg of this.segments.values()) {
       if (seg.pendingBytes === 0) continue;
-      writeSync(seg.fd, seg.pending, 0, seg.pendingBytes, seg.written);
+      // A nearly full disk takes part of a write without an error: write the rest, and the
+      // next call throws ENOSPC, rather than count bytes the file does not hold.
+      for (let done = 0; done < seg.pendingBytes; ) done += writeSync(seg.fd, seg.pending, done, seg.pendingBytes - done, seg.written + done);
       seg.written += seg.pendingBytes;
       seg.pendingBytes = 0;
       seg.dirty = true;
@@ -354,38 +370,71 @@ export class Staging {
   }
 
   private commit(newOpen: [Dataset, string, string][], rejects: readonly QuarantineEntry[], after: (() => void) | undefined, opts: StageOptions): void {
-    this.writePending();
-    const touched = [...this.segments.values()].filter((seg) => seg.written > seg.committed);
-    if (opts.sync ?? true) this.fsyncDirty();
-    const at = this.nowMs();
-    this.db.transaction(() => {
-      for (const [d, t, s] of newOpen) this.insertOpen.run(d, t, s);
-      for (const seg of touched) {
-        this.upsertSegment.run(seg.dataset, seg.tradedate, seg.bucket, this.writerId, seg.relPath, seg.written);
-      }
-      for (const q of rejects) this.insertQuarantine.run(at, q.source, q.reason, q.raw.slice(0, MAX_RAW));
-      after?.();
-    })();
+    let touched: OpenSegment[];
+    try {
+      this.writePending();
+      touched = [...this.segments.values()].filter((seg) => seg.written > seg.committed);
+      if (opts.sync ?? true) this.fsyncDirty();
+      const at = this.nowMs();
+      this.db.transaction(() => {
+        for (const [d, t, s] of newOpen) this.insertOpen.run(d, t, s);
+        for (const seg of touched) {
+          this.upsertSegment.run(seg.dataset, seg.tradedate, seg.bucket, this.writerId, seg.relPath, seg.written);
+        }
+        for (const q of rejects) this.insertQuarantine.run(at, q.source, q.reason, q.raw.slice(0, MAX_RAW));
+        after?.();
+      })();
+    } catch (e) {
+      this.rollBack(newOpen);
+      throw e;
+    }
     for (const seg of touched) seg.committed = seg.written;
   }
 
+  /**
+   * A failed stage or commit (a full or read-only disk, say) leaves staging as a crash would:
+   * whatever was buffered or written past the committed lengths is forgotten (the next write
+   * overwrites it) and symbol-days it first named are not taken as recorded, so the running
+   * ingestor can stage the same rows again once the disk takes them, without duplicates and
+   * without a symbol-day missing from open_symbols (which the seal reads).
+   */
+  private rollBack(newOpen: readonly [Dataset, string, string][]): void {
+    for (const [d, t, s] of newOpen) this.knownOpen.delete(`${d}|${t}|${s}`);
+    for (const seg of this.segments.values()) {
+      seg.written = seg.committed;
+      seg.pendingBytes = 0;
+    }
+    this.bufferedBytes = 0;
+  }
+
   /** Takes the segments written since the last sync and the directories created since. */
-  private takeUnsynced(): { fds: number[]; dirs: string[] } {
-    const fds: number[] = [];
+  private takeUnsynced(): { segs: OpenSegment[]; fds: number[]; dirs: string[] } {
+    const segs: OpenSegment[] = [];
     for (const seg of this.segments.values()) {
       if (!seg.dirty) continue;
-      fds.push(seg.fd);
+      segs.push(seg);
       seg.dirty = false;
     }
     const dirs = [...this.newDirs];
     this.newDirs.clear();
-    return { fds, dirs };
+    return { segs, fds: segs.map((s) => s.fd), dirs };
+  }
+
+  /** A failed sync: what it took is still unsynced, for the next flush() to try again. */
+  private giveBackUnsynced(segs: readonly OpenSegment[], dirs: readonly string[]): void {
+    for (const seg of segs) seg.dirty = true;
+    for (const d of dirs) this.newDirs.add(d);
   }
 
   private fsyncDirty(): void {
-    const { fds, dirs } = this.takeUnsynced();
-    for (const fd of fds) fsyncSync(fd);
-    for (const d of dirs) syncDirSync(d);
+    const { segs, fds, dirs } = this.takeUnsynced();
+    try {
+      for (const fd of fds) fsyncSync(fd);
+      for (const d of dirs) syncDirSync(d);
+    } catch (e) {
+      this.giveBackUnsynced(segs, dirs);
+      throw e;
+    }
   }
 
   /**
@@ -395,16 +444,21 @@ export class Staging {
    * merges parallel ones into a few journal commits (measured 47 ms for 256 files).
    */
   async flush(): Promise<void> {
-    const { fds, dirs } = this.takeUnsynced();
-    await Promise.all(
-      fds.map((fd) =>
-        fsyncAsync(fd).catch((e: NodeJS.ErrnoException) => {
-          // A segment of a day sealed meanwhile is closed by drop(): nothing left to sync.
-          if (e.code !== 'EBADF') throw e;
-        }),
-      ),
-    );
-    for (const d of dirs) syncDirSync(d);
+    const { segs, fds, dirs } = this.takeUnsynced();
+    try {
+      await Promise.all(
+        fds.map((fd) =>
+          fsyncAsync(fd).catch((e: NodeJS.ErrnoException) => {
+            // A segment of a day sealed meanwhile is closed by drop(): nothing left to sync.
+            if (e.code !== 'EBADF') throw e;
+          }),
+        ),
+      );
+      for (const d of dirs) syncDirSync(d);
+    } catch (e) {
+      this.giveBackUnsynced(segs, dirs);
+      throw e;
+    }
   }
 
   /**

@@ -58,4 +58,33 @@ m('a port in use is a clear error', async () => {
   }
 });
 
+m('GET /healthz: 200 ok; 503 with the disk fault while it lasts; the gauge 1 with its cause, then 0', async () => {
+  const metrics = new IngestMetrics({ defaultMetrics: false });
+  metrics.setDiskFault('staging', null);
+  const server = await startMetricsServer(metrics, '127.0.0.1', 0);
+  try {
+    const health = async () => {
+      const res = await fetch(`http://127.0.0.1:${server.port}/healthz`);
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), text: await res.text() };
+    };
+    assert.equal(await health(), { status: 200, retryAfter: null, text: 'ok\n' });
+    const text = 'no space left on device while staging rows in /d/staging';
+    metrics.setDiskFault('staging', { cause: 'no space left on device', text, sinceMs: Date.now() - 3000 });
+    const bad = await health();
+    assert.is(bad.status, 503);
+    assert.is(bad.retryAfter, '5');
+    assert.match(bad.text, /^staging: no space left on device while staging rows in \/d\/staging \(for 3 s; retrying\)\n$/);
+    let prom = await metrics.registry.metrics();
+    assert.match(prom, /tickvault_ingest_disk_fault\{stage="staging",cause="no space left on device"\} 1/);
+    assert.not.match(prom, /cause="none"/);
+    metrics.setDiskFault('staging', null);
+    assert.is((await health()).status, 200);
+    prom = await metrics.registry.metrics();
+    assert.match(prom, /tickvault_ingest_disk_fault\{stage="staging",cause="none"\} 0/);
+    assert.not.match(prom, /cause="no space left on device"/);
+  } finally {
+    await server.close();
+  }
+});
+
 m.run();

@@ -217,6 +217,22 @@ stageSuite('discardAppended forgets the appended rows and their new symbols; a s
   staging.close();
 });
 
+stageSuite('a failed commit (a full disk) leaves nothing: the same rows staged again are recorded once, their symbol-day open', () => {
+  const { staging } = openStaging();
+  const rows = [row('600000.SH', 34_200_000, 10.1, 1), row('600000.SH', 34_203_000, 10.2, 2)];
+  const full = () => {
+    throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+  };
+  assert.throws(() => staging.stage(rows, [], full), /disk is full/);
+  assert.equal(staging.symbolsOf('level2', '20250102'), []);
+  assert.is(readAll(staging, ['600000.SH']).size, 0);
+  staging.stage(rows, []);
+  assert.equal(staging.symbolsOf('level2', '20250102'), ['600000.SH'], 'the symbol-day is recorded open by the retry');
+  assert.equal(readAll(staging, ['600000.SH']).get('600000.SH')!.close, [10.1, 10.2]);
+  assert.is(Staging.stagedDays(staging.db)[0]!.records, 2, 'no record appended twice');
+  staging.close();
+});
+
 stageSuite.run();
 
 const codecSuite = suite('record codec');
