@@ -28,6 +28,7 @@
  * (the live consumer, the assignment, stopping, timers, restarts) is read by every transition —
  * start, crash and restart, assignment, shutdown — and stays in one class for that.
  */
+import { accessSync, constants } from 'node:fs';
 import type { Admin, Consumer, Kafka, RetryOptions } from 'kafkajs';
 import type { Logger } from '../../shared/logger.js';
 import type { Encoder } from '../seal/day.js';
@@ -51,6 +52,16 @@ import { KafkaSealState, PartitionLateGuard } from '../seal/sealState.js';
 import { DiskFaults, type RetriedStage } from './diskFaults.js';
 
 export type { IngestCounts, IngestProgress } from './progress.js';
+
+/** Why `dir` refuses writes (EROFS, say), or null when it takes them or does not exist. */
+function writeRefusal(dir: string): unknown {
+  try {
+    accessSync(dir, constants.W_OK);
+    return null;
+  } catch (e) {
+    return e;
+  }
+}
 
 export interface IngestorOptions {
   readonly config: IngestConfig;
@@ -133,7 +144,8 @@ export class KafkaIngestor {
       this.runner = new BatchRunner({
         topics: config.topics, committer: this.committer, late: this.late, progress: this.progress, chunkSize: opts.chunkSize,
         halted: () => this.closed || this.stopping !== null || this.committer.failed !== null,
-        paused: () => this.committer.diskFaulted,
+        // Until a write succeeds, not only between retries.
+        paused: () => this.faults.faultOf('staging') !== null,
         onDecodeError: (e) => this.fail(isStagingFailure(e) ? e : new IngestError('decode', `decoding failed: ${(e as Error).message}`, { retriable: true, cause: e })),
       });
       this.kafkaCommits = new OffsetCommitter({ consumer: () => this.consumer, assignment: () => this.assigned, log: opts.log });
@@ -189,7 +201,10 @@ export class KafkaIngestor {
         faults.succeeded('open');
         return ing;
       } catch (e) {
-        const retryInMs = faults.failed('open', opts.dataDir, e);
+        // SQLite creating a database on a read-only disk says only "unable to open database
+        // file" (SQLITE_CANTOPEN, also a permission or a path problem): the directory's own
+        // writability (access(2) answers EROFS) tells a read-only disk apart.
+        const retryInMs = faults.failed('open', opts.dataDir, e) ?? faults.failed('open', opts.dataDir, writeRefusal(opts.dataDir));
         if (retryInMs === null) throw e;
         await new Promise((r) => setTimeout(r, retryInMs));
       }
@@ -266,7 +281,7 @@ export class KafkaIngestor {
       eachBatch: (payload) => this.runner.onBatch(payload),
     });
     // A consumer started during a disk fault (a restart after a crash) starts paused.
-    if (this.committer.diskFaulted) this.setConsuming(false);
+    if (this.faults.faultOf('staging') !== null) this.setConsuming(false);
   }
 
   /**

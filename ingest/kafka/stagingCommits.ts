@@ -96,6 +96,8 @@ export class GroupCommitter {
   private failure: Error | null = null;
   /** Set while a disk fault lasts: the next try, the only flush until it succeeds. */
   private retryTimer: NodeJS.Timeout | null = null;
+  /** False once stopping: a disk fault then leaves the rest to a restart, no timer outlives the stores. */
+  private retrying = true;
   /** Chunks whose rows are committed to staging but whose offsets are not recorded (a disk fault came between). */
   private appended = new Set<DecodedChunk>();
   /** What the running write has done: the stage whose path a disk fault names. */
@@ -119,13 +121,13 @@ export class GroupCommitter {
     return this.failure;
   }
 
-  /** Whether a disk fault holds the pending chunks back (until a retry succeeds). */
-  get diskFaulted(): boolean {
-    return this.retryTimer !== null;
+  /** Stops retrying after a disk fault, for good (stopping: the final flush tries once more itself). */
+  stopRetrying(): void {
+    this.retrying = false;
+    this.cancelRetry();
   }
 
-  /** Stops retrying after a disk fault (stopping: the final flush tries once more itself). */
-  stopRetrying(): void {
+  private cancelRetry(): void {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
   }
@@ -183,12 +185,13 @@ export class GroupCommitter {
       clearTimeout(this.idleTimer);
       this.idleTimer = null;
     }
-    this.stopRetrying();
+    this.cancelRetry();
     if (this.pending.length === 0) return [];
     const batch = this.pending;
     this.pending = [];
     this.pendingMessages = 0;
     this.flushing = this.write(batch);
+    let heldBack = false;
     try {
       const flushed = await this.flushing;
       this.deps.diskFaults?.succeeded('staging');
@@ -197,13 +200,19 @@ export class GroupCommitter {
     } catch (e) {
       const retryInMs = this.deps.diskFaults?.failed('staging', this.faultPath(), e) ?? null;
       if (retryInMs !== null) {
+        heldBack = true;
         // Kept, in arrival order, ahead of whatever came meanwhile; tried again after the delay.
         this.pending = [...batch, ...this.pending];
         this.pendingMessages = this.pending.reduce((a, c) => a + c.messages, 0);
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = null;
-          void this.flush().catch(() => undefined);
-        }, retryInMs);
+        // Only the retry flushes now (a chunk's timer armed meanwhile would cut its backoff short).
+        for (const t of [this.timer, this.idleTimer]) if (t) clearTimeout(t);
+        this.timer = this.idleTimer = null;
+        if (this.retrying) {
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = null;
+            void this.flush().catch(() => undefined);
+          }, retryInMs);
+        }
         throw new IngestError('staging', `group commit held back by a full or read-only disk; retried in ${retryInMs} ms`, {
           retriable: true, cause: e, context: { retryInMs },
         });
@@ -218,7 +227,7 @@ export class GroupCommitter {
         const k = key(c.topic, c.partition);
         if (!this.pending.some((p) => key(p.topic, p.partition) === k)) this.pendingNext.delete(k);
       }
-      if (this.pending.length > 0 && !this.failure && !this.retryTimer) this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.maxDelayMs);
+      if (this.pending.length > 0 && !this.failure && !heldBack) this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.maxDelayMs);
     }
   }
 

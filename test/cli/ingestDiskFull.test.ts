@@ -1,5 +1,5 @@
 /**
- * The running Kafka ingestor on a full disk, made for real (issue 39): its data directory on a
+ * The running Kafka ingestor on a full or read-only disk, made for real (issue 39): its data directory on a
  * small tmpfs mounted here (root), filled to the last byte, then enlarged with
  * `mount -o remount,size=…`. The ingestor neither exits nor crash-loops: it stops consuming,
  * commits nothing to Kafka past what is durable, logs one line naming the stage, the path and
@@ -28,7 +28,7 @@ const BEFORE_CLOSE = '2025-01-02T14:00:00+08:00';
 const AFTER_CLOSE = '2025-01-02T16:00:05+08:00';
 
 /** A tmpfs of `size` at a fresh directory; unmounted at exit. */
-function tmpfs(size: string): { dir: string; resize(size: string): void; unmount(): void } {
+function tmpfs(size: string): { dir: string; resize(size: string): void; remount(mode: 'ro' | 'rw'): void; unmount(): void } {
   const dir = tempDir('tickvault-ingest-full-');
   const run = (args: string[]) => {
     const r = spawnSync('mount', args, { encoding: 'utf8' });
@@ -42,7 +42,7 @@ function tmpfs(size: string): { dir: string; resize(size: string): void; unmount
     spawnSync('umount', ['-l', dir]);
   };
   process.on('exit', unmount);
-  return { dir, resize: (s) => run(['-o', `remount,size=${s}`, dir]), unmount };
+  return { dir, resize: (s) => run(['-o', `remount,size=${s}`, dir]), remount: (mode) => run(['-o', `remount,${mode}`, dir]), unmount };
 }
 
 /** Fills the file system holding `dir` to the last byte but `leaveKiB`. */
@@ -186,6 +186,53 @@ if (!isRoot) {
   const broker = await brokerForTests('ingest on a full disk');
   if (broker) {
     t.after(() => broker.stop());
+    t('started on a read-only disk (EROFS): waits, says so, and opens and consumes once the disk is writable', async () => {
+      const work = tempDir('tickvault-ingest-ro-work-');
+      const prefix = uniqueTopicPrefix('ingest-ro');
+      const topics = `${prefix}.l2,${prefix}.ix`;
+      const feed = join(work, 'feed.jsonl');
+      const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '1', '--indexes', '1', '--seed', 'ro', '--ticks', '0']);
+      assert.is(gen.code, 0, gen.stderr);
+      const lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
+      assert.is((await runCli(['produce', '--brokers', broker.brokers, '--topics', topics, feed])).code, 0);
+      const fs = tmpfs('64m');
+      const dataDir = join(fs.dir, 'data');
+      mkdirSync(dataDir);
+      // A running ingestor keeps files open for writing, so Linux refuses to remount its disk
+      // read-only ("busy"): a read-only disk meets it at a start (or by errors=remount-ro).
+      fs.remount('ro');
+      try {
+        const ing = startIngest({ brokers: broker.brokers, topics, group: `${prefix}-g`, dataDir, now: BEFORE_CLOSE });
+        let stopped: number | null = null;
+        try {
+          const port = await metricsPort(ing);
+          const fault = await ing.line(/"msg":"disk fault: /, 60_000);
+          console.log(`  read-only start logged: ${fault}`);
+          const f = JSON.parse(fault) as { stage: string; cause: string; msg: string };
+          assert.is(f.stage, 'open');
+          assert.is(f.cause, 'read-only file system');
+          assert.match(f.msg, new RegExp(`^disk fault: read-only file system while opening the data directory at ${dataDir}`));
+          await ing.until('three failed opens', async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="open"') ?? 0) >= 3, 60_000);
+          const health = await get(port, '/healthz');
+          assert.is(health.status, 503);
+          assert.match(health.text, /^open: read-only file system while opening the data directory at /);
+          assert.is(metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_fault', 'stage="open",cause="read-only file system"'), 1);
+          assert.ok(ing.alive, 'still running');
+          const t0 = performance.now();
+          fs.remount('rw');
+          await ing.until('/healthz 200 after the remount', async () => (await get(port, '/healthz')).status === 200, 30_000);
+          console.log(`  writable again: /healthz 200 ${(performance.now() - t0).toFixed(0)} ms after the remount`);
+          await ing.until('every message staged', () => sum(storedOffsets(dataDir)) === lines, 120_000);
+          assert.is(metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_fault', 'stage="open",cause="none"'), 0);
+        } finally {
+          stopped = await ing.stop();
+        }
+        assert.is(stopped, 0, 'a clean stop');
+      } finally {
+        fs.unmount();
+      }
+    });
+
     t('stops on a full disk while staging and while sealing, stays up, says so, resumes by itself; the files equal a clean run', async () => {
       const work = tempDir('tickvault-ingest-full-work-');
       const prefix = uniqueTopicPrefix('ingest-full');
@@ -215,6 +262,7 @@ if (!isRoot) {
       try {
         // ---- 1. staging on a full disk ----------------------------------------------------
         const ing = startIngest({ brokers: broker.brokers, topics, group, dataDir, now: BEFORE_CLOSE });
+        let stopped: number | null = null;
         try {
           const port = await metricsPort(ing);
           assert.is((await get(port, '/healthz')).status, 200);
@@ -228,8 +276,11 @@ if (!isRoot) {
           assert.ok(f.path.startsWith(dataDir), `the line names a path in the data directory: ${f.path}`);
           assert.match(f.msg, new RegExp(`^disk fault: no space left on device while staging rows in ${dataDir}`));
           assert.match(f.msg, /consumption paused/);
-          // It retries (failures counted) and stays up, without a line per retry.
-          await ing.until('five failed writes', async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="staging"') ?? 0) >= 5, 60_000);
+          const faultAt = ing.lines.indexOf(fault);
+          // It retries (failures counted) and stays up, without a line per retry, longer than the
+          // session timeout (6 s): paused, kafkajs keeps heartbeating, so the group holds.
+          await ing.until('eight failed writes (about 16 s)', async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="staging"') ?? 0) >= 8, 60_000);
+          assert.equal(ing.lines.slice(faultAt).filter((l) => /group rebalancing|crashed|partitions assigned/.test(l)), [], 'the group membership held through the fault');
           const m = (await get(port, '/metrics')).text;
           assert.is(metric(m, 'tickvault_ingest_disk_fault', 'stage="staging",cause="no space left on device"'), 1);
           assert.is(metric(m, 'tickvault_ingest_disk_faults_total', 'stage="staging"'), 1);
@@ -268,13 +319,15 @@ if (!isRoot) {
           assert.is(metric(after, 'tickvault_ingest_disk_fault', 'stage="staging",cause="none"'), 0);
           assert.is(metric(after, 'tickvault_ingest_disk_fault', 'stage="staging",cause="no space left on device"'), null);
         } finally {
-          assert.is(await ing.stop(), 0, 'a clean stop after the fault');
+          stopped = await ing.stop();
         }
+        assert.is(stopped, 0, 'a clean stop after the fault');
         assert.is(readCatalog(dataDir, (c) => c.fileCount(), 0), 0, 'nothing sealed before the close');
 
         // ---- 2. a start, then the seal at day close, on a full disk -------------------------
         fill(fs.dir, 'filler-2');
         const sealing = startIngest({ brokers: broker.brokers, topics, group, dataDir, now: AFTER_CLOSE });
+        stopped = null;
         try {
           const port = await metricsPort(sealing);
           // Opening writes (the WAL, the writer's row): it waits instead of exiting into a crash loop.
@@ -317,8 +370,9 @@ if (!isRoot) {
           assert.is(sealing.matching(/"msg":"disk fault/).length, 2, 'the start-up fault and the seal fault, each logged once');
           assert.is(sealing.matching(/background task failed/).length, 0, 'a seal fault is not logged as a failed tick per retry');
         } finally {
-          assert.is(await sealing.stop(), 0);
+          stopped = await sealing.stop();
         }
+        assert.is(stopped, 0, 'a clean stop after the seal');
         assert.is(await digests(dataDir), want, 'the files equal those of the clean run');
       } finally {
         fs.unmount();
