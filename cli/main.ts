@@ -37,6 +37,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   doctor: async () => (await import('./doctorCommand.js')).doctorCommand,
   days: async () => (await import('./daysCommand.js')).daysCommand,
   demo: async () => (await import('./demoCommand.js')).demoCommand,
+  backup: async () => (await import('./backupCommand.js')).backupCommand,
 };
 
 async function usage(): Promise<string> {

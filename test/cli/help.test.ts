@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { accountsCommand } from '../../cli/accountsCommand.js';
+import { backupCommand } from '../../cli/backupCommand.js';
 import { calendarCommand } from '../../cli/calendarCommand.js';
 import type { Command } from '../../cli/command.js';
 import { daysCommand } from '../../cli/daysCommand.js';
@@ -17,7 +18,7 @@ import { runCli } from '../support/cli.js';
 
 const COMMANDS: Command[] = [
   generateCommand, replayCommand, sealCommand, calendarCommand, ingestCommand, produceCommand,
-  serveCommand, accountsCommand, doctorCommand, daysCommand, demoCommand,
+  serveCommand, accountsCommand, doctorCommand, daysCommand, demoCommand, backupCommand,
 ];
 // The options of every command and their environment variables, written out here (not read
 // from the code) so that a flag dropped from --help is caught.
