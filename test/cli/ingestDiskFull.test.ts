@@ -233,6 +233,53 @@ if (!isRoot) {
       }
     });
 
+    t('SIGTERM during a staging fault: a clean exit 0, Kafka not past what is durable; a restart with room stages every message', async () => {
+      const work = tempDir('tickvault-ingest-stop-work-');
+      const prefix = uniqueTopicPrefix('ingest-stop');
+      const topicList = [`${prefix}.l2`, `${prefix}.ix`];
+      const topics = topicList.join(',');
+      const group = `${prefix}-g`;
+      const feed = join(work, 'feed.jsonl');
+      const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '1', '--indexes', '1', '--seed', 'stop', '--ticks', '0']);
+      assert.is(gen.code, 0, gen.stderr);
+      const lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
+      const fs = tmpfs('32m');
+      const dataDir = join(fs.dir, 'data');
+      mkdirSync(dataDir);
+      try {
+        const ing = startIngest({ brokers: broker.brokers, topics, group, dataDir, now: BEFORE_CLOSE });
+        let stopped: number | null = null;
+        try {
+          await metricsPort(ing);
+          await ing.line(/"msg":"partitions assigned"/, 60_000);
+          fill(fs.dir, 'filler');
+          assert.is((await runCli(['produce', '--brokers', broker.brokers, '--topics', topics, feed])).code, 0);
+          await ing.line(/"msg":"disk fault: .* while staging rows in /, 60_000);
+        } finally {
+          const t0 = performance.now();
+          stopped = await ing.stop();
+          console.log(`  SIGTERM during the fault: exit ${stopped} in ${(performance.now() - t0).toFixed(0)} ms`);
+        }
+        assert.is(stopped, 0);
+        const stored = storedOffsets(dataDir);
+        assert.ok(sum(stored) < lines, 'the feed was not all staged');
+        for (const [k, offset] of await committedOffsets(broker.brokers, group, topicList)) {
+          assert.ok(offset <= (stored.get(k) ?? 0), `${k}: Kafka's committed offset ${offset} is not past the durable ${stored.get(k) ?? 0}`);
+        }
+        fs.resize('128m');
+        const again = startIngest({ brokers: broker.brokers, topics, group, dataDir, now: BEFORE_CLOSE });
+        stopped = null;
+        try {
+          await again.until('every message staged after the restart', () => sum(storedOffsets(dataDir)) === lines, 120_000);
+        } finally {
+          stopped = await again.stop();
+        }
+        assert.is(stopped, 0);
+      } finally {
+        fs.unmount();
+      }
+    });
+
     t('stops on a full disk while staging and while sealing, stays up, says so, resumes by itself; the files equal a clean run', async () => {
       const work = tempDir('tickvault-ingest-full-work-');
       const prefix = uniqueTopicPrefix('ingest-full');
