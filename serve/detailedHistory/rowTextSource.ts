@@ -17,12 +17,20 @@ import {
 } from '../../storage/rowText/rowTextFile.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 
-/** Bytes read from a row text's end at first: its trailer and, for a stock-day, its whole index. */
+/**
+ * A row text up to this size (a level-2 stock-day is ~0.3 MB) is read whole on a first touch;
+ * a larger one (a liquid stock's trades) has its end read first, then the frames a page needs.
+ */
+const WHOLE_BYTES = 2 * 1024 * 1024;
+/** Bytes read from a large row text's end at first: its trailer and most indexes. */
 const TAIL_BYTES = 64 * 1024;
 
 export type RowTextDamageReport = (path: string, reason: string) => void;
 
 export class RowTextSource {
+  /** Whole row texts just read for an index, kept until the event loop turns (see WHOLE_BYTES). */
+  private readonly justRead = new Map<string, Buffer>();
+
   constructor(
     private readonly dataDir: string,
     private readonly cache: FileColumnCache,
@@ -37,7 +45,10 @@ export class RowTextSource {
     if (!group) return null;
     const path = rowTextRelPath(file.path);
     try {
-      const frame = await withHandle(join(this.dataDir, path), (fh) => readAt(fh, group.frameOffset, group.frameBytes));
+      const whole = this.justRead.get(path);
+      const frame = whole
+        ? whole.subarray(group.frameOffset, group.frameOffset + group.frameBytes)
+        : await withHandle(join(this.dataDir, path), (fh) => readAt(fh, group.frameOffset, group.frameBytes));
       return await decodeRowTextGroup(group, frame);
     } catch (e) {
       if (e instanceof RowTextDamagedError) {
@@ -57,6 +68,15 @@ export class RowTextSource {
         const index = await withHandle(join(this.dataDir, path), async (fh) => {
           const size = (await fh.stat()).size;
           if (size < ROW_TEXT_TRAILER_BYTES) throw new RowTextDamagedError(`${size} bytes: no trailer`);
+          if (size <= WHOLE_BYTES) {
+            // One read for the index and the frames the page asks next (in this turn of the
+            // event loop); not cached: the decompressed rows are.
+            const whole = await readAt(fh, 0, size);
+            this.justRead.set(path, whole);
+            setImmediate(() => this.justRead.delete(path));
+            const range = indexFrameRange(whole.subarray(size - ROW_TEXT_TRAILER_BYTES), size);
+            return decodeRowTextIndex(whole.subarray(range.offset, range.offset + range.bytes), range.crc32, range.offset);
+          }
           const tailBytes = Math.min(size, TAIL_BYTES);
           const tail = await readAt(fh, size - tailBytes, tailBytes);
           const range = indexFrameRange(tail.subarray(tailBytes - ROW_TEXT_TRAILER_BYTES), size);

@@ -34,7 +34,8 @@ function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, sources
   const rows = groupRowCount(file, g);
   const estimate = rows * (ROW_BYTES[file.dataset] ?? 340);
   const all = ALL_FIELDS[file.dataset];
-  return cache.memo(`${file.path}#${g}#rowjson`, estimate + rows * 4, async () => {
+  // Text, row offsets, and the stored DEFLATE chunk when it came from row text (~a fifth of the text).
+  return cache.memo(`${file.path}#${g}#rowjson`, Math.round(estimate * 1.2) + rows * 4, async () => {
     const stored = sources.rowText ? await sources.rowText.rows(file, g) : null;
     if (stored) return stored;
     const made = sources.pool ? await sources.pool.rows(file, g, estimate) : null;

@@ -31,6 +31,22 @@ export interface SerializedRows {
   readonly bytes: Buffer;
   /** offsets[r] = first byte of row r; offsets[n] = bytes.length + 1 (as if a comma followed). */
   readonly offsets: Uint32Array;
+  /**
+   * The rows as stored in row text (rowTextFile.ts): a raw DEFLATE chunk that starts afresh and
+   * ends sync-flushed, not final, which a gzip answer splices.
+   */
+  readonly deflated?: Buffer;
+}
+
+/**
+ * The stored chunks known for Buffers a page holds (the whole text of a row group): how the
+ * compression step, which sees only the page's pieces, finds what it can splice. Weak: a
+ * cache eviction of the rows lets the entry go.
+ */
+const deflatedPieces = new WeakMap<Buffer, Buffer>();
+
+export function deflatedPiece(piece: Buffer): Buffer | undefined {
+  return deflatedPieces.get(piece);
 }
 
 /** Writes rows [from, to) of a row group's columns (in output order) as `[…],[…]`. */
@@ -65,8 +81,15 @@ export function serializeRows(cols: readonly DecodedColumn[], from: number, to: 
   return { bytes, offsets };
 }
 
-/** Rows [a, b) of serialised rows, without a trailing comma. */
+/**
+ * Rows [a, b) of serialised rows, without a trailing comma. All of them is the rows' own
+ * buffer, marked with its stored chunk when there is one (deflatedPiece).
+ */
 export function sliceRows(s: SerializedRows, a: number, b: number): Buffer {
+  if (a === 0 && b === s.offsets.length - 1) {
+    if (s.deflated) deflatedPieces.set(s.bytes, s.deflated);
+    return s.bytes;
+  }
   return s.bytes.subarray(s.offsets[a], s.offsets[b] - 1);
 }
 

@@ -7,28 +7,45 @@
  * (`doctor` reports it, `doctor --rebuild` writes it again). `doctor --digests` leaves it out.
  *
  * Layout (little-endian):
- *   frame 0 … frame G-1   one zstd frame per row group: its rows' text `[…],[…]`
- *   index frame           zstd of: u32 groups, 32 bytes parquet SHA-256, then per group
+ *   frame 0 … frame G-1   one raw DEFLATE chunk per row group (its rows' text `[…],[…]`),
+ *                         ended by a sync flush and not final
+ *   index frame           raw DEFLATE of: u32 groups, 32 bytes parquet SHA-256, then per group
  *                         {u32 frameOffset, u32 frameBytes, u32 frameCrc32, u32 textBytes,
- *                         u32 rows}, then per group rows+1 u32 row offsets (rowJson.ts)
+ *                         u32 rows, u32 textCrc32}, then per group rows+1 u32 row offsets
  *   trailer               u32 indexFrameBytes, u32 indexFrameCrc32, "TVRT"
- * Each frame is a whole zstd frame, so a page that covers a row group whole could send its
- * frame as it is to a client that accepts zstd (frames concatenate). The CRC-32s are of the
- * stored (compressed) bytes: what a bad sector changes.
+ * Why DEFLATE and not zstd: gzip is what every HTTP client accepts (Python's requests and httpx
+ * send `gzip, deflate` by default), and chunks that each start afresh and end byte-aligned by a
+ * sync flush concatenate into one valid DEFLATE stream (as pigz does). So a page that covers
+ * row groups whole goes out in gzip as their stored chunks, spliced (serve/http/gzipSplice.ts),
+ * with no compression at request time. The frame CRC-32s are of the stored (compressed) bytes: what a bad sector changes.
  */
-import { crc32 } from 'node:zlib';
+import { promisify } from 'node:util';
+import { constants, crc32, deflateRaw as deflateRawCb, inflateRaw as inflateRawCb } from 'node:zlib';
 import type { SerializedRows } from './rowJson.js';
-import { zstdCompress, zstdDecompress } from '../parquet/zstd.js';
+
+const deflateRaw = promisify(deflateRawCb);
+const inflateRaw = promisify(inflateRawCb);
 
 export const ROW_TEXT_MAGIC = 'TVRT';
 export const ROW_TEXT_TRAILER_BYTES = 12;
-const GROUP_ENTRY_U32 = 5;
+const GROUP_ENTRY_U32 = 6;
 
 /**
- * zstd level of the frames: 3 costs about a third more seal time than 1 for a fifth fewer
- * bytes (measured on level-2 days); decompression speed is the same.
+ * DEFLATE level of the chunks. Measured on a level-2 stock-day (1.58 MB of text): level 1
+ * 334 KB in 12 ms, 3 309 KB in 16 ms, 6 276 KB in 61 ms; inflating takes 3–5 ms at any level.
+ * Level 1 keeps the seal's added time smallest for about the size of brotli 1 (323 KB).
  */
-export const ROW_TEXT_ZSTD_LEVEL = 3;
+export const ROW_TEXT_DEFLATE_LEVEL = 1;
+
+/** A row group's chunk: raw DEFLATE, sync-flushed, not final; it starts with no dictionary. */
+export function deflateChunk(text: Buffer, level = ROW_TEXT_DEFLATE_LEVEL): Promise<Buffer> {
+  return deflateRaw(text, { level, finishFlush: constants.Z_SYNC_FLUSH });
+}
+
+/** The text of a chunk (or of several spliced), which has no final block. */
+export function inflateChunk(chunk: Buffer): Promise<Buffer> {
+  return inflateRaw(chunk, { finishFlush: constants.Z_SYNC_FLUSH });
+}
 
 export interface RowTextGroup {
   readonly frameOffset: number;
@@ -36,6 +53,8 @@ export interface RowTextGroup {
   readonly frameCrc32: number;
   readonly textBytes: number;
   readonly rows: number;
+  /** CRC-32 of the text: checked once the chunk is inflated, end to end. */
+  readonly textCrc32: number;
   /** As SerializedRows.offsets: offsets[r] = first byte of row r; offsets[rows] = textBytes + 1. */
   readonly offsets: Uint32Array;
 }
@@ -52,8 +71,8 @@ export class RowTextDamagedError extends Error {
 }
 
 /** The row text file of every row group's rows, bound to the Parquet file of `parquetSha256`. */
-export async function encodeRowText(groups: readonly SerializedRows[], parquetSha256: string, level = ROW_TEXT_ZSTD_LEVEL): Promise<Buffer> {
-  const frames = await Promise.all(groups.map((g) => zstdCompress(g.bytes, level)));
+export async function encodeRowText(groups: readonly SerializedRows[], parquetSha256: string, level = ROW_TEXT_DEFLATE_LEVEL): Promise<Buffer> {
+  const frames = await Promise.all(groups.map((g) => deflateChunk(g.bytes, level)));
   const offsetsU32 = groups.reduce((a, g) => a + g.offsets.length, 0);
   const index = Buffer.alloc(4 + 32 + groups.length * GROUP_ENTRY_U32 * 4 + offsetsU32 * 4);
   index.writeUInt32LE(groups.length, 0);
@@ -62,7 +81,7 @@ export async function encodeRowText(groups: readonly SerializedRows[], parquetSh
   let frameOffset = 0;
   groups.forEach((g, i) => {
     const f = frames[i]!;
-    for (const v of [frameOffset, f.length, crc32(f), g.bytes.length, g.offsets.length - 1]) {
+    for (const v of [frameOffset, f.length, crc32(f), g.bytes.length, g.offsets.length - 1, crc32(g.bytes)]) {
       index.writeUInt32LE(v, o);
       o += 4;
     }
@@ -72,7 +91,7 @@ export async function encodeRowText(groups: readonly SerializedRows[], parquetSh
     Buffer.from(g.offsets.buffer, g.offsets.byteOffset, g.offsets.byteLength).copy(index, o);
     o += g.offsets.byteLength;
   }
-  const indexFrame = await zstdCompress(index, level);
+  const indexFrame = await deflateRaw(index, { level });
   const trailer = Buffer.alloc(ROW_TEXT_TRAILER_BYTES);
   trailer.writeUInt32LE(indexFrame.length, 0);
   trailer.writeUInt32LE(crc32(indexFrame), 4);
@@ -92,7 +111,7 @@ export function indexFrameRange(trailer: Uint8Array, fileBytes: number): { reado
 /** The index from its stored frame (checked against the trailer's CRC-32); throws RowTextDamagedError. */
 export async function decodeRowTextIndex(frame: Buffer, expectedCrc32: number, framesEnd: number): Promise<RowTextIndex> {
   if (crc32(frame) !== expectedCrc32) throw new RowTextDamagedError('index frame fails its CRC-32');
-  const index = await zstdDecompress(frame).catch((e: unknown) => {
+  const index = await inflateRaw(frame).catch((e: unknown) => {
     throw new RowTextDamagedError(`index frame does not decompress: ${(e as Error).message}`);
   });
   if (index.length < 36) throw new RowTextDamagedError('index too short');
@@ -103,7 +122,8 @@ export async function decodeRowTextIndex(frame: Buffer, expectedCrc32: number, f
   let expectedOffset = 0;
   for (let i = 0; i < n; i++) {
     if (o + GROUP_ENTRY_U32 * 4 > index.length) throw new RowTextDamagedError('index shorter than its group count');
-    const [frameOffset, frameBytes, frameCrc32, textBytes, rows] = [0, 1, 2, 3, 4].map((k) => index.readUInt32LE(o + k * 4)) as [number, number, number, number, number];
+    const [frameOffset, frameBytes, frameCrc32, textBytes, rows, textCrc32] = [0, 1, 2, 3, 4, 5].map((k) => index.readUInt32LE(o + k * 4)) as
+      [number, number, number, number, number, number];
     o += GROUP_ENTRY_U32 * 4;
     const offsetBytes = (rows + 1) * 4;
     if (frameOffset !== expectedOffset || offsetsAt + offsetBytes > index.length) throw new RowTextDamagedError(`group ${i} entry is inconsistent`);
@@ -113,18 +133,25 @@ export async function decodeRowTextIndex(frame: Buffer, expectedCrc32: number, f
     Buffer.from(offsets.buffer).set(index.subarray(offsetsAt, offsetsAt + offsetBytes));
     offsetsAt += offsetBytes;
     if (offsets[rows] !== textBytes + 1) throw new RowTextDamagedError(`group ${i} row offsets do not end at its text's length`);
-    groups.push({ frameOffset, frameBytes, frameCrc32, textBytes, rows, offsets });
+    groups.push({ frameOffset, frameBytes, frameCrc32, textBytes, rows, textCrc32, offsets });
   }
   if (expectedOffset !== framesEnd) throw new RowTextDamagedError('frames do not end where the index frame begins');
   return { parquetSha256: index.subarray(4, 36).toString('hex'), groups };
 }
 
-/** A group's rows from its stored frame, checked by CRC-32 and length; throws RowTextDamagedError. */
+/**
+ * A group's rows from its stored frame, checked by CRC-32 and length; throws
+ * RowTextDamagedError. The rows keep their chunk (gzip answers splice it).
+ */
 export async function decodeRowTextGroup(group: RowTextGroup, frame: Buffer): Promise<SerializedRows> {
   if (frame.length !== group.frameBytes || crc32(frame) !== group.frameCrc32) throw new RowTextDamagedError('row group frame fails its CRC-32');
-  const bytes = await zstdDecompress(frame).catch((e: unknown) => {
-    throw new RowTextDamagedError(`row group frame does not decompress: ${(e as Error).message}`);
+  const bytes = await inflateChunk(frame).catch((e: unknown) => {
+    throw new RowTextDamagedError(`row group frame does not inflate: ${(e as Error).message}`);
   });
-  if (bytes.length !== group.textBytes) throw new RowTextDamagedError(`row group text is ${bytes.length} bytes, index says ${group.textBytes}`);
-  return { bytes, offsets: group.offsets };
+  if (bytes.length !== group.textBytes || crc32(bytes) !== group.textCrc32) {
+    throw new RowTextDamagedError(`row group text is not the text the index describes (${bytes.length} bytes, index says ${group.textBytes})`);
+  }
+  // Copied: the cache then holds exactly the chunk's bytes, not the whole file they were read with.
+  const chunk = Buffer.from(frame);
+  return { bytes, offsets: group.offsets, deflated: chunk };
 }

@@ -1,0 +1,54 @@
+/**
+ * gzip answers spliced from stored row-text chunks (serve/http/gzipSplice.ts): one gzip member
+ * whose single DEFLATE stream inflates to the pieces' concatenation, whatever the order of
+ * stored chunks and pieces deflated at request time; its trailer's CRC-32 and length are the
+ * text's (gunzip checks both).
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
+import { gzipSpliced, hasStoredChunks } from '../../../serve/http/gzipSplice.js';
+import { deflateChunk } from '../../../storage/rowText/rowTextFile.js';
+import { serializeRows, sliceRows, type SerializedRows } from '../../../storage/rowText/rowJson.js';
+
+const test = suite('serve/http gzip splice');
+
+let seed = 7;
+const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+
+/** Rows with their stored chunk, as row text gives them. */
+async function storedRows(n: number): Promise<SerializedRows> {
+  const cols = [{ kind: 'number' as const, values: Float64Array.from({ length: n }, () => Math.round(rnd() * 1e6) / 100) }];
+  const rows = serializeRows(cols, 0, n);
+  return { ...rows, deflated: await deflateChunk(rows.bytes) };
+}
+
+test('stored chunks and request-time pieces in any order: one member, the pieces\' text, CRC and length checked', async () => {
+  const a = await storedRows(1200);
+  const b = await storedRows(700);
+  const c = await storedRows(3);
+  const head = Buffer.from('{"code":200,"message":"success","data":{"items":[');
+  const tail = Buffer.from(']}}');
+  const comma = Buffer.from(',');
+  const layouts: Buffer[][] = [
+    [head, sliceRows(a, 0, 1200), comma, sliceRows(b, 0, 700), tail],
+    [sliceRows(a, 0, 1200), sliceRows(b, 0, 700)],
+    [head, sliceRows(a, 17, 1200), comma, sliceRows(b, 0, 700), comma, sliceRows(c, 0, 2), tail],
+    [head, Buffer.alloc(0), sliceRows(c, 0, 3), Buffer.alloc(0), tail],
+    [sliceRows(a, 0, 1200)],
+  ];
+  for (const [i, pieces] of layouts.entries()) {
+    assert.ok(hasStoredChunks(pieces), `layout ${i}`);
+    const text = Buffer.concat(pieces);
+    const gz = await gzipSpliced(pieces);
+    assert.ok(gunzipSync(gz).equals(text), `layout ${i}: gunzip`);
+    // One member: the whole DEFLATE stream between header and trailer ends in its final block.
+    assert.ok(inflateRawSync(gz.subarray(10, gz.length - 8)).equals(text), `layout ${i}: one DEFLATE stream`);
+    assert.is(gz.readUInt32LE(gz.length - 8), crc32(text), `layout ${i}: CRC-32`);
+    assert.is(gz.readUInt32LE(gz.length - 4), text.length, `layout ${i}: ISIZE`);
+  }
+  // Only a whole row group is stored: part of one is deflated at request time.
+  assert.not.ok(hasStoredChunks([head, sliceRows(a, 0, 1199), tail]));
+});
+
+test.run();
