@@ -17,6 +17,7 @@ import { openStateStore } from '../serve/access/openState.js';
 import { STATE_URL_OPTION, resolveOption } from '../shared/config.js';
 import type { Command } from './command.js';
 import { requireDataDir } from './dataDirCheck.js';
+import { dataDirOpenFailure } from './dataDirOpenFailure.js';
 import { warnNearKnownRangeEnd } from './calendarWarning.js';
 import { docOf } from './helpText.js';
 
@@ -45,8 +46,14 @@ export const serveCommand: Command = {
     requireDataDir(layout.dataDir);
     warnNearKnownRangeEnd(ctx);
     // The catalog is the sealer's; a server started before any seal creates it empty once.
-    if (!existsSync(layout.catalogDb)) openCatalog(layout.catalogDb, false).close();
-    const catalogDb = openCatalog(layout.catalogDb, true);
+    const catalogDb = (() => {
+      try {
+        if (!existsSync(layout.catalogDb)) openCatalog(layout.catalogDb, false).close();
+        return openCatalog(layout.catalogDb, true);
+      } catch (e) {
+        throw dataDirOpenFailure(layout.dataDir, e);
+      }
+    })();
     // Unreachable PostgreSQL: one clear line and a non-zero exit, before anything listens.
     const state = await openStateStore({
       url: stateUrl,
@@ -59,7 +66,7 @@ export const serveCommand: Command = {
           : ctx.log.error({ err: fault, path: fault.path, cause: fault.diskCause }, 'service.db refuses writes; API requests get 503 until there is room'),
     }).catch((e: unknown) => {
       catalogDb.close();
-      throw e;
+      throw dataDirOpenFailure(layout.dataDir, e);
     });
     const cursorKey = await state.cursorKey().catch(async (e: unknown) => {
       await state.close();

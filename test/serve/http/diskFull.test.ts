@@ -7,11 +7,12 @@
  * /healthz is 200 again, without a restart.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addAccount, httpRequest, postApi, preparedData, startServer, type ApiResponse, type ServerHandle } from '../../support/server.js';
+import { runCli, type CliResult } from '../../support/cli.js';
+import { addAccount, DEFAULT_SERVER_NOW, httpRequest, postApi, preparedData, startServer, type ApiResponse, type ServerHandle } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
 const t = suite('the server on a full disk');
@@ -137,6 +138,33 @@ if (!isRoot) {
       console.log('  room again: /healthz 200, the same requests 200 with the same rows');
     } finally {
       await server?.stop();
+      fs.unmount();
+    }
+  });
+
+  t('started on a full disk, then on a read-only one: exit 1 with one line naming the cause and the data directory; with room, it starts', async () => {
+    const { dataDir: clean } = await preparedData({ days: 2, stocks: 3, indexes: 2 });
+    const fs = tmpfs('64m');
+    try {
+      const dataDir = join(fs.dir, 'data');
+      assert.is(spawnSync('cp', ['-r', clean, dataDir]).status, 0);
+      const serve = () => runCli(['serve', '--port', '0', '--data-dir', dataDir], { env: { TICKVAULT_NOW: DEFAULT_SERVER_NOW }, timeoutMs: 30_000 });
+      const oneLine = (r: CliResult, cause: string) => {
+        assert.is(r.code, 1, r.stdout + r.stderr);
+        assert.is(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
+        assert.is(r.stderr.trimEnd(), `tickvault serve: failed: ${cause} while opening the data directory at ${dataDir}: SQLite writes an index beside each database even to read it, and the server writes service.db on every request; free space (or make it writable) and start the server again`);
+        console.log(`  ${r.stderr.trimEnd()}`);
+      };
+      fill(fs.dir);
+      oneLine(await serve(), 'no space left on device');
+      rmSync(join(fs.dir, 'filler'), { recursive: true, force: true });
+      const ro = fs.mount(['-o', 'remount,ro']);
+      assert.is(ro.status, 0, ro.stderr);
+      oneLine(await serve(), 'read-only file system');
+      assert.is(fs.mount(['-o', 'remount,rw']).status, 0);
+      const server = await startServer(dataDir);
+      await server.stop();
+    } finally {
       fs.unmount();
     }
   });
