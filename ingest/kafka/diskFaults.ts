@@ -8,7 +8,7 @@
  * The cadence is diskRetry.ts; the words are diskFault.ts's, the batch commands' own.
  */
 import type { Logger } from '../../shared/logger.js';
-import { diskCauseOf, diskFaultText } from '../diskFault.js';
+import { diskFaultText } from '../diskFault.js';
 import { DiskRetry, type RetryPolicy } from './diskRetry.js';
 import type { IngestMetrics } from './metrics.js';
 
@@ -75,10 +75,8 @@ export class DiskFaults {
    * try returned. Anything else: null, for the caller to handle as before.
    */
   failed(stage: RetriedStage, where: string, e: unknown): number | null {
-    const words = diskFaultText(stage, where, e);
-    const cause = diskCauseOf(e)?.cause;
-    if (words === null || cause === undefined) return null;
-    const disk = { ...words, cause };
+    const disk = diskFaultText(stage, where, e);
+    if (disk === null) return null;
     const now = this.now();
     const step = this.retry(stage).failed(now);
     const fault: DiskFault = { stage, cause: disk.cause, path: disk.path, text: disk.text, sinceMs: this.retry(stage).since ?? now };
