@@ -107,16 +107,19 @@ export class Client {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
   constructor(private readonly url: string) {}
 
-  post(body: string): Promise<{ status: number; bytes: number; ms: number; text: () => string }> {
+  /** `acceptEncoding`: the header to send (none: identity); bytes are then those on the wire, undecoded. */
+  post(body: string, acceptEncoding?: string): Promise<{ status: number; bytes: number; ms: number; encoding: string | undefined; text: () => string }> {
     const started = performance.now();
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}) };
     return new Promise((resolve, reject) => {
-      const req = request(this.url, { method: 'POST', agent: this.agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      const req = request(this.url, { method: 'POST', agent: this.agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const ms = performance.now() - started;
           const bytes = chunks.reduce((a, c) => a + c.length, 0);
-          resolve({ status: res.statusCode ?? 0, bytes, ms, text: () => Buffer.concat(chunks).toString('utf8') });
+          const encoding = res.headers['content-encoding'];
+          resolve({ status: res.statusCode ?? 0, bytes, ms, encoding, text: () => Buffer.concat(chunks).toString('utf8') });
         });
         res.on('error', reject);
       });

@@ -34,7 +34,7 @@ export async function gzipSpliced(pieces: readonly Buffer[]): Promise<Buffer> {
     if (run.length === 0) return;
     const text = run.length === 1 ? run[0]! : Buffer.concat(run);
     run = [];
-    if (text.length > 0) parts.push(deflateRaw(text, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH }));
+    if (text.length > 0) parts.push(deflateRaw(text, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: Math.max(16 * 1024, text.length >> 2) }));
   };
   for (const piece of pieces) {
     // The text's CRC-32 over every piece (0.3 ms for a full-day level-2 page).
