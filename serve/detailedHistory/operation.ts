@@ -20,6 +20,7 @@ import { pageRowsJson, type RowJsonMaker } from './rows.js';
 import type { RowTextSource } from './rowTextSource.js';
 import type { CursorCodec } from './cursor.js';
 import { successPieces } from '../http/envelope.js';
+import type { JsonPiece } from '../http/jsonPieces.js';
 import { badRequest, versionMissing } from '../http/apiError.js';
 import type { Operation, OperationContext, OperationResult } from '../http/operation.js';
 import type { DetailedApiName } from '../access/plans.js';
@@ -92,9 +93,9 @@ function fieldNames(dataset: DetailedDataset, q: Level2Query): string[] {
 
 /** The envelope around a page's rows (cached bytes, spliced in) and the interface's own data members. */
 function envelope(
-  dataset: DetailedDataset, message: string, q: Level2Query, tradedate: string, items: readonly Buffer[], nextCursor: string | null, hasMore: boolean,
+  dataset: DetailedDataset, message: string, q: Level2Query, tradedate: string, items: readonly JsonPiece[], nextCursor: string | null, hasMore: boolean,
   version: number | null,
-): Buffer[] {
+): JsonPiece[] {
   const rest =
     `,"tradedate":${JSON.stringify(tradedate)},"page_size":${q.format === 'json' ? q.pageSize : MAX_PAGE_SIZE},` +
     `"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"has_more":${hasMore}` +

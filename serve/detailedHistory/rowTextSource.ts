@@ -10,10 +10,11 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { rowTextRelPath } from '../../storage/layout.js';
-import type { SerializedRows } from '../../storage/rowText/rowJson.js';
+import { crc32 } from 'node:zlib';
+import type { SerializedRows, StoredRowText } from '../../storage/rowText/rowJson.js';
 import { hasRowText } from '../../storage/rowText/rowTextBuild.js';
 import {
-  decodeRowTextGroup, decodeRowTextIndex, indexFrameRange, RowTextDamagedError, ROW_TEXT_TRAILER_BYTES, type RowTextIndex,
+  decodeRowTextGroup, decodeRowTextIndex, indexFrameRange, RowTextDamagedError, ROW_TEXT_TRAILER_BYTES, type RowTextGroup, type RowTextIndex,
 } from '../../storage/rowText/rowTextFile.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 
@@ -30,12 +31,21 @@ export type RowTextDamageReport = (path: string, reason: string) => void;
 export class RowTextSource {
   /** Whole row texts just read for an index, kept until the event loop turns (see WHOLE_BYTES). */
   private readonly justRead = new Map<string, Buffer>();
+  /** Row texts found damaged (reported once each). */
+  private readonly reported = new Set<string>();
 
   constructor(
     private readonly dataDir: string,
     private readonly cache: FileColumnCache,
     private readonly onDamaged: RowTextDamageReport,
   ) {}
+
+  /** Once per file and process: the file's pages are right either way, the log says it once. */
+  private damaged(path: string, reason: string): void {
+    if (this.reported.has(path)) return;
+    this.reported.add(path);
+    this.onDamaged(path, reason);
+  }
 
   /** Rows of row group `g`, or null when the row text cannot give them (see above). */
   async rows(file: CatalogFile, g: number): Promise<SerializedRows | null> {
@@ -45,18 +55,43 @@ export class RowTextSource {
     if (!group) return null;
     const path = rowTextRelPath(file.path);
     try {
-      const whole = this.justRead.get(path);
-      const frame = whole
-        ? whole.subarray(group.frameOffset, group.frameOffset + group.frameBytes)
-        : await withHandle(join(this.dataDir, path), (fh) => readAt(fh, group.frameOffset, group.frameBytes));
-      return await decodeRowTextGroup(group, frame);
+      return await decodeRowTextGroup(group, await this.frame(path, group));
     } catch (e) {
       if (e instanceof RowTextDamagedError) {
-        this.onDamaged(path, (e as Error).message);
+        this.damaged(path, (e as Error).message);
         return null;
       }
       throw e;
     }
+  }
+
+  /**
+   * Row group `g` as stored, not inflated: its chunk, checked by CRC-32, with the text's length
+   * and CRC-32; `text` makes the rows when an answer needs them. Null as for `rows`.
+   */
+  async stored(file: CatalogFile, g: number, text: () => Promise<Buffer>): Promise<StoredRowText | null> {
+    if (!hasRowText(file.dataset)) return null;
+    const index = await this.index(file);
+    const group = index?.groups[g];
+    if (!group) return null;
+    const path = rowTextRelPath(file.path);
+    try {
+      const frame = await this.frame(path, group);
+      if (crc32(frame) !== group.frameCrc32) throw new RowTextDamagedError('row group frame fails its CRC-32');
+      return { chunk: frame, textBytes: group.textBytes, textCrc32: group.textCrc32, text };
+    } catch (e) {
+      if (e instanceof RowTextDamagedError) {
+        this.damaged(path, e.message);
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private frame(path: string, group: RowTextGroup): Promise<Buffer> {
+    const whole = this.justRead.get(path);
+    if (whole) return Promise.resolve(whole.subarray(group.frameOffset, group.frameOffset + group.frameBytes));
+    return withHandle(join(this.dataDir, path), (fh) => readAt(fh, group.frameOffset, group.frameBytes));
   }
 
   /** The file's row text index, checked against the catalog's file; null when unusable. Cached. */
@@ -93,7 +128,7 @@ export class RowTextSource {
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null; // sealed before row text, or not rebuilt yet
         if (e instanceof RowTextDamagedError) {
-          this.onDamaged(path, (e as Error).message);
+          this.damaged(path, (e as Error).message);
           return null;
         }
         throw e;

@@ -9,6 +9,7 @@ import type { CatalogFile } from '../../storage/catalog.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { groupRowCount, groupsOf } from '../reading/rowSearch.js';
 import type { RowTextSource } from './rowTextSource.js';
+import type { JsonPiece } from '../http/jsonPieces.js';
 import { ALL_FIELDS, ROW_BYTES, isAllFields, serializeRows, sliceRows, type SerializedRows } from '../../storage/rowText/rowJson.js';
 
 const COMMA = Buffer.from(',');
@@ -30,12 +31,17 @@ export interface RowSources {
   readonly pool: RowJsonMaker | null;
 }
 
+/** The cache key of a row group's every-field rows. */
+function rowJsonKey(file: CatalogFile, g: number): string {
+  return `${file.path}#${g}#rowjson`;
+}
+
 function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, sources: RowSources): Promise<SerializedRows> {
   const rows = groupRowCount(file, g);
   const estimate = rows * (ROW_BYTES[file.dataset] ?? 340);
   const all = ALL_FIELDS[file.dataset];
   // Text, row offsets, and the stored DEFLATE chunk when it came from row text (~a fifth of the text).
-  return cache.memo(`${file.path}#${g}#rowjson`, Math.round(estimate * 1.2) + rows * 4, async () => {
+  return cache.memo(rowJsonKey(file, g), Math.round(estimate * 1.2) + rows * 4, async () => {
     const stored = sources.rowText ? await sources.rowText.rows(file, g) : null;
     if (stored) return stored;
     const made = sources.pool ? await sources.pool.rows(file, g, estimate) : null;
@@ -45,7 +51,11 @@ function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, sources
   });
 }
 
-/** The JSON bytes of rows [first, end) with the given fields, as comma-joined pieces. */
+/**
+ * The JSON of rows [first, end) with the given fields, as comma-joined pieces. A row group the
+ * page holds whole, not cached, with row text, is a stored piece (jsonPieces.ts): inflated only
+ * if the answer needs its text.
+ */
 export async function pageRowsJson(
   cache: FileColumnCache,
   file: CatalogFile,
@@ -54,23 +64,29 @@ export async function pageRowsJson(
   fields: readonly number[],
   /** Where every-field rows not yet cached come from; none: made on this thread. */
   sources: RowSources = { rowText: null, pool: null },
-): Promise<Buffer[]> {
+): Promise<JsonPiece[]> {
   const groups = groupsOf({ lo: first, hi: end }, file.rowGroupSize);
   const size = file.rowGroupSize;
-  const pieces: Buffer[] = [];
-  const push = (b: Buffer) => {
+  const pieces: JsonPiece[] = [];
+  const push = (b: JsonPiece) => {
     if (pieces.length > 0) pieces.push(COMMA);
     pieces.push(b);
   };
   if (groups.length === 0) return pieces;
   if (isAllFields(fields, file.dataset)) {
-    const perGroup = await Promise.all(groups.map((g) => groupRows(cache, file, g, sources)));
-    groups.forEach((g, i) => {
+    const rowText = sources.rowText;
+    const perGroup = await Promise.all(groups.map(async (g): Promise<JsonPiece> => {
       const base = g * size;
-      const rows = perGroup[i];
-      const n = rows.offsets.length - 1;
-      push(sliceRows(rows, Math.max(first, base) - base, Math.min(end, base + n) - base));
-    });
+      const n = groupRowCount(file, g);
+      const from = Math.max(first, base) - base;
+      const to = Math.min(end, base + n) - base;
+      if (rowText && from === 0 && to === n && !cache.has(rowJsonKey(file, g))) {
+        const stored = await rowText.stored(file, g, async () => (await groupRows(cache, file, g, sources)).bytes);
+        if (stored) return stored;
+      }
+      return sliceRows(await groupRows(cache, file, g, sources), from, to);
+    }));
+    perGroup.forEach(push);
   } else {
     const decoded = await cache.rowGroups(file, groups, fields);
     groups.forEach((g, i) => {

@@ -15,6 +15,7 @@ import { brotliCompress as brotliCb, constants, gzip as gzipCb } from 'node:zlib
 import type { Context, Middleware, Next } from 'koa';
 import { zstdCompress } from '../../storage/parquet/zstd.js';
 import { gzipSpliced, hasStoredChunks } from './gzipSplice.js';
+import { pieceLength, piecesText, type JsonPiece } from './jsonPieces.js';
 
 const gzip = promisify(gzipCb);
 const brotliCompress = promisify(brotliCb);
@@ -88,8 +89,8 @@ export async function compress(coding: Exclude<ContentCoding, 'identity'>, input
  * What the response holds in memory, as one buffer, or null for a stream. A page's pieces
  * (responseBody.ts) are left on `ctx.state.jsonPieces` beside the stream made of them.
  */
-function bodyPieces(ctx: Context): readonly Buffer[] | null {
-  const pieces = (ctx.state as { jsonPieces?: readonly Buffer[] }).jsonPieces;
+function bodyPieces(ctx: Context): readonly JsonPiece[] | null {
+  const pieces = (ctx.state as { jsonPieces?: readonly JsonPiece[] }).jsonPieces;
   if (pieces !== undefined) return pieces;
   const body: unknown = ctx.body;
   if (typeof body === 'string') return [Buffer.from(body)];
@@ -106,7 +107,7 @@ export function compression(): Middleware {
     if (pieces === null) return;
     // The answer depends on the header from here on, whatever this request asked.
     ctx.vary('Accept-Encoding');
-    if (pieces.reduce((n, p) => n + p.length, 0) < MIN_BYTES) return;
+    if (pieces.reduce((n, p) => n + pieceLength(p), 0) < MIN_BYTES) return;
     const stored = hasStoredChunks(pieces);
     const coding = chooseCoding(ctx.get('Accept-Encoding') || undefined, stored ? STORED_GZIP_PREFERENCE : PREFERENCE);
     if (coding === 'identity') return;
@@ -116,7 +117,8 @@ export function compression(): Middleware {
       ctx.set('Content-Encoding', coding);
       return;
     }
-    const plain = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+    const texts = await piecesText(pieces);
+    const plain = texts.length === 1 ? texts[0]! : Buffer.concat(texts);
     const packed = await compress(coding, plain);
     // The request log reads rows and error messages from the text, not the coded bytes.
     (ctx.state as { plainBody?: Buffer }).plainBody = plain;

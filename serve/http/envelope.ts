@@ -4,6 +4,8 @@
  * operations have already serialised (or cached as bytes), so rows are spliced in, never
  * parsed and written again; member order is the spec's: fields, items, then the rest.
  */
+import type { JsonPiece } from './jsonPieces.js';
+
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A failure: `data` is null. */
@@ -26,7 +28,7 @@ export function successText(message: string, fields: readonly string[], itemsTex
 }
 
 /** The same around rows given as UTF-8 pieces, written in order without being copied together. */
-export function successPieces(message: string, fields: readonly string[], items: readonly Buffer[], rest = ''): Buffer[] {
+export function successPieces(message: string, fields: readonly string[], items: readonly JsonPiece[], rest = ''): JsonPiece[] {
   return [Buffer.from(head(message, fields)), ...items, Buffer.from(tail(rest))];
 }
 

@@ -12,6 +12,7 @@
  * If `handle` returns without having called `authorize`, the app answers 500: an operation
  * that skips the plan checks is a bug, never a silent pass.
  */
+import type { JsonPiece } from './jsonPieces.js';
 import type { Readable } from 'node:stream';
 import type { ApiRequest } from './apiRequest.js';
 import type { Account } from '../access/accounts.js';
@@ -64,7 +65,7 @@ export interface OperationContext {
  * (Parquet downloads).
  */
 export type OperationResult =
-  | { readonly kind: 'rawJson'; readonly body: string | Buffer | readonly Buffer[]; readonly rows?: number }
+  | { readonly kind: 'rawJson'; readonly body: string | Buffer | readonly JsonPiece[]; readonly rows?: number }
   | {
       readonly kind: 'stream';
       readonly contentType: string;

@@ -12,6 +12,7 @@ import { pipeline, Readable, Transform, type TransformCallback } from 'node:stre
 import type { Context } from 'koa';
 import { JSON_TYPE } from './envelope.js';
 import type { OperationResult } from './operation.js';
+import { isStoredRows, pieceLength, type JsonPiece } from './jsonPieces.js';
 
 export async function setResultBody(ctx: Context, result: OperationResult, beforeLastByte: () => Promise<void>): Promise<void> {
   ctx.status = 200;
@@ -26,11 +27,11 @@ export async function setResultBody(ctx: Context, result: OperationResult, befor
       return;
     }
     // Pieces go out as they are: no per-request copy of a 1.6 MB page into one buffer.
-    const pieces = body as readonly Buffer[];
+    const pieces = body as readonly JsonPiece[];
     // Kept for compression.ts, which codes the pieces themselves rather than the stream.
     ctx.state.jsonPieces = pieces;
     ctx.body = piecesStream(pieces);
-    ctx.length = pieces.reduce((n, p) => n + p.length, 0);
+    ctx.length = pieces.reduce((n, p) => n + pieceLength(p), 0);
     return;
   }
   ctx.type = result.contentType;
@@ -39,12 +40,33 @@ export async function setResultBody(ctx: Context, result: OperationResult, befor
   ctx.length = result.length;
 }
 
-/** Buffers already in memory as a byte stream, pushed as fast as the socket takes them. */
-export function piecesStream(pieces: readonly Buffer[]): Readable {
+/**
+ * Pieces as a byte stream, pushed as fast as the socket takes them; a stored piece's text is
+ * made when the stream reaches it (the pieces before it already on their way).
+ */
+export function piecesStream(pieces: readonly JsonPiece[]): Readable {
   let next = 0;
+  let waiting = false;
   return new Readable({
     read() {
-      while (next < pieces.length) if (!this.push(pieces[next++])) return;
+      if (waiting) return;
+      while (next < pieces.length) {
+        const p = pieces[next]!;
+        if (isStoredRows(p)) {
+          waiting = true;
+          p.text().then(
+            (text) => {
+              waiting = false;
+              next++;
+              if (this.push(text)) this.read(0);
+            },
+            (e: unknown) => this.destroy(e as Error),
+          );
+          return;
+        }
+        next++;
+        if (!this.push(p)) return;
+      }
       this.push(null);
     },
   });

@@ -70,6 +70,10 @@ export class ByteLru {
     return this.cache.calculatedSize;
   }
 
+  has(key: string): boolean {
+    return this.cache.has(key, { updateAgeOnHas: false });
+  }
+
   get size(): number {
     return this.cache.size;
   }
@@ -93,6 +97,11 @@ export class FileColumnCache {
 
   get usedBytes(): number {
     return this.lru.usedBytes;
+  }
+
+  /** Whether `key` is memoised (made or being made), without touching its recency. */
+  has(key: string): boolean {
+    return this.lru.has(key);
   }
 
   /** Memoises a value derived from an immutable file under `key` (include the file path). */

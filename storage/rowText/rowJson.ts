@@ -39,6 +39,19 @@ export interface SerializedRows {
 }
 
 /**
+ * A row group's rows as row text stores them, not inflated yet: a gzip answer splices `chunk`
+ * and needs of the text only its length and CRC-32; any other answer asks for `text()`.
+ */
+export interface StoredRowText {
+  /** Raw DEFLATE, sync-flushed, not final (rowTextFile.ts). */
+  readonly chunk: Buffer;
+  readonly textBytes: number;
+  readonly textCrc32: number;
+  /** The rows' text `[…],[…]`, inflated (and cached) on first ask. */
+  text(): Promise<Buffer>;
+}
+
+/**
  * The stored chunks known for Buffers a page holds (the whole text of a row group): how the
  * compression step, which sees only the page's pieces, finds what it can splice. Weak: a
  * cache eviction of the rows lets the entry go.

@@ -14,6 +14,7 @@ import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { RowJsonPool } from '../../../serve/detailedHistory/rowJsonPool.js';
 import { DamagedFileError } from '../../../storage/damagedFile.js';
 import { pageRowsJson } from '../../../serve/detailedHistory/rows.js';
+import { piecesText } from '../../../serve/http/jsonPieces.js';
 import { serializeRows } from '../../../storage/rowText/rowJson.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
 import { preparedData } from '../../support/server.js';
@@ -66,7 +67,7 @@ test('a whole-day page from the workers is DuckDB\'s rows', async () => {
   const file = all.find((f) => f.dataset === 'level2')!;
   const pool = new RowJsonPool({ dataDir }, 2);
   try {
-    const pieces = await pageRowsJson(new FileColumnCache(dataDir, 64 << 20), file, 0, file.rows, SCHEMAS.level2.fields.map((_, i) => i), { rowText: null, pool });
+    const pieces = await piecesText(await pageRowsJson(new FileColumnCache(dataDir, 64 << 20), file, 0, file.rows, SCHEMAS.level2.fields.map((_, i) => i), { rowText: null, pool }));
     const got = JSON.parse(`[${Buffer.concat(pieces).toString('utf8')}]`) as unknown[][];
     const want = await duckRows(`SELECT * FROM read_parquet(${sqlString(join(dataDir, file.path))}, hive_partitioning = false) ORDER BY time`);
     assert.is(got.length, file.rows);
@@ -93,8 +94,8 @@ test('a file outside the dedicated reader is handed back; a file unlike its cata
     assert.is(await pool.rows(duck, 0, 1024), null);
     // …and the page is made on this thread instead, with the same rows.
     const fields = SCHEMAS.level2.fields.map((_, i) => i);
-    const viaPool = Buffer.concat(await pageRowsJson(new FileColumnCache(other, 64 << 20), duck, 0, file.rows, fields, { rowText: null, pool }));
-    const original = Buffer.concat(await pageRowsJson(new FileColumnCache(dataDir, 64 << 20), file, 0, file.rows, fields));
+    const viaPool = Buffer.concat(await piecesText(await pageRowsJson(new FileColumnCache(other, 64 << 20), duck, 0, file.rows, fields, { rowText: null, pool })));
+    const original = Buffer.concat(await piecesText(await pageRowsJson(new FileColumnCache(dataDir, 64 << 20), file, 0, file.rows, fields)));
     assert.ok(viaPool.equals(original), 'the general reader\'s page differs');
     try {
       await pool.rows({ ...file, path: 'level2/same.parquet', rows: file.rows + 1 }, 0, 1024);

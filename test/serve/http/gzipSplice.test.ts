@@ -7,9 +7,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
-import { gzipSpliced, hasStoredChunks } from '../../../serve/http/gzipSplice.js';
+import { crc32Combine, gzipSpliced, hasStoredChunks } from '../../../serve/http/gzipSplice.js';
+import type { JsonPiece } from '../../../serve/http/jsonPieces.js';
 import { deflateChunk } from '../../../storage/rowText/rowTextFile.js';
-import { serializeRows, sliceRows, type SerializedRows } from '../../../storage/rowText/rowJson.js';
+import { serializeRows, sliceRows, type SerializedRows, type StoredRowText } from '../../../storage/rowText/rowJson.js';
 
 const test = suite('serve/http gzip splice');
 
@@ -49,6 +50,34 @@ test('stored chunks and request-time pieces in any order: one member, the pieces
   }
   // Only a whole row group is stored: part of one is deflated at request time.
   assert.not.ok(hasStoredChunks([head, sliceRows(a, 0, 1199), tail]));
+});
+
+test('rows still stored (never inflated) splice by their text\'s CRC-32 and length alone', async () => {
+  const asked: string[] = [];
+  const stored = (name: string, rows: SerializedRows): StoredRowText => ({
+    chunk: rows.deflated!, textBytes: rows.bytes.length, textCrc32: crc32(rows.bytes),
+    text: async () => {
+      asked.push(name);
+      return rows.bytes;
+    },
+  });
+  const a = await storedRows(1200);
+  const b = await storedRows(1200);
+  const head = Buffer.from('{"items":[');
+  const pieces: JsonPiece[] = [head, stored('a', a), Buffer.from(','), stored('b', b), Buffer.from(','), sliceRows(b, 3, 9), Buffer.from(']}')];
+  const text = Buffer.concat([head, a.bytes, Buffer.from(','), b.bytes, Buffer.from(','), sliceRows(b, 3, 9), Buffer.from(']}')]);
+  const gz = await gzipSpliced(pieces);
+  assert.ok(gunzipSync(gz).equals(text));
+  assert.ok(inflateRawSync(gz.subarray(10, gz.length - 8)).equals(text), 'one DEFLATE stream');
+  assert.equal(asked, [], 'no stored rows were inflated');
+});
+
+test('crc32Combine: the CRC-32 of a concatenation, as zlib computes it over the whole', () => {
+  for (const [la, lb] of [[0, 0], [0, 5], [5, 0], [1, 1], [17, 1000], [4096, 65_537], [1, 1_000_003]]) {
+    const a = Buffer.from(Array.from({ length: la }, () => Math.floor(rnd() * 256)));
+    const b = Buffer.from(Array.from({ length: lb }, () => Math.floor(rnd() * 256)));
+    assert.is(crc32Combine(crc32(a), crc32(b), b.length), crc32(Buffer.concat([a, b])), `${la} + ${lb} bytes`);
+  }
 });
 
 test.run();
