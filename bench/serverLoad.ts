@@ -52,7 +52,7 @@ const autocannon = require(workerData.autocannon);
 let next = 0;
 autocannon({
   url: workerData.url, method: 'POST', connections: workerData.bodies.length, duration: workerData.seconds, timeout: 30,
-  headers: { 'content-type': 'application/json' },
+  headers: { 'content-type': 'application/json', ...(workerData.acceptEncoding ? { 'accept-encoding': workerData.acceptEncoding } : {}) },
   setupClient(client) {
     const own = workerData.bodies[next++ % workerData.bodies.length];
     let i = Math.floor(Math.random() * own.length);
@@ -62,10 +62,11 @@ autocannon({
 }).then((r) => parentPort.postMessage(r), (e) => parentPort.postMessage({ error: String(e) }));
 `;
 
-export function runCannon(url: string, bodies: readonly (readonly string[])[], seconds: number): Promise<RawCannonResult> {
+/** `acceptEncoding`: sent with every request (none: identity answers). */
+export function runCannon(url: string, bodies: readonly (readonly string[])[], seconds: number, acceptEncoding?: string): Promise<RawCannonResult> {
   const autocannonPath = createRequire(import.meta.url).resolve('autocannon');
   return new Promise((resolve, reject) => {
-    const w = new Worker(CANNON_WORKER, { eval: true, workerData: { url, bodies, seconds, autocannon: autocannonPath } });
+    const w = new Worker(CANNON_WORKER, { eval: true, workerData: { url, bodies, seconds, autocannon: autocannonPath, acceptEncoding } });
     w.once('message', (m: RawCannonResult) => {
       void w.terminate();
       if (typeof m.error === 'string') reject(new Error(m.error));

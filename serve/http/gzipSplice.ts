@@ -1,8 +1,9 @@
 /**
  * A gzip answer made of a page's pieces without compressing what row text already holds
  * compressed (storage/rowText/): one gzip member whose DEFLATE stream is, in order, each run of
- * other pieces deflated now (the envelope, commas, rows of a row group a page covers in part)
- * and each stored chunk as it is. Every chunk starts afresh and ends sync-flushed (byte-aligned,
+ * other pieces — deflated now when large (rows of a row group a page covers in part), as
+ * stored blocks when small (the envelope, commas: a zlib stream's set-up costs more than they
+ * could save) — and each stored chunk as it is. Every chunk starts afresh and ends sync-flushed (byte-aligned,
  * not final), so they concatenate; an empty final block ends the stream (as pigz does). One
  * member, not several: Python's httpx decodes only the first member of a gzip body.
  */
@@ -19,6 +20,24 @@ const HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
 const LAST_BLOCK = Buffer.from([0x03, 0x00]);
 /** The level of what is deflated now: gzip 1, as compression.ts's. */
 const LEVEL = 1;
+/** Runs shorter than this go as stored blocks. */
+const STORED_BELOW = 4096;
+
+/**
+ * `text` as DEFLATE stored blocks (RFC 1951 §3.2.4), not final: after a sync-flushed chunk the
+ * stream is byte-aligned, so each block is a header byte (BFINAL 0, BTYPE 00), LEN, NLEN, bytes.
+ */
+function storedBlocks(text: Buffer): Buffer {
+  const blocks: Buffer[] = [];
+  for (let at = 0; at < text.length; at += 0xffff) {
+    const part = text.subarray(at, Math.min(text.length, at + 0xffff));
+    const head = Buffer.alloc(5);
+    head.writeUInt16LE(part.length, 1);
+    head.writeUInt16LE(~part.length & 0xffff, 3);
+    blocks.push(head, part);
+  }
+  return Buffer.concat(blocks);
+}
 
 /** Whether any piece has a stored chunk (else plain gzip is as good). */
 export function hasStoredChunks(pieces: readonly JsonPiece[]): boolean {
@@ -38,7 +57,9 @@ export async function gzipSpliced(pieces: readonly JsonPiece[]): Promise<Buffer>
     if (run.length === 0) return;
     const text = run.length === 1 ? run[0]! : Buffer.concat(run);
     run = [];
-    if (text.length > 0) parts.push(deflateRaw(text, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: Math.max(16 * 1024, text.length >> 2) }));
+    if (text.length === 0) return;
+    if (text.length < STORED_BELOW) parts.push(storedBlocks(text));
+    else parts.push(deflateRaw(text, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: Math.max(16 * 1024, text.length >> 2) }));
   };
   for (const piece of pieces) {
     if (isStoredRows(piece)) {
@@ -48,16 +69,16 @@ export async function gzipSpliced(pieces: readonly JsonPiece[]): Promise<Buffer>
       length += piece.textBytes;
       continue;
     }
-    // The text's CRC-32 over every piece in memory (0.3 ms for a full-day level-2 page).
-    crc = crc32(piece, crc);
     length += piece.length;
     const stored = deflatedPiece(piece);
     if (stored === undefined) {
+      crc = crc32(piece, crc);
       run.push(piece);
       continue;
     }
     endRun();
-    parts.push(stored);
+    parts.push(stored.chunk);
+    crc = crc32Combine(crc, stored.textCrc32, piece.length);
   }
   endRun();
   const trailer = Buffer.alloc(8);

@@ -35,7 +35,13 @@ export interface SerializedRows {
    * The rows as stored in row text (rowTextFile.ts): a raw DEFLATE chunk that starts afresh and
    * ends sync-flushed, not final, which a gzip answer splices.
    */
-  readonly deflated?: Buffer;
+  readonly deflated?: DeflatedRows;
+}
+
+/** Rows as row text stores them: the chunk, and the CRC-32 of the text it inflates to. */
+export interface DeflatedRows {
+  readonly chunk: Buffer;
+  readonly textCrc32: number;
 }
 
 /**
@@ -56,9 +62,9 @@ export interface StoredRowText {
  * compression step, which sees only the page's pieces, finds what it can splice. Weak: a
  * cache eviction of the rows lets the entry go.
  */
-const deflatedPieces = new WeakMap<Buffer, Buffer>();
+const deflatedPieces = new WeakMap<Buffer, DeflatedRows>();
 
-export function deflatedPiece(piece: Buffer): Buffer | undefined {
+export function deflatedPiece(piece: Buffer): DeflatedRows | undefined {
   return deflatedPieces.get(piece);
 }
 

@@ -171,5 +171,5 @@ export async function decodeRowTextGroup(group: RowTextGroup, frame: Buffer): Pr
     throw new RowTextDamagedError(`row group text is not the text the index describes (${bytes.length} bytes, index says ${group.textBytes})`);
   }
   // Not copied: a small row text is read whole, and its frames (nine tenths of it) are all kept.
-  return { bytes, offsets: group.offsets, deflated: frame };
+  return { bytes, offsets: group.offsets, deflated: { chunk: frame, textCrc32: group.textCrc32 } };
 }

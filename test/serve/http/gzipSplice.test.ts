@@ -21,7 +21,7 @@ const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 214748364
 async function storedRows(n: number): Promise<SerializedRows> {
   const cols = [{ kind: 'number' as const, values: Float64Array.from({ length: n }, () => Math.round(rnd() * 1e6) / 100) }];
   const rows = serializeRows(cols, 0, n);
-  return { ...rows, deflated: await deflateChunk(rows.bytes) };
+  return { ...rows, deflated: { chunk: await deflateChunk(rows.bytes), textCrc32: crc32(rows.bytes) } };
 }
 
 test('stored chunks and request-time pieces in any order: one member, the pieces\' text, CRC and length checked', async () => {
@@ -55,7 +55,7 @@ test('stored chunks and request-time pieces in any order: one member, the pieces
 test('rows still stored (never inflated) splice by their text\'s CRC-32 and length alone', async () => {
   const asked: string[] = [];
   const stored = (name: string, rows: SerializedRows): StoredRowText => ({
-    chunk: rows.deflated!, textBytes: rows.bytes.length, textCrc32: crc32(rows.bytes),
+    chunk: rows.deflated!.chunk, textBytes: rows.bytes.length, textCrc32: crc32(rows.bytes),
     text: async () => {
       asked.push(name);
       return rows.bytes;
