@@ -19,7 +19,7 @@ import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';
 import { writeBoundaryPart } from '../../storage/boundary/partFile.js';
 import { CatalogReader, CatalogWriter, type NewCatalogFile } from '../../storage/catalog.js';
-import { hasRowText, writeRowText } from '../../storage/rowText/rowTextBuild.js';
+import { hasRowText, rowTextOfColumns, writeRowText } from '../../storage/rowText/rowTextBuild.js';
 import { fsyncDir, writeDurably } from '../../storage/durableFile.js';
 import { sealedDayDir, versionedFileRelPath } from '../../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
@@ -93,7 +93,7 @@ export async function restateDay(
     const relPath = versionedFileRelPath(dataset, tradedate, symbol, version);
     await writeDurably(join(deps.dataDir, relPath), data);
     const sha256 = createHash('sha256').update(data).digest('hex');
-    if (hasRowText(dataset)) await writeRowText(deps.dataDir, relPath, dataset, data, sha256);
+    if (hasRowText(dataset)) await writeRowText(deps.dataDir, relPath, await rowTextOfColumns(cols, schema.rowGroupSize, sha256));
     const idx = buildMinuteIndex(cols.timesMs);
     written.push({
       symbol, relPath, rows: cols.rows, firstTimeMs: cols.timesMs[0]!, lastTimeMs: cols.timesMs[cols.rows - 1]!,

@@ -12,7 +12,7 @@ import type { NewCatalogFile } from '../../storage/catalog.js';
 import { sealedFileRelPath } from '../../storage/layout.js';
 import { writeDurably } from '../../storage/durableFile.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
-import { hasRowText, writeRowText } from '../../storage/rowText/rowTextBuild.js';
+import { hasRowText, rowTextOfColumns, writeRowText } from '../../storage/rowText/rowTextBuild.js';
 import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';
 import { readStagedBucket, type StagedRecord } from '../staging/bucketRead.js';
 import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writer.js';
@@ -68,7 +68,7 @@ export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<Bu
       const sha256 = createHash('sha256').update(data).digest('hex');
       // Before the catalog lists the file, so a listed file has its row text unless a crash
       // or a disk fault intervened (then pages are made from the file; doctor --rebuild).
-      if (hasRowText(dataset)) await writeRowText(env.dataDir, relPath, dataset, data, sha256);
+      if (hasRowText(dataset)) await writeRowText(env.dataDir, relPath, await rowTextOfColumns({ dataset, tradedate, ...cols }, SCHEMAS[dataset].rowGroupSize, sha256));
       const idx = buildMinuteIndex(cols.timesMs);
       written.push({
         symbol: cols.symbol, relPath, rows: cols.rows, firstTimeMs: cols.timesMs[0], lastTimeMs: cols.timesMs[cols.rows - 1],

@@ -114,15 +114,17 @@ function checkInput(cols: SymbolDayColumns, opts: EncodeOptions): void {
   });
 }
 
+/** The text of the `time` column for a time of the day (ms), as this writer stores it. */
+export function timeFormatOf(cols: Pick<SymbolDayColumns, 'dataset' | 'tradedate'>): (ms: number) => string {
+  return SCHEMAS[cols.dataset].timeForm === 'level2' ? formatLevel2Time : (ms: number) => formatIndexTime(cols.tradedate, ms);
+}
+
 /**
  * The whole day's `time` column as PLAIN byte-array values, so a row group's page is a
  * zero-copy slice: every formatted time has the same width, hence the same stride.
  */
 function encodeTimes(cols: SymbolDayColumns): { plain: Buffer; stride: number; sorted: boolean } {
-  const format =
-    SCHEMAS[cols.dataset].timeForm === 'level2'
-      ? formatLevel2Time
-      : (ms: number) => formatIndexTime(cols.tradedate, ms);
+  const format = timeFormatOf(cols);
   const width = format(0).length;
   const stride = 4 + width;
   const plain = Buffer.allocUnsafe(cols.rows * stride);

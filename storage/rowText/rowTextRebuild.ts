@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { CatalogReader, openCatalog } from '../catalog.js';
 import { layoutFor } from '../layout.js';
 import type { DoctorReport } from '../doctorCheck.js';
-import { writeRowText } from './rowTextBuild.js';
+import { rowTextOf, writeRowText } from './rowTextBuild.js';
 
 /** The paths (the files', as in the report) whose row text was written again. */
 export async function rebuildRowTexts(dataDir: string, report: DoctorReport): Promise<string[]> {
@@ -30,7 +30,7 @@ export async function rebuildRowTexts(dataDir: string, report: DoctorReport): Pr
   for (const f of files) {
     const bytes = await readFile(join(dataDir, f.path));
     if (createHash('sha256').update(bytes).digest('hex') !== f.sha256) continue;
-    await writeRowText(dataDir, f.path, f.dataset, bytes, f.sha256);
+    await writeRowText(dataDir, f.path, await rowTextOf(bytes, f.dataset, f.sha256, f.path));
     rebuilt.push(f.path);
   }
   return rebuilt;

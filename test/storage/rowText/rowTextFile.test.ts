@@ -74,9 +74,11 @@ test('the seal wrote row text for every level-2, trade and order file, none for 
   assert.ok((counts.level2 ?? 0) >= 10 && (counts.trade ?? 0) >= 1 && (counts.order ?? 0) >= 1, JSON.stringify(counts));
 });
 
-test('made again from the same Parquet bytes, row text is byte-identical to what the seal wrote', async () => {
+test('made again from the Parquet bytes (doctor --rebuild), row text is byte-identical to what the seal made from its columns', async () => {
   const { dataDir, files } = await lake();
-  for (const file of files.filter((f) => f.dataset !== 'index').slice(0, 6)) {
+  const some = (['level2', 'trade', 'order'] as const).flatMap((d) => files.filter((f) => f.dataset === d).slice(0, 3));
+  assert.is(some.length, 9);
+  for (const file of some) {
     const again = await rowTextOf(readFileSync(join(dataDir, file.path)), file.dataset, file.sha256, file.path);
     assert.ok(again.equals(readFileSync(join(dataDir, rowTextRelPath(file.path)))), file.path);
   }
