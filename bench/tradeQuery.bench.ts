@@ -83,8 +83,8 @@ export async function runTradeQueryBench(opts: TradeQueryBenchOptions = {}): Pro
         const r = await client.post(JSON.stringify({ apiname: API, apikey: key, params }));
         if (r.status !== 200) throw new Error(`${API} answered ${r.status}: ${r.text().slice(0, 200)}`);
         out.push({ ms: r.ms, offset });
-        // The envelope ends with next_cursor and has_more: read them from the tail, not by parsing 1 MB.
-        const tail = /"next_cursor":(null|"([^"]+)"),"has_more":(?:true|false)\}\}$/.exec(r.text().slice(-400));
+        // The envelope ends with next_cursor, has_more and the version: read them from the tail, not by parsing 1 MB.
+        const tail = /"next_cursor":(null|"([^"]+)"),"has_more":(?:true|false)(?:,"version":\d+)?\}\}$/.exec(r.text().slice(-400));
         if (!tail) throw new Error('a page without next_cursor');
         cursor = tail[2] ?? null;
         if (cursor === null) return out;
