@@ -88,37 +88,41 @@ export async function gzipSpliced(pieces: readonly JsonPiece[]): Promise<Buffer>
   return Buffer.concat([...(await Promise.all(parts)), LAST_BLOCK, trailer]);
 }
 
+/** The CRC-32 polynomial, reflected. */
+const POLY = 0xedb88320;
+
+/** a·b modulo the CRC polynomial, bit-reflected (zlib's multmodp). */
+function multModP(a: number, b: number): number {
+  let m = 0x80000000;
+  let p = 0;
+  for (;;) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1)) === 0) break;
+    }
+    m >>>= 1;
+    b = b & 1 ? (b >>> 1) ^ POLY : b >>> 1;
+  }
+  return p >>> 0;
+}
+
+/** x^(2^k) modulo the polynomial, k = 0…31 (zlib's x2n_table). */
+const X2N = (() => {
+  const table = new Uint32Array(32);
+  let p = 1 << 30; // x^1
+  table[0] = p;
+  for (let n = 1; n < 32; n++) table[n] = p = multModP(p, p);
+  return table;
+})();
+
 /**
  * The CRC-32 of A followed by B from CRC-32(A), CRC-32(B) and B's length (zlib's
- * crc32_combine, which Node does not expose): B's CRC shifted by len(B) zero bytes through
- * the CRC's GF(2) matrix, squared per bit of the length.
+ * crc32_combine, which Node does not expose): CRC(A) times x^(8·len B) modulo the polynomial,
+ * plus CRC(B); the power comes from the table of x^(2^k), one product per bit of the length.
  */
 export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
-  if (lengthB <= 0) return crcA >>> 0;
-  const times = (mat: Uint32Array, vec: number): number => {
-    let sum = 0;
-    for (let i = 0; vec !== 0; i++, vec >>>= 1) if (vec & 1) sum ^= mat[i]!;
-    return sum >>> 0;
-  };
-  const square = (out: Uint32Array, mat: Uint32Array) => {
-    for (let n = 0; n < 32; n++) out[n] = times(mat, mat[n]!);
-  };
-  const even = new Uint32Array(32);
-  const odd = new Uint32Array(32);
-  odd[0] = 0xedb88320; // the CRC-32 polynomial: the operator for one zero bit
-  for (let n = 1, row = 1; n < 32; n++, row <<= 1) odd[n] = row;
-  square(even, odd); // two zero bits
-  square(odd, even); // four
-  let crc = crcA >>> 0;
-  let len = lengthB;
-  do {
-    square(even, odd); // the first pass: one zero byte
-    if (len % 2 === 1) crc = times(even, crc);
-    len = Math.floor(len / 2);
-    if (len === 0) break;
-    square(odd, even);
-    if (len % 2 === 1) crc = times(odd, crc);
-    len = Math.floor(len / 2);
-  } while (len !== 0);
-  return (crc ^ crcB) >>> 0;
+  let power = 0x80000000; // x^0
+  let k = 3; // bytes to bits: x^(8n) = x^(n·2^3)
+  for (let n = lengthB; n > 0; n = Math.floor(n / 2), k++) if (n % 2 === 1) power = multModP(X2N[k & 31]!, power);
+  return (multModP(power, crcA >>> 0) ^ (crcB >>> 0)) >>> 0;
 }

@@ -41,20 +41,31 @@ export async function setResultBody(ctx: Context, result: OperationResult, befor
 }
 
 /**
- * Pieces as a byte stream, pushed as fast as the socket takes them; a stored piece's text is
- * made when the stream reaches it (the pieces before it already on their way).
+ * Pieces as a byte stream, pushed as fast as the socket takes them. Stored pieces' texts are
+ * all asked for at the first read, so they are made at once on the thread pool's threads, and
+ * each goes out when the stream reaches it; a stream never read (compression.ts answered from
+ * the pieces) asks for none.
  */
 export function piecesStream(pieces: readonly JsonPiece[]): Readable {
   let next = 0;
   let waiting = false;
+  let texts: (Promise<Buffer> | null)[] | null = null;
   return new Readable({
     read() {
       if (waiting) return;
+      texts ??= pieces.map((p) => {
+        if (!isStoredRows(p)) return null;
+        const made = p.text();
+        // A stream destroyed before it reaches this piece never awaits it: not an unhandled rejection.
+        made.catch(() => undefined);
+        return made;
+      });
       while (next < pieces.length) {
         const p = pieces[next]!;
-        if (isStoredRows(p)) {
+        const stored = texts[next];
+        if (stored) {
           waiting = true;
-          p.text().then(
+          stored.then(
             (text) => {
               waiting = false;
               next++;
@@ -65,7 +76,7 @@ export function piecesStream(pieces: readonly JsonPiece[]): Readable {
           return;
         }
         next++;
-        if (!this.push(p)) return;
+        if (!this.push(p as Buffer)) return;
       }
       this.push(null);
     },
