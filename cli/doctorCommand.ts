@@ -57,8 +57,10 @@ export const doctorCommand: Command = {
     const io = openDoctorIo(dataDir);
     let report: DoctorReport;
     const found: FileDigest[] = [];
+    // The catalog's files, read once: for the progress bar and for --rebuild.
+    const entries = [...io.catalogFiles()];
     try {
-      const total = [...io.catalogFiles()].reduce((a, e) => a + e.bytes, 0);
+      const total = entries.reduce((a, e) => a + e.bytes, 0);
       const bar = createProgress(ctx.config.progress, 'doctor', total, 'bytes');
       let done = 0;
       const onDigest = digests ? (d: FileDigest) => found.push(d) : undefined;
@@ -69,7 +71,7 @@ export const doctorCommand: Command = {
     }
 
     const removed = ctx.flags['remove-temps'] === true ? await removeStaleTempFiles(dataDir, report) : [];
-    const rebuilt = ctx.flags.rebuild === true ? await rebuildRowTexts(dataDir, report) : [];
+    const rebuilt = ctx.flags.rebuild === true ? await rebuildRowTexts(dataDir, report, entries) : [];
     const acted: Acted = { removed, rebuilt };
     ctx.log.debug(
       { dataDir, files: report.catalogFiles, problems: report.problems.length, warnings: report.warnings.length, removed: removed.length, rebuilt: rebuilt.length },

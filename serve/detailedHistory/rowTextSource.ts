@@ -1,20 +1,22 @@
 /**
  * Every-field rows of a row group from its file's row text (storage/rowText/, written at seal
- * time): a first touch reads a few hundred KB and decompresses them in libuv's threads instead
- * of decoding the Parquet file and writing its numbers as text. Null when the file has no row
- * text, when it was made from other bytes than the catalog's (SHA-256), or when it is damaged
- * (CRC-32, length): the caller then makes the rows from the Parquet file, so row text can only
- * make a page faster, never different. A damaged one is logged once per file.
+ * time): a first touch reads a few hundred KB and inflates them in libuv's threads instead of
+ * decoding the Parquet file and writing its numbers as text; a gzip answer takes them as
+ * stored. Null when the file has no row text, when it was made from other bytes than the
+ * catalog's (SHA-256), or when it is damaged (CRC-32, length): the caller then makes the rows
+ * from the Parquet file, so row text can only make a page faster, never different. A damaged
+ * one is logged once per file.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { rowTextRelPath } from '../../storage/layout.js';
-import { crc32 } from 'node:zlib';
+import { withFile } from '../../storage/parquet/reader.js';
 import type { SerializedRows, StoredRowText } from '../../storage/rowText/rowJson.js';
 import { hasRowText } from '../../storage/rowText/rowTextBuild.js';
 import {
-  decodeRowTextGroup, decodeRowTextIndex, indexFrameRange, RowTextDamagedError, ROW_TEXT_TRAILER_BYTES, type RowTextGroup, type RowTextIndex,
+  checkRowTextFrame, decodeRowTextGroup, decodeRowTextIndex, decodeWholeRowTextIndex, indexFrameRange, rowTextShapeFault, RowTextDamagedError,
+  ROW_TEXT_TRAILER_BYTES, type RowTextGroup, type RowTextIndex,
 } from '../../storage/rowText/rowTextFile.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 
@@ -28,6 +30,12 @@ const TAIL_BYTES = 64 * 1024;
 
 export type RowTextDamageReport = (path: string, reason: string) => void;
 
+/** A row group's place in its file's row text. */
+interface Located {
+  readonly path: string;
+  readonly group: RowTextGroup;
+}
+
 export class RowTextSource {
   /** Whole row texts just read for an index, kept until the event loop turns (see WHOLE_BYTES). */
   private readonly justRead = new Map<string, Buffer>();
@@ -40,29 +48,10 @@ export class RowTextSource {
     private readonly onDamaged: RowTextDamageReport,
   ) {}
 
-  /** Once per file and process: the file's pages are right either way, the log says it once. */
-  private damaged(path: string, reason: string): void {
-    if (this.reported.has(path)) return;
-    this.reported.add(path);
-    this.onDamaged(path, reason);
-  }
-
   /** Rows of row group `g`, or null when the row text cannot give them (see above). */
   async rows(file: CatalogFile, g: number): Promise<SerializedRows | null> {
-    if (!hasRowText(file.dataset)) return null;
-    const index = await this.index(file);
-    const group = index?.groups[g];
-    if (!group) return null;
-    const path = rowTextRelPath(file.path);
-    try {
-      return await decodeRowTextGroup(group, await this.frame(path, group));
-    } catch (e) {
-      if (e instanceof RowTextDamagedError) {
-        this.damaged(path, (e as Error).message);
-        return null;
-      }
-      throw e;
-    }
+    const at = await this.locate(file, g);
+    return at && this.unlessDamaged(at.path, async () => decodeRowTextGroup(at.group, await this.frame(at)));
   }
 
   /**
@@ -70,79 +59,73 @@ export class RowTextSource {
    * and CRC-32; `text` makes the rows when an answer needs them. Null as for `rows`.
    */
   async stored(file: CatalogFile, g: number, text: () => Promise<Buffer>): Promise<StoredRowText | null> {
+    const at = await this.locate(file, g);
+    return at && this.unlessDamaged(at.path, async () => {
+      const chunk = checkRowTextFrame(at.group, await this.frame(at));
+      return { chunk, textBytes: at.group.textBytes, textCrc32: at.group.textCrc32, text };
+    });
+  }
+
+  private async locate(file: CatalogFile, g: number): Promise<Located | null> {
     if (!hasRowText(file.dataset)) return null;
-    const index = await this.index(file);
-    const group = index?.groups[g];
-    if (!group) return null;
-    const path = rowTextRelPath(file.path);
+    const group = (await this.index(file))?.groups[g];
+    return group ? { path: rowTextRelPath(file.path), group } : null;
+  }
+
+  /** `work`'s value, or null when it found the row text damaged (reported once per file). */
+  private async unlessDamaged<T>(path: string, work: () => Promise<T | null>): Promise<T | null> {
     try {
-      const frame = await this.frame(path, group);
-      if (crc32(frame) !== group.frameCrc32) throw new RowTextDamagedError('row group frame fails its CRC-32');
-      return { chunk: frame, textBytes: group.textBytes, textCrc32: group.textCrc32, text };
+      return await work();
     } catch (e) {
-      if (e instanceof RowTextDamagedError) {
-        this.damaged(path, e.message);
-        return null;
+      if (!(e instanceof RowTextDamagedError)) throw e;
+      if (!this.reported.has(path)) {
+        this.reported.add(path);
+        this.onDamaged(path, e.message);
       }
-      throw e;
+      return null;
     }
   }
 
-  private frame(path: string, group: RowTextGroup): Promise<Buffer> {
+  private frame({ path, group }: Located): Promise<Buffer> {
     const whole = this.justRead.get(path);
     if (whole) return Promise.resolve(whole.subarray(group.frameOffset, group.frameOffset + group.frameBytes));
-    return withHandle(join(this.dataDir, path), (fh) => readAt(fh, group.frameOffset, group.frameBytes));
+    return withFile(join(this.dataDir, path), (fh) => readAt(fh, group.frameOffset, group.frameBytes));
   }
 
   /** The file's row text index, checked against the catalog's file; null when unusable. Cached. */
   private index(file: CatalogFile): Promise<RowTextIndex | null> {
+    const path = rowTextRelPath(file.path);
     // Offsets are 4 bytes a row; the entry is small next to the rows it gives.
-    return this.cache.memo(`${file.path}#rowtext-index`, 1024 + (file.rows + 16) * 4, async () => {
-      const path = rowTextRelPath(file.path);
+    return this.cache.memo(`${file.path}#rowtext-index`, 1024 + (file.rows + 16) * 4, () => this.unlessDamaged(path, async () => {
+      let index: RowTextIndex;
       try {
-        const index = await withHandle(join(this.dataDir, path), async (fh) => {
-          const size = (await fh.stat()).size;
-          if (size < ROW_TEXT_TRAILER_BYTES) throw new RowTextDamagedError(`${size} bytes: no trailer`);
-          if (size <= WHOLE_BYTES) {
-            // One read for the index and the frames the page asks next (in this turn of the
-            // event loop); not cached: the decompressed rows are.
-            const whole = await readAt(fh, 0, size);
-            this.justRead.set(path, whole);
-            setImmediate(() => this.justRead.delete(path));
-            const range = indexFrameRange(whole.subarray(size - ROW_TEXT_TRAILER_BYTES), size);
-            return decodeRowTextIndex(whole.subarray(range.offset, range.offset + range.bytes), range.crc32, range.offset);
-          }
-          const tailBytes = Math.min(size, TAIL_BYTES);
-          const tail = await readAt(fh, size - tailBytes, tailBytes);
-          const range = indexFrameRange(tail.subarray(tailBytes - ROW_TEXT_TRAILER_BYTES), size);
-          const inTail = range.offset - (size - tailBytes);
-          const frame = inTail >= 0 ? tail.subarray(inTail, inTail + range.bytes) : await readAt(fh, range.offset, range.bytes);
-          return decodeRowTextIndex(frame, range.crc32, range.offset);
-        });
-        if (index.parquetSha256 !== file.sha256) return null; // made from other bytes: not this file's rows
-        const expectedGroups = Math.ceil(file.rows / file.rowGroupSize);
-        if (index.groups.length !== expectedGroups || index.groups.some((gr, i) => gr.rows !== Math.min(file.rowGroupSize, file.rows - i * file.rowGroupSize))) {
-          throw new RowTextDamagedError(`row groups do not match the catalog's ${file.rows} rows in groups of ${file.rowGroupSize}`);
-        }
-        return index;
+        index = await withFile(join(this.dataDir, path), (fh) => this.readIndex(path, fh));
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null; // sealed before row text, or not rebuilt yet
-        if (e instanceof RowTextDamagedError) {
-          this.damaged(path, (e as Error).message);
-          return null;
-        }
         throw e;
       }
-    });
+      if (index.parquetSha256 !== file.sha256) return null; // made from other bytes: not this file's rows
+      const fault = rowTextShapeFault(index, file);
+      if (fault !== null) throw new RowTextDamagedError(fault);
+      return index;
+    }));
   }
-}
 
-async function withHandle<T>(path: string, fn: (fh: FileHandle) => Promise<T>): Promise<T> {
-  const fh = await open(path, 'r');
-  try {
-    return await fn(fh);
-  } finally {
-    await fh.close();
+  private async readIndex(path: string, fh: FileHandle): Promise<RowTextIndex> {
+    const size = (await fh.stat()).size;
+    if (size <= WHOLE_BYTES) {
+      // One read for the index and the frames the page asks next (in this turn of the event
+      // loop); not cached: the rows are.
+      const whole = await readAt(fh, 0, size);
+      this.justRead.set(path, whole);
+      setImmediate(() => this.justRead.delete(path));
+      return decodeWholeRowTextIndex(whole);
+    }
+    const tail = await readAt(fh, size - TAIL_BYTES, TAIL_BYTES);
+    const range = indexFrameRange(tail.subarray(TAIL_BYTES - ROW_TEXT_TRAILER_BYTES), size);
+    const inTail = range.offset - (size - TAIL_BYTES);
+    const frame = inTail >= 0 ? tail.subarray(inTail, inTail + range.bytes) : await readAt(fh, range.offset, range.bytes);
+    return decodeRowTextIndex(frame, range.crc32, range.offset);
   }
 }
 

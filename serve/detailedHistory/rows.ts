@@ -80,11 +80,17 @@ export async function pageRowsJson(
       const n = groupRowCount(file, g);
       const from = Math.max(first, base) - base;
       const to = Math.min(end, base + n) - base;
-      if (rowText && from === 0 && to === n && !cache.has(rowJsonKey(file, g))) {
+      const whole = from === 0 && to === n;
+      if (rowText && whole && !cache.has(rowJsonKey(file, g))) {
         const stored = await rowText.stored(file, g, async () => (await groupRows(cache, file, g, sources)).bytes);
         if (stored) return stored;
       }
-      return sliceRows(await groupRows(cache, file, g, sources), from, to);
+      const rows = await groupRows(cache, file, g, sources);
+      // Cached rows that came from row text keep their chunk: a gzip answer splices it.
+      if (whole && rows.deflated) {
+        return { chunk: rows.deflated.chunk, textBytes: rows.bytes.length, textCrc32: rows.deflated.textCrc32, text: () => Promise.resolve(rows.bytes) };
+      }
+      return sliceRows(rows, from, to);
     }));
     perGroup.forEach(push);
   } else {

@@ -3,23 +3,18 @@
  * compressed (storage/rowText/): one gzip member whose DEFLATE stream is, in order, each run of
  * other pieces — deflated now when large (rows of a row group a page covers in part), as
  * stored blocks when small (the envelope, commas: a zlib stream's set-up costs more than they
- * could save) — and each stored chunk as it is. Every chunk starts afresh and ends sync-flushed (byte-aligned,
- * not final), so they concatenate; an empty final block ends the stream (as pigz does). One
+ * could save) — and each stored chunk as it is. Every chunk starts afresh and ends
+ * sync-flushed (byte-aligned, not final), so they concatenate; an empty final block ends the stream (as pigz does). One
  * member, not several: Python's httpx decodes only the first member of a gzip body.
  */
-import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw as deflateRawCb } from 'node:zlib';
-import { deflatedPiece } from '../../storage/rowText/rowJson.js';
+import { crc32 } from 'node:zlib';
+import { deflateChunk } from '../../storage/rowText/rowTextFile.js';
 import { isStoredRows, type JsonPiece } from './jsonPieces.js';
-
-const deflateRaw = promisify(deflateRawCb);
 
 /** ID1 ID2, CM = deflate, no flags, no mtime, XFL 0, OS unknown (RFC 1952). */
 const HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
 /** BFINAL = 1, fixed Huffman, end of block: an empty last block. */
 const LAST_BLOCK = Buffer.from([0x03, 0x00]);
-/** The level of what is deflated now: gzip 1, as compression.ts's. */
-const LEVEL = 1;
 /** Runs shorter than this go as stored blocks. */
 const STORED_BELOW = 4096;
 
@@ -41,7 +36,7 @@ function storedBlocks(text: Buffer): Buffer {
 
 /** Whether any piece has a stored chunk (else plain gzip is as good). */
 export function hasStoredChunks(pieces: readonly JsonPiece[]): boolean {
-  return pieces.some((p) => isStoredRows(p) || deflatedPiece(p) !== undefined);
+  return pieces.some(isStoredRows);
 }
 
 /**
@@ -59,7 +54,7 @@ export async function gzipSpliced(pieces: readonly JsonPiece[]): Promise<Buffer>
     run = [];
     if (text.length === 0) return;
     if (text.length < STORED_BELOW) parts.push(storedBlocks(text));
-    else parts.push(deflateRaw(text, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: Math.max(16 * 1024, text.length >> 2) }));
+    else parts.push(deflateChunk(text));
   };
   for (const piece of pieces) {
     if (isStoredRows(piece)) {
@@ -70,15 +65,8 @@ export async function gzipSpliced(pieces: readonly JsonPiece[]): Promise<Buffer>
       continue;
     }
     length += piece.length;
-    const stored = deflatedPiece(piece);
-    if (stored === undefined) {
-      crc = crc32(piece, crc);
-      run.push(piece);
-      continue;
-    }
-    endRun();
-    parts.push(stored.chunk);
-    crc = crc32Combine(crc, stored.textCrc32, piece.length);
+    crc = crc32(piece, crc);
+    run.push(piece);
   }
   endRun();
   const trailer = Buffer.alloc(8);

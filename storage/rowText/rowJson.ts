@@ -57,17 +57,6 @@ export interface StoredRowText {
   text(): Promise<Buffer>;
 }
 
-/**
- * The stored chunks known for Buffers a page holds (the whole text of a row group): how the
- * compression step, which sees only the page's pieces, finds what it can splice. Weak: a
- * cache eviction of the rows lets the entry go.
- */
-const deflatedPieces = new WeakMap<Buffer, DeflatedRows>();
-
-export function deflatedPiece(piece: Buffer): DeflatedRows | undefined {
-  return deflatedPieces.get(piece);
-}
-
 /** Writes rows [from, to) of a row group's columns (in output order) as `[…],[…]`. */
 export function serializeRows(cols: readonly DecodedColumn[], from: number, to: number, sizeHint = 0): SerializedRows {
   const w = new JsonBytesWriter(Math.max(1024, sizeHint));
@@ -100,15 +89,7 @@ export function serializeRows(cols: readonly DecodedColumn[], from: number, to: 
   return { bytes, offsets };
 }
 
-/**
- * Rows [a, b) of serialised rows, without a trailing comma. All of them is the rows' own
- * buffer, marked with its stored chunk when there is one (deflatedPiece).
- */
+/** Rows [a, b) of serialised rows, without a trailing comma. */
 export function sliceRows(s: SerializedRows, a: number, b: number): Buffer {
-  if (a === 0 && b === s.offsets.length - 1) {
-    if (s.deflated) deflatedPieces.set(s.bytes, s.deflated);
-    return s.bytes;
-  }
   return s.bytes.subarray(s.offsets[a], s.offsets[b] - 1);
 }
-

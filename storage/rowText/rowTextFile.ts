@@ -158,12 +158,39 @@ export async function decodeRowTextIndex(frame: Buffer, expectedCrc32: number, f
   return { parquetSha256: index.subarray(4, 36).toString('hex'), groups };
 }
 
+/** The index of a row text read whole (trailer, then index frame); throws RowTextDamagedError. */
+export async function decodeWholeRowTextIndex(whole: Buffer): Promise<RowTextIndex> {
+  if (whole.length < ROW_TEXT_TRAILER_BYTES) throw new RowTextDamagedError(`${whole.length} bytes: no trailer`);
+  const range = indexFrameRange(whole.subarray(whole.length - ROW_TEXT_TRAILER_BYTES), whole.length);
+  return decodeRowTextIndex(whole.subarray(range.offset, range.offset + range.bytes), range.crc32, range.offset);
+}
+
+/** Why the index cannot be the row text of a file of `rows` rows in groups of `rowGroupSize`; null when it can. */
+export function rowTextShapeFault(index: RowTextIndex, file: { readonly rows: number; readonly rowGroupSize: number }): string | null {
+  const groups = Math.ceil(file.rows / file.rowGroupSize);
+  const fits = index.groups.length === groups && index.groups.every((g, i) => g.rows === Math.min(file.rowGroupSize, file.rows - i * file.rowGroupSize));
+  if (fits) return null;
+  const rows = index.groups.reduce((a, g) => a + g.rows, 0);
+  return `holds ${rows} rows in ${index.groups.length} groups, the catalog says ${file.rows} in groups of ${file.rowGroupSize}`;
+}
+
+/** Whether a group's stored frame as read has its length and CRC-32. */
+export function frameIntact(group: RowTextGroup, frame: Buffer): boolean {
+  return frame.length === group.frameBytes && crc32(frame) === group.frameCrc32;
+}
+
+/** A group's stored frame as read, checked by length and CRC-32; throws RowTextDamagedError. */
+export function checkRowTextFrame(group: RowTextGroup, frame: Buffer): Buffer {
+  if (!frameIntact(group, frame)) throw new RowTextDamagedError('row group frame fails its CRC-32');
+  return frame;
+}
+
 /**
  * A group's rows from its stored frame, checked by CRC-32 and length; throws
  * RowTextDamagedError. The rows keep their chunk (gzip answers splice it).
  */
 export async function decodeRowTextGroup(group: RowTextGroup, frame: Buffer): Promise<SerializedRows> {
-  if (frame.length !== group.frameBytes || crc32(frame) !== group.frameCrc32) throw new RowTextDamagedError('row group frame fails its CRC-32');
+  checkRowTextFrame(group, frame);
   const bytes = await inflateChunk(frame, group.textBytes).catch((e: unknown) => {
     throw new RowTextDamagedError(`row group frame does not inflate: ${(e as Error).message}`);
   });

@@ -8,26 +8,16 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CatalogReader, openCatalog } from '../catalog.js';
-import { layoutFor } from '../layout.js';
-import type { DoctorReport } from '../doctorCheck.js';
+import type { DoctorCatalogEntry, DoctorReport } from '../doctorCheck.js';
 import { rowTextOf, writeRowText } from './rowTextBuild.js';
 
-/** The paths (the files', as in the report) whose row text was written again. */
-export async function rebuildRowTexts(dataDir: string, report: DoctorReport): Promise<string[]> {
+/** The paths (the files', as in the report) whose row text was written again, of the catalog's `entries`. */
+export async function rebuildRowTexts(dataDir: string, report: DoctorReport, entries: readonly DoctorCatalogEntry[]): Promise<string[]> {
   const wanted = new Set(report.warnings.filter((w) => w.kind === 'row-text').map((w) => w.path));
   const damaged = new Set(report.problems.map((p) => p.path));
-  if (wanted.size === 0) return [];
-  const db = openCatalog(layoutFor(dataDir).catalogDb, true);
-  const files = [];
-  try {
-    const reader = new CatalogReader(db);
-    for (const f of [...reader.everyFile(), ...reader.everyOldVersion()]) if (wanted.has(f.path) && !damaged.has(f.path)) files.push(f);
-  } finally {
-    db.close();
-  }
   const rebuilt: string[] = [];
-  for (const f of files) {
+  for (const f of entries) {
+    if (!wanted.has(f.path) || damaged.has(f.path)) continue;
     const bytes = await readFile(join(dataDir, f.path));
     if (createHash('sha256').update(bytes).digest('hex') !== f.sha256) continue;
     await writeRowText(dataDir, f.path, await rowTextOf(bytes, f.dataset, f.sha256, f.path));
