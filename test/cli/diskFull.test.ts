@@ -12,29 +12,11 @@ import * as assert from 'uvu/assert';
 import { runCli, type CliResult } from '../support/cli.js';
 import { preparedData, REPLAY_NOW } from '../support/server.js';
 import { tempDir } from '../support/tempDir.js';
+import { isRoot, mountTmpfs, needsRoot } from '../support/tmpfs.js';
 
 const t = suite('a full disk');
 const DATA = { days: 2, stocks: 3, indexes: 2, ticks: 0.1 } as const;
 const env = { TICKVAULT_NOW: REPLAY_NOW };
-const isRoot = process.getuid?.() === 0;
-
-/** A tmpfs of `size` at a fresh directory; unmounted at exit. */
-function tmpfs(size: string): { dir: string; resize(size: string): void; unmount(): void } {
-  const dir = tempDir('tickvault-full-');
-  const run = (args: string[]) => {
-    const r = spawnSync('mount', args, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`mount ${args.join(' ')}: ${r.stderr}`);
-  };
-  run(['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  let mounted = true;
-  const unmount = () => {
-    if (!mounted) return;
-    mounted = false;
-    spawnSync('umount', [dir]);
-  };
-  process.on('exit', unmount);
-  return { dir, resize: (s) => run(['-o', `remount,size=${s}`, dir]), unmount };
-}
 
 const digests = async (dataDir: string) => {
   const r = await runCli(['doctor', '--digests', '--data-dir', dataDir]);
@@ -55,15 +37,12 @@ function diskFullLine(r: CliResult, command: string, stage: RegExp, root: string
 }
 
 if (!isRoot) {
-  t('needs root (tmpfs mounts)', () => {
-    if (process.env.CI === 'true') assert.unreachable('CI runs as root: the full-disk tests must run');
-    console.log('  skipped: not root (mounting a tmpfs needs it)');
-  });
+  needsRoot(t);
 } else {
   t('replay on a full disk: one line naming staging and the path; with room, the same command gives the files of a clean run', async () => {
     const { feedFile, dataDir: clean } = await preparedData(DATA);
     const want = await digests(clean);
-    const fs = tmpfs('3m');
+    const fs = mountTmpfs('3m');
     try {
       const dataDir = join(fs.dir, 'data');
       diskFullLine(await runCli(['replay', feedFile, '--data-dir', dataDir], { env }), 'replay', /while staging rows in /, fs.dir);
@@ -79,7 +58,7 @@ if (!isRoot) {
   t('import on a full disk: the same, for an import of a lake', async () => {
     const { dataDir: clean } = await preparedData(DATA);
     const want = await digests(clean);
-    const fs = tmpfs('3m');
+    const fs = mountTmpfs('3m');
     try {
       const dataDir = join(fs.dir, 'data');
       const inputs = ['level2', 'index', 'trade', 'order'].map((d) => join(clean, d));
@@ -96,7 +75,7 @@ if (!isRoot) {
   t('restate on a full disk: no version made current; with room, the same command makes it', async () => {
     const { dataDir: clean, feedFile } = await preparedData(DATA);
     void feedFile;
-    const fs = tmpfs('64m');
+    const fs = mountTmpfs('64m');
     try {
       const dataDir = join(fs.dir, 'data');
       const copy = spawnSync('cp', ['-r', clean, dataDir]);

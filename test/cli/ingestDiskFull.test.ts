@@ -20,30 +20,12 @@ import { Kafka, logLevel } from 'kafkajs';
 import { brokerForTests, uniqueTopicPrefix } from '../support/kafkaBroker.js';
 import { exited, runCli, startCli } from '../support/cli.js';
 import { tempDir } from '../support/tempDir.js';
+import { isRoot, mountTmpfs, needsRoot } from '../support/tmpfs.js';
 import { readCatalog } from '../support/catalog.js';
 
 const t = suite('the Kafka ingestor on a full disk');
-const isRoot = process.getuid?.() === 0;
 const BEFORE_CLOSE = '2025-01-02T14:00:00+08:00';
 const AFTER_CLOSE = '2025-01-02T16:00:05+08:00';
-
-/** A tmpfs of `size` at a fresh directory; unmounted at exit. */
-function tmpfs(size: string): { dir: string; resize(size: string): void; remount(mode: 'ro' | 'rw'): void; unmount(): void } {
-  const dir = tempDir('tickvault-ingest-full-');
-  const run = (args: string[]) => {
-    const r = spawnSync('mount', args, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`mount ${args.join(' ')}: ${r.stderr}`);
-  };
-  run(['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  let mounted = true;
-  const unmount = () => {
-    if (!mounted) return;
-    mounted = false;
-    spawnSync('umount', ['-l', dir]);
-  };
-  process.on('exit', unmount);
-  return { dir, resize: (s) => run(['-o', `remount,size=${s}`, dir]), remount: (mode) => run(['-o', `remount,${mode}`, dir]), unmount };
-}
 
 /** Fills the file system holding `dir` to the last byte but `leaveKiB`. */
 function fill(dir: string, name: string, leaveKiB = 0): void {
@@ -178,10 +160,7 @@ const digests = async (dataDir: string) => {
 };
 
 if (!isRoot) {
-  t('needs root (tmpfs mounts)', () => {
-    if (process.env.CI === 'true') assert.unreachable('CI runs as root: the full-disk tests must run');
-    console.log('  skipped: not root (mounting a tmpfs needs it)');
-  });
+  needsRoot(t);
 } else {
   const broker = await brokerForTests('ingest on a full disk');
   if (broker) {
@@ -195,7 +174,7 @@ if (!isRoot) {
       assert.is(gen.code, 0, gen.stderr);
       const lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
       assert.is((await runCli(['produce', '--brokers', broker.brokers, '--topics', topics, feed])).code, 0);
-      const fs = tmpfs('64m');
+      const fs = mountTmpfs('64m', 'tickvault-ingest-full-');
       const dataDir = join(fs.dir, 'data');
       mkdirSync(dataDir);
       // A running ingestor keeps files open for writing, so Linux refuses to remount its disk
@@ -243,7 +222,7 @@ if (!isRoot) {
       const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '1', '--indexes', '1', '--seed', 'stop', '--ticks', '0']);
       assert.is(gen.code, 0, gen.stderr);
       const lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
-      const fs = tmpfs('32m');
+      const fs = mountTmpfs('32m', 'tickvault-ingest-full-');
       const dataDir = join(fs.dir, 'data');
       mkdirSync(dataDir);
       try {
@@ -302,7 +281,7 @@ if (!isRoot) {
       }
       const want = await digests(clean);
 
-      const fs = tmpfs('32m');
+      const fs = mountTmpfs('32m', 'tickvault-ingest-full-');
       const dataDir = join(fs.dir, 'data');
       mkdirSync(dataDir);
       const group = `${prefix}-full`;

@@ -15,7 +15,8 @@ import { openServiceDb } from '../../serve/access/serviceDb.js';
 import { AccountStore } from '../../serve/access/accounts.js';
 import type { PlanName } from '../../serve/access/plans.js';
 import { encodeParquet } from '../../storage/parquet/writer.js';
-import { CatalogWriter, openCatalog } from '../../storage/catalog.js';
+import { CatalogWriter, openCatalog, type CatalogFile } from '../../storage/catalog.js';
+import { readCatalog } from './catalog.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { SCHEMAS } from '../../shared/schema.js';
 
@@ -70,6 +71,12 @@ export function preparedData(options: DataOptions = {}): Promise<PreparedData> {
     prepared.set(key, p);
   }
   return p;
+}
+
+/** A prepared data directory and every file its catalog lists (preparedData's options). */
+export async function preparedFiles(options: DataOptions = {}): Promise<{ dataDir: string; files: CatalogFile[] }> {
+  const { dataDir } = await preparedData(options);
+  return { dataDir, files: readCatalog(dataDir, (c) => [...c.everyFile()], []) };
 }
 
 export interface ServerHandle {

@@ -8,7 +8,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CatalogReader, openCatalog, type CatalogFile } from '../../../storage/catalog.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { RowJsonPool } from '../../../serve/detailedHistory/rowJsonPool.js';
@@ -17,20 +16,12 @@ import { pageRowsJson } from '../../../serve/detailedHistory/rows.js';
 import { piecesText } from '../../../serve/http/jsonPieces.js';
 import { serializeRows } from '../../../storage/rowText/rowJson.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
-import { preparedData } from '../../support/server.js';
+import { preparedFiles } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
 const test = suite('serve/detailedHistory row-JSON workers');
 
-async function files(): Promise<{ dataDir: string; files: CatalogFile[] }> {
-  const { dataDir } = await preparedData({ ticks: 1 });
-  const db = openCatalog(join(dataDir, 'catalog.db'), true);
-  try {
-    return { dataDir, files: [...new CatalogReader(db).everyFile()] };
-  } finally {
-    db.close();
-  }
-}
+const files = () => preparedFiles({ ticks: 1 });
 
 test('every row group of level-2, trade and order files: the same bytes and offsets as this thread makes', async () => {
   const { dataDir, files: all } = await files();

@@ -8,27 +8,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CatalogReader, openCatalog, type CatalogFile } from '../../../storage/catalog.js';
+import type { CatalogFile } from '../../../storage/catalog.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { rowTextRelPath } from '../../../storage/layout.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { pageRowsJson } from '../../../serve/detailedHistory/rows.js';
 import { isStoredRows, piecesText } from '../../../serve/http/jsonPieces.js';
 import { RowTextSource } from '../../../serve/detailedHistory/rowTextSource.js';
-import { preparedData } from '../../support/server.js';
+import { preparedFiles } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
 const test = suite('serve/detailedHistory row text');
 
-async function lake(): Promise<{ dataDir: string; files: CatalogFile[] }> {
-  const { dataDir } = await preparedData({ ticks: 1 });
-  const db = openCatalog(join(dataDir, 'catalog.db'), true);
-  try {
-    return { dataDir, files: [...new CatalogReader(db).everyFile()] };
-  } finally {
-    db.close();
-  }
-}
+const lake = () => preparedFiles({ ticks: 1 });
 
 const allFields = (f: CatalogFile) => SCHEMAS[f.dataset].fields.map((_, i) => i);
 

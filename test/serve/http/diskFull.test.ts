@@ -13,34 +13,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli, type CliResult } from '../../support/cli.js';
 import { addAccount, DEFAULT_SERVER_NOW, httpRequest, postApi, preparedData, startServer, type ApiResponse, type ServerHandle } from '../../support/server.js';
-import { tempDir } from '../../support/tempDir.js';
+import { isRoot, mountTmpfs, needsRoot } from '../../support/tmpfs.js';
 
 const t = suite('the server on a full disk');
-const isRoot = process.getuid?.() === 0;
 /** A request on a full disk must be answered well within this; the answer takes milliseconds. */
 const BOUND_MS = 5_000;
-
-/** A tmpfs of `size` at a fresh directory; unmounted at exit. */
-function tmpfs(size: string): { dir: string; mount(args: string[]): { status: number | null; stderr: string }; resize(size: string): void; unmount(): void } {
-  const dir = tempDir('tickvault-serve-full-');
-  const mount = (args: string[]) => {
-    const r = spawnSync('mount', [...args, dir], { encoding: 'utf8' });
-    return { status: r.status, stderr: r.stderr };
-  };
-  const must = (args: string[]) => {
-    const r = mount(args);
-    if (r.status !== 0) throw new Error(`mount ${args.join(' ')} ${dir}: ${r.stderr}`);
-  };
-  spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir]);
-  let mounted = true;
-  const unmount = () => {
-    if (!mounted) return;
-    mounted = false;
-    spawnSync('umount', [dir]);
-  };
-  process.on('exit', unmount);
-  return { dir, mount, resize: (s) => must(['-o', `remount,size=${s}`]), unmount };
-}
 
 /** Writes zeros under `dir` until the file system takes no byte more (64 KiB blocks, then single bytes). */
 function fill(dir: string): void {
@@ -72,14 +49,11 @@ function isDiskAnswer(r: ApiResponse, what: string): void {
 }
 
 if (!isRoot) {
-  t('needs root (tmpfs mounts)', () => {
-    if (process.env.CI === 'true') assert.unreachable('CI runs as root: the full-disk tests must run');
-    console.log('  skipped: not root (mounting a tmpfs needs it)');
-  });
+  needsRoot(t);
 } else {
   t('full disk: POST /api 503 with Retry-After and the cause, /healthz 503 with the reason; with room, both recover without a restart', async () => {
     const { dataDir: clean } = await preparedData({ days: 2, stocks: 3, indexes: 2 });
-    const fs = tmpfs('64m');
+    const fs = mountTmpfs('64m', 'tickvault-serve-full-');
     let server: ServerHandle | null = null;
     try {
       const dataDir = join(fs.dir, 'data');
@@ -122,7 +96,7 @@ if (!isRoot) {
 
       // The kernel refuses to make a file system read-only while the server holds service.db
       // open for writing ("busy"), so a running server never sees EROFS from a remount.
-      const ro = fs.mount(['-o', 'remount,ro']);
+      const ro = fs.tryRemount('ro');
       console.log(`  remount,ro with the server running: exit ${ro.status} ${ro.stderr.trim()}`);
       assert.is.not(ro.status, 0);
       assert.match(ro.stderr, /busy/);
@@ -144,7 +118,7 @@ if (!isRoot) {
 
   t('started on a full disk, then on a read-only one: exit 1 with one line naming the cause and the data directory; with room, it starts', async () => {
     const { dataDir: clean } = await preparedData({ days: 2, stocks: 3, indexes: 2 });
-    const fs = tmpfs('64m');
+    const fs = mountTmpfs('64m', 'tickvault-serve-full-');
     try {
       const dataDir = join(fs.dir, 'data');
       assert.is(spawnSync('cp', ['-r', clean, dataDir]).status, 0);
@@ -158,10 +132,10 @@ if (!isRoot) {
       fill(fs.dir);
       oneLine(await serve(), 'no space left on device');
       rmSync(join(fs.dir, 'filler'), { recursive: true, force: true });
-      const ro = fs.mount(['-o', 'remount,ro']);
+      const ro = fs.tryRemount('ro');
       assert.is(ro.status, 0, ro.stderr);
       oneLine(await serve(), 'read-only file system');
-      assert.is(fs.mount(['-o', 'remount,rw']).status, 0);
+      assert.is(fs.tryRemount('rw').status, 0);
       const server = await startServer(dataDir);
       await server.stop();
     } finally {

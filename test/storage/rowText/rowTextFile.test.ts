@@ -8,33 +8,21 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CatalogReader, openCatalog, type CatalogFile } from '../../../storage/catalog.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { rowTextRelPath } from '../../../storage/layout.js';
 import {
-  decodeRowTextGroup, decodeRowTextIndex, encodeRowText, indexFrameRange, RowTextDamagedError, ROW_TEXT_TRAILER_BYTES, type RowTextIndex,
+  decodeRowTextGroup, decodeWholeRowTextIndex, encodeRowText, RowTextDamagedError, ROW_TEXT_TRAILER_BYTES, type RowTextIndex,
 } from '../../../storage/rowText/rowTextFile.js';
 import { serializeRows } from '../../../storage/rowText/rowJson.js';
 import { rowTextOf } from '../../../storage/rowText/rowTextBuild.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
-import { preparedData } from '../../support/server.js';
+import { preparedFiles } from '../../support/server.js';
 
 const test = suite('storage/rowText');
 
-async function lake(): Promise<{ dataDir: string; files: CatalogFile[] }> {
-  const { dataDir } = await preparedData({ ticks: 1 });
-  const db = openCatalog(join(dataDir, 'catalog.db'), true);
-  try {
-    return { dataDir, files: [...new CatalogReader(db).everyFile()] };
-  } finally {
-    db.close();
-  }
-}
+const lake = () => preparedFiles({ ticks: 1 });
 
-async function parse(buf: Buffer): Promise<RowTextIndex> {
-  const range = indexFrameRange(buf.subarray(buf.length - ROW_TEXT_TRAILER_BYTES), buf.length);
-  return decodeRowTextIndex(buf.subarray(range.offset, range.offset + range.bytes), range.crc32, range.offset);
-}
+const parse = decodeWholeRowTextIndex;
 
 async function allText(buf: Buffer, index: RowTextIndex): Promise<string> {
   const parts: string[] = [];
