@@ -67,14 +67,24 @@ export interface SlotHolder {
 
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 
+export interface HoldOptions {
+  /** Longest a download is held. */
+  readonly holdMs?: number;
+  /** Time between one download dropped and the next asked. */
+  readonly gapMs?: number;
+  /** Checked every 20 ms while held, with the statuses of the holder's own requests so far: when true, the download is dropped before `holdMs`. */
+  readonly releaseWhen?: (own: readonly number[]) => boolean;
+}
+
 /**
  * Another client of the same account: a loop of Parquet downloads of a large file, each
- * paused after the response head for `holdMs` (the account's slot on that interface stays
- * held) and then dropped, `gapMs` apart.
+ * paused after the response head (the account's slot on that interface stays held) until
+ * `releaseWhen` or `holdMs`, then dropped, `gapMs` apart.
  */
 export function holdSlotLoop(
-  server: { readonly port: number }, key: string, params: Record<string, unknown>, holdMs = 1500, gapMs = 300,
+  server: { readonly port: number }, key: string, params: Record<string, unknown>, opts: HoldOptions = {},
 ): SlotHolder {
+  const { holdMs = 1500, gapMs = 300, releaseWhen = () => false } = opts;
   const statuses: number[] = [];
   let stopping = false;
   const loop = (async () => {
@@ -83,7 +93,10 @@ export function holdSlotLoop(
       try {
         held = await pausedDownload(server, key, params);
         statuses.push(Number(/^HTTP\/1\.1 (\d{3})/.exec(held.head)?.[1] ?? 0));
-        if (statuses[statuses.length - 1] === 200) await sleep(holdMs);
+        if (statuses[statuses.length - 1] === 200) {
+          const until = Date.now() + holdMs;
+          while (Date.now() < until && !stopping && !releaseWhen(statuses)) await sleep(20);
+        }
       } finally {
         held?.socket.destroy();
       }

@@ -151,7 +151,18 @@ test('a few hundred ordinary requests leave nothing but JSON lines on stderr', a
     if (r.status === 200) ok++;
   }
   assert.is(ok, 225);
-  const lines = s.server.logs().slice(before).split('\n').filter((l) => l !== '');
+  // The server logs a request when its answer has finished, and stderr arrives on its own pipe:
+  // the last line may still be on its way when the last answer is read.
+  const logLines = () => s.server.logs().slice(before).split('\n').filter((l) => l !== '');
+  const deadline = Date.now() + 10_000;
+  while (logLines().length < 300 && Date.now() < deadline) {
+    await new Promise<void>((resolve) => {
+      const done = () => (clearTimeout(timer), s.server.child.stderr!.off('data', done), resolve());
+      const timer = setTimeout(done, deadline - Date.now());
+      s.server.child.stderr!.on('data', done);
+    });
+  }
+  const lines = logLines();
   assert.ok(lines.length >= 300, `${lines.length} log lines`);
   for (const line of lines) {
     let parsed: unknown;
