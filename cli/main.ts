@@ -38,6 +38,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   days: async () => (await import('./daysCommand.js')).daysCommand,
   demo: async () => (await import('./demoCommand.js')).demoCommand,
   backup: async () => (await import('./backupCommand.js')).backupCommand,
+  repair: async () => (await import('./repairCommand.js')).repairCommand,
 };
 
 async function usage(): Promise<string> {

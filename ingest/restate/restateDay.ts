@@ -125,7 +125,7 @@ export async function restateDay(
 }
 
 /** A listed symbol-day's current rows as the writer's columns (for a rebuilt part). */
-async function currentColumns(dataDir: string, reader: CatalogReader, dataset: Dataset, tradedate: string, symbol: string): Promise<SymbolDayColumns | null> {
+export async function currentColumns(dataDir: string, reader: CatalogReader, dataset: Dataset, tradedate: string, symbol: string): Promise<SymbolDayColumns | null> {
   const file = reader.file(dataset, tradedate, symbol);
   if (file === null) return null;
   const day = await readSealedDay(join(dataDir, file.path), dataset);

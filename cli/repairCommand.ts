@@ -1,0 +1,53 @@
+/**
+ * `tickvault repair --from URL|DIR`: the files `doctor` finds damaged or missing, fetched from a
+ * peer (a tickvault server through its API, or a peer's data directory or a backup) and
+ * installed only when their bytes are this catalog's; row text and boundary parts are written
+ * again here from sound files. One line per file on stdout and a summary; exit 0 when every
+ * finding was repaired (or there was none), 1 otherwise, 2 for bad arguments.
+ */
+import { loadRepairFrom, REPAIR_OPTIONS } from '../storage/repair/repairConfig.js';
+import { dirPeer } from '../storage/repair/dirPeer.js';
+import { runRepair, type RepairOutcome } from '../storage/repair/repairRun.js';
+import { urlPeer } from '../storage/repair/urlPeer.js';
+import type { Command } from './command.js';
+import { requireDataDir } from './dataDirCheck.js';
+
+export const repairCommand: Command = {
+  name: 'repair',
+  summary: "fetch the files doctor finds damaged or missing from a peer (server or data directory/backup), installed only when they match this catalog's SHA-256; row text and boundary parts rebuilt here",
+  usage: 'tickvault repair --from URL|DIR [--key KEY] [--rate N] [--data-dir DIR]',
+  options: { from: { type: 'string' }, key: { type: 'string' }, rate: { type: 'string' } },
+  help: [
+    { flag: REPAIR_OPTIONS.from.flag, value: 'URL|DIR', env: REPAIR_OPTIONS.from.env, help: REPAIR_OPTIONS.from.help },
+    { flag: REPAIR_OPTIONS.key.flag, value: 'KEY', env: REPAIR_OPTIONS.key.env, help: `with --from URL: ${REPAIR_OPTIONS.key.help}` },
+    { flag: REPAIR_OPTIONS.rate.flag, value: 'N', env: REPAIR_OPTIONS.rate.env, default: String(REPAIR_OPTIONS.rate.defaultValue), help: 'with --from URL: requests per second to the peer, all interfaces together' },
+  ],
+  positionals: 'none',
+  async run(ctx) {
+    const { dataDir, clock } = ctx.config;
+    requireDataDir(dataDir);
+    const from = loadRepairFrom(ctx.flags, ctx.env, dataDir);
+    const started = Date.now();
+    const source =
+      from.kind === 'dir'
+        ? dirPeer(from.dir, dataDir)
+        : urlPeer({ url: from.url, apikey: from.apikey, rate: from.rate, dataDir, nowMs: () => clock.nowMs(), log: ctx.log });
+    const outcome = await runRepair(dataDir, source);
+    for (const line of outcome.lines) ctx.out(line.text);
+    ctx.out(summaryLine(outcome, source.label, (Date.now() - started) / 1000));
+    return outcome.lines.every((l) => l.ok) ? 0 : 1;
+  },
+};
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export function summaryLine(o: RepairOutcome, source: string, secs: number): string {
+  if (o.nothingToDo) return `nothing to repair: doctor finds no damaged or missing file among ${plural(o.catalogFiles, 'catalogued file')} (${secs.toFixed(1)} s)`;
+  const c = o.counts;
+  const failed = o.lines.filter((l) => !l.ok).length;
+  return (
+    `repair from ${source}: ${plural(c.files, 'damaged or missing file')}: ${c.repaired} repaired, ${c.refused} refused, ${c.notFound} not found, ${c.notRepaired} not repaired; ` +
+    `${c.partsRebuilt} of ${plural(c.parts, 'boundary part')} rebuilt; ${plural(c.rowTexts, 'row text')} rebuilt; ` +
+    `${failed === 0 ? 'all repaired' : `${plural(failed, 'finding')} left`} in ${secs.toFixed(1)} s`
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * `tickvault repair`, start to end: doctor's own check finds what is damaged or missing, the
+ * plan says what to do with each finding, the peer source installs the catalogued files whose
+ * bytes match, and what is derived — row text, boundary parts — is written again here from
+ * sound files. One line per file for the caller to print, in path order within each step.
+ */
+import { CatalogReader, openCatalog } from '../catalog.js';
+import { checkDataDir, openDoctorIo, type DoctorCatalogEntry, type DoctorPartEntry, type DoctorReport } from '../doctorCheck.js';
+import { layoutFor } from '../layout.js';
+import { hasRowText } from '../rowText/rowTextBuild.js';
+import { rebuildRowTexts } from '../rowText/rowTextRebuild.js';
+import { rebuildPart } from './boundaryRebuild.js';
+import type { FetchOutcome, PeerSource } from './peerSource.js';
+import { isEmptyPlan, planRepair } from './repairPlan.js';
+
+export interface RepairLine {
+  readonly path: string;
+  /** True when the path is sound now (repaired or rebuilt). */
+  readonly ok: boolean;
+  readonly text: string;
+}
+
+export interface RepairOutcome {
+  /** Catalogued files doctor found. */
+  readonly catalogFiles: number;
+  readonly lines: readonly RepairLine[];
+  /** Damaged or missing files, then parts, then row-text-only files, then findings left alone. */
+  readonly counts: { files: number; repaired: number; refused: number; notFound: number; notRepaired: number; parts: number; partsRebuilt: number; rowTexts: number };
+  readonly nothingToDo: boolean;
+}
+
+export async function runRepair(dataDir: string, source: PeerSource): Promise<RepairOutcome> {
+  const io = openDoctorIo(dataDir);
+  let report: DoctorReport;
+  let entries: DoctorCatalogEntry[];
+  let parts: DoctorPartEntry[];
+  try {
+    entries = [...io.catalogFiles()];
+    parts = [...io.boundaryParts()];
+    report = await checkDataDir(io, { rowText: true });
+  } finally {
+    io.close();
+  }
+  const plan = planRepair(report, entries, parts);
+  const counts = { files: plan.files.length, repaired: 0, refused: 0, notFound: 0, notRepaired: 0, parts: plan.parts.length, partsRebuilt: 0, rowTexts: 0 };
+  if (isEmptyPlan(plan)) return { catalogFiles: entries.length, lines: [], counts, nothingToDo: true };
+
+  const fileLines = new Map<string, RepairLine>();
+  await source.installAll(plan.files.map((f) => f.entry), (e, outcome) => {
+    fileLines.set(e.path, lineOf(e, outcome, source.label));
+    if (outcome.kind === 'repaired') counts.repaired++;
+    else if (outcome.kind === 'refused') counts.refused++;
+    else if (outcome.kind === 'not-found') counts.notFound++;
+    else counts.notRepaired++;
+  });
+  const stillDamaged = new Set(plan.files.filter((f) => fileLines.get(f.entry.path)?.ok !== true).map((f) => f.entry.path));
+
+  // Row text of every repaired file (the old one was made from other bytes, or is gone too)
+  // and of the sound files doctor warned about, by doctor --rebuild's own step, which writes
+  // only from bytes that hash to the catalog's SHA-256.
+  const repaired = plan.files.filter((f) => !stillDamaged.has(f.entry.path) && hasRowText(f.entry.dataset)).map((f) => f.entry.path);
+  const wanted = [...repaired, ...plan.rowTextOnly];
+  const rebuiltText = new Set(
+    wanted.length === 0 ? [] : await rebuildRowTexts(dataDir, {
+      ...report,
+      problems: report.problems.filter((p) => stillDamaged.has(p.path)),
+      warnings: wanted.map((path) => ({ kind: 'row-text' as const, path, detail: 'repaired' })),
+    }, entries),
+  );
+  counts.rowTexts = rebuiltText.size;
+
+  const lines: RepairLine[] = [];
+  for (const f of plan.files) {
+    const line = fileLines.get(f.entry.path) ?? { path: f.entry.path, ok: false, text: `not repaired ${f.entry.path}: the source gave no answer for it` };
+    lines.push(line.ok && rebuiltText.has(line.path) ? { ...line, text: `${line.text}; row text rebuilt` } : line);
+  }
+
+  if (plan.parts.length > 0) {
+    const db = openCatalog(layoutFor(dataDir).catalogDb, true);
+    try {
+      const reader = new CatalogReader(db);
+      for (const p of plan.parts) {
+        const r = await rebuildPart(dataDir, reader, p.part, stillDamaged);
+        if (r.kind === 'rebuilt') counts.partsRebuilt++;
+        lines.push(
+          r.kind === 'rebuilt'
+            ? { path: p.part.path, ok: true, text: `rebuilt ${p.part.path} (boundary part, from its files here)` }
+            : { path: p.part.path, ok: false, text: `not repaired ${p.part.path}: ${r.reason}` },
+        );
+      }
+    } finally {
+      db.close();
+    }
+  }
+  for (const path of plan.rowTextOnly) {
+    lines.push(rebuiltText.has(path) ? { path, ok: true, text: `row text rebuilt ${path}` } : { path, ok: false, text: `not repaired ${path}: its row text could not be rebuilt (its bytes are not the catalog's)` });
+  }
+  for (const p of plan.leftAlone) {
+    lines.push({ path: p.path, ok: false, text: `not repaired ${p.path}: ${p.kind}, ${p.detail} (repair fetches only catalogued files; settle this one by hand)` });
+  }
+  return { catalogFiles: entries.length, lines, counts, nothingToDo: false };
+}
+
+function lineOf(e: DoctorCatalogEntry, o: FetchOutcome, source: string): RepairLine {
+  const path = e.path;
+  switch (o.kind) {
+    case 'repaired':
+      return { path, ok: true, text: `repaired ${path} (from ${source})` };
+    case 'refused':
+      return { path, ok: false, text: `refused ${path}: peer's SHA-256 ${o.peerSha256} differs from the catalog's ${e.sha256} (${o.peerBytes} bytes, catalog ${e.bytes}; the local file is left as it was)` };
+    case 'not-found':
+      return { path, ok: false, text: `not found ${path} at ${source}` };
+    case 'not-repaired':
+      return { path, ok: false, text: `not repaired ${path}: ${o.reason}` };
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * A peer tickvault server, through its API and within its rules, by the mirror's own means
+ * (ingest/mirror/upstream.ts: one request in flight per interface, `--rate` a second, 429 and
+ * 503 waited out by their Retry-After):
+ *   - a level-2, trade or order file is the peer's `format: "parquet"` download, which is the
+ *     stored file itself; a download is always the peer's current version, so its
+ *     `tickvault.version` metadata must be the version this catalog lists for the file;
+ *   - an index file has no download: the mirror fetches that day's pages of the index into a
+ *     scratch data directory and seals them there, which reproduces the sealed file byte for
+ *     byte (decisions §8), and the file is copied from there verified.
+ * Either way the bytes are installed only when their SHA-256 is this catalog's.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, mkdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
+import { TickvaultDownloadError, TickvaultError } from '../../client/index.js';
+import { runMirror } from '../../ingest/mirror/mirrorRun.js';
+import { INTERFACE_OF } from '../../ingest/mirror/symbolDayFetch.js';
+import { Upstream, UpstreamUnreachableError } from '../../ingest/mirror/upstream.js';
+import { openIngestStores } from '../../ingest/staging/stores.js';
+import { VERSION_KEY } from '../../ingest/restate/restateDay.js';
+import type { Logger } from '../../shared/logger.js';
+import { copyVerified, DigestMismatchError } from '../backup/verifiedCopy.js';
+import type { DoctorCatalogEntry } from '../doctorCheck.js';
+import { fsyncDir, writeDurably } from '../durableFile.js';
+import { parseFooterOrReason } from '../parquet/generalReader.js';
+import type { FetchOutcome, PeerSource } from './peerSource.js';
+
+export interface UrlPeerOptions {
+  readonly url: string;
+  readonly apikey: string;
+  /** Requests per second to the peer, all interfaces together. */
+  readonly rate: number;
+  readonly dataDir: string;
+  readonly nowMs: () => number;
+  readonly log: Logger;
+}
+
+export function urlPeer(opts: UrlPeerOptions): PeerSource {
+  const upstream = new Upstream(opts.url, opts.apikey, opts.rate);
+  return {
+    label: opts.url,
+    async installAll(entries, done) {
+      const touched = new Set<string>();
+      const finish = (e: DoctorCatalogEntry, outcome: FetchOutcome) => {
+        if (outcome.kind === 'repaired') touched.add(dirname(join(opts.dataDir, e.path)));
+        done(e, outcome);
+      };
+      const indexDays = new Map<string, DoctorCatalogEntry[]>();
+      for (const e of entries) {
+        if (e.dataset === 'index') {
+          const day = indexDays.get(e.tradedate) ?? [];
+          day.push(e);
+          indexDays.set(e.tradedate, day);
+        } else finish(e, await refusalOr(() => downloadOne(upstream, opts.dataDir, e)));
+      }
+      for (const [day, files] of indexDays) await mirrorIndexDay(opts, day, files, finish);
+      for (const dir of touched) await fsyncDir(dir);
+    },
+  };
+}
+
+/** A peer's refusal, a broken download or an unreachable peer is this file's outcome, not the run's end. */
+async function refusalOr(fetchOne: () => Promise<FetchOutcome>): Promise<FetchOutcome> {
+  try {
+    return await fetchOne();
+  } catch (e) {
+    if (e instanceof TickvaultError) return { kind: 'not-repaired', reason: `the peer answered ${e.code}: ${e.message}` };
+    if (e instanceof TickvaultDownloadError || e instanceof UpstreamUnreachableError) return { kind: 'not-repaired', reason: e.message };
+    throw e;
+  }
+}
+
+async function downloadOne(upstream: Upstream, dataDir: string, e: DoctorCatalogEntry): Promise<FetchOutcome> {
+  const chunks: Buffer[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      chunks.push(chunk);
+      cb();
+    },
+  });
+  const params = { symbol: e.symbol, tradedate: e.tradedate };
+  const result = await upstream.on(INTERFACE_OF[e.dataset], (client) =>
+    e.dataset === 'level2' ? client.downloadLevel2Parquet(params, sink)
+      : e.dataset === 'trade' ? client.downloadTradeParquet(params, sink)
+        : client.downloadOrderParquet(params, sink),
+  );
+  if (!result.written) return { kind: 'not-found' };
+  const bytes = Buffer.concat(chunks);
+  const want = e.version ?? 1;
+  const theirs = versionOf(bytes);
+  if (theirs !== null && theirs !== want) {
+    return {
+      kind: 'not-repaired',
+      reason: `the peer's current version is ${theirs}, this file is version ${want} (a download is always the current version; repair from a data directory or backup that holds version ${want})`,
+    };
+  }
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  if (sha !== e.sha256) return { kind: 'refused', peerSha256: sha, peerBytes: bytes.length };
+  const dest = join(dataDir, e.path);
+  await mkdir(dirname(dest), { recursive: true });
+  await writeDurably(dest, bytes);
+  return { kind: 'repaired' };
+}
+
+/** The `tickvault.version` a restated file carries (version 1 carries none); null when the bytes are no Parquet. */
+function versionOf(bytes: Uint8Array): number | null {
+  const footer = parseFooterOrReason(bytes);
+  if (typeof footer === 'string') return null;
+  const kv = footer.key_value_metadata?.find((m) => m.key === VERSION_KEY);
+  return kv?.value === undefined ? 1 : Number(kv.value);
+}
+
+/**
+ * The day's damaged index files, by the mirror into a scratch data directory (removed after):
+ * only version 1 is rebuilt so, a restated index file has no source at a peer's API.
+ */
+async function mirrorIndexDay(
+  opts: UrlPeerOptions, day: string, files: readonly DoctorCatalogEntry[], finish: (e: DoctorCatalogEntry, o: FetchOutcome) => void,
+): Promise<void> {
+  const v1 = files.filter((e) => (e.version ?? 1) === 1);
+  for (const e of files) {
+    if ((e.version ?? 1) !== 1) finish(e, { kind: 'not-repaired', reason: `version ${e.version} of an index file cannot be fetched through the API (it serves current rows, sealed here as version 1); repair from a data directory or backup` });
+  }
+  if (v1.length === 0) return;
+  const scratch = await mkdtemp(join(tmpdir(), 'tickvault-repair-'));
+  try {
+    let stopped: string | null = null;
+    const stores = openIngestStores(scratch, opts.nowMs);
+    try {
+      const outcome = await runMirror(
+        { stores, nowMs: opts.nowMs, log: opts.log },
+        { upstreamUrl: opts.url, apikey: opts.apikey, days: [day], datasets: ['index'], stocks: null, indexes: v1.map((e) => e.symbol), rate: opts.rate },
+      );
+      stopped = outcome.stopped[0] ?? outcome.refused[0] ?? null;
+    } catch (e) {
+      if (!(e instanceof TickvaultError || e instanceof UpstreamUnreachableError)) throw e;
+      stopped = e instanceof TickvaultError ? `the peer answered ${e.code}: ${e.message}` : e.message;
+    } finally {
+      stores.close();
+    }
+    for (const e of v1) finish(e, await copyFromScratch(scratch, opts.dataDir, e, stopped));
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function copyFromScratch(scratch: string, dataDir: string, e: DoctorCatalogEntry, stopped: string | null): Promise<FetchOutcome> {
+  const src = join(scratch, e.path);
+  let peerBytes: number;
+  try {
+    peerBytes = (await stat(src)).size;
+  } catch {
+    return stopped === null ? { kind: 'not-found' } : { kind: 'not-repaired', reason: stopped };
+  }
+  const dest = join(dataDir, e.path);
+  await mkdir(dirname(dest), { recursive: true });
+  try {
+    await copyVerified(src, dest, { sha256: e.sha256, label: e.path });
+    return { kind: 'repaired' };
+  } catch (err) {
+    if (err instanceof DigestMismatchError) return { kind: 'refused', peerSha256: err.got, peerBytes };
+    throw err;
+  }
+}
