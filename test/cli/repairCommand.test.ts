@@ -1,0 +1,218 @@
+/**
+ * `tickvault repair` end to end on copies of a replayed lake (level-2, trades, orders,
+ * indexes): a flipped byte, a truncation, a deleted file with its row text and a damaged
+ * boundary part, repaired from the original's data directory and from a second server over
+ * the original (its Parquet downloads; index files through the mirror). Afterwards `doctor`
+ * passes with no warning and `doctor --digests` equals the original's; every repaired file's
+ * bytes are the original's (read before any test ran). A peer whose file differs too is
+ * refused and the local file stays byte for byte as it was; a file the peer lacks is "not
+ * found"; nothing to repair says so; bad arguments are one line, exit 2.
+ */
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runCli, type CliResult } from '../support/cli.js';
+import { readCatalog } from '../support/catalog.js';
+import { addAccount, DEFAULT_SERVER_NOW, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { tempDir } from '../support/tempDir.js';
+import { rowTextRelPath } from '../../storage/layout.js';
+
+const t = suite('tickvault repair');
+
+/** Two trading days, 3 stocks with trades and orders, 2 indexes. */
+const DATA = { days: 2, stocks: 3, indexes: 2, ticks: 0.1 } as const;
+const env = { TICKVAULT_NOW: DEFAULT_SERVER_NOW };
+const DAY = '20250103';
+/** Files of DAY the tests damage: the first stock's level-2 and trades, the last stock's orders. */
+let L2: string;
+let TRADE: string;
+let ORDER: string;
+
+/** A pristine copy of the prepared lake, made before the server on the original writes anything. */
+let pristine: string;
+let up: ServerHandle;
+let key: string;
+/** Every catalogued file's original bytes' SHA-256, hashed here from the untouched files. */
+const original = new Map<string, string>();
+let originalDigests: string;
+let indexFile: string;
+let boundaryPart: string;
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const repair = (dataDir: string, args: readonly string[]) => runCli(['repair', '--data-dir', dataDir, ...args], { env });
+
+function copyOf(dir: string): string {
+  const dest = join(tempDir('tickvault-repair-'), 'data');
+  cpSync(dir, dest, { recursive: true });
+  return dest;
+}
+
+function flipByte(dataDir: string, rel: string, at = 0.5): void {
+  const path = join(dataDir, rel);
+  const b = readFileSync(path);
+  const i = Math.floor(b.length * at);
+  b[i] ^= 0xff;
+  writeFileSync(path, b);
+}
+
+async function digests(dataDir: string): Promise<string> {
+  const r = await runCli(['doctor', '--digests', '--data-dir', dataDir], { env });
+  assert.is(r.code, 0, `doctor --digests on ${dataDir}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Doctor passes, with no warning of any kind. */
+async function doctorClean(dataDir: string): Promise<void> {
+  const r = await runCli(['doctor', '--data-dir', dataDir], { env });
+  assert.is(r.code, 0, `doctor after repair:\n${r.stdout}${r.stderr}`);
+  assert.not.match(r.stdout, /^(PROBLEM|WARNING) /m, r.stdout);
+}
+
+/** The four damages of a test copy: flipped, truncated, deleted (with its row text), a damaged boundary part. */
+function damage(dataDir: string): void {
+  flipByte(dataDir, L2);
+  const trade = join(dataDir, TRADE);
+  truncateSync(trade, readFileSync(trade).length - 100);
+  rmSync(join(dataDir, ORDER));
+  rmSync(join(dataDir, rowTextRelPath(ORDER)));
+  flipByte(dataDir, boundaryPart, 0.3);
+}
+
+function assertOriginalBytes(dataDir: string, rels: readonly string[]): void {
+  for (const rel of rels) assert.is(sha(readFileSync(join(dataDir, rel))), original.get(rel), `${rel}: the original's bytes`);
+}
+
+function stdoutLines(r: CliResult): string[] {
+  return r.stdout.trimEnd().split('\n');
+}
+
+t.before(async () => {
+  const data = await preparedData(DATA);
+  pristine = copyOf(data.dataDir);
+  const files = readCatalog(pristine, (c) => [...c.everyFile()], []);
+  for (const f of files) original.set(f.path, sha(readFileSync(join(pristine, f.path))));
+  const ofDay = (dataset: string) => files.filter((f) => f.dataset === dataset && f.tradedate === DAY).map((f) => f.path).sort();
+  L2 = ofDay('level2')[0]!;
+  TRADE = ofDay('trade')[0]!;
+  ORDER = ofDay('order').at(-1)!;
+  indexFile = ofDay('index')[0]!;
+  boundaryPart = readCatalog(pristine, (c) => c.everyBoundaryPart(), []).find((p) => p.path.includes(`date=${DAY}`))!.path;
+  originalDigests = await digests(pristine);
+  key = addAccount(data.dataDir, 'professional').key;
+  up = await startServer(data.dataDir);
+});
+
+t.after(async () => {
+  await up?.stop();
+});
+
+t('the original holds what the tests damage', () => {
+  for (const rel of [L2, TRADE, ORDER, indexFile]) assert.ok(original.has(rel), `${rel} is catalogued`);
+  assert.ok(existsSync(join(pristine, rowTextRelPath(ORDER))), 'the order file has row text');
+  assert.match(boundaryPart, /^_boundary\/(level2|index)\/date=20250103\/.+\.tvb$/);
+});
+
+t('nothing to repair: exit 0, and it says so', async () => {
+  const r = await repair(copyOf(pristine), ['--from', pristine]);
+  assert.is(r.code, 0, r.stderr);
+  assert.equal(stdoutLines(r).length, 1, r.stdout);
+  assert.match(r.stdout, /^nothing to repair: doctor finds no damaged or missing file among \d+ catalogued files/);
+});
+
+t('--from DIR: a flipped byte, a truncation, a deleted file and a damaged boundary part repaired', async () => {
+  const local = copyOf(pristine);
+  damage(local);
+  const before = await runCli(['doctor', '--data-dir', local], { env });
+  assert.is(before.code, 1, 'doctor fails on the damaged copy');
+
+  const started = Date.now();
+  const r = await repair(local, ['--from', pristine]);
+  const ms = Date.now() - started;
+  assert.is(r.code, 0, `${r.stdout}${r.stderr}`);
+  assert.is(r.stderr, '', 'nothing on stderr');
+  const lines = stdoutLines(r);
+  for (const rel of [L2, TRADE, ORDER]) assert.ok(lines.some((l) => l.startsWith(`repaired ${rel} (from ${pristine}); row text rebuilt`)), `${rel}: ${r.stdout}`);
+  assert.ok(lines.includes(`rebuilt ${boundaryPart} (boundary part, from its files here)`), r.stdout);
+  assert.match(lines[lines.length - 1], /^repair from .*: 3 damaged or missing files: 3 repaired, 0 refused, 0 not found, 0 not repaired; 1 of 1 boundary part rebuilt; 3 row texts rebuilt; all repaired in /);
+  assert.is(lines.length, 5, r.stdout);
+
+  assertOriginalBytes(local, [L2, TRADE, ORDER]);
+  await doctorClean(local);
+  assert.is(await digests(local), originalDigests);
+  console.log(`  repair --from DIR of 3 files and 1 boundary part: ${ms} ms (the command, start to end)`);
+});
+
+t('--from URL: the same damages and a deleted index file, from a second server over the original', async () => {
+  const local = copyOf(pristine);
+  damage(local);
+  rmSync(join(local, indexFile));
+
+  const started = Date.now();
+  const r = await repair(local, ['--from', up.url, '--key', key]);
+  const ms = Date.now() - started;
+  assert.is(r.code, 0, `${r.stdout}${r.stderr}`);
+  const lines = stdoutLines(r);
+  for (const rel of [L2, TRADE, ORDER]) assert.ok(lines.includes(`repaired ${rel} (from ${up.url}); row text rebuilt`), `${rel}: ${r.stdout}`);
+  assert.ok(lines.includes(`repaired ${indexFile} (from ${up.url})`), r.stdout);
+  assert.ok(lines.includes(`rebuilt ${boundaryPart} (boundary part, from its files here)`), r.stdout);
+  assert.match(lines[lines.length - 1], /: 4 damaged or missing files: 4 repaired, 0 refused, 0 not found, 0 not repaired; 1 of 1 boundary part rebuilt; 3 row texts rebuilt; all repaired in /);
+
+  assertOriginalBytes(local, [L2, TRADE, ORDER, indexFile]);
+  await doctorClean(local);
+  assert.is(await digests(local), originalDigests);
+  console.log(`  repair --from URL of 4 files (3 downloads, 1 index day mirrored) and 1 boundary part: ${ms} ms`);
+});
+
+t('a peer whose file differs too: refused, the local file untouched, exit 1', async () => {
+  const local = copyOf(pristine);
+  flipByte(local, L2);
+  const damagedBytes = readFileSync(join(local, L2));
+  const peer = copyOf(pristine);
+  flipByte(peer, L2, 0.25);
+  const peerSha = sha(readFileSync(join(peer, L2)));
+
+  const r = await repair(local, ['--from', peer]);
+  assert.is(r.code, 1, `${r.stdout}${r.stderr}`);
+  const lines = stdoutLines(r);
+  assert.ok(lines[0]!.startsWith(`refused ${L2}: peer's SHA-256 ${peerSha} differs from the catalog's ${original.get(L2)}`), r.stdout);
+  assert.match(lines[1], /: 1 damaged or missing file: 0 repaired, 1 refused, 0 not found, 0 not repaired; .*1 finding left/);
+  assert.ok(Buffer.compare(readFileSync(join(local, L2)), damagedBytes) === 0, 'the local file is byte for byte as it was');
+  const r2 = await runCli(['doctor', '--data-dir', local], { env });
+  assert.not.match(r2.stdout, /stale-temp/, 'no temporary file left behind');
+});
+
+t('a file the peer lacks too: not found, exit 1', async () => {
+  const local = copyOf(pristine);
+  rmSync(join(local, TRADE));
+  const peer = copyOf(pristine);
+  rmSync(join(peer, TRADE));
+  const r = await repair(local, ['--from', peer]);
+  assert.is(r.code, 1, `${r.stdout}${r.stderr}`);
+  assert.is(stdoutLines(r)[0], `not found ${TRADE} at ${peer}`);
+  assert.not.ok(existsSync(join(local, TRADE)));
+});
+
+t('bad arguments: one line, exit 2', async () => {
+  const local = copyOf(pristine);
+  const cases: [readonly string[], RegExp][] = [
+    [[], /^tickvault repair: --from URL\|DIR is required/],
+    [['--from', join(local, 'no-such-dir')], /^tickvault repair: --from .* is neither an http\(s\):\/\/ address nor a directory$/],
+    [['--from', join(local, 'level2')], /^tickvault repair: --from .* holds no catalog\.db/],
+    [['--from', local], /^tickvault repair: --from names the data directory itself$/],
+    [['--from', 'ftp://host/x'], /^tickvault repair: --from must be an http:\/\/ or https:\/\/ address or a directory/],
+    [['--from', 'http://127.0.0.1:1'], /^tickvault repair: --key KEY is required with --from URL/],
+    [['--from', pristine, '--key', 'k'], /^tickvault repair: --key goes with --from URL/],
+  ];
+  for (const [args, want] of cases) {
+    const r = await runCli(['repair', '--data-dir', local, ...args], { env: { ...env, TICKVAULT_UPSTREAM_KEY: undefined, TICKVAULT_REPAIR_FROM: undefined } });
+    assert.is(r.code, 2, `${args.join(' ')}: exit ${r.code}\n${r.stderr}`);
+    const err = r.stderr.trimEnd().split('\n');
+    assert.is(err.length, 1, `${args.join(' ')}: one line, got:\n${r.stderr}`);
+    assert.match(err[0], want);
+    assert.is(r.stdout, '');
+  }
+});
+
+t.run();
