@@ -9,11 +9,13 @@
  * found"; nothing to repair says so; bad arguments are one line, exit 2.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFeedLines } from '../../ingest/feed/lines.js';
 import { runCli, type CliResult } from '../support/cli.js';
+import { closedPort } from '../support/mirror.js';
 import { readCatalog } from '../support/catalog.js';
 import { addAccount, DEFAULT_SERVER_NOW, preparedData, startServer, type ServerHandle } from '../support/server.js';
 import { tempDir } from '../support/tempDir.js';
@@ -38,6 +40,7 @@ let key: string;
 const original = new Map<string, string>();
 let originalDigests: string;
 let indexFile: string;
+let feedFile: string;
 let boundaryPart: string;
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -91,6 +94,7 @@ function stdoutLines(r: CliResult): string[] {
 t.before(async () => {
   const data = await preparedData(DATA);
   pristine = copyOf(data.dataDir);
+  feedFile = data.feedFile;
   const files = readCatalog(pristine, (c) => [...c.everyFile()], []);
   for (const f of files) original.set(f.path, sha(readFileSync(join(pristine, f.path))));
   const ofDay = (dataset: string) => files.filter((f) => f.dataset === dataset && f.tradedate === DAY).map((f) => f.path).sort();
@@ -126,6 +130,7 @@ t('--from DIR: a flipped byte, a truncation, a deleted file and a damaged bounda
   damage(local);
   const before = await runCli(['doctor', '--data-dir', local], { env });
   assert.is(before.code, 1, 'doctor fails on the damaged copy');
+  const inode = statSync(join(local, L2)).ino;
 
   const started = Date.now();
   const r = await repair(local, ['--from', pristine]);
@@ -139,6 +144,7 @@ t('--from DIR: a flipped byte, a truncation, a deleted file and a damaged bounda
   assert.is(lines.length, 5, r.stdout);
 
   assertOriginalBytes(local, [L2, TRADE, ORDER]);
+  assert.is.not(statSync(join(local, L2)).ino, inode, 'replaced by rename: a new inode (a server holding the old one open is not written under)');
   await doctorClean(local);
   assert.is(await digests(local), originalDigests);
   console.log(`  repair --from DIR of 3 files and 1 boundary part: ${ms} ms (the command, start to end)`);
@@ -192,6 +198,63 @@ t('a file the peer lacks too: not found, exit 1', async () => {
   assert.is(r.code, 1, `${r.stdout}${r.stderr}`);
   assert.is(stdoutLines(r)[0], `not found ${TRADE} at ${peer}`);
   assert.not.ok(existsSync(join(local, TRADE)));
+});
+
+t('a peer that does not answer: each file not repaired with the reason, exit 1, the local file untouched', async () => {
+  const local = copyOf(pristine);
+  rmSync(join(local, TRADE));
+  const url = `http://127.0.0.1:${await closedPort()}`;
+  const r = await repair(local, ['--from', url, '--key', 'any']);
+  assert.is(r.code, 1, `${r.stdout}${r.stderr}`);
+  assert.match(stdoutLines(r)[0], new RegExp(`^not repaired ${TRADE}: .*did not answer: ECONNREFUSED`));
+  assert.not.match(r.stderr, /^ {4}at /m, 'no stack trace');
+  assert.not.ok(existsSync(join(local, TRADE)));
+});
+
+t('versions: a restated day\'s current version from a server\'s download, its old version only from a directory', async () => {
+  // The peer restates one level-2 symbol-day (one bid1 changed): version 2 current, version 1 kept.
+  const peer = copyOf(pristine);
+  const [dataset, folder, name] = L2.split('/');
+  const symbol = name!.replace(/\.parquet$/, '');
+  const rows: Record<string, unknown>[] = [];
+  for await (const batch of readFeedLines(feedFile)) {
+    for (const line of batch.lines) {
+      if (line === '') continue;
+      const row = JSON.parse(line) as Record<string, unknown>;
+      if (row.kind === dataset && row.symbol === symbol && `date=${String(row.tradedate)}` === folder) rows.push(row);
+    }
+  }
+  const changed = { ...rows[100]!, bid1: Math.round(((rows[100]!.bid1 as number) + 0.01) * 100) / 100 };
+  const corrections = join(tempDir('tickvault-repair-corr-'), 'c.jsonl');
+  writeFileSync(corrections, JSON.stringify(changed) + '\n');
+  const restated = await runCli(['restate', '--data-dir', peer, '--dataset', dataset!, '--date', DAY, corrections], { env });
+  assert.is(restated.code, 0, restated.stderr);
+  const V2 = L2.replace(/\.parquet$/, '.v2.parquet');
+  assert.ok(existsSync(join(peer, V2)), 'version 2 written');
+  const v1 = sha(readFileSync(join(peer, L2)));
+  const v2 = sha(readFileSync(join(peer, V2)));
+
+  const local = copyOf(peer);
+  flipByte(local, L2);
+  flipByte(local, V2);
+  const peerKey = addAccount(peer, 'professional').key;
+  const server = await startServer(peer);
+  try {
+    const r = await repair(local, ['--from', server.url, '--key', peerKey]);
+    assert.is(r.code, 1, `${r.stdout}${r.stderr}`);
+    const lines = stdoutLines(r);
+    assert.ok(lines.includes(`repaired ${V2} (from ${server.url}); row text rebuilt`), r.stdout);
+    assert.ok(lines.includes(`not repaired ${L2}: the peer's current version is 2, this file is version 1 (a download is always the current version; repair from a data directory or backup that holds version 1)`), r.stdout);
+  } finally {
+    await server.stop();
+  }
+  assert.is(sha(readFileSync(join(local, V2))), v2);
+  const fromDir = await repair(local, ['--from', peer]);
+  assert.is(fromDir.code, 0, fromDir.stdout);
+  assert.is(stdoutLines(fromDir)[0], `repaired ${L2} (from ${peer}); row text rebuilt`);
+  assert.is(sha(readFileSync(join(local, L2))), v1);
+  await doctorClean(local);
+  assert.is(await digests(local), await digests(peer));
 });
 
 t('bad arguments: one line, exit 2', async () => {
