@@ -47,7 +47,8 @@ export function summaryLine(o: RepairOutcome, source: string, secs: number): str
   const failed = o.lines.filter((l) => !l.ok).length;
   return (
     `repair from ${source}: ${plural(c.files, 'damaged or missing file')}: ${c.repaired} repaired, ${c.refused} refused, ${c.notFound} not found, ${c.notRepaired} not repaired; ` +
-    `${c.partsRebuilt} of ${plural(c.parts, 'boundary part')} rebuilt; ${plural(c.rowTexts, 'row text')} rebuilt; ` +
+    (c.parts === 0 ? '' : `${c.partsRebuilt} of ${plural(c.parts, 'boundary part')} rebuilt; `) +
+    `${plural(c.rowTexts, 'row text')} rebuilt; ` +
     `${failed === 0 ? 'all repaired' : `${plural(failed, 'finding')} left`} in ${secs.toFixed(1)} s`
   );
 }

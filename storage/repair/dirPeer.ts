@@ -16,7 +16,7 @@ export function dirPeer(peerDir: string, dataDir: string): PeerSource {
     async installAll(entries, done) {
       const touched = new Set<string>();
       for (const e of entries) {
-        const outcome = await installOne(peerDir, dataDir, e);
+        const outcome = await copyPeerFile(peerDir, dataDir, e);
         if (outcome.kind === 'repaired') touched.add(dirname(join(dataDir, e.path)));
         done(e, outcome);
       }
@@ -25,7 +25,11 @@ export function dirPeer(peerDir: string, dataDir: string): PeerSource {
   };
 }
 
-async function installOne(peerDir: string, dataDir: string, e: DoctorCatalogEntry): Promise<FetchOutcome> {
+/**
+ * The file at `e.path` under `peerDir` installed at the same path under `dataDir` when its
+ * SHA-256 is the catalog's (also the index files a mirror sealed into a scratch directory).
+ */
+export async function copyPeerFile(peerDir: string, dataDir: string, e: DoctorCatalogEntry): Promise<FetchOutcome> {
   const src = join(peerDir, e.path);
   const dest = join(dataDir, e.path);
   let peerBytes: number;

@@ -11,7 +11,7 @@
  * Either way the bytes are installed only when their SHA-256 is this catalog's.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, mkdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -22,10 +22,10 @@ import { Upstream, UpstreamUnreachableError } from '../../ingest/mirror/upstream
 import { openIngestStores } from '../../ingest/staging/stores.js';
 import { VERSION_KEY } from '../../ingest/restate/restateDay.js';
 import type { Logger } from '../../shared/logger.js';
-import { copyVerified, DigestMismatchError } from '../backup/verifiedCopy.js';
 import type { DoctorCatalogEntry } from '../doctorCheck.js';
 import { fsyncDir, writeDurably } from '../durableFile.js';
 import { parseFooterOrReason } from '../parquet/generalReader.js';
+import { copyPeerFile } from './dirPeer.js';
 import type { FetchOutcome, PeerSource } from './peerSource.js';
 
 export interface UrlPeerOptions {
@@ -130,8 +130,11 @@ async function mirrorIndexDay(
     let stopped: string | null = null;
     const stores = openIngestStores(scratch, opts.nowMs);
     try {
+      // The scratch seal is a means, not news: at info its "day sealed" would read as this
+      // directory's. Warnings (and debug, when asked for) still come through.
+      const log = opts.log.level === 'info' ? opts.log.child({ scratch }, { level: 'warn' }) : opts.log.child({ scratch });
       const outcome = await runMirror(
-        { stores, nowMs: opts.nowMs, log: opts.log },
+        { stores, nowMs: opts.nowMs, log },
         { upstreamUrl: opts.url, apikey: opts.apikey, days: [day], datasets: ['index'], stocks: null, indexes: v1.map((e) => e.symbol), rate: opts.rate },
       );
       stopped = outcome.stopped[0] ?? outcome.refused[0] ?? null;
@@ -147,21 +150,8 @@ async function mirrorIndexDay(
   }
 }
 
+/** The scratch seal's file, verified; none there is the mirror's stop reason when it stopped. */
 async function copyFromScratch(scratch: string, dataDir: string, e: DoctorCatalogEntry, stopped: string | null): Promise<FetchOutcome> {
-  const src = join(scratch, e.path);
-  let peerBytes: number;
-  try {
-    peerBytes = (await stat(src)).size;
-  } catch {
-    return stopped === null ? { kind: 'not-found' } : { kind: 'not-repaired', reason: stopped };
-  }
-  const dest = join(dataDir, e.path);
-  await mkdir(dirname(dest), { recursive: true });
-  try {
-    await copyVerified(src, dest, { sha256: e.sha256, label: e.path });
-    return { kind: 'repaired' };
-  } catch (err) {
-    if (err instanceof DigestMismatchError) return { kind: 'refused', peerSha256: err.got, peerBytes };
-    throw err;
-  }
+  const outcome = await copyPeerFile(scratch, dataDir, e);
+  return outcome.kind === 'not-found' && stopped !== null ? { kind: 'not-repaired', reason: stopped } : outcome;
 }
