@@ -7,7 +7,7 @@
  *     `tickvault.version` metadata must be the version this catalog lists for the file;
  *   - an index file has no download: the mirror fetches that day's pages of the index into a
  *     scratch data directory and seals them there, which reproduces the sealed file byte for
- *     byte (decisions §8), and the file is copied from there verified.
+ *     byte (api-contract: Import and mirror), and the file is copied from there verified.
  * Either way the bytes are installed only when their SHA-256 is this catalog's.
  */
 import { createHash } from 'node:crypto';
