@@ -5,6 +5,8 @@
  * nothing half-written is listed and the same command, once there is room, finishes with the
  * files an uninterrupted run writes.
  */
+import { accessSync, constants } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { IngestError, type IngestStage } from './errors.js';
 
 /** System and SQLite codes of a disk that takes no more bytes, as the words a user reads. */
@@ -55,15 +57,50 @@ export function diskFaultText(stage: IngestStage, where: string, e: unknown): { 
   return { cause: disk.cause, text: `${disk.cause} while ${DOING[stage]} ${path}`, path };
 }
 
-/** `e` as the stage's disk-fault IngestError when a full or read-only disk caused it; else `e` itself. */
+/**
+ * `e` as the stage's disk-fault IngestError when a full or read-only disk caused it; else `e`
+ * itself. A fault already made by an inner stage passes unchanged: an import seals days while
+ * it stages, and a seal that met the full disk must not read "while staging rows".
+ */
 export function asDiskFault(stage: IngestStage, where: string, e: unknown): unknown {
+  if (isStageDiskFault(e)) return e;
   const disk = diskFaultText(stage, where, e);
   if (disk === null) return e;
   return new IngestError(
     stage,
     `${disk.text}: free space (or make it writable) and run the same command again; nothing half-written is listed`,
-    { cause: e, context: { path: disk.path } },
+    // The cause in the context marks it as made here; it crosses a worker thread (context is kept).
+    { cause: e, context: { path: disk.path, diskCause: disk.cause } },
   );
+}
+
+/**
+ * `e`, met opening (or creating) the data directory, as the open stage's disk fault. A
+ * read-only disk does not always say so: SQLite reports only that it cannot open a database
+ * (it must create the WAL beside it) and a recursive mkdir that the directory is missing, so
+ * access(2) on the nearest directory there is tells the cause.
+ */
+export function asOpenFault(dataDir: string, e: unknown): unknown {
+  const mapped = asDiskFault('open', dataDir, e);
+  const code = (e as { code?: unknown } | null)?.code;
+  if (mapped !== e || (code !== 'SQLITE_CANTOPEN' && code !== 'ENOENT')) return mapped;
+  for (let dir = resolve(dataDir); ; dir = dirname(dir)) {
+    try {
+      accessSync(dir, constants.W_OK);
+      return e;
+    } catch (refusal) {
+      const refused = (refusal as { code?: unknown }).code;
+      if (refused === 'ENOENT' && dirname(dir) !== dir) continue;
+      if (typeof refused !== 'string' || !(refused in CAUSES)) return e;
+      // Without a path of its own: the line names the data directory, not its nearest ancestor.
+      return asDiskFault('open', dataDir, Object.assign(new Error(`${(e as Error).message} (${dir}: ${refused})`, { cause: e }), { code: refused }));
+    }
+  }
+}
+
+/** Whether `e` is a disk fault asDiskFault made (at whatever stage). */
+export function isStageDiskFault(e: unknown): e is IngestError {
+  return e instanceof IngestError && typeof e.context.diskCause === 'string';
 }
 
 /**

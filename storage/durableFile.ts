@@ -3,18 +3,26 @@
  * final name or absent: a temporary name carrying the writer's pid, fsync, rename. The caller
  * fsyncs the directory (once for many files) before naming the file anywhere.
  */
-import { open, rename } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 
 export async function writeDurably(finalPath: string, data: Uint8Array): Promise<void> {
   const tmp = `${finalPath}.tmp-${process.pid}`;
   const fh = await open(tmp, 'w');
   try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, finalPath);
+  } catch (e) {
+    // A full disk must not keep the part written (it holds the space a rerun needs), nor
+    // leave doctor a temp to warn about; a read-only one refuses the unlink too (then it stays
+    // for the next writer, which removes its dead writers' temps).
+    await unlink(tmp).catch(() => undefined);
+    throw e;
   }
-  await rename(tmp, finalPath);
 }
 
 /** Makes the renames inside `dir` durable. */

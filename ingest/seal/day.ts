@@ -103,30 +103,35 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
     }
     await parts.add(candidates);
   };
-  const jobs = [...staging.bucketsOf(todo)].map(([bucket, symbols]) => ({
-    dataset, tradedate, bucket, symbols: [...symbols], ...(opts.belowOrder === undefined ? {} : { belowOrder: opts.belowOrder }),
-  }));
-  if (deps.pool) {
-    const pool = deps.pool;
-    // Every worker busy, results recorded as each bucket completes; the first failure stops
-    // the buckets not yet started and is thrown once those running have settled.
-    const limit = new Limiter(pool.size);
-    const failures: unknown[] = [];
-    await Promise.all(jobs.map((job) => limit.run(async () => {
-      if (failures.length > 0) return;
-      try {
-        await finish(await pool.seal(job, deps.onFile));
-      } catch (e) {
-        failures.push(e);
-      }
-    })));
-    if (failures.length > 0) throw failures[0];
-  } else {
-    const env = { dataDir: deps.dataDir, ingestDb: staging.db, encode: deps.encode, onFile: deps.onFile };
-    for (const job of jobs) await finish(await sealBucket(env, job));
+  try {
+    const jobs = [...staging.bucketsOf(todo)].map(([bucket, symbols]) => ({
+      dataset, tradedate, bucket, symbols: [...symbols], ...(opts.belowOrder === undefined ? {} : { belowOrder: opts.belowOrder }),
+    }));
+    if (deps.pool) {
+      const pool = deps.pool;
+      // Every worker busy, results recorded as each bucket completes; the first failure stops
+      // the buckets not yet started and is thrown once those running have settled.
+      const limit = new Limiter(pool.size);
+      const failures: unknown[] = [];
+      await Promise.all(jobs.map((job) => limit.run(async () => {
+        if (failures.length > 0) return;
+        try {
+          await finish(await pool.seal(job, deps.onFile));
+        } catch (e) {
+          failures.push(e);
+        }
+      })));
+      if (failures.length > 0) throw failures[0];
+    } else {
+      const env = { dataDir: deps.dataDir, ingestDb: staging.db, encode: deps.encode, onFile: deps.onFile };
+      for (const job of jobs) await finish(await sealBucket(env, job));
+    }
+    // Before the day is marked sealed: a server keeps a sealed day's listing, parts included.
+    await parts.flush();
+  } catch (e) {
+    await removeUnlisted(deps, dataset, tradedate, todo);
+    throw e;
   }
-  // Before the day is marked sealed: a server keeps a sealed day's listing, parts included.
-  await parts.flush();
   if (opts.markDaySealed ?? true) writer.markDaySealed(dataset, tradedate, deps.nowMs());
   return { dataset, tradedate, files, rows, bytes, skipped: already.length };
 }
@@ -173,6 +178,29 @@ class PartAccumulator {
     const part = await writeBoundaryPart(this.deps.dataDir, this.dataset, this.tradedate, files);
     this.writer.recordBoundaryPart(this.dataset, this.tradedate, part, this.deps.nowMs());
   }
+}
+
+/**
+ * After a failed seal (a full or read-only disk, a dead worker), once all its writers have
+ * settled: removes what it wrote and did not list — the files of `symbols` that the catalog
+ * does not name and their row text — so that doctor finds no extra file and the space is free
+ * again. Best-effort: whatever stays, the next seal overwrites.
+ */
+async function removeUnlisted(deps: SealDeps, dataset: Dataset, tradedate: string, symbols: readonly string[]): Promise<void> {
+  let listed: Set<string>;
+  try {
+    listed = new Set(new CatalogReader(deps.catalog).symbolsOfDay(dataset, tradedate));
+  } catch {
+    return; // what is listed is unknown: nothing is removed
+  }
+  const paths: string[] = [];
+  for (const symbol of symbols) {
+    if (listed.has(symbol)) continue;
+    const rel = sealedFileRelPath(dataset, tradedate, symbol);
+    paths.push(join(deps.dataDir, rel));
+    if (hasRowText(dataset)) paths.push(join(deps.dataDir, rowTextRelPath(rel)));
+  }
+  await Promise.all(paths.map((p) => unlink(p).catch(() => undefined)));
 }
 
 /**

@@ -4,7 +4,7 @@ import { layoutFor, type Layout } from '../../storage/layout.js';
 import type { Db } from '../../shared/sqlite.js';
 import { LateGuard } from '../seal/lateGuard.js';
 import { Staging } from './segments.js';
-import { asDiskFault } from '../diskFault.js';
+import { asOpenFault } from '../diskFault.js';
 
 /** The ingest side's handles on a data directory: catalog, staging, late-message guard. */
 export interface IngestStores {
@@ -27,8 +27,9 @@ export function openIngestStores(dataDir: string, nowMs: () => number): IngestSt
     staging = Staging.open(layout.ingestDb, nowMs);
   } catch (e) {
     catalog?.close();
-    // A full disk says so at the first write, which is often this one (a database's WAL).
-    throw asDiskFault('open', dataDir, e);
+    // A full disk says so at the first write, which is often this one (a database's WAL); a
+    // read-only one, here.
+    throw asOpenFault(dataDir, e);
   }
   const catalogReader = new CatalogReader(catalog);
   return {

@@ -1,22 +1,32 @@
 /**
- * A full disk under batch commands, made for real: a small tmpfs mounted by the test (root),
- * filled, then enlarged with `mount -o remount,size=…`. Each command ends with one line naming
- * the stage, the path and the cause, exit 1, no stack trace; the same command once there is
- * room finishes with the files of a run that never met the fault.
+ * A full or read-only disk under batch commands, made for real: a small tmpfs mounted by the
+ * test (root), filled, then enlarged with `mount -o remount,size=…`, or remounted read-only and
+ * back. Each command ends with one line naming the stage, the path and the cause, exit 1, no
+ * stack trace; nothing half-written is listed; the same command once there is room (or the disk
+ * is writable) finishes with the files of a run that never met the fault.
+ *
+ * A spent quota (EDQUOT) is not made here: this kernel has neither tmpfs quotas nor the quota
+ * formats ext4 needs (CONFIG_TMPFS_QUOTA, CONFIG_QFMT_V2); its words are unit-tested
+ * (test/ingest/diskFault.test.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { emptyReplayStats, replayFiles } from '../../ingest/feed/replay.js';
+import { openIngestStores } from '../../ingest/staging/stores.js';
 import { runCli, type CliResult } from '../support/cli.js';
-import { preparedData, REPLAY_NOW } from '../support/server.js';
+import { digestLines } from '../support/mirror.js';
+import { addAccount, DEFAULT_SERVER_NOW, preparedData, REPLAY_NOW, startServer } from '../support/server.js';
 import { tempDir } from '../support/tempDir.js';
 import { isRoot, mountTmpfs, needsRoot } from '../support/tmpfs.js';
 
 const t = suite('a full disk');
 const DATA = { days: 2, stocks: 3, indexes: 2, ticks: 0.1 } as const;
 const env = { TICKVAULT_NOW: REPLAY_NOW };
+/** The line of each fault, printed at the end for the record. */
+const report: Record<string, string> = {};
 
 const digests = async (dataDir: string) => {
   const r = await runCli(['doctor', '--digests', '--data-dir', dataDir]);
@@ -24,16 +34,59 @@ const digests = async (dataDir: string) => {
   return r.stdout;
 };
 
-/** Exit 1, one line on stderr naming the cause, the stage's words and a path under `root`, no stack trace. */
-function diskFullLine(r: CliResult, command: string, stage: RegExp, root: string): void {
+const FULL = 'no space left on device';
+const READ_ONLY = 'read-only file system';
+
+/** Exit 1, one line on stderr naming `cause`, the stage's words and a path under `root`, no stack trace; returns the line. */
+function faultLine(r: CliResult, command: string, cause: string, stage: RegExp, root: string): string {
   assert.is(r.code, 1, `${command}: exit ${r.code}\n${r.stdout}${r.stderr}`);
   const lines = r.stderr.trimEnd().split('\n');
   assert.is(lines.length, 1, `${command}: one line, got:\n${r.stderr}`);
-  assert.match(lines[0]!, new RegExp(`^tickvault ${command}: failed: no space left on device while `));
+  assert.ok(lines[0]!.startsWith(`tickvault ${command}: failed: ${cause} while `), lines[0]);
   assert.match(lines[0]!, stage);
   assert.ok(lines[0]!.includes(root), `${command}: the line names a path under ${root}: ${lines[0]}`);
   assert.match(lines[0]!, /run the same command again/);
   assert.not.match(r.stderr, /^\s+at /m);
+  return lines[0]!;
+}
+
+function diskFullLine(r: CliResult, command: string, stage: RegExp, root: string): string {
+  return faultLine(r, command, FULL, stage, root);
+}
+
+/** Temp files (`NAME.tmp-PID`) under `dir`, relative. */
+function temps(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((p) => /\.tmp-\d+$/.test(p)).sort();
+}
+
+/**
+ * Stages the feed's rows in `dataDir` without sealing them (the CLI has no such command: a
+ * replay seals what it stages, `ingest` needs Kafka), as an ingest process leaves a day
+ * before its close; returns the trading days staged.
+ */
+async function stageOnly(feedFile: string, dataDir: string): Promise<string[]> {
+  const stores = openIngestStores(dataDir, () => Date.parse(REPLAY_NOW));
+  try {
+    const stats = await replayFiles({ staging: stores.staging, catalogDb: stores.layout.catalogDb }, [feedFile], emptyReplayStats());
+    return [...new Set([...stats.days].map((d) => d.split('|')[1]!))].sort();
+  } finally {
+    stores.close();
+  }
+}
+
+/**
+ * What doctor says of a data directory after a fault: no problem and no warning (every listed
+ * file whole; what the failed command wrote and did not list, temps included, removed by it);
+ * returns its digest lines.
+ */
+async function nothingHalfListed(dataDir: string): Promise<string[]> {
+  const r = await runCli(['doctor', '--data-dir', dataDir]);
+  assert.is(r.code, 0, `doctor after the fault:\n${r.stdout}${r.stderr}`);
+  assert.match(r.stdout, /^ok: no problems in \d+ files$/m, r.stdout);
+  assert.equal(temps(dataDir), [], 'no temp file left');
+  const d = await runCli(['doctor', '--digests', '--data-dir', dataDir]);
+  assert.is(d.code, 0, d.stderr);
+  return d.stdout.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 if (!isRoot) {
@@ -45,7 +98,7 @@ if (!isRoot) {
     const fs = mountTmpfs('3m');
     try {
       const dataDir = join(fs.dir, 'data');
-      diskFullLine(await runCli(['replay', feedFile, '--data-dir', dataDir], { env }), 'replay', /while staging rows in /, fs.dir);
+      report.replay = diskFullLine(await runCli(['replay', feedFile, '--data-dir', dataDir], { env }), 'replay', /while staging rows in /, fs.dir);
       fs.resize('128m');
       const again = await runCli(['replay', feedFile, '--data-dir', dataDir], { env });
       assert.is(again.code, 0, again.stderr);
@@ -62,7 +115,7 @@ if (!isRoot) {
     try {
       const dataDir = join(fs.dir, 'data');
       const inputs = ['level2', 'index', 'trade', 'order'].map((d) => join(clean, d));
-      diskFullLine(await runCli(['import', ...inputs, '--data-dir', dataDir], { env }), 'import', /while (staging rows in|sealing files into) /, fs.dir);
+      report.import = diskFullLine(await runCli(['import', ...inputs, '--data-dir', dataDir], { env }), 'import', /while (staging rows in|sealing files into) /, fs.dir);
       fs.resize('128m');
       const again = await runCli(['import', ...inputs, '--data-dir', dataDir], { env });
       assert.is(again.code, 0, again.stderr);
@@ -94,7 +147,7 @@ if (!isRoot) {
         const r = spawnSync('dd', ['if=/dev/zero', `of=${join(filler, String(i))}`, 'bs=64k', 'count=256'], { stdio: 'ignore' });
         if (r.status !== 0) break;
       }
-      diskFullLine(await runCli(['restate', '--dataset', 'level2', '--date', '20250102', corr, '--data-dir', dataDir], { env }), 'restate', /while (opening the data directory at|writing a new version in) /, fs.dir);
+      report.restate = diskFullLine(await runCli(['restate', '--dataset', 'level2', '--date', '20250102', corr, '--data-dir', dataDir], { env }), 'restate', /while (opening the data directory at|writing a new version in) /, fs.dir);
       rmSync(filler, { recursive: true, force: true });
       const again = await runCli(['restate', '--dataset', 'level2', '--date', '20250102', corr, '--data-dir', dataDir], { env });
       assert.is(again.code, 0, again.stderr);
@@ -103,6 +156,106 @@ if (!isRoot) {
       fs.unmount();
     }
   });
+
+  t('seal on a full disk: one line naming the seal and the path; what is listed is whole; with room, the same command gives the files of a clean run', async () => {
+    const { feedFile, dataDir: clean } = await preparedData(DATA);
+    const want = await digests(clean);
+    const fs = mountTmpfs('64m');
+    try {
+      const dataDir = join(fs.dir, 'data');
+      const days = await stageOnly(feedFile, dataDir);
+      assert.is(days.length, DATA.days);
+      // 1 MiB free: the first files of the day land and are listed, then the disk is full.
+      const unfill = fs.fill(1024 * 1024);
+      const seal = (day: string) => runCli(['seal', '--date', day, '--data-dir', dataDir], { env });
+      report.seal = diskFullLine(await seal(days[0]!), 'seal', /while sealing files into /, fs.dir);
+      // Space freed (doctor itself needs some: SQLite's index beside the catalog).
+      unfill();
+      const listed = await nothingHalfListed(dataDir);
+      for (const l of listed) assert.ok(want.includes(`${l}\n`), `listed after the fault, it is the file a clean run writes: ${l}`);
+      const again = await seal(days[0]!);
+      assert.is(again.code, 0, again.stderr);
+      const rest = await seal(days[1]!);
+      assert.is(rest.code, 0, rest.stderr);
+      assert.is(await digests(dataDir), want);
+    } finally {
+      fs.unmount();
+    }
+  });
+
+  t('replay on a read-only disk: one line naming the cause; made writable, the same command gives the files of a clean run', async () => {
+    const { feedFile, dataDir: clean } = await preparedData(DATA);
+    const want = await digests(clean);
+    const fs = mountTmpfs('64m');
+    try {
+      const dataDir = join(fs.dir, 'data');
+      mkdirSync(dataDir);
+      fs.remount('ro');
+      const replay = (dir: string) => runCli(['replay', feedFile, '--data-dir', dir], { env });
+      // An empty data directory there (SQLite says only "unable to open database file")…
+      report.replayRo = faultLine(await replay(dataDir), 'replay', READ_ONLY, /while opening the data directory at /, dataDir);
+      // …and one not there yet (a recursive mkdir says only ENOENT).
+      faultLine(await replay(join(fs.dir, 'absent')), 'replay', READ_ONLY, /while opening the data directory at /, join(fs.dir, 'absent'));
+      fs.remount('rw');
+      const again = await replay(dataDir);
+      assert.is(again.code, 0, again.stderr);
+      assert.is(await digests(dataDir), want);
+    } finally {
+      fs.unmount();
+    }
+  });
+
+  t('seal on a disk made read-only between two seals: one line naming the cause; made writable, the same command finishes the files of a clean run', async () => {
+    const { feedFile, dataDir: clean } = await preparedData(DATA);
+    const want = await digests(clean);
+    const fs = mountTmpfs('64m');
+    try {
+      const dataDir = join(fs.dir, 'data');
+      const days = await stageOnly(feedFile, dataDir);
+      const seal = (day: string) => runCli(['seal', '--date', day, '--data-dir', dataDir], { env });
+      const first = await seal(days[0]!);
+      assert.is(first.code, 0, first.stderr);
+      // Nothing holds a file open for writing between commands (Linux refuses a busy remount).
+      fs.remount('ro');
+      report.sealRo = faultLine(await seal(days[1]!), 'seal', READ_ONLY, /while (opening the data directory at|sealing files into) /, fs.dir);
+      fs.remount('rw');
+      await nothingHalfListed(dataDir);
+      const again = await seal(days[1]!);
+      assert.is(again.code, 0, again.stderr);
+      assert.is(await digests(dataDir), want);
+    } finally {
+      fs.unmount();
+    }
+  });
+
+  t('mirror on a full disk: one line naming the stage and the path; with room, the same command gives the upstream\'s files', async () => {
+    const { dataDir: upstreamDir } = await preparedData(DATA);
+    const days = ['20250102', '20250103'];
+    const want = await digestLines(upstreamDir, days);
+    const up = await startServer(upstreamDir, { now: DEFAULT_SERVER_NOW });
+    const fs = mountTmpfs('3m');
+    try {
+      const dataDir = join(fs.dir, 'data');
+      const key = addAccount(upstreamDir, 'flagship').key;
+      const mirror = () => runCli(['mirror', '--upstream', up.url, '--key', key, '--from', days[0]!, '--to', days[1]!, '--data-dir', dataDir], {
+        env: { TICKVAULT_NOW: DEFAULT_SERVER_NOW },
+      });
+      report.mirror = diskFullLine(await mirror(), 'mirror', /while (opening the data directory at|spooling fetched rows in|staging rows in|sealing files into) /, fs.dir);
+      fs.resize('128m');
+      await nothingHalfListed(dataDir);
+      const again = await mirror();
+      assert.is(again.code, 0, again.stderr);
+      assert.equal(await digestLines(dataDir, days), want);
+    } finally {
+      fs.unmount();
+      await up.stop();
+    }
+  });
 }
+
+t.after(() => {
+  // The lines each stage printed, for the record (one per fault).
+  for (const [name, line] of Object.entries(report)) console.log(`  ${name}: ${line}`);
+});
 
 t.run();

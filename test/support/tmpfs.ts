@@ -4,6 +4,8 @@
  * process still holding a file there does not keep it mounted).
  */
 import { spawnSync } from 'node:child_process';
+import { rmSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import type { Test } from 'uvu';
 import { tempDir } from './tempDir.js';
@@ -17,6 +19,11 @@ export interface Tmpfs {
   /** The same, failing the test when refused. */
   remount(options: string): void;
   resize(size: string): void;
+  /**
+   * Fills the disk with one file until `leaveBytes` are free (rounded down to its blocks);
+   * returns what removes the file again.
+   */
+  fill(leaveBytes: number): () => void;
   unmount(): void;
 }
 
@@ -39,7 +46,19 @@ export function mountTmpfs(size: string, prefix = 'tickvault-full-'): Tmpfs {
   };
   process.on('exit', unmount);
   const remount = (options: string) => must(['-o', `remount,${options}`, dir]);
-  return { dir, tryRemount: (options) => mount(['-o', `remount,${options}`, dir]), remount, resize: (s) => remount(`size=${s}`), unmount };
+  let fillers = 0;
+  const fill = (leaveBytes: number) => {
+    const st = statfsSync(dir);
+    const bytes = Math.floor((st.bavail * st.bsize - leaveBytes) / st.bsize) * st.bsize;
+    const file = join(dir, `filler-${fillers++}`);
+    if (bytes > 0) {
+      // fallocate takes the blocks at once (tmpfs supports it) instead of writing zeros.
+      const r = spawnSync('fallocate', ['-l', String(bytes), file], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`fallocate -l ${bytes} ${file}: ${r.stderr}`);
+    }
+    return () => rmSync(file, { force: true });
+  };
+  return { dir, tryRemount: (options) => mount(['-o', `remount,${options}`, dir]), remount, resize: (s) => remount(`size=${s}`), fill, unmount };
 }
 
 /** The one test of a run that cannot mount: a line saying why, or a failure under CI=true (CI runs as root). */
