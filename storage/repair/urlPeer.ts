@@ -5,9 +5,11 @@
  *   - a level-2, trade or order file is the peer's `format: "parquet"` download, which is the
  *     stored file itself; a download is always the peer's current version, so its
  *     `tickvault.version` metadata must be the version this catalog lists for the file;
- *   - an index file has no download: the mirror fetches that day's pages of the index into a
- *     scratch data directory and seals them there, which reproduces the sealed file byte for
- *     byte (api-contract: Import and mirror), and the file is copied from there verified.
+ *   - an index file has no download, and a stock file's download may be refused (the Parquet
+ *     quota spent, a plan without downloads): then the mirror fetches that day's pages of the
+ *     symbols into a scratch data directory and seals them there, which reproduces the sealed
+ *     file byte for byte (api-contract: Import and mirror), and the file is copied from there
+ *     verified (version 1 only: pages are the peer's current rows).
  * Either way the bytes are installed only when their SHA-256 is this catalog's.
  */
 import { createHash } from 'node:crypto';
@@ -22,6 +24,7 @@ import { Upstream, UpstreamUnreachableError } from '../../ingest/mirror/upstream
 import { openIngestStores } from '../../ingest/staging/stores.js';
 import { VERSION_KEY } from '../../ingest/restate/restateDay.js';
 import type { Logger } from '../../shared/logger.js';
+import type { Dataset } from '../../shared/schema.js';
 import type { DoctorCatalogEntry } from '../doctorCheck.js';
 import { fsyncDir, writeDurably } from '../durableFile.js';
 import { parseFooterOrReason } from '../parquet/generalReader.js';
@@ -48,29 +51,43 @@ export function urlPeer(opts: UrlPeerOptions): PeerSource {
         if (outcome.kind === 'repaired') touched.add(dirname(join(opts.dataDir, e.path)));
         done(e, outcome);
       };
-      const indexDays = new Map<string, DoctorCatalogEntry[]>();
+      // Symbol-days the mirror rebuilds from pages, by dataset and day: index days always,
+      // and stock days once the peer refuses that interface's downloads (its Parquet quota
+      // spent, or a plan without downloads), as the mirror itself falls back.
+      const byPages = new Map<string, { dataset: Dataset; day: string; files: DoctorCatalogEntry[] }>();
+      const queue = (e: DoctorCatalogEntry) => {
+        const key = `${e.dataset}|${e.tradedate}`;
+        const group = byPages.get(key) ?? { dataset: e.dataset, day: e.tradedate, files: [] };
+        group.files.push(e);
+        byPages.set(key, group);
+      };
+      const pagesOnly = new Set<Dataset>(['index']);
       for (const e of entries) {
-        if (e.dataset === 'index') {
-          const day = indexDays.get(e.tradedate) ?? [];
-          day.push(e);
-          indexDays.set(e.tradedate, day);
-        } else finish(e, await refusalOr(() => downloadOne(upstream, opts.dataDir, e)));
+        if (pagesOnly.has(e.dataset)) {
+          queue(e);
+          continue;
+        }
+        try {
+          finish(e, await downloadOne(upstream, opts.dataDir, e));
+        } catch (err) {
+          if (err instanceof TickvaultError && (err.code === 429 || err.code === 403)) {
+            opts.log.warn({ dataset: e.dataset, code: err.code, reason: err.message }, 'Parquet downloads refused by the peer; the rest of this dataset is rebuilt from its pages');
+            pagesOnly.add(e.dataset);
+            queue(e);
+          } else finish(e, outcomeOf(err));
+        }
       }
-      for (const [day, files] of indexDays) await mirrorIndexDay(opts, day, files, finish);
+      for (const g of byPages.values()) await mirrorDay(opts, g.dataset, g.day, g.files, finish);
       for (const dir of touched) await fsyncDir(dir);
     },
   };
 }
 
 /** A peer's refusal, a broken download or an unreachable peer is this file's outcome, not the run's end. */
-async function refusalOr(fetchOne: () => Promise<FetchOutcome>): Promise<FetchOutcome> {
-  try {
-    return await fetchOne();
-  } catch (e) {
-    if (e instanceof TickvaultError) return { kind: 'not-repaired', reason: `the peer answered ${e.code}: ${e.message}` };
-    if (e instanceof TickvaultDownloadError || e instanceof UpstreamUnreachableError) return { kind: 'not-repaired', reason: e.message };
-    throw e;
-  }
+function outcomeOf(e: unknown): FetchOutcome {
+  if (e instanceof TickvaultError) return { kind: 'not-repaired', reason: `the peer answered ${e.code}: ${e.message}` };
+  if (e instanceof TickvaultDownloadError || e instanceof UpstreamUnreachableError) return { kind: 'not-repaired', reason: e.message };
+  throw e;
 }
 
 async function downloadOne(upstream: Upstream, dataDir: string, e: DoctorCatalogEntry): Promise<FetchOutcome> {
@@ -114,17 +131,21 @@ function versionOf(bytes: Uint8Array): number | null {
 }
 
 /**
- * The day's damaged index files, by the mirror into a scratch data directory (removed after):
- * only version 1 is rebuilt so, a restated index file has no source at a peer's API.
+ * A dataset-day's damaged files, by the mirror into a scratch data directory (removed after).
+ * Pages are the peer's current rows, which the mirror seals as version 1: a later version
+ * has no source at a peer's API but its download.
  */
-async function mirrorIndexDay(
-  opts: UrlPeerOptions, day: string, files: readonly DoctorCatalogEntry[], finish: (e: DoctorCatalogEntry, o: FetchOutcome) => void,
+async function mirrorDay(
+  opts: UrlPeerOptions, dataset: Dataset, day: string, files: readonly DoctorCatalogEntry[], finish: (e: DoctorCatalogEntry, o: FetchOutcome) => void,
 ): Promise<void> {
   const v1 = files.filter((e) => (e.version ?? 1) === 1);
   for (const e of files) {
-    if ((e.version ?? 1) !== 1) finish(e, { kind: 'not-repaired', reason: `version ${e.version} of an index file cannot be fetched through the API (it serves current rows, sealed here as version 1); repair from a data directory or backup` });
+    if ((e.version ?? 1) !== 1) {
+      finish(e, { kind: 'not-repaired', reason: `version ${e.version} cannot be rebuilt from the peer's pages (they are sealed as version 1)${dataset === 'index' ? '' : ' and its download was refused'}; repair from a data directory or backup` });
+    }
   }
   if (v1.length === 0) return;
+  const symbols = v1.map((e) => e.symbol);
   const scratch = await mkdtemp(join(tmpdir(), 'tickvault-repair-'));
   try {
     let stopped: string | null = null;
@@ -135,7 +156,10 @@ async function mirrorIndexDay(
       const log = opts.log.level === 'info' ? opts.log.child({ scratch }, { level: 'warn' }) : opts.log.child({ scratch });
       const outcome = await runMirror(
         { stores, nowMs: opts.nowMs, log },
-        { upstreamUrl: opts.url, apikey: opts.apikey, days: [day], datasets: ['index'], stocks: null, indexes: v1.map((e) => e.symbol), rate: opts.rate },
+        {
+          upstreamUrl: opts.url, apikey: opts.apikey, days: [day], datasets: [dataset], rate: opts.rate,
+          stocks: dataset === 'index' ? null : symbols, indexes: dataset === 'index' ? symbols : null,
+        },
       );
       stopped = outcome.stopped[0] ?? outcome.refused[0] ?? null;
     } catch (e) {

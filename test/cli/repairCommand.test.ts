@@ -36,6 +36,8 @@ let ORDER: string;
 let pristine: string;
 let up: ServerHandle;
 let key: string;
+/** The data directory the server `up` serves (the prepared original). */
+let upDataDir: string;
 /** Every catalogued file's original bytes' SHA-256, hashed here from the untouched files. */
 const original = new Map<string, string>();
 let originalDigests: string;
@@ -104,6 +106,7 @@ t.before(async () => {
   indexFile = ofDay('index')[0]!;
   boundaryPart = readCatalog(pristine, (c) => c.everyBoundaryPart(), []).find((p) => p.path.includes(`date=${DAY}`))!.path;
   originalDigests = await digests(pristine);
+  upDataDir = data.dataDir;
   key = addAccount(data.dataDir, 'professional').key;
   up = await startServer(data.dataDir);
 });
@@ -169,6 +172,22 @@ t('--from URL: the same damages and a deleted index file, from a second server o
   await doctorClean(local);
   assert.is(await digests(local), originalDigests);
   console.log(`  repair --from URL of 4 files (3 downloads, 1 index day mirrored) and 1 boundary part: ${ms} ms`);
+});
+
+t('--from URL with a plan without Parquet downloads: stock files rebuilt from the peer\'s pages by the mirror', async () => {
+  const local = copyOf(pristine);
+  flipByte(local, L2);
+  rmSync(join(local, TRADE));
+  const trialKey = addAccount(upDataDir, 'trial').key;
+  const r = await repair(local, ['--from', up.url, '--key', trialKey]);
+  assert.is(r.code, 0, `${r.stdout}${r.stderr}`);
+  const lines = stdoutLines(r);
+  assert.ok(lines.includes(`repaired ${L2} (from ${up.url}); row text rebuilt`), r.stdout);
+  assert.ok(lines.includes(`repaired ${TRADE} (from ${up.url}); row text rebuilt`), r.stdout);
+  assert.match(r.stderr, /Parquet downloads refused by the peer/);
+  assertOriginalBytes(local, [L2, TRADE]);
+  await doctorClean(local);
+  assert.is(await digests(local), originalDigests);
 });
 
 t('a peer whose file differs too: refused, the local file untouched, exit 1', async () => {
