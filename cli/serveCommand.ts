@@ -76,7 +76,7 @@ export const serveCommand: Command = {
     const catalog = new CatalogReader(catalogDb);
     const served = createOperations({ dataDir: layout.dataDir, catalog, cursorKey, cacheBytes: config.cacheBytes, jsonThreads: config.jsonThreads, log: ctx.log });
     const app = createApp({
-      catalog, state, config, clock: ctx.config.clock, log: ctx.log, operations: served.operations, lateWaiting: () => lateMessagesWaiting(layout.ingestDb),
+      catalog, state, config, clock: ctx.config.clock, log: ctx.log, operations: served.operations, lateWaiting: () => lateMessagesWaiting(layout.ingestDb), damagedFiles: served.damagedFiles,
     });
     const server = createServer(app.koa.callback());
     server.keepAliveTimeout = 65_000;

@@ -7,6 +7,7 @@
 import type { CatalogReader } from '../storage/catalog.js';
 import type { Logger } from '../shared/logger.js';
 import type { Operation } from './http/operation.js';
+import { DamagedFileError } from '../storage/damagedFile.js';
 import { FileColumnCache } from './reading/fileColumns.js';
 import { CursorCodec } from './detailedHistory/cursor.js';
 import { RowJsonPool } from './detailedHistory/rowJsonPool.js';
@@ -23,7 +24,7 @@ export interface OperationsDeps {
   readonly cacheBytes: number;
   /** Row-JSON worker threads; 0 makes rows on the main thread. */
   readonly jsonThreads: number;
-  /** Where a damaged stored file that an answer could do without (a boundary part) is reported. */
+  /** Where damaged stored files are reported: once each, with the path. */
   readonly log: Logger;
 }
 
@@ -38,31 +39,56 @@ export interface ServedOperations {
   readonly operations: readonly Operation[];
   /** The column cache, for the bench's per-file memory figure. */
   readonly columns: FileColumnCache;
+  /** Stored files found damaged and not yet replaced (for /metrics). */
+  damagedFiles(): number;
   /** Stops the row-JSON workers. */
   close(): Promise<void>;
 }
 
 export function createOperations(deps: OperationsDeps): ServedOperations {
   const boundaryBytes = Math.floor(deps.cacheBytes * BOUNDARY_SHARE);
-  const columns = new FileColumnCache(deps.dataDir, deps.cacheBytes - boundaryBytes);
+  // A damaged file is logged once, when found; each request it refuses is a 503 counted in /metrics.
+  const columns = new FileColumnCache(deps.dataDir, deps.cacheBytes - boundaryBytes, (err) =>
+    deps.log.error({ file: err.path, reason: err.message }, 'stored file damaged; its symbol-day answers 503 until it is repaired: run tickvault doctor, then tickvault repair'));
   const rowJson = deps.jsonThreads > 0 ? new RowJsonPool({ dataDir: deps.dataDir }, deps.jsonThreads) : null;
   // A damaged row text costs speed, not answers (pages come from the file): logged once per file.
   const rowText = new RowTextSource(deps.dataDir, columns, (file, reason) =>
     deps.log.error({ file, reason }, 'row text damaged; pages of this file are made from its Parquet file; run tickvault doctor --rebuild'));
   const detailed = { dataDir: deps.dataDir, catalog: deps.catalog, columns, cursors: new CursorCodec(deps.cursorKey), rowJson, rowText };
+  const operations = [
+    detailedHistoryOperation('level2_quote_history', detailed),
+    detailedHistoryOperation('level2_trade_history', detailed),
+    detailedHistoryOperation('level2_order_history', detailed),
+    tickHistoryOperation({
+      dataDir: deps.dataDir, catalog: deps.catalog, columns, boundaryBytes,
+      onDamagedPart: (err) => deps.log.error({ err, file: err.path }, 'boundary part damaged; answering from the files; run tickvault doctor'),
+    }),
+  ];
   return {
-    operations: [
-      detailedHistoryOperation('level2_quote_history', detailed),
-      detailedHistoryOperation('level2_trade_history', detailed),
-      detailedHistoryOperation('level2_order_history', detailed),
-      tickHistoryOperation({
-        dataDir: deps.dataDir, catalog: deps.catalog, columns, boundaryBytes,
-        onDamagedPart: (err) => deps.log.error({ err, file: err.path }, 'boundary part damaged; answering from the files; run tickvault doctor'),
-      }),
-    ],
+    operations: operations.map((op) => reportingDamage(op, columns)),
     columns,
+    damagedFiles: () => columns.integrity.damagedCount,
     close: async () => {
       await rowJson?.close();
+    },
+  };
+}
+
+/**
+ * Damage an operation met while reading (a page that does not decode, a time column that does
+ * not parse) is remembered like damage the SHA-256 check found, so the file's later requests
+ * are refused at once and it is logged once (fileIntegrity.ts).
+ */
+function reportingDamage(op: Operation, columns: FileColumnCache): Operation {
+  return {
+    ...op,
+    async handle(req, ctx) {
+      try {
+        return await op.handle(req, ctx);
+      } catch (e) {
+        if (e instanceof DamagedFileError) await columns.integrity.found(e);
+        throw e;
+      }
     },
   };
 }

@@ -57,6 +57,8 @@ export function detailedHistoryOperation(apiname: DetailedApiName, deps: Detaile
       await ctx.acquireSlot();
       const file = isTradingDay(tradedate) ? fileToRead(deps.catalog, dataset, tradedate, q) : null;
       if (!file) return noData(dataset, q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(deps.catalog, req.params.symbol, q.symbol, tradedate)));
+      // Nothing of a file whose bytes are not the catalog's goes out, as rows or as the file (api-contract 74).
+      await deps.columns.integrity.check(file);
       if (q.format === 'parquet') return parquetFile(ctx, deps.dataDir, file);
       return jsonPage(deps, apiname, q, file);
     },

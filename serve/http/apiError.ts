@@ -32,13 +32,13 @@ export type ErrorReason =
   | 'disk'
   /** A cursor pages a version of a restated symbol-day this site does not hold yet (503). */
   | 'version'
-  /** A stored file is damaged (500; the log names the file: storage/damagedFile.ts). */
+  /** A stored file does not hold the catalog's bytes or does not decode (503 until repaired, api-contract 74). */
   | 'damaged'
   /** A fault of the server (500). */
   | 'internal';
 
 /** Limits that lift after a while: their answers say when (Retry-After, whole seconds). */
-export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot' | 'state' | 'disk' | 'version'>;
+export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot' | 'state' | 'disk' | 'version' | 'damaged'>;
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -60,7 +60,7 @@ export const badRequest = (message: string): ApiError => new ApiError(400, 'para
 export const badBody = (code: 400 | 413 | 415, message: string): ApiError => new ApiError(code, 'body', message);
 export const unauthorized = (message: string): ApiError => new ApiError(401, 'key', message);
 export const forbidden = (message: string): ApiError => new ApiError(403, 'plan', message);
-export const tooManyRequests = (reason: Exclude<WaitReason, 'slot' | 'state' | 'disk' | 'version'>, message: string, retryAfterSec: number): ApiError =>
+export const tooManyRequests = (reason: Exclude<WaitReason, 'slot' | 'state' | 'disk' | 'version' | 'damaged'>, message: string, retryAfterSec: number): ApiError =>
   new ApiError(429, reason, message, { retryAfterSec });
 export const busy = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'slot', message, { retryAfterSec });
 /** The shared state is unreachable: nothing was counted, and the same request may succeed shortly. */
@@ -69,5 +69,7 @@ export const stateUnavailable = (message: string, retryAfterSec: number): ApiErr
 export const stateDiskFault = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'disk', message, { retryAfterSec });
 /** A cursor's version is not here yet (a restatement not applied at this site): never another version's rows. */
 export const versionMissing = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'version', message, { retryAfterSec });
+/** The symbol-day's stored file is damaged here: never its rows; the same request succeeds once it is repaired. */
+export const damagedFile = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'damaged', message, { retryAfterSec });
 /** A bug, never shown to the client (fixed 500 message). */
 export const internal = (message: string): ApiError => new ApiError(500, 'internal', message, { expose: false });

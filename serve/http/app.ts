@@ -40,6 +40,8 @@ export interface AppDeps {
   readonly operations: readonly Operation[];
   /** Late messages waiting in quarantine, per dataset, for /metrics (none when not given). */
   readonly lateWaiting?: () => ReadonlyMap<string, number>;
+  /** Stored files found damaged and not yet replaced, for /metrics (ServedOperations.damagedFiles). */
+  readonly damagedFiles?: () => number;
 }
 
 export { BODY_LIMIT_BYTES } from './requestBody.js';
@@ -73,7 +75,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   const app = new Koa();
-  const extras = serveExtras({ log, slotsHeld: () => heldSlots.size, lateWaiting: deps.lateWaiting });
+  const extras = serveExtras({ log, slotsHeld: () => heldSlots.size, lateWaiting: deps.lateWaiting, damagedFiles: deps.damagedFiles });
   for (const m of extras.middleware) app.use(m);
   app.use(answerErrors(log));
   app.use(requestBody());

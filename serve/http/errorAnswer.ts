@@ -7,7 +7,8 @@
  *   ApiError with expose        → its code and message (400…503)
  *   StateDiskError              → 503 'disk' with Retry-After, naming the cause (api-contract 72)
  *   StateUnavailableError       → 503 'state' with Retry-After (nothing was counted)
- *   DamagedFileError            → 500, logged at error with the file's path (`doctor` names it too)
+ *   DamagedFileError            → 503 'damaged' with Retry-After, naming the file (api-contract 74); the
+ *                                 operations report it once per file (serve/operations.ts), not here
  *   anything else               → 500 with a fixed message, logged with its stack
  *
  * Errors after the response started (a client gone mid-body) cannot become answers; Koa
@@ -18,7 +19,7 @@ import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../../shared/logger.js';
 import { DamagedFileError } from '../../storage/damagedFile.js';
 import { STATE_DISK_RETRY_AFTER_SEC, STATE_RETRY_AFTER_SEC, StateDiskError, StateUnavailableError } from '../access/stateStore.js';
-import { ApiError, stateDiskFault, stateUnavailable, type ErrorReason } from './apiError.js';
+import { ApiError, damagedFile, stateDiskFault, stateUnavailable, type ErrorReason } from './apiError.js';
 import { errorEnvelope, JSON_TYPE } from './envelope.js';
 
 const INTERNAL_MESSAGE = 'internal server error';
@@ -36,16 +37,24 @@ export interface ErrorAnswer {
 export const stateDiskMessage = (e: StateDiskError): string =>
   `the service cannot record requests in its accounts and limits database (${e.diskCause}); nothing was counted, retry later`;
 
+/** A repair takes minutes (an operator, another site's copy): clients wait that long between tries. */
+export const DAMAGED_RETRY_AFTER_SEC = 60;
+
+/** The sentence of a damaged file: which file, that nothing of it is served, what helps. */
+export const damagedMessage = (e: DamagedFileError): string =>
+  `${e.message}; its rows are not served until it is repaired on this site (the operator is told); retry later or ask another site`;
+
 /** Pure mapping; the middleware below does the logging and the writing. */
 export function errorAnswerOf(caught: unknown): ErrorAnswer {
   const e =
     caught instanceof StateDiskError ? stateDiskFault(stateDiskMessage(caught), STATE_DISK_RETRY_AFTER_SEC)
     : caught instanceof StateUnavailableError ? stateUnavailable(STATE_MESSAGE, STATE_RETRY_AFTER_SEC)
+    : caught instanceof DamagedFileError ? damagedFile(damagedMessage(caught), DAMAGED_RETRY_AFTER_SEC)
     : caught;
   if (e instanceof ApiError && e.expose) {
     return { code: e.code, message: e.message, reason: e.reason, ...(e.opts.retryAfterSec === undefined ? {} : { retryAfterSec: e.opts.retryAfterSec }) };
   }
-  return { code: 500, message: INTERNAL_MESSAGE, reason: e instanceof DamagedFileError ? 'damaged' : 'internal' };
+  return { code: 500, message: INTERNAL_MESSAGE, reason: 'internal' };
 }
 
 export function answerErrors(log: Logger): Middleware {
@@ -55,8 +64,7 @@ export function answerErrors(log: Logger): Middleware {
     } catch (caught) {
       const answer = errorAnswerOf(caught);
       (ctx.state as { errorReason?: ErrorReason }).errorReason = answer.reason;
-      if (caught instanceof DamagedFileError) log.error({ err: caught, file: caught.path, path: ctx.path }, 'stored file damaged; run tickvault doctor');
-      else if (answer.code === 500) log.error({ err: caught, path: ctx.path }, 'request failed');
+      if (answer.code === 500) log.error({ err: caught, path: ctx.path }, 'request failed');
       if (answer.retryAfterSec !== undefined) ctx.set('Retry-After', String(answer.retryAfterSec));
       ctx.status = answer.code;
       ctx.type = JSON_TYPE;

@@ -10,7 +10,9 @@
  *   tickvault_api_slots_held                              one-request slots this process holds
  *   tickvault_quota_rejections_total{apiname,reason}      429/503: rate_limit, trial_calls,
  *                                                         parquet_quota, slot_busy, state_unavailable,
- *                                                         state_disk (ApiError.reason)
+ *                                                         state_disk, damaged_file (ApiError.reason)
+ *   tickvault_damaged_files                               stored files found damaged, not yet replaced
+ *                                                         (their symbol-days answer 503: api-contract 74)
  *   tickvault_calendar_known_range_end_timestamp_seconds  end of the calendar's known range (alert
  *                                                         when it is less than 30 days away)
  *   tickvault_late_messages_waiting{dataset}              messages for sealed days waiting in
@@ -32,7 +34,7 @@ import { onResponseDone } from './responseDone.js';
 
 export const METRICS_PATH = '/metrics';
 
-export type RejectionReason = 'rate_limit' | 'trial_calls' | 'parquet_quota' | 'slot_busy' | 'state_unavailable' | 'state_disk';
+export type RejectionReason = 'rate_limit' | 'trial_calls' | 'parquet_quota' | 'slot_busy' | 'state_unavailable' | 'state_disk' | 'damaged_file';
 
 /** The rejection label of an answer refused by a limit (ApiError.reason); null for anything else. */
 export function rejectionReason(reason: ErrorReason | undefined): RejectionReason | null {
@@ -49,6 +51,8 @@ export function rejectionReason(reason: ErrorReason | undefined): RejectionReaso
       return 'state_unavailable';
     case 'disk':
       return 'state_disk';
+    case 'damaged':
+      return 'damaged_file';
     default:
       return null;
   }
@@ -63,6 +67,8 @@ export interface MetricsOptions {
   readonly processMetrics?: boolean;
   /** Late messages waiting in quarantine, per dataset (serve/reading/lateMessages.ts). */
   readonly lateWaiting?: () => ReadonlyMap<string, number>;
+  /** Stored files found damaged and not yet replaced (serve/reading/fileIntegrity.ts). */
+  readonly damagedFiles?: () => number;
 }
 
 export class ServeMetrics {
@@ -89,7 +95,7 @@ export class ServeMetrics {
     this.bytes = new Counter({ name: 'tickvault_api_response_bytes_total', help: 'POST /api response body bytes, by apiname', labelNames: ['apiname'] as const, registers });
     this.rejections = new Counter({
       name: 'tickvault_quota_rejections_total',
-      help: 'Requests refused by a limit: rate_limit (per second), trial_calls, parquet_quota (429), slot_busy, state_unavailable or state_disk (503)',
+      help: 'Requests refused by a limit or a fault: rate_limit (per second), trial_calls, parquet_quota (429), slot_busy, state_unavailable, state_disk or damaged_file (503)',
       labelNames: ['apiname', 'reason'] as const,
       registers,
     });
@@ -122,6 +128,15 @@ export class ServeMetrics {
         },
       });
     }
+    const damagedFiles = opts.damagedFiles;
+    new Gauge({
+      name: 'tickvault_damaged_files',
+      help: 'Stored files found damaged (bytes other than the catalog lists, or undecodable) and not yet replaced; their symbol-days answer 503 until tickvault repair',
+      registers,
+      collect() {
+        this.set(damagedFiles ? damagedFiles() : 0);
+      },
+    });
     if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'tickvault_' });
   }
 

@@ -23,6 +23,7 @@ import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.j
 import { readNamedColumns } from '../../storage/parquet/generalReader.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
 import { groupRowCount } from './rowSearch.js';
+import { FileIntegrity } from './fileIntegrity.js';
 
 export type ColumnValues = ArrayLike<string | number | bigint | null>;
 
@@ -74,6 +75,10 @@ export class ByteLru {
     return this.cache.has(key, { updateAgeOnHas: false });
   }
 
+  delete(key: string): void {
+    this.cache.delete(key);
+  }
+
   get size(): number {
     return this.cache.size;
   }
@@ -90,9 +95,13 @@ function columnBytes(col: DecodedColumn): number {
 
 export class FileColumnCache {
   readonly lru: ByteLru;
+  /** Every file is checked against the catalog before its first byte is decoded (fileIntegrity.ts). */
+  readonly integrity: FileIntegrity;
 
-  constructor(private readonly dataDir: string, maxBytes: number) {
+  /** `onDamaged`: told once of each stored file found damaged (the server logs it). */
+  constructor(private readonly dataDir: string, maxBytes: number, onDamaged?: (e: DamagedFileError) => void) {
     this.lru = new ByteLru(maxBytes);
+    this.integrity = new FileIntegrity(dataDir, this.lru, onDamaged);
   }
 
   get usedBytes(): number {
@@ -111,6 +120,7 @@ export class FileColumnCache {
 
   footer(file: CatalogFile): Promise<ParquetFooter> {
     return this.memo(`${file.path}#footer`, 4096 + file.rowGroupSize, async () => {
+      await this.integrity.check(file);
       const path = join(this.dataDir, file.path);
       // Outside our reader's subset is not damage: rowGroups falls back to the general reader.
       const footer = await withFile(path, async (fh) => readFooter(fh, (await fh.stat()).size)).catch((e: unknown) => {

@@ -16,7 +16,7 @@ import { pageRowsJson } from '../../../serve/detailedHistory/rows.js';
 import { piecesText } from '../../../serve/http/jsonPieces.js';
 import { serializeRows } from '../../../storage/rowText/rowJson.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
-import { preparedFiles } from '../../support/server.js';
+import { cataloguedAs, preparedFiles } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
 const test = suite('serve/detailedHistory row-JSON workers');
@@ -81,7 +81,7 @@ test('a file outside the dedicated reader is handed back; a file unlike its cata
   copyFileSync(join(dataDir, file.path), join(other, 'level2', 'same.parquet'));
   const pool = new RowJsonPool({ dataDir: other }, 1);
   try {
-    const duck = { ...file, path: 'level2/duck.parquet' };
+    const duck = cataloguedAs(file, other, 'level2/duck.parquet');
     assert.is(await pool.rows(duck, 0, 1024), null);
     // …and the page is made on this thread instead, with the same rows.
     const fields = SCHEMAS.level2.fields.map((_, i) => i);

@@ -34,9 +34,15 @@ test('a state write the disk refused is a 503 "disk" with a longer Retry-After, 
   assert.not.match(a.message, /service\.db|SQLITE/);
 });
 
-test('a damaged stored file is a 500 whose message names neither the file nor the fault', () => {
-  const a = errorAnswerOf(new DamagedFileError('level2/date=20250106/600998.SH.parquet', 'truncated page'));
-  assert.equal(a, { code: 500, message: 'internal server error', reason: 'damaged' });
+test('a damaged stored file is a 503 "damaged" naming the file, what is wrong and what helps, with Retry-After', () => {
+  const a = errorAnswerOf(new DamagedFileError('level2/date=20250106/600998.SH.parquet', 'it is 500 bytes, the catalog lists 41022'));
+  assert.equal(a, {
+    code: 503,
+    reason: 'damaged',
+    retryAfterSec: 60,
+    message: 'stored file level2/date=20250106/600998.SH.parquet is damaged: it is 500 bytes, the catalog lists 41022; '
+      + 'its rows are not served until it is repaired on this site (the operator is told); retry later or ask another site',
+  });
 });
 
 test('anything else, and internal ApiErrors, are a fixed 500', () => {

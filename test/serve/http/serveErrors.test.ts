@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cpSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
@@ -125,24 +126,30 @@ server('a clock past the calendar known range: answers carry a Warning, no-data 
   }
 });
 
-server('a damaged stored file is a 500 with a fixed message (no stack, no path), logged naming the file; the server keeps serving', async () => {
+server('a stored file that does not decode though its bytes are the catalog\'s is a 503 "damaged", logged once naming the file; the server keeps serving', async () => {
   const dataDir = tempDir();
   await sealSyntheticFile(dataDir, '600998.SH', '20250106', 3000);
-  truncateSync(join(dataDir, 'level2', 'date=20250106', '600998.SH.parquet'), 500);
+  const rel = join('level2', 'date=20250106', '600998.SH.parquet');
+  truncateSync(join(dataDir, rel), 500);
+  // The catalog vouches for these bytes (as if sealed so): the SHA-256 check passes, the footer does not parse.
+  const bytes = readFileSync(join(dataDir, rel));
+  const db = openCatalog(join(dataDir, 'catalog.db'));
+  db.prepare('UPDATE files SET bytes = ?, sha256 = ? WHERE path = ?').run(bytes.length, createHash('sha256').update(bytes).digest('hex'), rel);
+  db.close();
   const s = await startServer(dataDir);
   try {
     const { key } = addAccount(dataDir, 'flagship');
-    const r = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600998.SH' } });
-    assert.is(r.status, 500);
-    assert.equal(r.json, { code: 500, message: 'internal server error', data: null });
-    assert.not.match(r.text, /\/|at |Error/);
-    // The slot was released with the failed response.
-    const again = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600998.SH' } });
-    assert.is(again.status, 500);
-    const line = s.logs().split('\n').find((l) => l.includes('stored file damaged')) ?? '';
-    assert.match(line, /"file":"level2\/date=20250106\/600998\.SH\.parquet"/, s.logs());
-    assert.match(line, /"type":"DamagedFileError"/);
-    assert.match(line, /"stack":/);
+    for (let i = 0; i < 3; i++) {
+      const r = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600998.SH' } });
+      assert.is(r.status, 503, r.text);
+      assert.is(r.headers['retry-after'], '60');
+      assert.match(r.json.message, /^stored file level2\/date=20250106\/600998\.SH\.parquet is damaged: .+; its rows are not served until it is repaired on this site/);
+      assert.not.match(r.text, /\bat |Error/);
+    }
+    // Logged once, though asked three times (the slot was released with each refusal).
+    const lines = s.logs().split('\n').filter((l) => l.includes('stored file damaged'));
+    assert.is(lines.length, 1, s.logs());
+    assert.match(lines[0], /"file":"level2\/date=20250106\/600998\.SH\.parquet"/);
     assert.is((await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000' } })).status, 200);
   } finally {
     await s.stop();
