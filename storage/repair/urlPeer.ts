@@ -85,8 +85,13 @@ export function urlPeer(opts: UrlPeerOptions): PeerSource {
 
 /** A peer's refusal, a broken download or an unreachable peer is this file's outcome, not the run's end. */
 function outcomeOf(e: unknown): FetchOutcome {
-  if (e instanceof TickvaultError) return { kind: 'not-repaired', reason: `the peer answered ${e.code}: ${e.message}` };
-  if (e instanceof TickvaultDownloadError || e instanceof UpstreamUnreachableError) return { kind: 'not-repaired', reason: e.message };
+  return { kind: 'not-repaired', reason: reasonOf(e) };
+}
+
+/** The one sentence of the peer's errors; anything else is not the peer's and ends the run. */
+function reasonOf(e: unknown): string {
+  if (e instanceof TickvaultError) return `the peer answered ${e.code}: ${e.message}`;
+  if (e instanceof TickvaultDownloadError || e instanceof UpstreamUnreachableError) return e.message;
   throw e;
 }
 
@@ -163,8 +168,7 @@ async function mirrorDay(
       );
       stopped = outcome.stopped[0] ?? outcome.refused[0] ?? null;
     } catch (e) {
-      if (!(e instanceof TickvaultError || e instanceof UpstreamUnreachableError)) throw e;
-      stopped = e instanceof TickvaultError ? `the peer answered ${e.code}: ${e.message}` : e.message;
+      stopped = reasonOf(e);
     } finally {
       stores.close();
     }
