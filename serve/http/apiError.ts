@@ -37,6 +37,13 @@ export type ErrorReason =
   /** A fault of the server (500). */
   | 'internal';
 
+/** Every reason, for the OpenAPI document's `X-Tickvault-Reason` (a Record: a new reason must be listed). */
+const REASONS_LISTED: Readonly<Record<ErrorReason, true>> = {
+  body: true, param: true, key: true, plan: true, rate: true, trial: true, quota: true, slot: true,
+  state: true, disk: true, version: true, damaged: true, internal: true,
+};
+export const ERROR_REASONS = Object.keys(REASONS_LISTED) as readonly ErrorReason[];
+
 /** Limits that lift after a while: their answers say when (Retry-After, whole seconds). */
 export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot' | 'state' | 'disk' | 'version' | 'damaged'>;
 

@@ -37,6 +37,9 @@ export interface ErrorAnswer {
 export const stateDiskMessage = (e: StateDiskError): string =>
   `the service cannot record requests in its accounts and limits database (${e.diskCause}); nothing was counted, retry later`;
 
+/** Names the rule that refused a request (ErrorReason) on every error answer. */
+export const REASON_HEADER = 'X-Tickvault-Reason';
+
 /** A repair takes minutes (an operator, another site's copy): clients wait that long between tries. */
 export const DAMAGED_RETRY_AFTER_SEC = 60;
 
@@ -66,6 +69,9 @@ export function answerErrors(log: Logger): Middleware {
       (ctx.state as { errorReason?: ErrorReason }).errorReason = answer.reason;
       if (answer.code === 500) log.error({ err: caught, path: ctx.path }, 'request failed');
       if (answer.retryAfterSec !== undefined) ctx.set('Retry-After', String(answer.retryAfterSec));
+      // The envelope is the vendor's ({code,message,data}); which rule answered is for our own
+      // clients (mirror, repair), which must not wait out a damaged file as they wait out a slot.
+      ctx.set(REASON_HEADER, answer.reason);
       ctx.status = answer.code;
       ctx.type = JSON_TYPE;
       ctx.body = errorEnvelope(answer.code, answer.message);

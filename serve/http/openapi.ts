@@ -1,5 +1,5 @@
 import { SCHEMAS, type DatasetSchema } from '../../shared/schema.js';
-import type { ErrorCode } from './apiError.js';
+import { ERROR_REASONS, type ErrorCode } from './apiError.js';
 import { API_NAMES, PLAN_NAMES } from '../access/plans.js';
 import { BODY_ENCODINGS, BODY_LIMIT_BYTES } from './requestBody.js';
 import { API_TIME_FORMS } from '../../shared/timeFormat.js';
@@ -166,7 +166,7 @@ function errorMeaning(code: ErrorCode): string {
   415: `The body's Content-Encoding is not one of ${BODY_ENCODINGS.join(', ')}.`,
   429: "Per-second limit exceeded, the trial plan's daily calls used up, or the daily Parquet quota used up. Retry after `Retry-After` seconds.",
   500: 'Unexpected server fault; the message carries no detail.',
-  503: 'The account already has a request in progress on this interface (JSON and Parquet share the one slot, across keys, server processes and sites). Not queued: retry after `Retry-After` seconds. Also answered while the shared accounts-and-limits database cannot be reached (nothing is counted then); retry after `Retry-After` seconds.',
+  503: 'The account already has a request in progress on this interface (JSON and Parquet share the one slot, across keys, server processes and sites). Not queued: retry after `Retry-After` seconds. Also answered while the shared accounts-and-limits database cannot be reached or written (nothing is counted then), while a cursor\'s restated version is not at this site yet, and while the symbol-day\'s stored file is damaged at this site (the message names the file; never its rows); retry after `Retry-After` seconds.',
   };
   return meanings[code];
 }
@@ -272,7 +272,7 @@ function errorResponse(code: ErrorCode): Response {
   });
   return {
     description: errorMeaning(code),
-    ...(retry ? { headers: { 'Retry-After': ref('headers', 'RetryAfter') } } : {}),
+    headers: { ...(retry ? { 'Retry-After': ref('headers', 'RetryAfter') } : {}), 'X-Tickvault-Reason': ref('headers', 'TickvaultReason') },
     content: { 'application/json': { schema } },
   };
 }
@@ -462,6 +462,11 @@ export function buildOpenApi(version: string): OpenApiDocument {
       headers: {
         RetryAfter: { description: 'Whole seconds to wait before retrying (429 and 503 only).', required: true, schema: { type: 'integer', minimum: 1 } },
         ContentDisposition: { description: 'Parquet downloads only: attachment; filename="SYMBOL_YYYYMMDD.parquet".', schema: { type: 'string' } },
+        TickvaultReason: {
+          description: 'Error answers only: the rule that answered. '
+            + 'A 503 "damaged" is a stored file damaged at this site: waiting helps only once it is repaired; another site may serve it.',
+          schema: { type: 'string', enum: [...ERROR_REASONS] },
+        },
         TickvaultVersion: { description: 'Parquet downloads only: the version of the stored file (1 as sealed, N after a restatement).', schema: { type: 'integer', minimum: 1 } },
       },
     },

@@ -52,6 +52,7 @@ test('a damaged symbol-day answers 503 with its reason; the rest of the lake is 
         const r = await ask(spoiled, key, apiname, params);
         assert.is(r.status, 503, `${apiname} ${JSON.stringify(params)}: ${r.text.slice(0, 200)}`);
         assert.is(r.headers['retry-after'], '60');
+        assert.is(r.headers['x-tickvault-reason'], 'damaged');
         assert.is(r.json.code, 503);
         assert.ok(r.json.message.startsWith(`stored file ${file.path} is damaged: `), r.json.message);
         assert.match(r.json.message, /not served until it is repaired on this site/);
