@@ -37,6 +37,8 @@ const DOING: Readonly<Record<IngestStage, string>> = {
 /** The disk cause of an error or of any error in its cause chain, with the path it names if any. */
 export function diskCauseOf(e: unknown): { readonly cause: string; readonly path: string | null } | null {
   for (let x: unknown = e, depth = 0; x !== null && x !== undefined && depth < 8; x = (x as { cause?: unknown }).cause, depth++) {
+    // Already a stage's fault: its path is the one the failing call named (a seal worker's file).
+    if (isStageDiskFault(x)) return { cause: x.context.diskCause as string, path: x.context.path as string };
     const code = (x as { code?: unknown }).code;
     if (typeof code === 'string' && code in CAUSES) {
       const path = (x as { path?: unknown }).path;

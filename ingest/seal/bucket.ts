@@ -9,12 +9,13 @@ import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { NewCatalogFile } from '../../storage/catalog.js';
-import { sealedFileRelPath } from '../../storage/layout.js';
+import { rowTextRelPath, sealedFileRelPath } from '../../storage/layout.js';
 import { writeDurably } from '../../storage/durableFile.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { hasRowText, rowTextOfColumns, writeRowText } from '../../storage/rowText/rowTextBuild.js';
 import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';
 import { readStagedBucket, type StagedRecord } from '../staging/bucketRead.js';
+import { atStage } from '../diskFault.js';
 import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writer.js';
 
 export type Encoder = (cols: SymbolDayColumns, opts: EncodeOptions) => Promise<Uint8Array>;
@@ -64,11 +65,16 @@ export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<Bu
     const task = (async () => {
       const data = await env.encode({ dataset, tradedate, ...cols }, { rowGroupSize: SCHEMAS[dataset].rowGroupSize });
       const relPath = sealedFileRelPath(dataset, tradedate, cols.symbol);
-      await writeDurably(join(env.dataDir, relPath), data);
+      // A disk fault names the file it met: its words cross back from a seal worker as they are.
+      const path = join(env.dataDir, relPath);
+      await atStage('seal', path, () => writeDurably(path, data));
       const sha256 = createHash('sha256').update(data).digest('hex');
       // Before the catalog lists the file, so a listed file has its row text unless a crash
       // or a disk fault intervened (then pages are made from the file; doctor --rebuild).
-      if (hasRowText(dataset)) await writeRowText(env.dataDir, relPath, await rowTextOfColumns({ dataset, tradedate, ...cols }, SCHEMAS[dataset].rowGroupSize, sha256));
+      if (hasRowText(dataset)) {
+        const text = await rowTextOfColumns({ dataset, tradedate, ...cols }, SCHEMAS[dataset].rowGroupSize, sha256);
+        await atStage('seal', join(env.dataDir, rowTextRelPath(relPath)), () => writeRowText(env.dataDir, relPath, text));
+      }
       const idx = buildMinuteIndex(cols.timesMs);
       written.push({
         symbol: cols.symbol, relPath, rows: cols.rows, firstTimeMs: cols.timesMs[0], lastTimeMs: cols.timesMs[cols.rows - 1],

@@ -24,6 +24,7 @@ import type { StagedRecord } from '../staging/bucketRead.js';
 import type { SealPool } from './pool.js';
 import type { FileCandidates } from '../../storage/boundary/candidates.js';
 import { writeBoundaryPart } from '../../storage/boundary/partFile.js';
+import { atStage } from '../diskFault.js';
 
 export type { Encoder } from './bucket.js';
 
@@ -94,8 +95,9 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
     if (pastCut.length > 0) opts.onPastCut?.(pastCut);
     if (written.length === 0) return;
     await fsyncDir(dir);
-    writer.recordFiles(dataset, tradedate, SCHEMAS[dataset].rowGroupSize, written, deps.nowMs());
-    staging.drop(dataset, tradedate, written.map((w) => w.symbol));
+    // A disk fault names the database it met (the outer stage's words name only the directory).
+    await atStage('seal', catalog.name, async () => writer.recordFiles(dataset, tradedate, SCHEMAS[dataset].rowGroupSize, written, deps.nowMs()));
+    await atStage('seal', staging.db.name, async () => staging.drop(dataset, tradedate, written.map((w) => w.symbol)));
     for (const w of written) {
       files++;
       rows += w.rows;
@@ -132,7 +134,7 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
     await removeUnlisted(deps, dataset, tradedate, todo);
     throw e;
   }
-  if (opts.markDaySealed ?? true) writer.markDaySealed(dataset, tradedate, deps.nowMs());
+  if (opts.markDaySealed ?? true) await atStage('seal', catalog.name, async () => writer.markDaySealed(dataset, tradedate, deps.nowMs()));
   return { dataset, tradedate, files, rows, bytes, skipped: already.length };
 }
 
@@ -175,8 +177,8 @@ class PartAccumulator {
     const dir = join(this.deps.dataDir, dirname(boundaryPartRelPath(this.dataset, this.tradedate, 'part')));
     await mkdir(dir, { recursive: true });
     await removeStaleTemps(dir);
-    const part = await writeBoundaryPart(this.deps.dataDir, this.dataset, this.tradedate, files);
-    this.writer.recordBoundaryPart(this.dataset, this.tradedate, part, this.deps.nowMs());
+    const part = await atStage('seal', dir, () => writeBoundaryPart(this.deps.dataDir, this.dataset, this.tradedate, files));
+    await atStage('seal', this.deps.catalog.name, async () => this.writer.recordBoundaryPart(this.dataset, this.tradedate, part, this.deps.nowMs()));
   }
 }
 
