@@ -16,6 +16,12 @@ export interface FileToFetch {
   readonly entry: DoctorCatalogEntry;
   /** What doctor found, e.g. `checksum-mismatch`, `missing`. */
   readonly kinds: readonly ProblemKind[];
+  /**
+   * Doctor found its row text unusable too (missing, made from other bytes, damaged). Row text
+   * is checked against the catalog's SHA-256, not the file, so a sound one serves the repaired
+   * file as it is and is not written again.
+   */
+  readonly rowText: boolean;
 }
 
 export interface PartToRebuild {
@@ -53,14 +59,15 @@ export function planRepair(report: DoctorReport, entries: readonly DoctorCatalog
   }
   const files: FileToFetch[] = [];
   const toRebuild: PartToRebuild[] = [];
+  const rowTextWarned = new Set(report.warnings.filter((w) => w.kind === 'row-text').map((w) => w.path));
   for (const [path, kinds] of kindsOf) {
     const entry = byPath.get(path);
-    if (entry !== undefined) files.push({ entry, kinds });
+    if (entry !== undefined) files.push({ entry, kinds, rowText: rowTextWarned.has(path) });
     else toRebuild.push({ part: partByPath.get(path)!, kinds });
   }
   const damaged = new Set(report.problems.map((p) => p.path));
-  const rowTextOnly = report.warnings.filter((w) => w.kind === 'row-text' && !damaged.has(w.path)).map((w) => w.path);
-  return { files, parts: toRebuild, rowTextOnly: [...new Set(rowTextOnly)], leftAlone };
+  const rowTextOnly = [...rowTextWarned].filter((path) => !damaged.has(path));
+  return { files, parts: toRebuild, rowTextOnly, leftAlone };
 }
 
 /** Nothing to do: no damaged file or part, no row text to write, nothing left alone. */

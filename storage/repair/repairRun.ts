@@ -7,7 +7,6 @@
 import { CatalogReader, openCatalog } from '../catalog.js';
 import { checkDataDir, openDoctorIo, type DoctorCatalogEntry, type DoctorPartEntry, type DoctorReport } from '../doctorCheck.js';
 import { layoutFor } from '../layout.js';
-import { hasRowText } from '../rowText/rowTextBuild.js';
 import { rebuildRowTexts } from '../rowText/rowTextRebuild.js';
 import { rebuildPart } from './boundaryRebuild.js';
 import type { FetchOutcome, PeerSource } from './peerSource.js';
@@ -55,10 +54,9 @@ export async function runRepair(dataDir: string, source: PeerSource): Promise<Re
   });
   const stillDamaged = new Set(plan.files.filter((f) => fileLines.get(f.entry.path)?.ok !== true).map((f) => f.entry.path));
 
-  // Row text of every repaired file (the old one was made from other bytes, or is gone too)
-  // and of the sound files doctor warned about, by doctor --rebuild's own step, which writes
-  // only from bytes that hash to the catalog's SHA-256.
-  const repaired = plan.files.filter((f) => !stillDamaged.has(f.entry.path) && hasRowText(f.entry.dataset)).map((f) => f.entry.path);
+  // Row text doctor found unusable, of the repaired files and of sound ones, by doctor
+  // --rebuild's own step, which writes only from bytes that hash to the catalog's SHA-256.
+  const repaired = plan.files.filter((f) => f.rowText && !stillDamaged.has(f.entry.path)).map((f) => f.entry.path);
   const wanted = [...repaired, ...plan.rowTextOnly];
   const rebuiltText = new Set(
     wanted.length === 0 ? [] : await rebuildRowTexts(dataDir, {

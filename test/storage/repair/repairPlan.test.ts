@@ -59,11 +59,13 @@ t('extra files and rows off the layout are left alone, whatever else is said of 
   assert.not.ok(isEmptyPlan(plan));
 });
 
-t('row-text warnings of sound files only; a damaged file\'s row text comes with its repair', () => {
+t('row-text warnings: of sound files alone, or with a damaged file\'s repair', () => {
   const w = (path: string): Warning => ({ kind: 'row-text', path, detail: 'stale' });
   const plan = planRepair(report([p('checksum-mismatch', L2.path)], [w(L2.path), w(TRADE.path), { kind: 'stale-temp', path: 'x.tmp-1', detail: '' }]), ENTRIES, [PART]);
   assert.equal(plan.rowTextOnly, [TRADE.path]);
-  assert.equal(plan.files.map((f) => f.entry.path), [L2.path]);
+  assert.equal(plan.files.map((f) => [f.entry.path, f.rowText]), [[L2.path, true]]);
+  const sound = planRepair(report([p('missing', L2.path)]), ENTRIES, [PART]);
+  assert.equal(sound.files.map((f) => f.rowText), [false], 'a file whose row text doctor found sound keeps it');
 });
 
 t('stale temp files alone: nothing to repair', () => {
