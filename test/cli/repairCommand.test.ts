@@ -224,6 +224,27 @@ t('a peer whose file differs too: refused, the local file untouched, exit 1', as
   assert.not.match(r2.stdout, /stale-temp/, 'no temporary file left behind');
 });
 
+t('a peer server whose file is damaged too: not repaired with its 503 at once (no waiting it out), exit 1, the local file untouched', async () => {
+  const local = copyOf(pristine);
+  flipByte(local, L2);
+  const damagedBytes = readFileSync(join(local, L2));
+  const peer = copyOf(pristine);
+  flipByte(peer, L2, 0.25);
+  const peerKey = addAccount(peer, 'professional').key;
+  const server = await startServer(peer);
+  try {
+    const started = Date.now();
+    const r = await repair(local, ['--from', server.url, '--key', peerKey]);
+    const ms = Date.now() - started;
+    assert.is(r.code, 1, `${r.stdout}${r.stderr}`);
+    assert.match(stdoutLines(r)[0], new RegExp(`^not repaired ${L2}: the peer answered 503: `));
+    assert.ok(ms < 30_000, `answered without waiting out the peer's Retry-After (took ${ms} ms)`);
+  } finally {
+    await server.stop();
+  }
+  assert.ok(Buffer.compare(readFileSync(join(local, L2)), damagedBytes) === 0, 'the local file is byte for byte as it was');
+});
+
 t('a file the peer lacks too: not found, exit 1', async () => {
   const local = copyOf(pristine);
   rmSync(join(local, TRADE));
