@@ -196,7 +196,7 @@ if (!isRoot) {
     }
   });
 
-  t('replay on a read-only disk: one line naming the cause; made writable, the same command gives the files of a clean run', async () => {
+  t('replay and import on a read-only disk: one line naming the cause; made writable, the same command gives the files of a clean run', async () => {
     const { feedFile, dataDir: clean } = await preparedData(DATA);
     const want = await digests(clean);
     const fs = mountTmpfs('64m');
@@ -209,10 +209,20 @@ if (!isRoot) {
       report.replayRo = faultLine(await replay(dataDir), 'replay', READ_ONLY, /while opening the data directory at /, dataDir);
       // …and one not there yet (a recursive mkdir says only ENOENT).
       faultLine(await replay(join(fs.dir, 'absent')), 'replay', READ_ONLY, /while opening the data directory at /, join(fs.dir, 'absent'));
+      // An import's open is the same: one line.
+      const importDir = join(fs.dir, 'imported');
+      const inputs = ['level2', 'index', 'trade', 'order'].map((d) => join(clean, d));
+      const runImport = () => runCli(['import', ...inputs, '--data-dir', importDir], { env });
+      report.importRo = faultLine(await runImport(), 'import', READ_ONLY, /while opening the data directory at /, importDir);
+      // Linux refuses `remount,ro` while a process holds a file there open for writing (a
+      // command's databases are open all its run), so a read-only disk is met at the start.
       fs.remount('rw');
       const again = await replay(dataDir);
       assert.is(again.code, 0, again.stderr);
       assert.is(await digests(dataDir), want);
+      const imported = await runImport();
+      assert.is(imported.code, 0, imported.stderr);
+      assert.is(await digests(importDir), want);
     } finally {
       fs.unmount();
     }
@@ -241,7 +251,7 @@ if (!isRoot) {
     }
   });
 
-  t('mirror on a full disk: one line naming the stage and the path; with room, the same command gives the upstream\'s files', async () => {
+  t('mirror on a read-only and a full disk: one line naming the stage and the path; with room, the same command gives the upstream\'s files', async () => {
     const { dataDir: upstreamDir } = await preparedData(DATA);
     const days = ['20250102', '20250103'];
     const want = await digestLines(upstreamDir, days);
@@ -253,6 +263,9 @@ if (!isRoot) {
       const mirror = () => runCli(['mirror', '--upstream', up.url, '--key', key, '--from', days[0]!, '--to', days[1]!, '--data-dir', dataDir], {
         env: { TICKVAULT_NOW: DEFAULT_SERVER_NOW },
       });
+      fs.remount('ro');
+      report.mirrorRo = faultLine(await mirror(), 'mirror', READ_ONLY, /while opening the data directory at /, dataDir);
+      fs.remount('rw');
       report.mirror = diskFullLine(await mirror(), 'mirror', /while (opening the data directory at|spooling fetched rows in|staging rows in|sealing files into) /, fs.dir);
       fs.resize('128m');
       await nothingHalfListed(dataDir);
