@@ -5,8 +5,10 @@
  * the original (its Parquet downloads; index files through the mirror). Afterwards `doctor`
  * passes with no warning and `doctor --digests` equals the original's; every repaired file's
  * bytes are the original's (read before any test ran). A peer whose file differs too is
- * refused and the local file stays byte for byte as it was; a file the peer lacks is "not
- * found"; nothing to repair says so; bad arguments are one line, exit 2.
+ * refused and the local file stays byte for byte as it was (a peer server's damaged file too,
+ * by its 503, without waiting); a file the peer lacks is "not found"; a server running on the
+ * damaged directory serves the repaired file without a restart; nothing to repair says so; bad
+ * arguments are one line, exit 2.
  */
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
@@ -17,7 +19,7 @@ import { readFeedLines } from '../../ingest/feed/lines.js';
 import { runCli, type CliResult } from '../support/cli.js';
 import { closedPort } from '../support/mirror.js';
 import { readCatalog } from '../support/catalog.js';
-import { addAccount, DEFAULT_SERVER_NOW, preparedData, startServer, type ServerHandle } from '../support/server.js';
+import { addAccount, DEFAULT_SERVER_NOW, httpRequest, preparedData, startServer, type ServerHandle } from '../support/server.js';
 import { tempDir } from '../support/tempDir.js';
 import { rowTextRelPath } from '../../storage/layout.js';
 
@@ -204,6 +206,29 @@ t('a sound file with damaged row text: its row text rebuilt here, nothing fetche
   assert.is(lines[0], `row text rebuilt ${L2}`);
   assert.match(lines[1], /: 0 damaged or missing files: .*1 row text rebuilt; all repaired in /);
   await doctorClean(local);
+});
+
+t('a server running on the damaged directory serves the repaired file without a restart', async () => {
+  const local = copyOf(pristine);
+  flipByte(local, L2);
+  const localKey = addAccount(local, 'professional').key;
+  const [, folder, name] = L2.split('/');
+  const download = () => httpRequest(`${served.url}/api`, {
+    body: JSON.stringify({ apiname: 'level2_quote_history', apikey: localKey, params: { symbol: name!.replace(/\.parquet$/, ''), tradedate: folder!.slice(5), format: 'parquet' } }),
+    headers: { 'content-type': 'application/json' },
+  });
+  const served = await startServer(local);
+  try {
+    const before = await download();
+    assert.is(before.status, 503, `the damaged file is refused: ${before.text.slice(0, 200)}`);
+    const r = await repair(local, ['--from', pristine]);
+    assert.is(r.code, 0, `${r.stdout}${r.stderr}`);
+    const after = await download();
+    assert.is(after.status, 200, after.text.slice(0, 200));
+    assert.is(sha(after.body), original.get(L2), 'the original bytes, served by the same process');
+  } finally {
+    await served.stop();
+  }
 });
 
 t('a peer whose file differs too: refused, the local file untouched, exit 1', async () => {
