@@ -13,6 +13,11 @@ export class TickvaultError extends Error {
     message: string,
     /** From `Retry-After` (429, 503), when given. */
     readonly retryAfterSec?: number,
+    /**
+     * From `X-Tickvault-Reason`: the rule that answered (`slot`, `quota`, `damaged`, …), when the
+     * server is tickvault; a vendor's server sends none.
+     */
+    readonly reason?: string,
   ) {
     super(message);
   }

@@ -49,8 +49,12 @@ export function retryDelayMs(
   attempt: number,
   policy: RetryPolicy,
   random: number,
+  /** The server's X-Tickvault-Reason, when it sent one. */
+  reason?: string,
 ): number | null {
   if (!RETRIED_STATUSES.has(status)) return null;
+  // A file damaged at the site stays so until an operator repairs it: not worth a client's wait.
+  if (reason === 'damaged') return null;
   if (attempt >= policy.maxAttempts) return null;
   const waitSec = retryAfterSec ?? 1;
   if (waitSec > policy.maxWaitSec) return null;

@@ -41,7 +41,7 @@ export class Transport {
       });
       if (res.status === 200) return res;
       const error = await errorOf(res);
-      const delay = retryDelayMs(res.status, error.retryAfterSec, attempt, this.opts.retry, this.opts.random());
+      const delay = retryDelayMs(res.status, error.retryAfterSec, attempt, this.opts.retry, this.opts.random(), error.reason);
       if (delay === null) throw error;
       await sleep(delay, undefined, { signal });
     }
@@ -59,7 +59,7 @@ async function errorOf(res: Response): Promise<TickvaultError> {
   } catch {
     // Not the envelope (a proxy's page, say): keep the start of the body as the message.
   }
-  return new TickvaultError(res.status, message, retryAfterSec);
+  return new TickvaultError(res.status, message, retryAfterSec, res.headers.get('x-tickvault-reason') ?? undefined);
 }
 
 /** Reads a 200 response as the JSON envelope of a success. */

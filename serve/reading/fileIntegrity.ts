@@ -18,7 +18,13 @@ import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { DamagedFileError } from '../../storage/damagedFile.js';
-import type { ByteLru } from './fileColumns.js';
+
+/** Where verdicts are kept: the column cache's byte-bounded LRU (fileColumns.ts ByteLru). */
+export interface VerdictCache {
+  get<T>(key: string): Promise<T> | undefined;
+  set<T>(key: string, bytes: number, value: Promise<T>): Promise<T>;
+  delete(key: string): void;
+}
 
 /** What a damaged file is known by: its path's inode, size and mtime, or that it is absent. */
 type Identity = string;
@@ -43,7 +49,7 @@ export class FileIntegrity {
 
   constructor(
     private readonly dataDir: string,
-    private readonly verdicts: ByteLru,
+    private readonly verdicts: VerdictCache,
     private readonly onFound: (e: DamagedFileError) => void = () => {},
   ) {}
 

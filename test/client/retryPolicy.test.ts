@@ -18,6 +18,12 @@ test('429 and 503 wait Retry-After plus jitter within its bound', () => {
   assert.is(retryDelayMs(503, 0, 1, policy, 0.5), 50, 'Retry-After 0: jitter alone');
 });
 
+test('a 503 for a file damaged at the site is not retried, whatever its Retry-After; other reasons are', () => {
+  assert.is(retryDelayMs(503, 1, 1, policy, 0, 'damaged'), null);
+  assert.is(retryDelayMs(503, 1, 1, policy, 0, 'slot'), 1000);
+  assert.is(retryDelayMs(429, 1, 1, policy, 0, 'rate'), 1000);
+});
+
 test('a missing Retry-After waits 1 s', () => {
   assert.is(retryDelayMs(429, undefined, 1, policy, 0), 1000);
 });

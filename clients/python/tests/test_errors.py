@@ -3,6 +3,7 @@ plans without access; paging that would end early or loop raises."""
 from __future__ import annotations
 
 import gzip
+import shutil
 import json
 import time
 from typing import List, Tuple
@@ -11,7 +12,7 @@ import pytest
 
 import tickvault
 from tickvault._retry import parse_retry_after, retry_delay
-from conftest import DAYS, KEYS, Lake, Server, account_id, envelope, hold_slot
+from conftest import DAYS, KEYS, PLANS, Lake, Server, _start_server, _stop, account_id, cli, envelope, hold_slot
 
 
 class Retries:
@@ -73,6 +74,34 @@ def test_503_busy_slot_retried_after_retry_after(server: Server, lake: Lake) -> 
     assert len(got) > 1000
     assert 1 <= len(hook.seen) <= 2 and all(s[0] == 503 and s[1] == 1 and s[2] >= 1 for s in hook.seen)
     assert elapsed >= 1.0 * len(hook.seen)
+
+
+def test_503_of_a_damaged_file_raises_damaged_at_once(lake: Lake, tmp_path) -> None:
+    """A copy of the lake with one flipped byte in a level-2 file, served by its own server:
+    that stock-day raises Damaged (a 503 never waited out, even with waits allowed), naming the
+    file; another stock-day of the copy is served."""
+    copy = Lake(tmp_path)
+    shutil.copytree(lake.data, copy.data, ignore=shutil.ignore_patterns("service.db*"))
+    path = copy.file("level2", DAYS[0], "600000.SH")
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    path.write_bytes(bytes(data))
+    cli("accounts", "add", "--plan", PLANS["slot"], "--key", KEYS["slot"], "--data-dir", str(copy.data))
+    spoiled = _start_server(copy)
+    try:
+        hook = Retries()
+        with tickvault.Client(spoiled.url, KEYS["slot"], retries=5, max_wait=120, on_retry=hook) as tv:
+            t0 = time.monotonic()
+            with pytest.raises(tickvault.Damaged) as caught:
+                tv.level2_quote_history("600000.SH", DAYS[0], fields="time")
+            assert time.monotonic() - t0 < 10
+            assert isinstance(caught.value, tickvault.Unavailable)
+            assert caught.value.code == 503 and caught.value.retry_after == 60 and hook.seen == []
+            assert caught.value.message.startswith(f"stored file level2/date={DAYS[0]}/600000.SH.parquet is damaged: its SHA-256 ")
+            other = sorted(p.stem for p in (copy.data / "level2" / f"date={DAYS[0]}").glob("*.parquet") if p.stem != "600000.SH")[0]
+            assert len(tv.level2_quote_history(other, DAYS[0], fields="time")) > 1000
+    finally:
+        _stop(spoiled)
 
 
 def test_400_not_retried(server: Server) -> None:

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { CatalogFile } from '../../../storage/catalog.js';
 import { addAccount, httpRequest, postApi, preparedFiles, startServers, type ServerHandle } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
+import { TickvaultClient, TickvaultError } from '../../../client/index.js';
 
 const test = suite('serve: damaged stored files');
 const DATA = { days: 2, stocks: 3, indexes: 1, ticks: 0.2 } as const;
@@ -59,6 +60,18 @@ test('a damaged symbol-day answers 503 with its reason; the rest of the lake is 
         assert.not.match(r.text, /\bat |Error|\/tmp\//);
       }
     }
+    // Our client takes the reason: it does not wait out a damaged file as it waits out a slot,
+    // even allowed waits of two minutes.
+    const client = new TickvaultClient({ baseUrl: spoiled.url, apikey: key, retry: { maxAttempts: 5, maxWaitSec: 120 } });
+    const t0 = Date.now();
+    try {
+      await client.level2QuoteHistory({ symbol: a, tradedate: DAY });
+      assert.unreachable('the client got rows of a damaged file');
+    } catch (e) {
+      assert.instance(e, TickvaultError);
+      assert.equal([(e as TickvaultError).code, (e as TickvaultError).reason, (e as TickvaultError).retryAfterSec], [503, 'damaged', 60]);
+    }
+    assert.ok(Date.now() - t0 < 10_000, `answered in ${Date.now() - t0} ms, not after a wait`);
     const messages = await Promise.all(refused.slice(0, 1).concat(refused.slice(3)).map(([apiname, params]) => ask(spoiled, key, apiname, params)));
     assert.match(messages[0].json.message, /: its SHA-256 [0-9a-f]{64} differs from the catalog's /);
     assert.match(messages[1].json.message, new RegExp(`: it is ${Math.floor(truncated.bytes / 2)} bytes, the catalog lists ${truncated.bytes};`));
@@ -84,7 +97,7 @@ test('a damaged symbol-day answers 503 with its reason; the rest of the lake is 
     const metrics = (await httpRequest(`${spoiled.url}/metrics`, { method: 'GET' })).text;
     assert.is(metric(metrics, /^tickvault_damaged_files (\d+)$/m), 3);
     const damagedCount = [...metrics.matchAll(/^tickvault_quota_rejections_total\{apiname="[a-z0-9_]+",reason="damaged_file"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
-    assert.is(damagedCount, refused.length * 2 + 3);
+    assert.is(damagedCount, refused.length * 2 + 1 + 3, "two rounds, the client once (not retried), three messages");
 
     // What tickvault repair does: a verified copy under a temporary name, renamed over.
     const path = join(dataDir, flipped.path);

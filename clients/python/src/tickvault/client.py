@@ -30,6 +30,7 @@ from ._retry import parse_retry_after, retry_delay
 from ._version import __version__
 from .errors import (
     ConnectionFailed,
+    Damaged,
     DownloadError,
     NoData,
     PagingError,
@@ -163,7 +164,8 @@ class Client:
                 error = self._error_of(response)
             finally:
                 response.close()
-            delay = retry_delay(
+            # A file damaged at the site stays so until an operator repairs it.
+            delay = None if isinstance(error, Damaged) else retry_delay(
                 response.status_code,
                 error.retry_after,
                 attempt,
@@ -192,7 +194,7 @@ class Client:
                 message = envelope["message"]
         except ValueError:
             pass  # not the envelope (a proxy's page): keep the start of the body
-        return error_for(response.status_code, message or f"HTTP {response.status_code}", retry_after)
+        return error_for(response.status_code, message or f"HTTP {response.status_code}", retry_after, response.headers.get("x-tickvault-reason"))
 
     def call(self, apiname: str, params: Mapping[str, Any], fields: Fields = None) -> Envelope:
         """One request, one page: the success envelope ``{"code", "message", "data"}`` as a dict.

@@ -17,7 +17,8 @@ TooManyRequests`` or ``except Unavailable`` catches either.
     │   ├── RateLimited         the per-second limit
     │   └── QuotaExceeded       trial daily calls or the daily Parquet quota
     ├── Unavailable         503 (retried after Retry-After, within the client's bound)
-    │   └── Busy                the account already has a request in progress on the interface
+    │   ├── Busy                the account already has a request in progress on the interface
+    │   └── Damaged             the symbol-day's stored file is damaged at this site (never retried)
     ├── ServerError         500 or any other unexpected status
     ├── NoData              a Parquet download of a stock-day that is not stored (200, no file)
     ├── PagingError         paging that would loop or end early (a short page, a repeated cursor)
@@ -38,6 +39,7 @@ __all__ = [
     "QuotaExceeded",
     "Unavailable",
     "Busy",
+    "Damaged",
     "ServerError",
     "NoData",
     "PagingError",
@@ -109,6 +111,12 @@ class Busy(Unavailable):
     detailed interface (JSON and Parquet share it); it is not queued."""
 
 
+class Damaged(Unavailable):
+    """503 of a stored file damaged at the site (tickvault's ``X-Tickvault-Reason: damaged``):
+    its rows are not served until an operator repairs it, so the client does not wait for it;
+    the message names the file. Another site may serve the same day."""
+
+
 class ServerError(TickvaultError):
     """500, or a status the API does not document (a proxy's answer, say)."""
 
@@ -134,8 +142,9 @@ class ConnectionFailed(TickvaultError):
     in-flight slot may already be spent on it."""
 
 
-def error_for(status: int, message: str, retry_after: Optional[int] = None) -> TickvaultError:
-    """The exception an error answer stands for."""
+def error_for(status: int, message: str, retry_after: Optional[int] = None, reason: Optional[str] = None) -> TickvaultError:
+    """The exception an error answer stands for; ``reason`` is tickvault's ``X-Tickvault-Reason``
+    header (a vendor's server sends none)."""
     lower = message.lower()
     cls: type
     if status in (400, 413, 415):
@@ -147,7 +156,7 @@ def error_for(status: int, message: str, retry_after: Optional[int] = None) -> T
     elif status == 429:
         cls = RateLimited if "per second" in lower else QuotaExceeded if "used up" in lower or "per beijing day" in lower else TooManyRequests
     elif status == 503:
-        cls = Busy if "in progress" in lower else Unavailable
+        cls = Damaged if reason == "damaged" else Busy if "in progress" in lower else Unavailable
     else:
         cls = ServerError
     return cls(status, message, retry_after)
