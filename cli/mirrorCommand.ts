@@ -55,11 +55,14 @@ export const mirrorCommand: Command = {
     ctx.out(summaryLine(outcome, (Date.now() - started) / 1000));
     for (const line of outcome.stopped) process.stderr.write(`tickvault mirror: ${line}; run the same command again once the account allows it\n`);
     for (const line of outcome.refused) process.stderr.write(`tickvault mirror: ${line}\n`);
+    for (const line of outcome.damagedUpstream) {
+      process.stderr.write(`tickvault mirror: ${line}; run the same command again once the upstream has repaired it, or mirror that day from another site\n`);
+    }
     if (outcome.importStats.quarantined > 0) {
       process.stderr.write(`tickvault mirror: ${outcome.importStats.quarantined} rows from the upstream were quarantined; reasons in the quarantine table of ${stores.layout.ingestDb}\n`);
     }
     if (outcome.refused.length > 0) return 2;
-    return outcome.stopped.length > 0 ? 1 : 0;
+    return outcome.stopped.length > 0 || outcome.damagedUpstream.length > 0 ? 1 : 0;
   },
 };
 

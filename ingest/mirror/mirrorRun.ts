@@ -23,7 +23,7 @@ import { emptyImportStats, type ImportStats } from '../import/importFiles.js';
 import { planImport, type PlannedFile } from '../import/importPlan.js';
 import { MirrorRecords, type FetchedSymbolDay } from './mirrorRecords.js';
 import { pruneSpool, spoolDayDir, spoolMappingPath } from './spool.js';
-import { discoverSymbols, fetchSymbolDay, InterfaceStopped, INTERFACE_OF, type FetchContext } from './symbolDayFetch.js';
+import { discoverSymbols, fetchSymbolDay, InterfaceStopped, INTERFACE_OF, UpstreamFileDamaged, type FetchContext } from './symbolDayFetch.js';
 import { Upstream, type UpstreamCounts, type UpstreamInterface } from './upstream.js';
 
 export interface MirrorPlan {
@@ -71,6 +71,8 @@ export interface MirrorOutcome {
   readonly stopped: string[];
   /** Dataset-days refused, a sealed day here differing from the upstream's (one line each). */
   readonly refused: string[];
+  /** Dataset-days left unsealed because a file of theirs is damaged at the upstream (one line each). */
+  readonly damagedUpstream: string[];
   readonly counts: UpstreamCounts;
 }
 
@@ -82,7 +84,7 @@ export async function runMirror(deps: MirrorDeps, plan: MirrorPlan): Promise<Mir
   const ctx: FetchContext = { upstream, dataDir, spoolRoot: stores.layout.mirrorSpool, log, jsonOnly: new Set<UpstreamInterface>() };
   const outcome: MirrorOutcome = {
     fetched: { parquet: 0, json: 0, nodata: 0 }, resumed: 0, rows: 0, daysAlreadyDone: 0,
-    sealed: [], importStats: emptyImportStats(), stopped: [], refused: [], counts: upstream.counts,
+    sealed: [], importStats: emptyImportStats(), stopped: [], refused: [], damagedUpstream: [], counts: upstream.counts,
   };
   let known = 0;
   let done = 0;
@@ -149,6 +151,8 @@ export async function runMirror(deps: MirrorDeps, plan: MirrorPlan): Promise<Mir
       known += symbols.length;
       report();
       const fetched: FetchedSymbolDay[] = [];
+      // The day's other symbols are still fetched (recorded: a rerun asks only for the damaged one).
+      let damagedThere = false;
       for (let i = 0; i < symbols.length; i++) {
         if (failed) return;
         const symbol = symbols[i]!;
@@ -164,6 +168,12 @@ export async function runMirror(deps: MirrorDeps, plan: MirrorPlan): Promise<Mir
         try {
           got = await atStage('spool', ctx.spoolRoot, () => fetchSymbolDay(ctx, dataset, day, symbol));
         } catch (e) {
+          if (e instanceof UpstreamFileDamaged) {
+            outcome.damagedUpstream.push(`${dataset} ${day} not mirrored: ${e.message}`);
+            damagedThere = true;
+            done++;
+            continue;
+          }
           if (!(e instanceof InterfaceStopped)) throw e;
           outcome.stopped.push(e.message);
           return;
@@ -176,6 +186,7 @@ export async function runMirror(deps: MirrorDeps, plan: MirrorPlan): Promise<Mir
         done++;
         report();
       }
+      if (damagedThere) continue; // the spool stays: a rerun asks only for what is missing
       if (!(await sealing.run(() => sealDay(dataset, day, fetched)))) continue; // the spool stays: a rerun asks nothing again
       records.recordDayDone(dataset, day, symbols.length);
       rmSync(spoolDayDir(ctx.spoolRoot, dataset, day), { recursive: true, force: true });

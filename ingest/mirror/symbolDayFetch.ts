@@ -31,6 +31,20 @@ export class InterfaceStopped extends Error {
   override name = 'InterfaceStopped';
 }
 
+/**
+ * The upstream's stored file of a symbol-day is damaged there (503, `X-Tickvault-Reason:
+ * damaged`): waiting does not mend it, and a day sealed without the symbol would be wrong.
+ */
+export class UpstreamFileDamaged extends Error {
+  override name = 'UpstreamFileDamaged';
+}
+
+/** `e` as UpstreamFileDamaged when it is the upstream's damaged-file answer; null otherwise. */
+function damagedAtUpstream(e: unknown, dataset: Dataset, tradedate: string, symbol: string): UpstreamFileDamaged | null {
+  if (!(e instanceof TickvaultError) || e.reason !== 'damaged') return null;
+  return new UpstreamFileDamaged(`the upstream's ${dataset} of ${symbol} ${tradedate} is damaged there (503: ${e.message})`);
+}
+
 export interface FetchContext {
   readonly upstream: Upstream;
   readonly dataDir: string;
@@ -63,7 +77,7 @@ export async function fetchSymbolDay(ctx: FetchContext, dataset: Dataset, traded
         rows += page.items.length;
       }
     } catch (e) {
-      throw stopOr(e, iface);
+      throw damagedAtUpstream(e, dataset, tradedate, symbol) ?? stopOr(e, iface);
     }
     if (rows === 0 || fields === null) return { dataset, tradedate, symbol, via: 'nodata', rows: 0, spool: null };
     const spool = await spoolCsv(ctx.dataDir, ctx.spoolRoot, dataset, tradedate, symbol, spoolCsvText(fields, items));
@@ -90,6 +104,8 @@ async function download(ctx: FetchContext, dataset: Dataset, tradedate: string, 
     });
     if (!result.written) return { dataset, tradedate, symbol, via: 'nodata', rows: 0, spool: null };
   } catch (e) {
+    const damaged = damagedAtUpstream(e, dataset, tradedate, symbol);
+    if (damaged) throw damaged;
     if (e instanceof TickvaultError && (e.code === 429 || e.code === 403)) {
       ctx.jsonOnly.add(iface);
       ctx.log.warn({ interface: iface, code: e.code, reason: e.message }, 'Parquet downloads refused; the rest of this interface comes as JSON pages');

@@ -7,7 +7,7 @@
  * refusal when `--rate` is under its limit; bad input ends in one line and the documented
  * exit code.
  */
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -256,6 +256,43 @@ t('under load: an upstream limited to 2 requests a second and another client hol
     assert.is(Number(/\b(\d+) waits\b/.exec(summary)?.[1]), mine429 + mine503, summary);
   } finally {
     await loaded.stop();
+  }
+});
+
+t('a file damaged at the upstream: its day is left unsealed with one line, the rest mirrored; once the upstream is repaired, the same command fetches only it', async () => {
+  const copy = join(tempDir('tickvault-mirror-damaged-'), 'data');
+  cpSync(data.dataDir, copy, { recursive: true, filter: (src) => !/service\.db/.test(src) });
+  const rel = `level2/date=${DAYS[1]}/600000.SH.parquet`;
+  const bytes = readFileSync(join(copy, rel));
+  bytes[Math.floor(bytes.length / 2)] ^= 0x08;
+  writeFileSync(join(copy, rel), bytes);
+  const spoiled = await startServer(copy, { now: NOW });
+  try {
+    const key = addAccount(copy, 'flagship').key;
+    const downstream = fresh();
+    const args = [...upstreamArgs(spoiled, key), '--datasets', 'level2', '--log-level', 'debug'];
+    const t0 = Date.now();
+    const r = await mirror(args, downstream);
+    assert.is(r.code, 1, r.stderr.slice(-2000));
+    assert.ok(Date.now() - t0 < 60_000, 'the damaged file was not waited for');
+    const lines = problemLines(r.stderr);
+    assert.is(lines.length, 1, lines.join('\n'));
+    assert.match(lines[0], new RegExp(`^tickvault mirror: level2 ${DAYS[1]} not mirrored: the upstream's level2 of 600000\\.SH ${DAYS[1]} is damaged there \\(503: stored file ${rel.replace(/[.]/g, '\\.')} is damaged: its SHA-256 `));
+    assert.match(lines[0], /run the same command again once the upstream has repaired it/);
+    assert.not.match(r.stderr, /^ {4}at /m);
+    const level2 = (l: string) => l.split('  ')[3].startsWith('level2/');
+    assert.equal(await digestLines(downstream, [DAYS[0]]), upDigests.filter((l) => level2(l) && l.includes(`date=${DAYS[0]}/`)), 'the sound day mirrored');
+    assert.equal(await digestLines(downstream, [DAYS[1]]), [], 'the damaged day not sealed');
+
+    // The upstream repaired (a verified copy renamed in): the same command completes, asking only for that file.
+    writeFileSync(join(copy, `${rel}.tmp`), readFileSync(join(data.dataDir, rel)));
+    renameSync(join(copy, `${rel}.tmp`), join(copy, rel));
+    const again = await mirror(args, downstream);
+    finished(again, 'after the upstream\'s repair');
+    assert.equal(await digestLines(downstream, DAYS), upDigests.filter(level2));
+    assert.equal(fetchedLines(again.stderr).map((l) => `${l.dataset} ${l.symbol} ${l.tradedate}`), [`level2 600000.SH ${DAYS[1]}`]);
+  } finally {
+    await spoiled.stop();
   }
 });
 
