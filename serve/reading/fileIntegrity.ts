@@ -6,7 +6,7 @@
  * whenever the flipped byte still decodes.
  *
  * A verdict that the file is whole is kept in the byte-bounded cache beside the file's decoded
- * columns (sealed files are immutable; an evicted verdict costs one more hash, ~0.3 ms for a
+ * columns (sealed files are immutable; an evicted verdict costs one more hash, ~0.7 ms to read and hash a
  * level-2 stock-day). A damaged file is remembered by its identity (inode, size, mtime): every
  * later touch answers the same DamagedFileError from one `stat`, without reading it again, until
  * the path holds another file (`tickvault repair` renames a verified copy in); then it is checked
