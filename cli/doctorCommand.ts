@@ -9,10 +9,14 @@ import { rebuildRowTexts } from '../storage/rowText/rowTextRebuild.js';
 import { digestList, digestListJson, type FileDigest } from '../storage/fileDigests.js';
 import { knownRange, knownRangeWarning, type KnownRange } from '../calendar/tradingCalendar.js';
 import { requireDataDir } from './dataDirCheck.js';
+import { asOpenFault } from '../ingest/diskFault.js';
 import { createProgress } from './progress.js';
 import { UsageError, type Command, type CommandContext } from './command.js';
 
 export const DOCTOR_EXIT_PROBLEMS = 1;
+
+/** Why doctor cannot read a full or read-only data directory, and what helps. */
+const DOCTOR_OPEN_ADVICE = 'SQLite writes an index beside each database even to read it; free some space (or make it writable) and run doctor again';
 
 export const doctorCommand: Command = {
   name: 'doctor',
@@ -54,7 +58,13 @@ export const doctorCommand: Command = {
     // Digests are the hashes --quick skips: a list without them would compare nothing.
     if (quick && digests) throw new UsageError('--quick and --digests exclude each other (--quick skips the SHA-256 of each file)');
 
-    const io = openDoctorIo(dataDir);
+    const io = (() => {
+      try {
+        return openDoctorIo(dataDir);
+      } catch (e) {
+        throw asOpenFault(dataDir, e, DOCTOR_OPEN_ADVICE);
+      }
+    })();
     let report: DoctorReport;
     const found: FileDigest[] = [];
     // The catalog's files, read once: for the progress bar and for --rebuild.

@@ -17,11 +17,15 @@ import { openStateStore } from '../serve/access/openState.js';
 import { STATE_URL_OPTION, resolveOption } from '../shared/config.js';
 import type { Command } from './command.js';
 import { requireDataDir } from './dataDirCheck.js';
-import { dataDirOpenFailure } from './dataDirOpenFailure.js';
+import { asOpenFault } from '../ingest/diskFault.js';
 import { warnNearKnownRangeEnd } from './calendarWarning.js';
 import { docOf } from './helpText.js';
 
 const DRAIN_MS = 5000;
+
+/** Why a full or read-only data directory stops the server at start, and what helps. */
+const SERVE_OPEN_ADVICE =
+  'SQLite writes an index beside each database even to read it, and the server writes service.db on every request; free space (or make it writable) and start the server again';
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -51,7 +55,7 @@ export const serveCommand: Command = {
         if (!existsSync(layout.catalogDb)) openCatalog(layout.catalogDb, false).close();
         return openCatalog(layout.catalogDb, true);
       } catch (e) {
-        throw dataDirOpenFailure(layout.dataDir, e);
+        throw asOpenFault(layout.dataDir, e, SERVE_OPEN_ADVICE);
       }
     })();
     // Unreachable PostgreSQL: one clear line and a non-zero exit, before anything listens.
@@ -66,7 +70,7 @@ export const serveCommand: Command = {
           : ctx.log.error({ err: fault, path: fault.path, cause: fault.diskCause }, 'service.db refuses writes; API requests get 503 until there is room'),
     }).catch((e: unknown) => {
       catalogDb.close();
-      throw dataDirOpenFailure(layout.dataDir, e);
+      throw asOpenFault(layout.dataDir, e, SERVE_OPEN_ADVICE);
     });
     const cursorKey = await state.cursorKey().catch(async (e: unknown) => {
       await state.close();

@@ -64,13 +64,16 @@ export function diskFaultText(stage: IngestStage, where: string, e: unknown): { 
  * itself. A fault already made by an inner stage passes unchanged: an import seals days while
  * it stages, and a seal that met the full disk must not read "while staging rows".
  */
-export function asDiskFault(stage: IngestStage, where: string, e: unknown): unknown {
+/** What a batch command's disk fault tells the user to do. */
+export const RUN_AGAIN = 'free space (or make it writable) and run the same command again; nothing half-written is listed';
+
+export function asDiskFault(stage: IngestStage, where: string, e: unknown, advice: string = RUN_AGAIN): unknown {
   if (isStageDiskFault(e)) return e;
   const disk = diskFaultText(stage, where, e);
   if (disk === null) return e;
   return new IngestError(
     stage,
-    `${disk.text}: free space (or make it writable) and run the same command again; nothing half-written is listed`,
+    `${disk.text}: ${advice}`,
     // The cause in the context marks it as made here; it crosses a worker thread (context is kept).
     { cause: e, context: { path: disk.path, diskCause: disk.cause } },
   );
@@ -80,10 +83,11 @@ export function asDiskFault(stage: IngestStage, where: string, e: unknown): unkn
  * `e`, met opening (or creating) the data directory, as the open stage's disk fault. A
  * read-only disk does not always say so: SQLite reports only that it cannot open a database
  * (it must create the WAL beside it) and a recursive mkdir that the directory is missing, so
- * access(2) on the nearest directory there is tells the cause.
+ * access(2) on the nearest directory there is tells the cause. Every command that opens a data
+ * directory maps its failure here (batch commands, `serve`, `doctor`), each with its `advice`.
  */
-export function asOpenFault(dataDir: string, e: unknown): unknown {
-  const mapped = asDiskFault('open', dataDir, e);
+export function asOpenFault(dataDir: string, e: unknown, advice: string = RUN_AGAIN): unknown {
+  const mapped = asDiskFault('open', dataDir, e, advice);
   const code = (e as { code?: unknown } | null)?.code;
   if (mapped !== e || (code !== 'SQLITE_CANTOPEN' && code !== 'ENOENT')) return mapped;
   for (let dir = resolve(dataDir); ; dir = dirname(dir)) {
@@ -95,7 +99,7 @@ export function asOpenFault(dataDir: string, e: unknown): unknown {
       if (refused === 'ENOENT' && dirname(dir) !== dir) continue;
       if (typeof refused !== 'string' || !(refused in CAUSES)) return e;
       // Without a path of its own: the line names the data directory, not its nearest ancestor.
-      return asDiskFault('open', dataDir, Object.assign(new Error(`${(e as Error).message} (${dir}: ${refused})`, { cause: e }), { code: refused }));
+      return asDiskFault('open', dataDir, Object.assign(new Error(`${(e as Error).message} (${dir}: ${refused})`, { cause: e }), { code: refused }), advice);
     }
   }
 }

@@ -10,7 +10,7 @@
  * (test/ingest/diskFault.test.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -186,6 +186,29 @@ if (!isRoot) {
         assert.is(await digests(dataDir), want);
       }
       assert.ok(faults >= 2);
+    } finally {
+      fs.unmount();
+    }
+  });
+
+  t('doctor on a disk full to the last byte: one line naming the cause and what helps (SQLite needs room even to read); with room, it passes', async () => {
+    const { dataDir: clean } = await preparedData(DATA);
+    const fs = mountTmpfs('64m');
+    try {
+      const dataDir = join(fs.dir, 'data');
+      cpSync(clean, dataDir, { recursive: true, filter: (src) => !/-(shm|wal)$/.test(src) });
+      const unfill = fs.fill(0);
+      const r = await runCli(['doctor', '--data-dir', dataDir]);
+      assert.is(r.code, 1, r.stdout + r.stderr);
+      assert.is(r.stdout, '');
+      assert.is(
+        r.stderr.trimEnd(),
+        `tickvault doctor: failed: ${FULL} while opening the data directory at ${dataDir}: SQLite writes an index beside each database even to read it; free some space (or make it writable) and run doctor again`,
+      );
+      unfill();
+      const again = await runCli(['doctor', '--data-dir', dataDir]);
+      assert.is(again.code, 0, again.stdout + again.stderr);
+      assert.match(again.stdout, /^ok: no problems in \d+ files/m);
     } finally {
       fs.unmount();
     }
