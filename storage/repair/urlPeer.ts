@@ -62,21 +62,31 @@ export function urlPeer(opts: UrlPeerOptions): PeerSource {
         byPages.set(key, group);
       };
       const pagesOnly = new Set<Dataset>(['index']);
+      // Each dataset's downloads in order, the datasets side by side: the peer allows one
+      // request per interface at a time, so three interfaces take three at once (the pacer
+      // still holds all of them to --rate).
+      const byDataset = new Map<Dataset, DoctorCatalogEntry[]>();
       for (const e of entries) {
-        if (pagesOnly.has(e.dataset)) {
-          queue(e);
-          continue;
-        }
-        try {
-          finish(e, await downloadOne(upstream, opts.dataDir, e));
-        } catch (err) {
-          if (err instanceof TickvaultError && (err.code === 429 || err.code === 403)) {
-            opts.log.warn({ dataset: e.dataset, code: err.code, reason: err.message }, 'Parquet downloads refused by the peer; the rest of this dataset is rebuilt from its pages');
-            pagesOnly.add(e.dataset);
-            queue(e);
-          } else finish(e, outcomeOf(err));
-        }
+        if (pagesOnly.has(e.dataset)) queue(e);
+        else byDataset.set(e.dataset, [...(byDataset.get(e.dataset) ?? []), e]);
       }
+      await Promise.all([...byDataset.values()].map(async (list) => {
+        for (const e of list) {
+          if (pagesOnly.has(e.dataset)) {
+            queue(e);
+            continue;
+          }
+          try {
+            finish(e, await downloadOne(upstream, opts.dataDir, e));
+          } catch (err) {
+            if (err instanceof TickvaultError && (err.code === 429 || err.code === 403)) {
+              opts.log.warn({ dataset: e.dataset, code: err.code, reason: err.message }, 'Parquet downloads refused by the peer; the rest of this dataset is rebuilt from its pages');
+              pagesOnly.add(e.dataset);
+              queue(e);
+            } else finish(e, outcomeOf(err));
+          }
+        }
+      }));
       for (const g of byPages.values()) await mirrorDay(opts, g.dataset, g.day, g.files, finish);
       for (const dir of touched) await fsyncDir(dir);
     },
@@ -166,7 +176,7 @@ async function mirrorDay(
           stocks: dataset === 'index' ? null : symbols, indexes: dataset === 'index' ? symbols : null,
         },
       );
-      stopped = outcome.stopped[0] ?? outcome.refused[0] ?? null;
+      stopped = outcome.stopped[0] ?? outcome.refused[0] ?? outcome.damagedUpstream[0] ?? null;
     } catch (e) {
       stopped = reasonOf(e);
     } finally {
