@@ -85,9 +85,12 @@ export async function fetchSymbolDay(ctx: FetchContext, dataset: Dataset, traded
   });
 }
 
-/** The file, null when this interface no longer downloads (the caller pages JSON instead). */
-async function download(ctx: FetchContext, dataset: Dataset, tradedate: string, symbol: string): Promise<FetchedSymbolDay | null> {
-  const iface = INTERFACE_OF[dataset];
+/**
+ * The upstream's stored file of a stock symbol-day (its `format: "parquet"` download, one
+ * request on the dataset's interface), in memory; null when the upstream stores none. Errors
+ * are the client's (TickvaultError, TickvaultDownloadError) for the caller to read.
+ */
+export async function downloadStoredFile(upstream: Upstream, dataset: Exclude<Dataset, 'index'>, tradedate: string, symbol: string): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -95,14 +98,22 @@ async function download(ctx: FetchContext, dataset: Dataset, tradedate: string, 
       done();
     },
   });
+  const result = await upstream.on(INTERFACE_OF[dataset], (client) => {
+    const params = { symbol, tradedate };
+    if (dataset === 'level2') return client.downloadLevel2Parquet(params, sink);
+    if (dataset === 'trade') return client.downloadTradeParquet(params, sink);
+    return client.downloadOrderParquet(params, sink);
+  });
+  return result.written ? Buffer.concat(chunks) : null;
+}
+
+/** The file, null when this interface no longer downloads (the caller pages JSON instead). */
+async function download(ctx: FetchContext, dataset: Exclude<Dataset, 'index'>, tradedate: string, symbol: string): Promise<FetchedSymbolDay | null> {
+  const iface = INTERFACE_OF[dataset];
+  let bytes: Buffer | null;
   try {
-    const result = await ctx.upstream.on(iface, (client) => {
-      const params = { symbol, tradedate };
-      if (dataset === 'level2') return client.downloadLevel2Parquet(params, sink);
-      if (dataset === 'trade') return client.downloadTradeParquet(params, sink);
-      return client.downloadOrderParquet(params, sink);
-    });
-    if (!result.written) return { dataset, tradedate, symbol, via: 'nodata', rows: 0, spool: null };
+    bytes = await downloadStoredFile(ctx.upstream, dataset, tradedate, symbol);
+    if (bytes === null) return { dataset, tradedate, symbol, via: 'nodata', rows: 0, spool: null };
   } catch (e) {
     const damaged = damagedAtUpstream(e, dataset, tradedate, symbol);
     if (damaged) throw damaged;
@@ -118,7 +129,7 @@ async function download(ctx: FetchContext, dataset: Dataset, tradedate: string, 
     }
     throw e;
   }
-  const { rows, spool } = await spoolParquet(ctx.dataDir, ctx.spoolRoot, dataset, tradedate, symbol, Buffer.concat(chunks));
+  const { rows, spool } = await spoolParquet(ctx.dataDir, ctx.spoolRoot, dataset, tradedate, symbol, bytes);
   return { dataset, tradedate, symbol, via: 'parquet', rows, spool };
 }
 

@@ -16,10 +16,9 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { Writable } from 'node:stream';
 import { TickvaultDownloadError, TickvaultError } from '../../client/index.js';
 import { runMirror } from '../../ingest/mirror/mirrorRun.js';
-import { INTERFACE_OF } from '../../ingest/mirror/symbolDayFetch.js';
+import { downloadStoredFile } from '../../ingest/mirror/symbolDayFetch.js';
 import { Upstream, UpstreamUnreachableError } from '../../ingest/mirror/upstream.js';
 import { openIngestStores } from '../../ingest/staging/stores.js';
 import { VERSION_KEY } from '../../ingest/restate/restateDay.js';
@@ -106,21 +105,8 @@ function reasonOf(e: unknown): string {
 }
 
 async function downloadOne(upstream: Upstream, dataDir: string, e: DoctorCatalogEntry): Promise<FetchOutcome> {
-  const chunks: Buffer[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      chunks.push(chunk);
-      cb();
-    },
-  });
-  const params = { symbol: e.symbol, tradedate: e.tradedate };
-  const result = await upstream.on(INTERFACE_OF[e.dataset], (client) =>
-    e.dataset === 'level2' ? client.downloadLevel2Parquet(params, sink)
-      : e.dataset === 'trade' ? client.downloadTradeParquet(params, sink)
-        : client.downloadOrderParquet(params, sink),
-  );
-  if (!result.written) return { kind: 'not-found' };
-  const bytes = Buffer.concat(chunks);
+  const bytes = await downloadStoredFile(upstream, e.dataset as Exclude<Dataset, 'index'>, e.tradedate, e.symbol);
+  if (bytes === null) return { kind: 'not-found' };
   const want = e.version ?? 1;
   const theirs = versionOf(bytes);
   if (theirs !== null && theirs !== want) {
