@@ -5,7 +5,7 @@
  * the report (so that two sites' outputs `diff` cleanly) and findings go to stderr.
  */
 import { checkDataDir, openDoctorIo, removeStaleTempFiles, summarizeKinds, type DoctorReport } from '../storage/doctorCheck.js';
-import { rebuildRowTexts } from '../storage/rowText/rowTextRebuild.js';
+import { rebuildRowTexts, rowTextsToRebuild } from '../storage/rowText/rowTextRebuild.js';
 import { digestList, digestListJson, type FileDigest } from '../storage/fileDigests.js';
 import { knownRange, knownRangeWarning, type KnownRange } from '../calendar/tradingCalendar.js';
 import { requireDataDir } from './dataDirCheck.js';
@@ -81,7 +81,7 @@ export const doctorCommand: Command = {
     }
 
     const removed = ctx.flags['remove-temps'] === true ? await removeStaleTempFiles(dataDir, report) : [];
-    const rebuilt = ctx.flags.rebuild === true ? await rebuildRowTexts(dataDir, report, entries) : [];
+    const rebuilt = ctx.flags.rebuild === true ? await rebuildRowTexts(dataDir, rowTextsToRebuild(report), entries) : [];
     const acted: Acted = { removed, rebuilt };
     ctx.log.debug(
       { dataDir, files: report.catalogFiles, problems: report.problems.length, warnings: report.warnings.length, removed: removed.length, rebuilt: rebuilt.length },

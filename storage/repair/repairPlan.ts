@@ -6,6 +6,7 @@
  * path off the layout: those are the catalog's or an operator's to settle, not a peer's).
  */
 import type { DoctorCatalogEntry, DoctorPartEntry, DoctorReport, Problem, ProblemKind } from '../doctorCheck.js';
+import { rowTextsToRebuild } from '../rowText/rowTextRebuild.js';
 
 /** Problems that say a file's bytes are not the catalog's, or not there at all. */
 const DAMAGE: ReadonlySet<ProblemKind> = new Set<ProblemKind>([
@@ -65,9 +66,7 @@ export function planRepair(report: DoctorReport, entries: readonly DoctorCatalog
     if (entry !== undefined) files.push({ entry, kinds, rowText: rowTextWarned.has(path) });
     else toRebuild.push({ part: partByPath.get(path)!, kinds });
   }
-  const damaged = new Set(report.problems.map((p) => p.path));
-  const rowTextOnly = [...rowTextWarned].filter((path) => !damaged.has(path));
-  return { files, parts: toRebuild, rowTextOnly, leftAlone };
+  return { files, parts: toRebuild, rowTextOnly: [...rowTextsToRebuild(report)], leftAlone };
 }
 
 /** Nothing to do: no damaged file or part, no row text to write, nothing left alone. */

@@ -57,14 +57,7 @@ export async function runRepair(dataDir: string, source: PeerSource): Promise<Re
   // Row text doctor found unusable, of the repaired files and of sound ones, by doctor
   // --rebuild's own step, which writes only from bytes that hash to the catalog's SHA-256.
   const repaired = plan.files.filter((f) => f.rowText && !stillDamaged.has(f.entry.path)).map((f) => f.entry.path);
-  const wanted = [...repaired, ...plan.rowTextOnly];
-  const rebuiltText = new Set(
-    wanted.length === 0 ? [] : await rebuildRowTexts(dataDir, {
-      ...report,
-      problems: report.problems.filter((p) => stillDamaged.has(p.path)),
-      warnings: wanted.map((path) => ({ kind: 'row-text' as const, path, detail: 'repaired' })),
-    }, entries),
-  );
+  const rebuiltText = new Set(await rebuildRowTexts(dataDir, new Set([...repaired, ...plan.rowTextOnly]), entries));
   counts.rowTexts = rebuiltText.size;
 
   const lines: RepairLine[] = [];
