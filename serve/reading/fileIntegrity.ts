@@ -58,8 +58,12 @@ export class FileIntegrity {
     return this.damaged.size;
   }
 
-  /** Resolves when `file` holds the catalog's bytes; throws DamagedFileError otherwise. */
-  async check(file: CatalogFile): Promise<void> {
+  /**
+   * Resolves when `file` holds the catalog's bytes; throws DamagedFileError otherwise.
+   * `onVerified` is given the bytes when this call read and verified them (not when the verdict
+   * was known), so the caller need not read the file again for its footer; nothing keeps them.
+   */
+  async check(file: CatalogFile, onVerified?: (bytes: Buffer) => void): Promise<void> {
     const known = this.damaged.get(file.path);
     if (known) {
       if ((await this.identityOf(file.path)) === known.identity) throw known.error;
@@ -67,7 +71,7 @@ export class FileIntegrity {
       this.damaged.delete(file.path);
     }
     const key = verdictKey(file);
-    return this.verdicts.get<void>(key) ?? this.verdicts.set(key, VERDICT_BYTES, this.verify(file));
+    return this.verdicts.get<void>(key) ?? this.verdicts.set(key, VERDICT_BYTES, this.verify(file, onVerified));
   }
 
   /**
@@ -80,7 +84,7 @@ export class FileIntegrity {
     this.verdicts.delete(verdictKey(e));
   }
 
-  private async verify(file: CatalogFile): Promise<void> {
+  private async verify(file: CatalogFile, onVerified?: (bytes: Buffer) => void): Promise<void> {
     const full = join(this.dataDir, file.path);
     let fh;
     try {
@@ -104,6 +108,7 @@ export class FileIntegrity {
       if (at !== st.size || sha !== file.sha256) {
         throw this.record(new DamagedFileError(file.path, `its SHA-256 ${sha} differs from the catalog's ${file.sha256}`), identity);
       }
+      onVerified?.(bytes);
     } catch (e) {
       throw e instanceof DamagedFileError ? e : this.unreadable(file, e, identity);
     } finally {

@@ -25,3 +25,12 @@ export async function withSyncFile<T>(path: string, fn: (source: ByteSource, byt
     closeSync(fd);
   }
 }
+
+/** A source over bytes already in memory (a file read whole, a download). */
+export function bufferSource(bytes: Uint8Array, path?: string): ByteSource {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return {
+    path,
+    read: (target, offset, length, position) => Promise.resolve({ bytesRead: buf.copy(target, offset, position, position + length) }),
+  };
+}

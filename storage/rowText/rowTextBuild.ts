@@ -9,7 +9,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import type { ByteSource } from '../parquet/byteSource.js';
+import { bufferSource } from '../parquet/byteSource.js';
 import { readFooter } from '../parquet/metadata.js';
 import { readRowGroups } from '../parquet/reader.js';
 import { writeDurably } from '../durableFile.js';
@@ -26,12 +26,8 @@ export function hasRowText(dataset: Dataset): boolean {
 
 /** The row text of the Parquet file `bytes` (SHA-256 `sha256`), every row group in order. */
 export async function rowTextOf(bytes: Uint8Array, dataset: Dataset, sha256: string, path: string): Promise<Buffer> {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const source: ByteSource = {
-    path,
-    read: (target, offset, length, position) => Promise.resolve({ bytesRead: buf.copy(target, offset, position, position + length) }),
-  };
-  const footer = await readFooter(source, buf.length);
+  const source = bufferSource(bytes, path);
+  const footer = await readFooter(source, bytes.byteLength);
   const all = ALL_FIELDS[dataset];
   const groups: SerializedRows[] = [];
   // One row group at a time: a liquid stock's trades decode to tens of MB all at once.
