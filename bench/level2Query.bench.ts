@@ -12,7 +12,7 @@
  *   load hits both alike. Then first touch in new `tickvault serve` processes (JIT warmed on
  *   another file) against new DuckDB instances, with the page cache warm and with the files
  *   evicted (dd iflag=nocache).
- * - Throughput: `connections` autocannon clients, each its own account, over two `tickvault
+ * - Throughput: `connections` wrk clients, each its own account, over two `tickvault
  *   serve` processes on one data directory, full-day pages of random stock-days.
  * - Parquet download p50 (whole stored file over loopback).
  * - Slot acquire + release on service.db (what every level2 request pays for the rule).
@@ -33,8 +33,8 @@ import { encodeParquet } from '../storage/parquet/writer.js';
 import { readSealedDay } from '../ingest/import/sealedRows.js';
 import { SlotLeases } from '../serve/access/slots.js';
 import { evictFromPageCache, pageCacheState, residentBytes } from './pageCache.js';
-import { autocannonApi, Client, cpuSeconds, p50, prepareData, runCannon, startChildServer, startInProcessServer, stopChild } from './serverLoad.js';
-import { mergeLoad, runWrk, wrkPath, type LoadFigures } from './wrkLoad.js';
+import { Client, cpuSeconds, p50, prepareData, startChildServer, startInProcessServer, stopChild } from './serverLoad.js';
+import { loadServers, wrkPath, type LoadFigures } from './wrkLoad.js';
 
 const API = 'level2_quote_history';
 /** New server processes per page-cache state in the first-touch figure (8 pages each). */
@@ -307,11 +307,20 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
     const slotAcquireReleaseMs = (performance.now() - slotStart) / n;
     log(`level2 slot acquire + release: ${(slotAcquireReleaseMs * 1000).toFixed(0)} µs per request (target ≤ 200 µs)`);
 
+    const figures = {
+      rowsPerPage, pageBytes, duckdbP50Ms, warmP50Ms, warmRatio: warmP50Ms / duckdbP50Ms, firstTouchP50Ms,
+      firstTouchRatio: firstTouchP50Ms / duckdbP50Ms, cacheBytesPerFile, newProcessFirstTouch, parquetP50Ms, slotAcquireReleaseMs, compressedFirstTouch, rowText,
+    };
+    if (!wrkPath()) {
+      log('level2 throughput: skipped: wrk, the load generator of these figures, is not installed (apt-get install wrk)');
+      return { ...figures, throughputRps: NaN, throughputP99Ms: NaN, throughputNon200: NaN, serverCpuMsPerRequest: NaN, gzipThroughputRps: NaN, gzipThroughputP99Ms: NaN };
+    }
+
     // Throughput: two server processes, one account per connection, random full-day pages.
     // Each process first serves every file once (steady state: over a whole market the cache
     // holds a few percent of the stock-days, so nearly every page is still a first touch).
-    // The load comes from wrk (C) when it is installed: autocannon parses every response in
-    // JavaScript and took most of a core for itself (bench/wrkLoad.ts).
+    // The load comes from wrk (C): autocannon, before, parsed every response in JavaScript and
+    // took most of a core for itself (bench/wrkLoad.ts).
     // Per-second limits far above the load: the figure is the servers' pages, not a plan's limit.
     const noLimit = { TICKVAULT_RATE_LIMIT: '1000000' };
     const servers = await Promise.all([startChildServer(dataDir, noLimit), startChildServer(dataDir, noLimit)]);
@@ -323,52 +332,26 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
       warm.close();
     }
     const keys = Array.from({ length: connections }, () => accounts.create('flagship', Date.now()).key);
-    const half = Math.floor(connections / 2);
-    const generator = wrkPath() ? 'wrk' : 'autocannon';
-    if (generator === 'autocannon') log('level2 throughput: wrk is not installed (apt-get install wrk): autocannon makes the load, and its own CPU caps the figures');
     const pagesUnderLoad = async (acceptEncoding?: string): Promise<LoadFigures & { serverCpuMsPerRequest: number; serverCores: number }> => {
       const cpuBefore = servers.map((sv) => cpuSeconds(sv.child.pid));
-      const halves = [keys.slice(0, half), keys.slice(half)];
-      let figures: LoadFigures;
-      if (generator === 'wrk') {
-        const runs = await Promise.all(servers.map((sv, i) => runWrk(`${sv.url}/api`, API, halves[i]!, files, seconds, acceptEncoding)));
-        figures = mergeLoad(runs, seconds);
-      } else {
-        const cpu0 = process.cpuUsage();
-        const bodies = (ks: readonly string[]) => ks.map((k) => files.map((f) => body(f).replace(key, k)));
-        const raw = await Promise.all(servers.map((sv, i) => runCannon(`${sv.url}/api`, bodies(halves[i]!), seconds, acceptEncoding)));
-        const m = autocannonApi.aggregateResult(raw, { url: `${servers[0].url}/api`, connections });
-        const cpu = process.cpuUsage(cpu0);
-        figures = {
-          requests: m.requests.total, rps: m.requests.total / seconds, p50Ms: m.latency.p50, p90Ms: m.latency.p90, p99Ms: m.latency.p99,
-          maxMs: m.latency.max, failed: m.non2xx + m.errors + m.timeouts, bytes: NaN, generatorCores: (cpu.user + cpu.system) / 1e6 / seconds,
-        };
-      }
+      const figures = await loadServers(servers.map((sv) => `${sv.url}/api`), API, keys, files, seconds, acceptEncoding);
       const cpuUsed = servers.reduce((a, sv, i) => a + (cpuSeconds(sv.child.pid) - cpuBefore[i]), 0);
       return { ...figures, serverCpuMsPerRequest: figures.requests > 0 ? (cpuUsed * 1000) / figures.requests : NaN, serverCores: cpuUsed / seconds };
     };
     const describe = (f: Awaited<ReturnType<typeof pagesUnderLoad>>) =>
       `${f.rps.toFixed(0)} req/s full-day pages, p50 ${f.p50Ms.toFixed(0)} ms, p90 ${f.p90Ms.toFixed(0)} ms, p99 ${f.p99Ms.toFixed(0)} ms, max ${f.maxMs.toFixed(0)} ms, ` +
-      `${f.failed} not 200${Number.isFinite(f.bytes) ? `, ${(f.bytes / f.requests / 1e6).toFixed(2)} MB a page on the wire` : ''}; ` +
+      `${f.failed} not 200, ${(f.bytes / Math.max(1, f.requests) / 1e6).toFixed(2)} MB a page on the wire; ` +
       `server CPU ${f.serverCpuMsPerRequest.toFixed(2)} ms a page (both processes: ${f.serverCores.toFixed(2)} of ${cpus().length} cores), ` +
-      `load generator ${generator} ${f.generatorCores.toFixed(2)} cores`;
+      `load generator wrk ${f.generatorCores.toFixed(2)} cores`;
     const identity = await pagesUnderLoad();
     log(`level2 throughput: ${describe(identity)} (${connections} clients/accounts over 2 processes; target ≥ 300 req/s, p99 ≤ 400 ms, 0 not 200)`);
     // The same load from clients that send Python's default Accept-Encoding (`gzip, deflate`):
     // pages go out as row text's stored chunks, spliced, inflated only for identity answers.
     const gz = await pagesUnderLoad('gzip, deflate');
     log(`level2 throughput, clients asking gzip: ${describe(gz)}`);
-    const throughputRps = identity.rps;
-    const throughputP99Ms = identity.p99Ms;
-    const non200 = identity.failed;
-    const serverCpuMsPerRequest = identity.serverCpuMsPerRequest;
-    const gzipRps = gz.rps;
-
     return {
-      rowsPerPage, pageBytes, duckdbP50Ms, warmP50Ms, warmRatio: warmP50Ms / duckdbP50Ms, firstTouchP50Ms,
-      firstTouchRatio: firstTouchP50Ms / duckdbP50Ms, cacheBytesPerFile, newProcessFirstTouch, throughputRps, throughputP99Ms,
-      throughputNon200: non200, serverCpuMsPerRequest, parquetP50Ms, slotAcquireReleaseMs, compressedFirstTouch, rowText,
-      gzipThroughputRps: gzipRps, gzipThroughputP99Ms: gz.p99Ms,
+      ...figures, throughputRps: identity.rps, throughputP99Ms: identity.p99Ms, throughputNon200: identity.failed,
+      serverCpuMsPerRequest: identity.serverCpuMsPerRequest, gzipThroughputRps: gz.rps, gzipThroughputP99Ms: gz.p99Ms,
     };
   } finally {
     for (const close of toClose.reverse()) await close();

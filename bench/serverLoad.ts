@@ -1,7 +1,7 @@
 /**
  * What the server benchmarks share: the real pipeline preparing a data directory, `tickvault
- * serve` child processes, a keep-alive timing client, autocannon load in worker threads and
- * CPU accounting from /proc.
+ * serve` child processes, a keep-alive timing client and CPU accounting from /proc (the load
+ * itself: wrkLoad.ts).
  */
 import { availableParallelism } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -9,8 +9,6 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CatalogReader, openCatalog } from '../storage/catalog.js';
@@ -27,54 +25,6 @@ export const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'm
 export const FIRST_DAY = '20250102';
 /** The server's clock: after the last generated day, so every day is in reach. */
 export const NOW = '2025-03-03T18:00:00+08:00';
-
-/** The slice of autocannon's API used here (the package ships no types). */
-export interface CannonResult {
-  readonly requests: { readonly total: number };
-  readonly latency: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number };
-  readonly non2xx: number;
-  readonly errors: number;
-  readonly timeouts: number;
-}
-/** A worker's raw (unaggregated) result: histograms encoded, merged by aggregateResult. */
-export type RawCannonResult = Record<string, unknown>;
-export const autocannonApi = createRequire(import.meta.url)('autocannon') as {
-  aggregateResult(results: readonly RawCannonResult[], opts: { url: string; connections: number }): CannonResult;
-};
-
-/**
- * autocannon in a worker thread: one connection per entry of `bodies`, each connection
- * cycling through its own request bodies (one account per connection).
- */
-const CANNON_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const autocannon = require(workerData.autocannon);
-let next = 0;
-autocannon({
-  url: workerData.url, method: 'POST', connections: workerData.bodies.length, duration: workerData.seconds, timeout: 30,
-  headers: { 'content-type': 'application/json', ...(workerData.acceptEncoding ? { 'accept-encoding': workerData.acceptEncoding } : {}) },
-  setupClient(client) {
-    const own = workerData.bodies[next++ % workerData.bodies.length];
-    let i = Math.floor(Math.random() * own.length);
-    client.setBody(own[i]);
-    client.on('response', () => client.setBody(own[(i = (i + 7) % own.length)]));
-  },
-}).then((r) => parentPort.postMessage(r), (e) => parentPort.postMessage({ error: String(e) }));
-`;
-
-/** `acceptEncoding`: sent with every request (none: identity answers). */
-export function runCannon(url: string, bodies: readonly (readonly string[])[], seconds: number, acceptEncoding?: string): Promise<RawCannonResult> {
-  const autocannonPath = createRequire(import.meta.url).resolve('autocannon');
-  return new Promise((resolve, reject) => {
-    const w = new Worker(CANNON_WORKER, { eval: true, workerData: { url, bodies, seconds, autocannon: autocannonPath, acceptEncoding } });
-    w.once('message', (m: RawCannonResult) => {
-      void w.terminate();
-      if (typeof m.error === 'string') reject(new Error(m.error));
-      else resolve(m);
-    });
-    w.once('error', reject);
-  });
-}
 
 export const p50 = (xs: readonly number[]) => quantile(xs, 0.5);
 export function quantile(xs: readonly number[], q: number): number {

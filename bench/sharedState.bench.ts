@@ -6,7 +6,7 @@
  * - slot acquire + release (what every level2 request pays for the one-request rule): p50 and
  *   p99 on each store; target p50 ≤ 1 ms on PostgreSQL;
  * - statements per request, counted by the store (one admission = one round trip);
- * - throughput: `connections` autocannon clients, one account each, over two `tickvault serve`
+ * - throughput: `connections` wrk clients, one account each, over two `tickvault serve`
  *   processes on one data directory, full-day level2 pages: first on service.db, then on one
  *   PostgreSQL database (`--state-url`); target ≥ 150 req/s on PostgreSQL, with the ratio.
  *
@@ -31,7 +31,8 @@ import { PostgresStateStore } from '../serve/access/postgresState.js';
 import { SlotLeases } from '../serve/access/slots.js';
 import type { StateStore } from '../serve/access/stateStore.js';
 import { postgresBinDir, startPostgres, type TestPostgres } from '../test/support/postgres.js';
-import { autocannonApi, Client, NOW, prepareData, quantile, runCannon, startChildServer, type ChildServer } from './serverLoad.js';
+import { Client, NOW, prepareData, quantile, startChildServer, type ChildServer } from './serverLoad.js';
+import { loadServers, wrkPath } from './wrkLoad.js';
 
 const API = 'level2_quote_history';
 
@@ -101,12 +102,16 @@ export async function runSharedStateBench(opts: SharedStateBenchOptions = {}): P
     const statementsPerRequest = await countStatements(postgres, dataDir, log);
 
     // Throughput: the same load on each store.
+    const rps = { sqlite: NaN, postgres: NaN };
+    if (!wrkPath()) {
+      log('throughput: skipped: wrk, the load generator of these figures, is not installed (apt-get install wrk)');
+      return { slotP50Ms, statementsPerRequest, rps };
+    }
     const catalog = new CatalogReader(openCatalog(layout.catalogDb, true));
     const files = [...catalog.everyFile()].filter((f) => f.dataset === 'level2');
     catalog.db.close();
     const body = (key: string, f: { symbol: string; tradedate: string }) =>
       JSON.stringify({ apiname: API, apikey: key, params: { symbol: f.symbol, tradedate: f.tradedate } });
-    const rps = { sqlite: 0, postgres: 0 };
     for (const [name, store, env] of [
       // The warm-up pages through every file with one key: no per-second limit in the way.
       ['sqlite', sqlite, { TICKVAULT_RATE_LIMIT: '100000' }],
@@ -125,18 +130,11 @@ export async function runSharedStateBench(opts: SharedStateBenchOptions = {}): P
         }
         const keys: string[] = [];
         for (let i = 0; i < connections; i++) keys.push((await store.createAccount('flagship', Date.now())).key);
-        const bodies = (ks: readonly string[]) => ks.map((k) => files.map((f) => body(k, f)));
-        const half = Math.floor(connections / 2);
-        const raw = await Promise.all([
-          runCannon(`${servers[0].url}/api`, bodies(keys.slice(0, half)), seconds),
-          runCannon(`${servers[1].url}/api`, bodies(keys.slice(half)), seconds),
-        ]);
-        const merged = autocannonApi.aggregateResult(raw, { url: `${servers[0].url}/api`, connections });
-        rps[name] = merged.requests.total / seconds;
-        const non200 = merged.non2xx + merged.errors + merged.timeouts;
+        const load = await loadServers(servers.map((sv) => `${sv.url}/api`), API, keys, files, seconds);
+        rps[name] = load.rps;
         log(
-          `throughput on ${name}: ${rps[name].toFixed(0)} req/s full-day pages, p50 ${merged.latency.p50} ms, p99 ${merged.latency.p99} ms, ` +
-            `${non200} not 200 (${connections} clients/accounts over 2 processes` +
+          `throughput on ${name}: ${rps[name].toFixed(0)} req/s full-day pages, p50 ${load.p50Ms.toFixed(0)} ms, p99 ${load.p99Ms.toFixed(0)} ms, ` +
+            `${load.failed} not 200 (${connections} clients/accounts over 2 processes, load from wrk: ${load.generatorCores.toFixed(2)} cores` +
             (name === 'postgres' ? `; target ≥ 150 req/s; ${(rps.postgres / rps.sqlite).toFixed(2)}× the same load on SQLite)` : ')'),
         );
       } finally {

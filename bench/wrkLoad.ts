@@ -8,6 +8,7 @@
  * took 0.86 of the 2 cores for 168 pages/s and the server waited on it (its main thread idle a
  * third of the time); wrk took 0.12 of a core for 927 pages/s from the same server. The
  * generator's CPU is printed beside every figure, since it shares the cores with the servers.
+ * Without wrk the throughput figures are skipped with a line saying so.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -170,4 +171,21 @@ export function mergeLoad(runs: readonly WrkRun[], seconds: number): LoadFigures
     bytes: runs.reduce((n, r) => n + r.bytes, 0),
     generatorCores: runs.reduce((n, r) => n + r.cpuSeconds, 0) / seconds,
   };
+}
+
+/**
+ * wrk against each server at once, the keys dealt out evenly (one connection each), merged:
+ * the load of the throughput figures.
+ */
+export async function loadServers(
+  urls: readonly string[],
+  apiname: string,
+  keys: readonly string[],
+  targets: readonly PageTarget[],
+  seconds: number,
+  acceptEncoding?: string,
+): Promise<LoadFigures> {
+  const share = Math.ceil(keys.length / urls.length);
+  const runs = await Promise.all(urls.map((url, i) => runWrk(url, apiname, keys.slice(i * share, (i + 1) * share), targets, seconds, acceptEncoding)));
+  return mergeLoad(runs, seconds);
 }
