@@ -37,7 +37,7 @@ interface Located {
 }
 
 export class RowTextSource {
-  /** Whole row texts just read for an index, kept until the event loop turns (see WHOLE_BYTES). */
+  /** Whole row texts just read for an index, kept until the event loop turns (see index()). */
   private readonly justRead = new Map<string, Buffer>();
   /** Row texts found damaged (reported once each). */
   private readonly reported = new Set<string>();
@@ -48,21 +48,25 @@ export class RowTextSource {
     private readonly onDamaged: RowTextDamageReport,
   ) {}
 
-  /** Rows of row group `g`, or null when the row text cannot give them (see above). */
-  async rows(file: CatalogFile, g: number): Promise<SerializedRows | null> {
+  /**
+   * Rows of row group `g`, or null when the row text cannot give them (see above). `frame`: the
+   * group's stored frame when the caller holds it already (a stored piece's chunk), not read again.
+   */
+  async rows(file: CatalogFile, g: number, frame?: Buffer): Promise<SerializedRows | null> {
     const at = await this.locate(file, g);
-    return at && this.unlessDamaged(at.path, async () => decodeRowTextGroup(at.group, await this.frame(at)));
+    return at && this.unlessDamaged(at.path, async () => decodeRowTextGroup(at.group, frame ?? (await this.frame(at))));
   }
 
   /**
    * Row group `g` as stored, not inflated: its chunk, checked by CRC-32, with the text's length
-   * and CRC-32; `text` makes the rows when an answer needs them. Null as for `rows`.
+   * and CRC-32; `text(chunk)` makes the rows from that chunk when an answer needs them. Null as
+   * for `rows`.
    */
-  async stored(file: CatalogFile, g: number, text: () => Promise<Buffer>): Promise<StoredRowText | null> {
+  async stored(file: CatalogFile, g: number, text: (chunk: Buffer) => Promise<Buffer>): Promise<StoredRowText | null> {
     const at = await this.locate(file, g);
     return at && this.unlessDamaged(at.path, async () => {
       const chunk = checkRowTextFrame(at.group, await this.frame(at));
-      return { chunk, textBytes: at.group.textBytes, textCrc32: at.group.textCrc32, text };
+      return { chunk, textBytes: at.group.textBytes, textCrc32: at.group.textCrc32, text: () => text(chunk) };
     });
   }
 
@@ -97,12 +101,20 @@ export class RowTextSource {
     const path = rowTextRelPath(file.path);
     // Offsets are 4 bytes a row; the entry is small next to the rows it gives.
     return this.cache.memo(`${file.path}#rowtext-index`, 1024 + (file.rows + 16) * 4, () => this.unlessDamaged(path, async () => {
-      let index: RowTextIndex;
+      let read: IndexRead;
       try {
-        index = await withFile(join(this.dataDir, path), (fh) => this.readIndex(path, fh));
+        read = await withFile(join(this.dataDir, path), (fh) => readIndex(fh));
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null; // sealed before row text, or not rebuilt yet
         throw e;
+      }
+      const { index, whole } = read;
+      if (whole) {
+        // The frames the page asks next are taken from these bytes in the microtasks that follow
+        // (not cached: the rows are). Kept from here, after the file is closed: closing is a turn
+        // of the event loop, which used to drop them first, so every frame was read again.
+        this.justRead.set(path, whole);
+        setImmediate(() => this.justRead.delete(path));
       }
       if (index.parquetSha256 !== file.sha256) return null; // made from other bytes: not this file's rows
       const fault = rowTextShapeFault(index, file);
@@ -111,22 +123,25 @@ export class RowTextSource {
     }));
   }
 
-  private async readIndex(path: string, fh: FileHandle): Promise<RowTextIndex> {
-    const size = (await fh.stat()).size;
-    if (size <= WHOLE_BYTES) {
-      // One read for the index and the frames the page asks next (in this turn of the event
-      // loop); not cached: the rows are.
-      const whole = await readAt(fh, 0, size);
-      this.justRead.set(path, whole);
-      setImmediate(() => this.justRead.delete(path));
-      return decodeWholeRowTextIndex(whole);
-    }
-    const tail = await readAt(fh, size - TAIL_BYTES, TAIL_BYTES);
-    const range = indexFrameRange(tail.subarray(TAIL_BYTES - ROW_TEXT_TRAILER_BYTES), size);
-    const inTail = range.offset - (size - TAIL_BYTES);
-    const frame = inTail >= 0 ? tail.subarray(inTail, inTail + range.bytes) : await readAt(fh, range.offset, range.bytes);
-    return decodeRowTextIndex(frame, range.crc32, range.offset);
+}
+
+/** A row text's index, and the whole file when it was small enough to read at once. */
+interface IndexRead {
+  readonly index: RowTextIndex;
+  readonly whole: Buffer | null;
+}
+
+async function readIndex(fh: FileHandle): Promise<IndexRead> {
+  const size = (await fh.stat()).size;
+  if (size <= WHOLE_BYTES) {
+    const whole = await readAt(fh, 0, size);
+    return { index: await decodeWholeRowTextIndex(whole), whole };
   }
+  const tail = await readAt(fh, size - TAIL_BYTES, TAIL_BYTES);
+  const range = indexFrameRange(tail.subarray(TAIL_BYTES - ROW_TEXT_TRAILER_BYTES), size);
+  const inTail = range.offset - (size - TAIL_BYTES);
+  const frame = inTail >= 0 ? tail.subarray(inTail, inTail + range.bytes) : await readAt(fh, range.offset, range.bytes);
+  return { index: await decodeRowTextIndex(frame, range.crc32, range.offset), whole: null };
 }
 
 async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {

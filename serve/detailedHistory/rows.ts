@@ -36,13 +36,14 @@ function rowJsonKey(file: CatalogFile, g: number): string {
   return `${file.path}#${g}#rowjson`;
 }
 
-function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, sources: RowSources): Promise<SerializedRows> {
+/** `frame`: the group's row text frame, when a stored piece already holds it. */
+function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, sources: RowSources, frame?: Buffer): Promise<SerializedRows> {
   const rows = groupRowCount(file, g);
   const estimate = rows * (ROW_BYTES[file.dataset] ?? 340);
   const all = ALL_FIELDS[file.dataset];
   // Text, row offsets, and the stored DEFLATE chunk when it came from row text (~a fifth of the text).
   return cache.memo(rowJsonKey(file, g), Math.round(estimate * 1.2) + rows * 4, async () => {
-    const stored = sources.rowText ? await sources.rowText.rows(file, g) : null;
+    const stored = sources.rowText ? await sources.rowText.rows(file, g, frame) : null;
     if (stored) return stored;
     const made = sources.pool ? await sources.pool.rows(file, g, estimate) : null;
     if (made) return made;
@@ -82,7 +83,7 @@ export async function pageRowsJson(
       const to = Math.min(end, base + n) - base;
       const whole = from === 0 && to === n;
       if (rowText && whole && !cache.has(rowJsonKey(file, g))) {
-        const stored = await rowText.stored(file, g, async () => (await groupRows(cache, file, g, sources)).bytes);
+        const stored = await rowText.stored(file, g, async (chunk) => (await groupRows(cache, file, g, sources, chunk)).bytes);
         if (stored) return stored;
       }
       const rows = await groupRows(cache, file, g, sources);
