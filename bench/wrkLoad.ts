@@ -149,6 +149,7 @@ export function parseWrkOutput(out: string): WrkRun {
  */
 export function mergeLoad(runs: readonly WrkRun[], seconds: number): LoadFigures {
   const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const failed = runs.reduce((n, r) => n + r.failed, 0);
   const weighted = runs
     .flatMap((r) => r.quantilesMs.map((ms) => ({ ms, weight: r.requests / r.quantilesMs.length })))
     .sort((a, b) => a.ms - b.ms);
@@ -162,12 +163,12 @@ export function mergeLoad(runs: readonly WrkRun[], seconds: number): LoadFigures
   };
   return {
     requests,
-    rps: (requests - runs.reduce((n, r) => n + r.failed, 0)) / seconds,
+    rps: (requests - failed) / seconds,
     p50Ms: at(0.5),
     p90Ms: at(0.9),
     p99Ms: at(0.99),
     maxMs: Math.max(...runs.map((r) => r.quantilesMs.at(-1)!)),
-    failed: runs.reduce((n, r) => n + r.failed, 0),
+    failed,
     bytes: runs.reduce((n, r) => n + r.bytes, 0),
     generatorCores: runs.reduce((n, r) => n + r.cpuSeconds, 0) / seconds,
   };
