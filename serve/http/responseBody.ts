@@ -1,13 +1,17 @@
 /**
  * An operation's result as the Koa response body: Koa's respond() writes every answer. What
- * this adds is the slot rule's one demand on the writing (requestSlot.ts): the last byte
- * waits for `beforeLastByte` (the slot's release) to resolve.
+ * this adds is the slot rule's one demand on the writing (requestSlot.ts): the slot is held
+ * until the answer is written, and freed before its last byte goes out.
  *   - A body held in memory (text, bytes, or UTF-8 pieces) is complete before any byte goes
- *     out, so the release is awaited first and the body handed over after.
- *   - A file stream goes through `holdLastChunk`, which passes every chunk at once but the one
- *     that completes the Content-Length, which waits for the release: the slot stays held
- *     while a download streams.
+ *     out: the request's work is done, and what is left is the kernel's and the client's. The
+ *     release is awaited first and the body handed over after (api-contract: Plans and limits).
+ *   - A file stream goes through `holdLastChunk`: every byte but the last goes out at once; the
+ *     last waits until everything before it has been handed to the connection's socket (not
+ *     merely passed into a stream buffer, or into the response's own queue while earlier
+ *     pipelined answers on the connection are unread) and the release has reached the shared
+ *     state. The slot's lease is renewed all that time (slots.ts).
  */
+import type { ServerResponse } from 'node:http';
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import type { Context } from 'koa';
 import { JSON_TYPE } from './envelope.js';
@@ -36,7 +40,11 @@ export async function setResultBody(ctx: Context, result: OperationResult, befor
   }
   ctx.type = result.contentType;
   for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
-  ctx.body = holdLastChunk(result.body, result.length, beforeLastByte);
+  const res = ctx.res;
+  ctx.body = holdLastChunk(result.body, result.length, async (out) => {
+    await handedToSocket(out, res);
+    await beforeLastByte();
+  });
   ctx.length = result.length;
 }
 
@@ -84,35 +92,67 @@ export function piecesStream(pieces: readonly JsonPiece[]): Readable {
 }
 
 /**
- * `source` passed through, the chunk that completes `length` bytes (or the end, should the
- * source stop short) held until `gate` resolves; chunks before it go out at once, so reading
- * and writing still overlap. The source is destroyed with this stream (Koa destroys the body
- * when the response ends early), and a source error becomes this stream's error (Koa reports
- * it on the app's 'error' event).
+ * `source` passed through, its last byte (the one completing `length`, or the end should the
+ * source stop short) held until `gate` resolves; every byte before it goes out at once, so
+ * reading and writing overlap and as much as possible of the answer is on its way before the
+ * gate is asked. Holding one byte rather than the last chunk read means a file of one chunk
+ * still sends its headers and nearly all of its body under the hold. `gate` gets this stream,
+ * to wait for what it has passed on. The source is destroyed with this stream (Koa destroys
+ * the body when the response ends early), and a source error becomes this stream's error (Koa
+ * reports it on the app's 'error' event).
  */
-export function holdLastChunk(source: Readable, length: number, gate: () => Promise<void>): Transform {
+export function holdLastChunk(source: Readable, length: number, gate: (out: Transform) => Promise<void>): Transform {
   let seen = 0;
-  let gated = false;
-  const out = new Transform({
+  let held: Buffer | null = null;
+  const release = (done: TransformCallback, last: Buffer | null): void => {
+    gate(out).then(
+      () => done(null, last ?? undefined),
+      (e: unknown) => done(e as Error),
+    );
+  };
+  const out: Transform = new Transform({
     // As large as the file stream's reads, so a chunk passes without waiting for room.
     highWaterMark: source.readableHighWaterMark,
     transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
       seen += chunk.length;
-      if (seen < length) return done(null, chunk);
-      gated = true;
-      gate().then(
-        () => done(null, chunk),
-        (e: unknown) => done(e as Error),
-      );
+      if (seen < length || held) return done(null, chunk);
+      held = chunk.subarray(chunk.length - 1);
+      if (chunk.length > 1) out.push(chunk.subarray(0, chunk.length - 1));
+      release(done, held);
     },
     flush(done: TransformCallback) {
-      if (gated) return done();
-      gate().then(
-        () => done(),
-        (e: unknown) => done(e as Error),
-      );
+      if (held) return done();
+      held = Buffer.alloc(0);
+      release(done, null);
     },
   });
   pipeline(source, out, () => undefined);
   return out;
+}
+
+/** How often a held download looks whether its bytes have left for the socket. */
+const HANDED_POLL_MS = 5;
+
+/**
+ * Resolves once `out` holds nothing and the response has handed every byte written to it to
+ * its socket, and the socket to the kernel: the response is the connection's current one (a
+ * pipelined answer waits, buffered, behind the earlier ones) and neither it nor the socket
+ * has bytes queued. Also resolves once the response is destroyed (its slot is then released
+ * by the close anyway). Neither the response nor the socket says when a write completes without a
+ * callback on each write (Koa's pipeline writes without one) or a 'drain' they emit only
+ * after a refused write, so this looks on 'drain' and every few milliseconds while it waits.
+ */
+export function handedToSocket(out: Readable, res: ServerResponse): Promise<void> {
+  const handed = () => res.destroyed || res.writableEnded || (out.readableLength === 0 && res.socket !== null && res.writableLength === 0);
+  if (handed()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!handed()) return;
+      clearInterval(timer);
+      res.off('drain', check);
+      resolve();
+    };
+    const timer = setInterval(check, HANDED_POLL_MS);
+    res.on('drain', check);
+  });
 }

@@ -10,6 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { PostgresStateStore } from '../../../serve/access/postgresState.js';
 import { runCli } from '../../support/cli.js';
 import { postgresForTests } from '../../support/postgres.js';
@@ -17,11 +18,14 @@ import {
   httpRequest, pausedDownload, postApi, preparedData, REPLAY_NOW, sealSyntheticFile, startServer, startServers, DEFAULT_SERVER_NOW, type ApiResponse, type ServerHandle,
 } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
+import { unreadExchange, watchHeldSlot, type ApiCall, type SlotRow } from '../../support/heldSlot.js';
 
 const cluster = await postgresForTests('two sites on one PostgreSQL state database');
 
 const API = 'level2_quote_history';
 const BIG = { symbol: '600999.SH', tradedate: '20250106' };
+/** Small enough to sit whole in the stream and response buffers: only the hold keeps it. */
+const SMALL = { symbol: '600998.SH', tradedate: '20250106' };
 const LEASE_SECONDS = 2;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -50,6 +54,7 @@ if (cluster) {
       assert.is(rep.code, 0, rep.stderr);
       // Larger than the socket buffers: a paused download stays in flight.
       await sealSyntheticFile(dir, BIG.symbol, BIG.tradedate, 70_000);
+      await sealSyntheticFile(dir, SMALL.symbol, SMALL.tradedate, 300);
     }
     // Started together on an empty database: both create-or-find one schema and one cursor key.
     [a, b] = await startServers([{ dataDir: siteA, opts: { env: env() } }, { dataDir: siteB, opts: { env: env() } }]);
@@ -103,6 +108,57 @@ if (cluster) {
     }
     assert.ok(Date.now() - killedAt >= LEASE_SECONDS * 1000 * 0.5, 'it was the lease that freed it, not a release');
     a = await startServer(siteA, { env: env() });
+  });
+
+  /** The account's slot row in the shared database, with the database's clock. */
+  async function slotRow(pool: pg.Pool, accountId: number): Promise<SlotRow | undefined> {
+    const r = await pool.query<{ holder: string; expires_ms: string; now_ms: string }>(
+      `SELECT holder, (extract(epoch FROM expires_at) * 1000)::bigint AS expires_ms, (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms
+         FROM tickvault.slots WHERE account_id = $1 AND apiname = $2`,
+      [accountId, API],
+    );
+    const row = r.rows[0];
+    return row && { holder: row.holder, expiresAtMs: Number(row.expires_ms), nowMs: Number(row.now_ms) };
+  }
+
+  async function heldUntilRead(calls: (key: string) => Promise<ApiCall[]>, file: { symbol: string; tradedate: string }): Promise<void> {
+    const { id, key } = await newAccount('flagship');
+    const otherKey = (await store.addKey(id, Date.now()))!;
+    const pool = new pg.Pool({ connectionString: stateUrl, max: 1 });
+    try {
+      const exchange = await unreadExchange(a.port, await calls(key));
+      for (let t = Date.now(); !(await slotRow(pool, id)); ) {
+        assert.ok(Date.now() - t < 30_000, 'the download never took its slot');
+        await sleep(10);
+      }
+      const probes = [() => q(b, key), () => q(b, otherKey, { ...file, format: 'parquet' }), () => q(a, otherKey)];
+      const watch = await watchHeldSlot(() => slotRow(pool, id), (i) => probes[i % probes.length]!(), LEASE_SECONDS * 1000 * 2.5);
+      assert.ok(watch.renewals >= 2, `the lease was renewed while held (${watch.renewals} renewals)`);
+      const answers = await exchange.readAll();
+      const download = answers[answers.length - 1]!;
+      assert.equal(answers.map((r) => r.status), answers.map(() => 200));
+      assert.ok(download.body.equals(readFileSync(join(siteA, `level2/date=${file.tradedate}/${file.symbol}.parquet`))), 'the stored file, byte for byte');
+      // Released before its last byte left site A: site B finds it free at once.
+      assert.is(await slotRow(pool, id), undefined);
+      assert.is((await q(b, key)).status, 200);
+      exchange.socket.destroy();
+      console.log(`  held ${watch.statuses.length} requests at 503 across both sites over ${LEASE_SECONDS * 2.5} s, ${watch.renewals} renewals`);
+    } finally {
+      await pool.end();
+    }
+  }
+
+  test('a small download pipelined at site A behind four unread pages of other accounts: site B answers 503 until it is read', async () => {
+    // ~12 MB of answers ahead of it, more than an unread loopback connection absorbs (~4 MB).
+    const strangers = await Promise.all(Array.from({ length: 4 }, () => newAccount('flagship')));
+    await heldUntilRead(async (key) => [
+      ...strangers.map((s) => ({ apiname: API, apikey: s.key, params: { ...BIG, page_size: 10000 } })),
+      { apiname: API, apikey: key, params: { ...SMALL, format: 'parquet' } },
+    ], SMALL);
+  });
+
+  test('a download larger than the socket buffers, never read, at site A: site B answers 503 until it is read', async () => {
+    await heldUntilRead(async (key) => [{ apiname: API, apikey: key, params: { ...BIG, format: 'parquet' } }], BIG);
   });
 
   test('60 Parquet downloads of one professional account across both sites: exactly 30 served, identical files', async () => {

@@ -11,10 +11,14 @@ import {
 } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { openServiceDb } from '../../../serve/access/serviceDb.js';
+import { unreadExchange, watchHeldSlot, type ApiCall, type SlotRow } from '../../support/heldSlot.js';
 
 const API = 'level2_quote_history';
 const BIG = { symbol: '600999.SH', tradedate: '20250106' };
+/** Small enough to sit whole in the stream and response buffers: only the hold keeps it. */
+const SMALL = { symbol: '600998.SH', tradedate: '20250106' };
 const LEASE_SECONDS = 2;
 let dataDir: string;
 let a: ServerHandle;
@@ -69,6 +73,7 @@ const test = suite('one request in progress per account (two processes)');
 test.before(async () => {
   dataDir = tempDir();
   await sealSyntheticFile(dataDir, BIG.symbol, BIG.tradedate, 70_000);
+  await sealSyntheticFile(dataDir, SMALL.symbol, SMALL.tradedate, 300);
   // Started together on a fresh directory: both must end up with the one cursor key.
   const env = { TICKVAULT_LEASE_SECONDS: String(LEASE_SECONDS), TICKVAULT_RATE_LIMIT: '1000' };
   [a, b] = await startServers([{ dataDir, opts: { env } }, { dataDir, opts: { env } }]);
@@ -112,6 +117,66 @@ test('a download in flight holds the slot for every key of the account on both s
   await releasedBeforeLapse(id, 0);
   assert.is((await q(b, otherKey)).status, 200);
   held.socket.destroy();
+});
+
+/** The account's slot row in service.db (the SQLite state both processes share). */
+function slotRow(accountId: number): SlotRow | undefined {
+  const db = openServiceDb(join(dataDir, 'service.db'));
+  try {
+    const row = db.prepare('SELECT holder, expires_at_ms FROM slots WHERE account_id = ? AND apiname = ?').get(accountId, API) as
+      | { holder: string; expires_at_ms: number }
+      | undefined;
+    return row && { holder: row.holder, expiresAtMs: row.expires_at_ms, nowMs: Date.now() };
+  } finally {
+    db.close();
+  }
+}
+
+const fileBytes = (f: { symbol: string; tradedate: string }) => readFileSync(join(dataDir, `level2/date=${f.tradedate}/${f.symbol}.parquet`));
+
+test('a small download pipelined behind four unread pages of another account holds the slot until it is read', async () => {
+  const { id, key } = addAccount(dataDir, 'flagship');
+  const otherKey = addKey(dataDir, id);
+  // Four other accounts (one account's pipelined pages would meet its own slot): ~12 MB of
+  // answers, more than an unread loopback connection absorbs (~4 MB here).
+  const pages: ApiCall[] = Array.from({ length: 4 }, () => ({ apiname: API, apikey: addAccount(dataDir, 'flagship').key, params: { ...BIG, page_size: 10000 } }));
+  const download: ApiCall = { apiname: API, apikey: key, params: { ...SMALL, format: 'parquet' } };
+  const small = fileBytes(SMALL);
+  assert.ok(small.length < 64 * 1024, `the file fits the buffers (${small.length} bytes)`);
+  const exchange = await unreadExchange(a.port, [...pages, download]);
+  // Until the download's request is in, its slot row is not there yet.
+  for (let t = Date.now(); !slotRow(id); ) {
+    assert.ok(Date.now() - t < 30_000, 'the download never took its slot');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const probes = [() => q(b, key), () => q(a, otherKey), () => q(b, otherKey, { ...SMALL, format: 'parquet' })];
+  const watch = await watchHeldSlot(() => slotRow(id), (i) => probes[i % probes.length]!(), LEASE_SECONDS * 1000 * 2.5);
+  assert.ok(watch.renewals >= 2, `the lease was renewed while held (${watch.renewals} renewals)`);
+  const answers = await exchange.readAll();
+  assert.equal(answers.map((r) => r.status), [200, 200, 200, 200, 200]);
+  for (const r of answers.slice(0, 4)) assert.is((JSON.parse(r.body.toString()) as { data: { items: unknown[] } }).data.items.length, 10000);
+  assert.ok(answers[4]!.body.equals(small), 'the download is the stored file, byte for byte');
+  await releasedBeforeLapse(id, 0);
+  assert.is((await q(b, otherKey)).status, 200);
+  exchange.socket.destroy();
+  console.log(`  held ${watch.statuses.length} requests at 503 over ${LEASE_SECONDS * 2.5} s, ${watch.renewals} renewals`);
+});
+
+test('a download larger than the socket buffers on a connection never read holds the slot until it is read', async () => {
+  const { id, key } = addAccount(dataDir, 'flagship');
+  const exchange = await unreadExchange(a.port, [{ apiname: API, apikey: key, params: { ...BIG, format: 'parquet' } }]);
+  for (let t = Date.now(); !slotRow(id); ) {
+    assert.ok(Date.now() - t < 30_000, 'the download never took its slot');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const watch = await watchHeldSlot(() => slotRow(id), (i) => q(i % 2 ? a : b, key), LEASE_SECONDS * 1000 * 2.5);
+  assert.ok(watch.renewals >= 2, `the lease was renewed while held (${watch.renewals} renewals)`);
+  const [answer] = await exchange.readAll();
+  assert.is(answer!.status, 200);
+  assert.ok(answer!.body.equals(fileBytes(BIG)), 'the download is the stored file, byte for byte');
+  await releasedBeforeLapse(id, 0);
+  assert.is((await q(b, key)).status, 200);
+  exchange.socket.destroy();
 });
 
 test('the lease is renewed while a download streams: held well past one lease', async () => {

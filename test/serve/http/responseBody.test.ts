@@ -1,11 +1,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Readable } from 'node:stream';
-import { holdLastChunk, piecesStream } from '../../../serve/http/responseBody.js';
+import { createServer, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { PassThrough, Readable } from 'node:stream';
+import { handedToSocket, holdLastChunk, piecesStream } from '../../../serve/http/responseBody.js';
 
 /**
  * The slot rule's demand on the writing (serve/http/responseBody.ts): a download's bytes flow
- * at once, but the chunk completing its Content-Length waits for the slot's release.
+ * at once, but the byte completing its Content-Length waits for the slot's release, and the
+ * release for every byte before it to be handed to the socket.
  */
 const test = suite('response bodies');
 
@@ -16,7 +20,7 @@ function gateControl() {
   return { gate: () => (calls++, opened), open: () => open(), calls: () => calls };
 }
 
-test('every chunk but the one completing the length passes before the gate opens; that one after', async () => {
+test('every byte but the one completing the length passes before the gate opens; that one after', async () => {
   const chunks = [Buffer.from('aaaa'), Buffer.from('bbbb'), Buffer.from('cc')];
   const g = gateControl();
   const out = holdLastChunk(Readable.from(chunks, { objectMode: false }), 10, g.gate);
@@ -24,12 +28,64 @@ test('every chunk but the one completing the length passes before the gate opens
   out.on('data', (c: Buffer) => seen.push(c.toString()));
   const ended = new Promise((r) => out.on('end', r));
   await new Promise((r) => setTimeout(r, 50));
-  assert.equal(seen, ['aaaa', 'bbbb'], 'the first chunks are not held');
+  assert.equal(seen, ['aaaa', 'bbbb', 'c'], 'all but the last byte is not held');
   assert.is(g.calls(), 1);
   g.open();
   await ended;
-  assert.equal(seen, ['aaaa', 'bbbb', 'cc']);
+  assert.equal(seen, ['aaaa', 'bbbb', 'c', 'c']);
   assert.is(g.calls(), 1, 'the gate is asked once');
+});
+
+test('a body of one chunk: all but its last byte passes before the gate', async () => {
+  const g = gateControl();
+  const out = holdLastChunk(Readable.from([Buffer.from('abcdef')], { objectMode: false }), 6, g.gate);
+  const seen: string[] = [];
+  out.on('data', (c: Buffer) => seen.push(c.toString()));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(seen, ['abcde']);
+  g.open();
+  await new Promise((r) => out.on('end', r));
+  assert.equal(seen.join(''), 'abcdef');
+});
+
+test('handed to the socket: a pipelined answer queued behind an unread one is not, until the client reads', async () => {
+  const BIG = 32 << 20;
+  let second: { res: ServerResponse; out: PassThrough } | null = null;
+  let handedAt = 0;
+  const server = createServer((req, res) => {
+    if (req.url === '/big') return void res.end(Buffer.alloc(BIG, 0x61));
+    const out = new PassThrough();
+    res.setHeader('content-length', '1001');
+    out.pipe(res);
+    out.write(Buffer.alloc(1000, 0x62));
+    second = { res, out };
+    void handedToSocket(out, res).then(() => {
+      handedAt = Date.now();
+      out.end(Buffer.from('c'));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.pause();
+    socket.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /small HTTP/1.1\r\nHost: x\r\n\r\n');
+    for (let t = Date.now(); !second; ) {
+      assert.ok(Date.now() - t < 10_000, 'the second request never arrived');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    assert.is(handedAt, 0, 'not handed while the answer ahead of it is unread');
+    let received = 0;
+    const readFrom = Date.now();
+    const all = new Promise<void>((r) => socket.on('data', (d: Buffer) => ((received += d.length) >= BIG + 1001 + 200 ? r() : undefined)));
+    socket.resume();
+    await all;
+    assert.ok(handedAt >= readFrom, 'handed once the client read what was ahead');
+    socket.destroy();
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
 });
 
 test('a source that stops short of the length still ends only after the gate', async () => {
