@@ -5,7 +5,7 @@
  * ingest.db read only; a data directory without them is simply empty.
  */
 import { existsSync } from 'node:fs';
-import { isValidDate, latestTradingDay } from '../calendar/tradingCalendar.js';
+import { latestTradingDay } from '../calendar/tradingCalendar.js';
 import { collectDayFacts, dayStatus, reportDays, statusJson, statusTable, type StagedDay } from '../ingest/status/dayStatus.js';
 import { Staging } from '../ingest/staging/segments.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
@@ -13,15 +13,10 @@ import { openDb } from '../shared/sqlite.js';
 import { CatalogReader, openCatalog } from '../storage/catalog.js';
 import { layoutFor } from '../storage/layout.js';
 import { requireDataDir } from './dataDirCheck.js';
+import { dateRangeFlags } from './dateFlags.js';
 import { UsageError, type Command } from './command.js';
 
 const USAGE = 'tickvault days [--from YYYYMMDD] [--to YYYYMMDD] [--dataset level2|index|trade|order] [--json] [--data-dir DIR]';
-
-function dateFlag(value: unknown, flag: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !isValidDate(value)) throw new UsageError(`--${flag} must be a real date YYYYMMDD, got "${String(value)}"`);
-  return value;
-}
 
 /** Late counts and staged days from ingest.db, or none when it does not exist. */
 function readIngestDb(path: string): { late: Map<string, number>; staged: StagedDay[] } {
@@ -47,9 +42,7 @@ export const daysCommand: Command = {
   ],
   positionals: 'none',
   async run(ctx) {
-    const from = dateFlag(ctx.flags.from, 'from');
-    const to = dateFlag(ctx.flags.to, 'to');
-    if (from !== undefined && to !== undefined && from > to) throw new UsageError('--from must not be after --to');
+    const { from, to } = dateRangeFlags(ctx.flags);
     const only = ctx.flags.dataset;
     if (only !== undefined && (typeof only !== 'string' || !(DATASETS as readonly string[]).includes(only))) {
       throw new UsageError(`--dataset must be one of ${DATASETS.join(', ')}, got "${String(only)}"`);

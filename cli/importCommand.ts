@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { peakRssBytes } from '../shared/peakRss.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import { oneOf } from '../shared/config.js';
@@ -66,12 +67,10 @@ export const importCommand: Command = {
         const why = r.sealedDay ? `${r.reason}; a sealed day changes only through \`tickvault restate\`` : r.reason;
         process.stderr.write(`tickvault import: ${r.file} refused, nothing of it staged: ${why}\n`);
       }
+      if (stats.quarantined > 0) process.stderr.write(`tickvault import: ${quarantineNote(stats, ctx.config.dataDir)}\n`);
       if (stats.refused.length > 0) return 2;
-      if (stats.staged === 0 && stats.alreadyThere === 0 && results.length === 0 && stats.rows > 0) {
-        process.stderr.write(`tickvault import: nothing imported: all ${stats.rows} rows were quarantined; reasons in the quarantine table of ${stores.layout.ingestDb}\n`);
-        return 1;
-      }
-      return 0;
+      // A bulk load of years of archives must notice a quarantined row: it is not in the lake.
+      return stats.quarantined > 0 ? 1 : 0;
     } finally {
       stores.close();
     }
@@ -80,13 +79,40 @@ export const importCommand: Command = {
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
+/**
+ * How many rows were quarantined and the command that lists them: of one file, its rows;
+ * of several, those under their common folder.
+ */
+export function quarantineNote(s: ImportStats, dataDir: string): string {
+  const files = [...s.quarantinedFiles.keys()];
+  const n = s.quarantined;
+  const what = `${fmt(n)} row${n === 1 ? '' : 's'} quarantined${files.length > 1 ? ` in ${files.length} files` : ''}`;
+  const folder = files.length === 1 ? files[0] : commonFolder(files);
+  const source = folder === null ? '' : ` --source ${shellWord(files.length === 1 ? folder : `${folder}/*`)}`;
+  const dir = dataDir === resolve('data') ? '' : ` --data-dir ${shellWord(dataDir)}`;
+  return `${what}, not imported; list them with: tickvault quarantine${source}${dir} (counts by reason: --count)`;
+}
+
+function commonFolder(files: readonly string[]): string | null {
+  const parts = files.map((f) => f.split('/').slice(0, -1));
+  const common: string[] = [];
+  for (let i = 0; parts.every((p) => i < p.length && p[i] === parts[0][i]); i++) common.push(parts[0][i]);
+  const folder = common.join('/');
+  return folder === '' ? null : folder;
+}
+
+/** A word as a POSIX shell reads it back: quoted unless it is plain. */
+function shellWord(w: string): string {
+  return /^[\w./@%+=:,-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}
+
 /** One line a desk reads after each run: files, rows, what became of them, days sealed. */
 export function summaryLine(files: number, s: ImportStats, days: number, filesOut: number, rowsOut: number, secs: number): string {
   const reasons = [...s.reasons.entries()].sort((a, b) => b[1] - a[1]);
   const shown = reasons.slice(0, 3).map(([r, n]) => `${fmt(n)} ${r}`);
   if (reasons.length > 3) shown.push(`${fmt(reasons.slice(3).reduce((a, [, n]) => a + n, 0))} for ${reasons.length - 3} other reasons`);
   const quarantined = s.quarantined === 0 ? '0 quarantined' : `${fmt(s.quarantined)} quarantined (${shown.join('; ')})`;
-  const refused = s.refused.length === 0 ? '' : `; ${s.refused.length} file${s.refused.length > 1 ? 's' : ''} refused`;
+  const refused = s.refused.length === 0 ? '' : `, ${fmt(s.refusedRows)} refused (${s.refused.length} file${s.refused.length > 1 ? 's' : ''})`;
   const nothingNew = s.staged === 0 && s.alreadyThere > 0 && days === 0 ? ' — nothing new' : '';
   return (
     `read ${fmt(files)} file${files === 1 ? '' : 's'}: ${fmt(s.rows)} rows, ${fmt(s.staged)} staged, ${fmt(s.alreadyThere)} already there, ${quarantined}${refused}; ` +

@@ -36,6 +36,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   accounts: async () => (await import('./accountsCommand.js')).accountsCommand,
   doctor: async () => (await import('./doctorCommand.js')).doctorCommand,
   days: async () => (await import('./daysCommand.js')).daysCommand,
+  quarantine: async () => (await import('./quarantineCommand.js')).quarantineCommand,
   demo: async () => (await import('./demoCommand.js')).demoCommand,
   backup: async () => (await import('./backupCommand.js')).backupCommand,
   repair: async () => (await import('./repairCommand.js')).repairCommand,

@@ -19,13 +19,21 @@ import { csvCutPoint } from './csvRecords.js';
 import type { PlannedFile } from './importPlan.js';
 import type { ImportedUnit, ImportUnit, ImportWorkerInput } from './importWorker.js';
 
+/**
+ * An import's figures. Of every file, rows = staged + alreadyThere + quarantined, or the file
+ * is refused; so over the import rows = staged + alreadyThere + quarantined + refusedRows.
+ */
 export interface ImportStats {
   rows: number;
   staged: number;
   alreadyThere: number;
   quarantined: number;
+  /** Rows of refused files, past those quarantined: nothing of them is staged. */
+  refusedRows: number;
   /** Quarantined rows by reason. */
   readonly reasons: Map<string, number>;
+  /** Quarantined rows by file, in file order. */
+  readonly quarantinedFiles: Map<string, number>;
   /** Files refused whole, with why: a difference from a sealed day, or the file could not be read. */
   readonly refused: { readonly file: string; readonly reason: string; readonly sealedDay: boolean }[];
   /** `dataset|tradedate` of days with rows staged. */
@@ -37,7 +45,10 @@ export interface ImportStats {
 }
 
 export function emptyImportStats(): ImportStats {
-  return { rows: 0, staged: 0, alreadyThere: 0, quarantined: 0, reasons: new Map(), refused: [], days: new Set(), sealedDays: new Set(), sealedDuring: new Set() };
+  return {
+    rows: 0, staged: 0, alreadyThere: 0, quarantined: 0, refusedRows: 0, reasons: new Map(), quarantinedFiles: new Map(),
+    refused: [], days: new Set(), sealedDays: new Set(), sealedDuring: new Set(),
+  };
 }
 
 export interface ImportDeps {
@@ -73,7 +84,7 @@ const COMMIT_BYTES = 128 << 20;
 
 /** What is in flight, in file order: a unit's result, or the end of a file (no work of its own). */
 type Sent =
-  | { readonly kind: 'unit'; readonly file: FileImport; readonly result: Promise<ImportedUnit>; readonly bytesDone: number; readonly rows: number }
+  | { readonly kind: 'unit'; readonly file: FileImport; readonly result: Promise<ImportedUnit>; readonly bytesDone: number; readonly rows: number; readonly dataLines: number }
   | { readonly kind: 'end'; readonly file: FileImport };
 
 /** One file's import as its results arrive. */
@@ -109,14 +120,25 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
     staging.quarantineOnce(file.rejects);
     for (const q of file.rejects) file.stats.reasons.set(q.reason, (file.stats.reasons.get(q.reason) ?? 0) + 1);
     file.stats.quarantined += file.rejects.length;
+    const name = file.planned.reading.file;
+    file.stats.quarantinedFiles.set(name, (file.stats.quarantinedFiles.get(name) ?? 0) + file.rejects.length);
     file.rejects = [];
   };
 
-  const applyUnit = (file: FileImport, r: ImportedUnit): void => {
+  const applyUnit = (file: FileImport, dataLines: number, r: ImportedUnit): void => {
     const mine = file.stats;
     mine.rows += r.rows;
     file.rejects.push(...r.rejects);
     if (file.rejects.length >= REJECTS_HELD) quarantine(file);
+    // A refused file is read on only to count its rows and quarantine its bad ones.
+    if (file.refusal !== null) return;
+    if (r.rows + r.blank !== dataLines) {
+      // The reader lost or made up lines (as when one quote swallowed the rest of a file):
+      // nothing it read can be trusted.
+      file.refusal = `counts do not add up: ${fmt(dataLines)} lines or rows in a part of the file, ${fmt(r.rows)} rows and ${fmt(r.blank)} blank lines read`;
+      staging.discardAppended(file.mark!);
+      return;
+    }
     if (r.difference !== null) {
       file.refusal = r.difference;
       staging.discardAppended(file.mark!);
@@ -146,6 +168,10 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
     if (left === 0) daysToCome.delete(file.planned.day);
     else daysToCome.set(file.planned.day, left);
     if (file.rejects.length > 0) quarantine(file);
+    const s = file.stats;
+    if (file.refusal === null && s.staged + s.alreadyThere + s.quarantined !== s.rows) {
+      file.refusal = `counts do not add up: ${fmt(s.rows)} rows read, ${fmt(s.staged)} staged + ${fmt(s.alreadyThere)} already there + ${fmt(s.quarantined)} quarantined`;
+    }
     if (file.refusal !== null) staging.discardAppended(file.mark!);
     deps.onFile?.(file.planned.reading.file, file.refusal === null ? file.stats.staged : 0, file.refusal);
     if (file.refusal !== null) stats.refused.push({ file: file.planned.reading.file, reason: file.refusal, sealedDay: !file.unreadable });
@@ -178,7 +204,7 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
       refuseUnreadable(file, e);
       return;
     }
-    if (file.refusal === null) applyUnit(file, r);
+    applyUnit(file, sent.dataLines, r);
     deps.onProgress?.(bytesBefore + sent.bytesDone, rowsBefore + file.stats.rows);
   };
 
@@ -198,8 +224,8 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
       const file: FileImport = { planned, stats: emptyImportStats(), mark: null, refusal: null, unreadable: false, rejects: [] };
       try {
         for await (const unit of unitsOf(planned)) {
-          if (file.refusal !== null) break;
-          inFlight.push({ kind: 'unit', file, result: pool.run(unit.unit, { transfer: unit.transfer }), bytesDone: unit.bytesDone, rows: unit.rows });
+          if (file.unreadable) break;
+          inFlight.push({ kind: 'unit', file, result: pool.run(unit.unit, { transfer: unit.transfer }), bytesDone: unit.bytesDone, rows: unit.rows, dataLines: unit.dataLines });
           while (tooMuchInFlight()) await applyNext();
         }
       } catch (e) {
@@ -218,6 +244,8 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
   }
 }
 
+const fmt = (n: number) => n.toLocaleString('en-US');
+
 function refuseUnreadable(file: FileImport, e: unknown): void {
   if (file.refusal !== null) return;
   const message = e instanceof Error ? e.message : String(e);
@@ -230,7 +258,11 @@ function mergeInto(total: ImportStats, file: ImportStats, accepted: boolean): vo
   total.rows += file.rows;
   total.quarantined += file.quarantined;
   for (const [k, n] of file.reasons) total.reasons.set(k, (total.reasons.get(k) ?? 0) + n);
-  if (!accepted) return;
+  for (const [k, n] of file.quarantinedFiles) total.quarantinedFiles.set(k, (total.quarantinedFiles.get(k) ?? 0) + n);
+  if (!accepted) {
+    total.refusedRows += file.rows - file.quarantined;
+    return;
+  }
   total.staged += file.staged;
   total.alreadyThere += file.alreadyThere;
   for (const d of file.days) total.days.add(d);
@@ -243,6 +275,12 @@ interface UnitToSend {
   readonly bytesDone: number;
   /** Source rows in it (a CSV chunk's lines). */
   readonly rows: number;
+  /**
+   * Its data lines as counted apart from the reader (newlines of a CSV chunk, the header not
+   * included; a row group's rows by the footer): what the reader's rows and blank lines must
+   * add up to.
+   */
+  readonly dataLines: number;
 }
 
 /** A planned file's units of work, in order: Parquet row groups, CSV chunks cut at record ends. */
@@ -251,17 +289,20 @@ export async function* unitsOf(file: PlannedFile): AsyncGenerator<UnitToSend> {
     let firstRow = 0;
     const n = file.rowGroupRows.length;
     for (let g = 0; g < n; g++) {
-      yield { unit: { kind: 'parquet', reading: file.reading, rowGroup: g, firstRow }, transfer: [], bytesDone: Math.round((file.bytes * (g + 1)) / n), rows: file.rowGroupRows[g] };
+      const rows = file.rowGroupRows[g];
+      yield { unit: { kind: 'parquet', reading: file.reading, rowGroup: g, firstRow }, transfer: [], bytesDone: Math.round((file.bytes * (g + 1)) / n), rows, dataLines: rows };
       firstRow += file.rowGroupRows[g];
     }
     return;
   }
   for await (const chunk of readFeedChunks(file.reading.file, 2 << 20, csvCutPoint)) {
+    const skipFirst = chunk.firstLineNo === 1;
     yield {
-      unit: { kind: 'csv', reading: file.reading, delimiter: file.delimiter, firstLineNo: chunk.firstLineNo, skipFirst: chunk.firstLineNo === 1, bytes: chunk.bytes },
+      unit: { kind: 'csv', reading: file.reading, delimiter: file.delimiter, firstLineNo: chunk.firstLineNo, skipFirst, bytes: chunk.bytes },
       transfer: [chunk.bytes.buffer as ArrayBuffer],
       bytesDone: chunk.bytesRead,
       rows: chunk.lineCount,
+      dataLines: chunk.lineCount - (skipFirst ? 1 : 0),
     };
   }
 }

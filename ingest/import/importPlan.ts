@@ -137,9 +137,19 @@ export async function readCsvHeader(file: string, delimiter: string): Promise<st
     throw new ImportInputError(`${file}: cannot be read: ${(e as Error).message.split('\n')[0]}`);
   }
   let header: string[] | null = null;
-  forEachCsvRecord(head.toString('utf8'), delimiter, 1, (cells) => {
-    header ??= cells.map((c, i) => (i === 0 ? c.replace(/^\uFEFF/, '') : c).trim());
-  });
+  let bad: string | null = null;
+  forEachCsvRecord(
+    head.toString('utf8'),
+    delimiter,
+    1,
+    (cells) => {
+      header ??= cells.map((c, i) => (i === 0 ? c.replace(/^\uFEFF/, '') : c).trim());
+    },
+    (lineNo, _raw, reason) => {
+      if (header === null) bad ??= `${file}:${lineNo}: the header is malformed: ${reason}`;
+    },
+  );
+  if (bad !== null) throw new ImportInputError(bad);
   if (header === null) throw new ImportInputError(`${file}: empty: a CSV file needs a header row`);
   return header;
 }

@@ -15,7 +15,7 @@ import { LateGuard } from '../seal/lateGuard.js';
 import { RecordPacker, type RecordPack } from '../staging/recordCodec.js';
 import { validateFields } from '../staging/validate.js';
 import type { QuarantineEntry } from '../staging/segments.js';
-import { forEachCsvRecord } from './csvRecords.js';
+import { fieldCountReason, forEachCsvRecord } from './csvRecords.js';
 import { lakeColumnsMapper } from './lakeColumns.js';
 import { compileMapping, readMapping, type Mapping, type RowMapper } from './mapping.js';
 import { readRowGroupCells } from './parquetSource.js';
@@ -47,8 +47,10 @@ export type ImportUnit =
 export interface ImportedUnit {
   readonly packs: RecordPack[];
   readonly rejects: QuarantineEntry[];
-  /** Source rows read (CSV records, Parquet rows). */
+  /** Source rows read (CSV data lines, malformed ones included; Parquet rows). */
   readonly rows: number;
+  /** Blank CSV lines skipped: with the header and `rows`, every line of the unit is accounted for. */
+  readonly blank: number;
   /** Rows of sealed days equal to the sealed rows. */
   readonly alreadyThere: number;
   /** Why the file must be refused (a row of a sealed day that differs), or null. */
@@ -106,7 +108,7 @@ export class UnitImporter {
   async run(unit: ImportUnit): Promise<ImportedUnit> {
     const packer = new RecordPacker();
     const ofSealedDays: SnapshotRow[] = [];
-    const { rows, rejects } = await this.forEachRow(unit, (row) => {
+    const { rows, blank, rejects } = await this.forEachRow(unit, (row) => {
       const refused = this.refusal(row.tradedate);
       if (refused !== null) return `day not importable: ${refused}`;
       if (this.late.isLate(row.dataset, row.tradedate, row.symbol)) ofSealedDays.push(row);
@@ -115,7 +117,7 @@ export class UnitImporter {
     });
     const sealedDays = [...new Set(ofSealedDays.map((r) => `${r.dataset}|${r.tradedate}`))];
     const { equal, difference } = ofSealedDays.length > 0 ? await this.sealed.compare(ofSealedDays) : { equal: 0, difference: null };
-    return { packs: packer.take(), rejects, rows, alreadyThere: equal, difference, sealedDays };
+    return { packs: packer.take(), rejects, rows, blank, alreadyThere: equal, difference, sealedDays };
   }
 
   /**
@@ -123,10 +125,14 @@ export class UnitImporter {
    * reject it, returning why); bad rows come back as quarantine entries with their source.
    * The import stages what it is given; a restatement (ingest/restate/) collects it.
    */
-  async forEachRow(unit: ImportUnit, onRow: (row: SnapshotRow) => string | null): Promise<{ readonly rows: number; readonly rejects: QuarantineEntry[] }> {
+  async forEachRow(
+    unit: ImportUnit,
+    onRow: (row: SnapshotRow) => string | null,
+  ): Promise<{ readonly rows: number; readonly blank: number; readonly rejects: QuarantineEntry[] }> {
     const mapper = this.mapper(unit.reading);
     const rejects: QuarantineEntry[] = [];
     let rows = 0;
+    let blank = 0;
     const file = unit.reading.file;
     const take = (cells: ArrayLike<unknown>): string | null => {
       const m = mapper.map(cells);
@@ -137,15 +143,28 @@ export class UnitImporter {
     if (unit.kind === 'csv') {
       const text = new TextDecoder('utf-8').decode(unit.bytes);
       let skip = unit.skipFirst;
-      forEachCsvRecord(text, unit.delimiter, unit.firstLineNo, (cells, lineNo, raw) => {
-        if (skip) {
-          skip = false;
-          return;
-        }
-        rows++;
-        const reason = take(cells);
-        if (reason !== null) rejects.push({ source: `${file}:${lineNo}`, reason, raw });
-      });
+      // A record of another width than the header is malformed (its cells cannot be told
+      // apart), as DuckDB's and pandas' readers hold: one compare per record.
+      const width = unit.reading.columns.length;
+      blank = forEachCsvRecord(
+        text,
+        unit.delimiter,
+        unit.firstLineNo,
+        (cells, lineNo, raw) => {
+          if (skip) {
+            skip = false;
+            return;
+          }
+          rows++;
+          const reason = cells.length === width ? take(cells) : fieldCountReason(cells.length, width);
+          if (reason !== null) rejects.push({ source: `${file}:${lineNo}`, reason, raw });
+        },
+        (lineNo, raw, reason) => {
+          // The header was read whole when the import was planned: a malformed line is data.
+          rows++;
+          rejects.push({ source: `${file}:${lineNo}`, reason, raw });
+        },
+      );
     } else {
       const group = await readRowGroupCells(file, unit.rowGroup);
       const width = group.columns.length;
@@ -168,7 +187,7 @@ export class UnitImporter {
         if (reason !== null) rejects.push({ source: `${file}#${unit.firstRow + r}`, reason, raw: rawRow(unit.reading.columns, cells) });
       }
     }
-    return { rows, rejects };
+    return { rows, blank, rejects };
   }
 }
 

@@ -41,12 +41,15 @@ export class SealedRows {
     for (const row of rows) {
       const day = await this.day(row.dataset, row.tradedate, row.symbol);
       const schema = SCHEMAS[row.dataset];
-      const where = `${row.dataset} ${row.tradedate} ${row.symbol} ${timeText(row)}`;
-      if (day === null) return { equal, difference: `${where}: the sealed day has no rows of ${row.symbol}` };
       const key = schema.idValue === null ? row.timeMs : (row.values[schema.idValue] as number);
+      // A trade's or order's key is its id: a refusal names it, not only the time, so the row
+      // can be found in the file (issue 46).
+      const idText = schema.idValue === null ? null : `${schema.valueFields[schema.idValue].name} ${key}`;
+      const where = `${row.dataset} ${row.tradedate} ${row.symbol} ${timeText(row)}${idText === null ? '' : ` ${idText}`}`;
+      if (day === null) return { equal, difference: `${where}: the sealed day has no rows of ${row.symbol}` };
       const at = day.byKey.get(key);
       if (at === undefined) {
-        return { equal, difference: `${where}: no sealed row has this ${schema.idValue === null ? 'time' : schema.valueFields[schema.idValue].name}` };
+        return { equal, difference: `${where}: no sealed row has ${idText ?? 'this time'}` };
       }
       const sealed = day.values[at];
       for (let j = 0; j < schema.valueFields.length; j++) {
@@ -59,7 +62,7 @@ export class SealedRows {
         }
       }
       if (schema.idValue !== null && day.times[at] !== row.timeMs) {
-        return { equal, difference: `${where}: the sealed row of this id has another time` };
+        return { equal, difference: `${where}: the sealed row of ${idText} has another time, ${timeText({ ...row, timeMs: day.times[at] })}` };
       }
       equal++;
     }

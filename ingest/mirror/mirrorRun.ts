@@ -213,7 +213,9 @@ function mergeStats(into: ImportStats, s: ImportStats): void {
   into.staged += s.staged;
   into.alreadyThere += s.alreadyThere;
   into.quarantined += s.quarantined;
+  into.refusedRows += s.refusedRows;
   for (const [r, n] of s.reasons) into.reasons.set(r, (into.reasons.get(r) ?? 0) + n);
+  for (const [f, n] of s.quarantinedFiles) into.quarantinedFiles.set(f, (into.quarantinedFiles.get(f) ?? 0) + n);
   into.refused.push(...s.refused);
   for (const d of s.days) into.days.add(d);
   for (const d of s.sealedDays) into.sealedDays.add(d);

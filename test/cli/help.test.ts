@@ -6,6 +6,7 @@ import { backupCommand } from '../../cli/backupCommand.js';
 import { calendarCommand } from '../../cli/calendarCommand.js';
 import type { Command } from '../../cli/command.js';
 import { daysCommand } from '../../cli/daysCommand.js';
+import { quarantineCommand } from '../../cli/quarantineCommand.js';
 import { demoCommand } from '../../cli/demoCommand.js';
 import { doctorCommand } from '../../cli/doctorCommand.js';
 import { generateCommand } from '../../cli/generateCommand.js';
@@ -18,7 +19,7 @@ import { runCli } from '../support/cli.js';
 
 const COMMANDS: Command[] = [
   generateCommand, replayCommand, sealCommand, calendarCommand, ingestCommand, produceCommand,
-  serveCommand, accountsCommand, doctorCommand, daysCommand, demoCommand, backupCommand,
+  serveCommand, accountsCommand, doctorCommand, daysCommand, demoCommand, backupCommand, quarantineCommand,
 ];
 // The options of every command and their environment variables, written out here (not read
 // from the code) so that a flag dropped from --help is caught.

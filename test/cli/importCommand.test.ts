@@ -222,14 +222,16 @@ again('a second import of the same files exits 0, says nothing new, quarantines 
   );
   const target = fresh();
   const first = await importCli([input], target);
-  assert.is(first.code, 0, first.stderr);
+  assert.is(first.code, 1, first.stderr);
+  assert.match(first.stderr, /^tickvault import: 1 row quarantined, not imported; list them with: tickvault quarantine --source \S*bad-trade\.parquet --data-dir \S+ \(counts by reason: --count\)$/m);
   const files = await digests(target);
   const q1 = quarantine(target);
   assert.equal(q1.map((q) => q.source), [`${join(input, 'bad-trade.parquet')}#0`]);
   assert.is(q1[0].reason, 'time is not HHMMSSmmm');
 
+  // Exit 1 again: a row of these files is still not in the lake.
   const second = await importCli([input], target);
-  assert.is(second.code, 0, second.stderr);
+  assert.is(second.code, 1, second.stderr);
   assert.match(second.stdout, /: ([\d,]+) rows, 0 staged, ([\d,]+) already there, 1 quarantined .*sealed 0 dataset-days.* — nothing new$/m);
   assert.is(await digests(target), files);
   assert.equal(quarantine(target), q1);
@@ -339,8 +341,9 @@ refuse('bad rows are quarantined with file:line and the reason, the rest importe
   writeFileSync(join(dir, 'trades_20250104.csv'), 'Code,Clock,No,Px,Lots,Side\nsh600000,09:30:00.000,1,102300,3,1\n'); // a Saturday
   const target = fresh();
   const r = await importCli([dir, '--mapping', map], target);
-  assert.is(r.code, 0, r.stderr);
+  assert.is(r.code, 1, r.stderr);
   assert.match(r.stdout, /read 2 files: 6 rows, 2 staged, 0 already there, 4 quarantined/);
+  assert.ok(r.stderr.includes(`tickvault import: 4 rows quarantined in 2 files, not imported; list them with: tickvault quarantine --source '${dir}/*' --data-dir `), r.stderr);
   const q = quarantine(target);
   const f = join(dir, 'trades_20250102.csv');
   assert.equal(q.map((x) => x.source), [`${f}:3`, `${f}:4`, `${f}:5`, `${join(dir, 'trades_20250104.csv')}:2`]);
