@@ -12,6 +12,8 @@
  * The CLI turns it into an exit code in one place (cli/exitCode.ts).
  */
 
+import { wireErrorClass } from '../shared/workerErrors.js';
+
 /** Where on the ingest path it failed. */
 export type IngestStage = 'open' | 'staging' | 'decode' | 'consumer' | 'produce' | 'metrics' | 'seal' | 'spool' | 'restate';
 
@@ -33,6 +35,15 @@ export class IngestError extends Error {
     this.context = opts.context ?? {};
   }
 }
+
+wireErrorClass('IngestError', {
+  type: IngestError,
+  fields: (e) => ({ stage: e.stage, retriable: e.retriable, context: e.context }),
+  rebuild: (message, f, cause) =>
+    new IngestError(f.stage as IngestStage, message, {
+      retriable: f.retriable as boolean, context: f.context as Record<string, unknown>, cause,
+    }),
+});
 
 /** Staging (appending, fsyncing or recording a batch) failed: the ingestor must stop. */
 export function stagingFailed(where: string, cause: unknown): IngestError {

@@ -7,6 +7,8 @@
  * Raised by the readers below serve/ (storage/parquet, storage/boundary) and by the serve-side
  * decoding of sealed columns; mapped to an answer only in serve/http/errorAnswer.ts.
  */
+import { wireErrorClass } from '../shared/workerErrors.js';
+
 export class DamagedFileError extends Error {
   override name = 'DamagedFileError';
 
@@ -19,6 +21,17 @@ export class DamagedFileError extends Error {
     super(`stored file ${path} is damaged: ${detail}`, opts?.cause === undefined ? undefined : { cause: opts.cause });
   }
 }
+
+wireErrorClass('DamagedFileError', {
+  type: DamagedFileError,
+  fields: (e) => ({ path: e.path }),
+  rebuild: (message, f, cause) => {
+    // The constructor composes the message from path and detail; the worker's is already whole.
+    const e = new DamagedFileError(f.path as string, '', { cause });
+    e.message = message;
+    return e;
+  },
+});
 
 /**
  * What a failure to read a catalogued file means: an error of the system itself (ENOENT, EIO,

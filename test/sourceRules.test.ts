@@ -47,6 +47,10 @@ test('serve/access/ imports nothing from the operations or the HTTP layer', () =
   assert.equal(grep(['serve/access'], /from '\.\.\/(level2|detailedHistory|tickHistory|http|reading)\//), []);
 });
 
+test('shared/ and calendar/ are the bottom: they import nothing from the stages above', () => {
+  assert.equal(grep(['shared', 'calendar'], /from '\.\.\/(\.\.\/)?(storage|ingest|serve|cli|client|bench)\//), []);
+});
+
 test('errors are logged whole, not as their message', () => {
   assert.equal(grep(SOURCE_DIRS, /\berr: *\(?[a-zA-Z]+( as Error\))?\)?\.message\b/), []);
 });

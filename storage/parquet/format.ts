@@ -3,6 +3,7 @@
  * both the writer and the readers see them. Only the values this project writes or accepts
  * are named.
  */
+import { wireErrorClass } from '../../shared/workerErrors.js';
 
 /** `Type`: physical types. */
 export const enum PhysicalType {
@@ -52,3 +53,9 @@ export const PARQUET_MAGIC = 'PAR1';
 export class UnsupportedParquetError extends Error {
   override name = 'UnsupportedParquetError';
 }
+
+wireErrorClass('UnsupportedParquetError', {
+  type: UnsupportedParquetError,
+  fields: () => ({}),
+  rebuild: (message, _f, cause) => new UnsupportedParquetError(message, cause === undefined ? undefined : { cause }),
+});
