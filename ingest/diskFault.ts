@@ -3,24 +3,13 @@
  * stage, the path and the cause, never a stack trace or SQLite's bare "database or disk is
  * full". Every writer keeps what it lists durable before listing it, so whatever the stage,
  * nothing half-written is listed and the same command, once there is room, finishes with the
- * files an uninterrupted run writes.
+ * files an uninterrupted run writes. Which errors are disk faults is storage/diskCause.ts's
+ * to say (the server's state store asks it too).
  */
 import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { diskCauseOf, isDiskCode } from '../storage/diskCause.js';
 import { IngestError, type IngestStage } from './errors.js';
-
-/** System and SQLite codes of a disk that takes no more bytes, as the words a user reads. */
-const CAUSES: Readonly<Record<string, string>> = {
-  ENOSPC: 'no space left on device',
-  EDQUOT: 'disk quota exceeded',
-  EROFS: 'read-only file system',
-  SQLITE_FULL: 'no space left on device',
-  SQLITE_READONLY: 'read-only file system',
-  SQLITE_READONLY_DBMOVED: 'read-only file system',
-  // WAL's shared-memory file cannot grow on a full disk: SQLite reports an I/O error.
-  SQLITE_IOERR_SHMSIZE: 'no space left on device',
-  SQLITE_IOERR_WRITE: 'a write failed (a full or failing disk)',
-};
 
 const DOING: Readonly<Record<IngestStage, string>> = {
   open: 'opening the data directory at',
@@ -33,20 +22,6 @@ const DOING: Readonly<Record<IngestStage, string>> = {
   produce: 'producing from',
   metrics: 'serving metrics from',
 };
-
-/** The disk cause of an error or of any error in its cause chain, with the path it names if any. */
-export function diskCauseOf(e: unknown): { readonly cause: string; readonly path: string | null } | null {
-  for (let x: unknown = e, depth = 0; x !== null && x !== undefined && depth < 8; x = (x as { cause?: unknown }).cause, depth++) {
-    // Already a stage's fault: its path is the one the failing call named (a seal worker's file).
-    if (isStageDiskFault(x)) return { cause: x.context.diskCause as string, path: x.context.path as string };
-    const code = (x as { code?: unknown }).code;
-    if (typeof code === 'string' && code in CAUSES) {
-      const path = (x as { path?: unknown }).path;
-      return { cause: CAUSES[code]!, path: typeof path === 'string' ? path : null };
-    }
-  }
-  return null;
-}
 
 /**
  * The words of a disk fault at `stage` ("<cause> while <doing> <path>") and the path they name
@@ -97,7 +72,7 @@ export function asOpenFault(dataDir: string, e: unknown, advice: string = RUN_AG
     } catch (refusal) {
       const refused = (refusal as { code?: unknown }).code;
       if (refused === 'ENOENT' && dirname(dir) !== dir) continue;
-      if (typeof refused !== 'string' || !(refused in CAUSES)) return e;
+      if (!isDiskCode(refused)) return e;
       // Without a path of its own: the line names the data directory, not its nearest ancestor.
       return asDiskFault('open', dataDir, Object.assign(new Error(`${(e as Error).message} (${dir}: ${refused})`, { cause: e }), { code: refused }), advice);
     }

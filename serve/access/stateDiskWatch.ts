@@ -1,10 +1,10 @@
 /**
  * Whether service.db's disk takes writes (api-contract 72). Every write of the SQLite store
- * goes through `write`: a refusal by a full or read-only disk (ingest/diskFault.ts's mapper,
+ * goes through `write`: a refusal by a full or read-only disk (storage/diskCause.ts's mapper,
  * the project's one) becomes a StateDiskError and is remembered until a write succeeds, so
  * /healthz can say what is wrong between requests. Other errors pass unchanged.
  */
-import { diskCauseOf } from '../../ingest/diskFault.js';
+import { diskCauseOf } from '../../storage/diskCause.js';
 import { StateDiskError } from './stateStore.js';
 
 export class StateDiskWatch {

@@ -7,7 +7,7 @@ import { KafkaOffsetStore } from '../../../ingest/kafka/offsets.js';
 import { KafkaSealState, PartitionLateGuard } from '../../../ingest/seal/sealState.js';
 import { openIngestStores, type IngestStores } from '../../../ingest/staging/stores.js';
 import { Staging } from '../../../ingest/staging/segments.js';
-import { diskCauseOf } from '../../../ingest/diskFault.js';
+import { diskCauseOf } from '../../../storage/diskCause.js';
 import { IngestError } from '../../../ingest/errors.js';
 import { tempDir } from '../../support/tempDir.js';
 
