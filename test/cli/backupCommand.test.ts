@@ -31,10 +31,13 @@ async function liveCopy(): Promise<string> {
   return dest;
 }
 
-/** The doctor report without the line naming the directory, and its exit code. */
-async function doctor(dataDir: string): Promise<{ code: number | null; report: string }> {
+/**
+ * The doctor report without the line naming the directory, its exit code, and all it said (for
+ * a failure's message: a doctor that fails may say why on stderr only).
+ */
+async function doctor(dataDir: string): Promise<{ code: number | null; report: string; said: string }> {
   const r = await runCli(['doctor', '--data-dir', dataDir], { env });
-  return { code: r.code, report: r.stdout.split('\n').filter((l) => !l.startsWith('data directory ')).join('\n') };
+  return { code: r.code, report: r.stdout.split('\n').filter((l) => !l.startsWith('data directory ')).join('\n'), said: `${r.stdout}${r.stderr}` };
 }
 
 async function digests(dataDir: string): Promise<string> {
@@ -79,7 +82,7 @@ t('under request load: the copy passes doctor, its digests equal the source\'s, 
     assert.equal(statuses.unexpected(LOAD_OUTCOMES), [], String(statuses));
 
     const [a, c] = [await doctor(source), await doctor(to)];
-    assert.is(c.code, 0, c.report);
+    assert.is(c.code, 0, c.said);
     assert.is(c.report, a.report);
     assert.is(await digests(to), await digests(source));
     assert.ok(existsSync(join(to, 'cursor.key')));
@@ -153,7 +156,7 @@ t('under load, backups taken again and again while a replay stages and seals new
   const copied: string[][] = [];
   for (const c of copies) {
     const d = await doctor(c.dir);
-    assert.is(d.code, 0, d.report);
+    assert.is(d.code, 0, `${c.line}\n${d.said}`);
     const files = lines(await digests(c.dir));
     // Every file the copy holds is the source's own, and everything sealed before is there.
     for (const l of files) assert.ok(after.includes(l), `not in the source: ${l}`);
@@ -169,7 +172,8 @@ t('under load, backups taken again and again while a replay stages and seals new
     const again = await runCli(['replay', feed, '--data-dir', c.dir], { env });
     assert.is(again.code, 0, again.stderr);
     assert.is(await digests(c.dir), after, c.line);
-    assert.is((await doctor(c.dir)).code, 0);
+    const d = await doctor(c.dir);
+    assert.is(d.code, 0, d.said);
   }
   console.log(`  replayed again into ${midSeal ? 2 : 1} copies (${staged.segments} segments staged${midSeal ? ', one mid-seal' : ''}): the source\'s files`);
 });

@@ -13,7 +13,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { exited, runCli, startCli, waitForLine, type CliResult } from '../support/cli.js';
 import { duckRows, sqlString } from '../support/duckdb.js';
-import { closedPort, digestLines, holdSlotLoop, jsonLines, requestLines, type JsonLogLine } from '../support/mirror.js';
+import type { Outcome } from '../support/load.js';
+import { closedPort, digestLines, holdSlotLoop, jsonLines, requestLines, settledLogs, type JsonLogLine } from '../support/mirror.js';
 import {
   addAccount, DEFAULT_SERVER_NOW, httpRequest, preparedData, sealSyntheticFile, startServer, type PreparedData, type ServerHandle,
 } from '../support/server.js';
@@ -73,8 +74,7 @@ function refused(r: CliResult, code: number, what: string): string {
 
 /** Waits for the server to log what it answered so far, then returns its log's length (a mark to slice from). */
 async function logMark(server: ServerHandle): Promise<number> {
-  await sleep(300);
-  return server.logs().length;
+  return (await settledLogs(server)).length;
 }
 
 /** Rows of one file as DuckDB reads it. */
@@ -154,8 +154,7 @@ t('a full mirror: the same files byte for byte, each symbol-day logged once; a s
   finished(again, 'second run');
   assert.match(again.stdout, /^mirrored 0 symbol-days/);
   assert.equal(fetchedLines(again.stderr), [], 'the second run fetches no symbol-day');
-  await sleep(300);
-  const detailed = requestLines(up.logs().slice(mark)).filter((l) => String(l.apiname).startsWith('level2_'));
+  const detailed = requestLines((await settledLogs(up)).slice(mark)).filter((l) => String(l.apiname).startsWith('level2_'));
   assert.equal(detailed, [], 'no level2_* request in the second run');
   assert.equal(await digestLines(downstream, DAYS), upDigests);
 });
@@ -166,8 +165,7 @@ t('rules kept: --rate 10 under the upstream\'s 20 per second meets no 429 and no
   const mark = await logMark(up);
   const r = await mirror(['--upstream', `${up.url}/api`, '--key', key, ...RANGE, '--rate', '10'], downstream);
   finished(r, 'mirror --rate 10');
-  await sleep(300);
-  const lines = requestLines(up.logs().slice(mark));
+  const lines = requestLines((await settledLogs(up)).slice(mark));
   assert.ok(lines.length >= FILES, `the upstream logged the mirror's requests (${lines.length})`);
   const refusedLines = lines.filter((l) => l.code === 429 || l.code === 503);
   assert.equal(refusedLines, [], 'no request refused for breaking the upstream\'s rules');
@@ -217,13 +215,15 @@ t('under load: an upstream limited to 2 requests a second and another client hol
     // The first download is held until the server has refused the mirror (or 20 s), so the
     // mirror meets 503 however quickly it runs; later ones are dropped at once, so its waits
     // cannot line up with the holds for ever.
-    const mirror503 = (own: readonly number[]) =>
+    const mirror503 = (own: readonly Outcome[]) =>
       requestLines(loaded.logs()).filter((l) => l.code === 503).length - own.filter((s) => s === 503).length;
     const holder = holdSlotLoop(loaded, key, BIG, { holdMs: 20_000, releaseWhen: (own) => mirror503(own) > 0 });
     let r: CliResult;
-    let theirs: number[];
+    let theirs: Outcome[];
     try {
-      await sleep(200);
+      // The holder's first download holds the slot before the mirror starts (a fresh account's
+      // first request is answered); waited for, not slept on, so a busy machine cannot reorder them.
+      assert.is(await holder.first(), 200);
       // Stocks discovered, one index named: few requests, as the upstream allows 2 a second.
       r = await mirror([...upstreamArgs(loaded, key), '--rate', '50', '--datasets', 'level2,index', '--indexes', '000300', '--log-level', 'debug'], downstream);
     } finally {
@@ -240,12 +240,13 @@ t('under load: an upstream limited to 2 requests a second and another client hol
     checkFetched(fetchedLines(r.stderr), upDigests);
 
     // What the server refused of the mirror: all it refused minus what it refused the other client.
-    await sleep(300);
-    const lines = requestLines(loaded.logs());
+    const lines = requestLines(await settledLogs(loaded));
     const count = (code: number) => lines.filter((l) => l.code === code).length;
     const mine429 = count(429) - theirs.filter((s) => s === 429).length;
     const mine503 = count(503) - theirs.filter((s) => s === 503).length;
     assert.ok(theirs.filter((s) => s === 200).length >= 1, `the other client held the slot (${theirs.join(',')})`);
+    // The server stayed up: none of the other client's connections was reset or refused.
+    assert.equal(theirs.filter((s) => typeof s !== 'number'), [], theirs.join(','));
     assert.ok(mine429 >= 1, `the mirror met 429 (${mine429})`);
     assert.ok(mine503 >= 1, `the mirror met 503 (${mine503})`);
     // The summary counts what the upstream answered, by status, and each refusal was a wait.

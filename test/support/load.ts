@@ -26,6 +26,20 @@ export function connectionOutcome(e: unknown): ConnectionOutcome | null {
   return null;
 }
 
+/**
+ * The answer, or the connection outcome that stood in for it (any other error is rethrown):
+ * for tests that send their requests themselves and count or report what came back.
+ */
+export async function answerOrOutcome<T>(request: Promise<T>): Promise<T | ConnectionOutcome> {
+  try {
+    return await request;
+  } catch (e) {
+    const c = connectionOutcome(e);
+    if (c === null) throw e;
+    return c;
+  }
+}
+
 /** Counts of outcomes, printable as `38×200, 2×reset`. */
 export class Tally {
   private readonly counts = new Map<Outcome, number>();
@@ -89,15 +103,8 @@ export function startLoad(clients: number, send: Send): Load {
   let failure: { error: unknown } | null = null;
   const loops = Array.from({ length: clients }, async (_, client) => {
     for (let n = 0; running; n++) {
-      let outcome: Outcome;
-      try {
-        const r = await send(client, n);
-        outcome = typeof r === 'number' ? r : r.status;
-      } catch (e) {
-        const c = connectionOutcome(e);
-        if (c === null) throw e;
-        outcome = c;
-      }
+      const r = await answerOrOutcome(send(client, n));
+      const outcome: Outcome = typeof r === 'object' ? r.status : r;
       tally.add(outcome);
       if (typeof outcome !== 'number') await new Promise((r) => setTimeout(r, BACKOFF_MS));
     }

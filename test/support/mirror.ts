@@ -5,7 +5,10 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { runCli } from './cli.js';
-import { pausedDownload, type PausedDownload } from './server.js';
+import { answerOrOutcome, type Outcome } from './load.js';
+import { httpRequest, pausedDownload } from './server.js';
+
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 
 /** One line of a pino JSON log (a command's or a server's stderr). */
 export interface JsonLogLine {
@@ -28,9 +31,32 @@ export function jsonLines(stderr: string): JsonLogLine[] {
   return out;
 }
 
-/** A server's `request` log lines (its stderr at log level info). */
+/** A server's `request` log lines (its stderr at log level info), settledLogs' markers left out. */
 export function requestLines(stderr: string): JsonLogLine[] {
-  return jsonLines(stderr).filter((l) => l.msg === 'request');
+  return jsonLines(stderr).filter((l) => l.msg === 'request' && !String(l.error ?? '').includes(MARK));
+}
+
+/** Names the body member of settledLogs' marker requests. */
+const MARK = 'settled_log_mark_';
+let marks = 0;
+
+/**
+ * The server's log (stderr at level info) once every request answered before the call has its
+ * `request` line in it. The server writes a request's line when its answer has been sent, in
+ * order on one stream; so a marker request (a body member no server knows: a 400 naming it) is
+ * sent and its own line waited for. Use it instead of a fixed wait before reading what a
+ * finished client asked, which a busy machine can outlast.
+ */
+export async function settledLogs(server: { readonly url: string; logs(): string }, timeoutMs = 60_000): Promise<string> {
+  const mark = `${MARK}${process.pid}_${++marks}`;
+  const r = await httpRequest(`${server.url}/api`, { body: JSON.stringify({ [mark]: 1 }), headers: { 'content-type': 'application/json' } });
+  if (r.status !== 400) throw new Error(`the log marker got ${r.status}: ${r.text.slice(0, 200)}`);
+  const deadline = Date.now() + timeoutMs;
+  while (!server.logs().includes(mark)) {
+    if (Date.now() > deadline) throw new Error(`the server did not log the marker request in ${timeoutMs / 1000} s; its log ends:\n${server.logs().slice(-2000)}`);
+    await sleep(20);
+  }
+  return server.logs();
 }
 
 /**
@@ -61,53 +87,74 @@ export async function closedPort(): Promise<number> {
 }
 
 export interface SlotHolder {
-  /** Stops the loop; resolves with the HTTP status of each of its requests. */
-  stop(): Promise<number[]>;
+  /**
+   * Resolves with the outcome of the first download once its response head is in (the slot is
+   * then held on a 200): wait on it rather than for a fixed time before the client it should
+   * be ahead of starts.
+   */
+  first(): Promise<Outcome>;
+  /**
+   * Stops the loop; resolves with the outcome of each of its requests (the HTTP status, or
+   * `reset` / `refused`); rejects with any other error the loop met.
+   */
+  stop(): Promise<Outcome[]>;
 }
 
-const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 
 export interface HoldOptions {
   /** Longest a download is held. */
   readonly holdMs?: number;
   /** Time between one download dropped and the next asked. */
   readonly gapMs?: number;
-  /** Checked every 20 ms while held, with the statuses of the holder's own requests so far: when true, the download is dropped before `holdMs`. */
-  readonly releaseWhen?: (own: readonly number[]) => boolean;
+  /** Checked every 20 ms while held, with the outcomes of the holder's own requests so far: when true, the download is dropped before `holdMs`. */
+  readonly releaseWhen?: (own: readonly Outcome[]) => boolean;
 }
 
 /**
  * Another client of the same account: a loop of Parquet downloads of a large file, each
  * paused after the response head (the account's slot on that interface stays held) until
- * `releaseWhen` or `holdMs`, then dropped, `gapMs` apart.
+ * `releaseWhen` or `holdMs`, then dropped, `gapMs` apart. A connection reset or refused is
+ * an outcome it records, not an error that ends the test file.
  */
 export function holdSlotLoop(
   server: { readonly port: number }, key: string, params: Record<string, unknown>, opts: HoldOptions = {},
 ): SlotHolder {
   const { holdMs = 1500, gapMs = 300, releaseWhen = () => false } = opts;
-  const statuses: number[] = [];
+  const outcomes: Outcome[] = [];
   let stopping = false;
+  let firstSeen: (o: Outcome) => void = () => undefined;
+  const first = new Promise<Outcome>((resolve) => (firstSeen = resolve));
   const loop = (async () => {
     while (!stopping) {
-      let held: PausedDownload | null = null;
+      const held = await answerOrOutcome(pausedDownload(server, key, params));
       try {
-        held = await pausedDownload(server, key, params);
-        statuses.push(Number(/^HTTP\/1\.1 (\d{3})/.exec(held.head)?.[1] ?? 0));
-        if (statuses[statuses.length - 1] === 200) {
+        const outcome = typeof held === 'string' ? held : Number(/^HTTP\/1\.1 (\d{3})/.exec(held.head)?.[1] ?? 0);
+        outcomes.push(outcome);
+        firstSeen(outcome);
+        if (outcome === 200) {
           const until = Date.now() + holdMs;
-          while (Date.now() < until && !stopping && !releaseWhen(statuses)) await sleep(20);
+          while (Date.now() < until && !stopping && !releaseWhen(outcomes)) await sleep(20);
         }
       } finally {
-        held?.socket.destroy();
+        if (typeof held !== 'string') held.socket.destroy();
       }
       await sleep(gapMs);
     }
   })();
+  // Handled at once: an error of the loop (a bug, not a connection outcome) is stop()'s to
+  // report; left unhandled until then it would end the test file.
+  const ended = loop.then(
+    () => null,
+    (e: unknown) => ({ error: e }),
+  );
   return {
+    // A loop that failed before its first outcome would leave it waiting: it rejects instead.
+    first: () => Promise.race([first, ended.then((f) => (f ? Promise.reject(f.error) : first))]),
     async stop() {
       stopping = true;
-      await loop;
-      return statuses;
+      const failed = await ended;
+      if (failed) throw failed.error;
+      return outcomes;
     },
   };
 }
