@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { latestTradingDay } from '../calendar/tradingCalendar.js';
 import { collectDayFacts, dayStatus, reportDays, statusJson, statusTable, type StagedDay } from '../ingest/status/dayStatus.js';
-import { Staging } from '../ingest/staging/segments.js';
+import { StagingReader } from '../storage/staging/stagingReader.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import { openDb } from '../shared/sqlite.js';
 import { CatalogReader, openCatalog } from '../storage/catalog.js';
@@ -23,7 +23,7 @@ function readIngestDb(path: string): { late: Map<string, number>; staged: Staged
   if (!existsSync(path)) return { late: new Map(), staged: [] };
   const db = openDb(path, { readonly: true });
   try {
-    return { late: Staging.lateCounts(db), staged: Staging.stagedDays(db) };
+    return { late: StagingReader.lateCounts(db), staged: StagingReader.stagedDays(db) };
   } finally {
     db.close();
   }

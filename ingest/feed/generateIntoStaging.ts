@@ -4,7 +4,7 @@
  * most of generating and replaying). Sealing is the caller's next step, as after a replay.
  */
 import type { Dataset } from '../../shared/schema.js';
-import { RecordPacker } from '../staging/recordCodec.js';
+import { RecordPacker } from '../../storage/staging/recordCodec.js';
 import type { Staging } from '../staging/segments.js';
 import { generateRows, type GenerateOptions, type MarketRowSink } from './generate.js';
 

@@ -7,10 +7,10 @@ import { workerData } from 'node:worker_threads';
 import { serveWorker } from '../../shared/workerPool.js';
 import { CatalogReader, openCatalog } from '../../storage/catalog.js';
 import { LateGuard } from '../seal/lateGuard.js';
-import { RecordPacker, type RecordPack } from '../staging/recordCodec.js';
+import { RecordPacker, type RecordPack } from '../../storage/staging/recordCodec.js';
 import { validateFeedLine } from '../staging/validate.js';
 import type { QuarantineEntry } from '../staging/segments.js';
-import { lateReason } from '../staging/lateReason.js';
+import { lateReason } from '../../storage/staging/lateReason.js';
 
 export interface ParseWorkerInput {
   readonly catalogDb: string;

@@ -12,7 +12,7 @@ import { CatalogReader, openCatalog } from '../../storage/catalog.js';
 import { loadCalendarExtension } from '../../calendar/closureStore.js';
 import { sealRefusal } from '../../calendar/sealRefusal.js';
 import { LateGuard } from '../seal/lateGuard.js';
-import { RecordPacker, type RecordPack } from '../staging/recordCodec.js';
+import { RecordPacker, type RecordPack } from '../../storage/staging/recordCodec.js';
 import { validateFields } from '../staging/validate.js';
 import type { QuarantineEntry } from '../staging/segments.js';
 import { fieldCountReason, forEachCsvRecord } from './csvRecords.js';

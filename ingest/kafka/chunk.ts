@@ -14,9 +14,9 @@ import type { DecodeReply } from './decodeWorker.js';
 import { decodeSnapshotMessage, type KeyCanon, type SnapshotMessage } from './messages.js';
 import type { PartitionLateGuard } from '../seal/sealState.js';
 import type { QuarantineEntry } from '../staging/segments.js';
-import { readRecord, recordBytes, writeRecord, type EncodedRecords, type SymbolDay } from '../staging/recordCodec.js';
+import { readRecord, recordBytes, writeRecord, type EncodedRecords, type SymbolDay } from '../../storage/staging/recordCodec.js';
 import { canonicalFeedLine } from '../staging/canonicalLine.js';
-import { lateReason } from '../staging/lateReason.js';
+import { lateReason } from '../../storage/staging/lateReason.js';
 
 export interface ChunkMessage extends SnapshotMessage {
   readonly offset: string;

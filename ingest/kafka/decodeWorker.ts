@@ -12,7 +12,7 @@
  */
 import { serveWorker } from '../../shared/workerPool.js';
 import { DATASETS, type Dataset } from '../../shared/schema.js';
-import { recordBytes, writeRecord } from '../staging/recordCodec.js';
+import { recordBytes, writeRecord } from '../../storage/staging/recordCodec.js';
 import { decodeSnapshotText, KeyCanon } from './messages.js';
 
 export interface DecodeRequest {

@@ -28,7 +28,7 @@ import type { DecodedChunk } from './chunk.js';
 import type { KafkaOffsetStore } from './offsets.js';
 import type { KafkaSealState } from '../seal/sealState.js';
 import type { QuarantineEntry, Staging } from '../staging/segments.js';
-import { isLateReason } from '../staging/lateReason.js';
+import { isLateReason } from '../../storage/staging/lateReason.js';
 import { join } from 'node:path';
 import type { DiskFaults } from './diskFaults.js';
 

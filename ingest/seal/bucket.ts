@@ -14,7 +14,7 @@ import { writeDurably } from '../../storage/durableFile.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { hasRowText, rowTextOfColumns, writeRowText } from '../../storage/rowText/rowTextBuild.js';
 import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';
-import { readStagedBucket, type StagedRecord } from '../staging/bucketRead.js';
+import { readStagedBucket, type StagedRecord } from '../../storage/staging/bucketRead.js';
 import { atStage } from '../diskFault.js';
 import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writer.js';
 

@@ -20,7 +20,7 @@ import { isProcessAlive } from '../../shared/processAlive.js';
 import { Limiter } from '../../shared/limiter.js';
 import type { Staging } from '../staging/segments.js';
 import { sealBucket, type BucketSealed, type Encoder } from './bucket.js';
-import type { StagedRecord } from '../staging/bucketRead.js';
+import type { StagedRecord } from '../../storage/staging/bucketRead.js';
 import type { SealPool } from './pool.js';
 import type { FileCandidates } from '../../storage/boundary/candidates.js';
 import { writeBoundaryPart } from '../../storage/boundary/partFile.js';

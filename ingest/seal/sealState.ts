@@ -14,7 +14,7 @@
 import type { Dataset } from '../../shared/schema.js';
 import type { Db } from '../../shared/sqlite.js';
 import type { LateGuard } from './lateGuard.js';
-import type { OpenDay } from '../staging/segments.js';
+import type { OpenDay } from '../../storage/staging/stagingReader.js';
 
 export const KAFKA_SEAL_STATE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS kafka_symbol_partitions (

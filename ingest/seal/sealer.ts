@@ -25,7 +25,7 @@ import type { Logger } from '../../shared/logger.js';
 import type { Dataset } from '../../shared/schema.js';
 import { beijingDate } from '../../shared/clock.js';
 import type { Staging } from '../staging/segments.js';
-import type { StagedRecord } from '../staging/bucketRead.js';
+import type { StagedRecord } from '../../storage/staging/bucketRead.js';
 import { lateEntry } from '../kafka/chunk.js';
 import type { SealCutStore } from './sealCuts.js';
 import { IngestError } from '../errors.js';

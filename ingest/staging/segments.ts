@@ -23,37 +23,8 @@ import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 import { openDb, type Db } from '../../shared/sqlite.js';
 import { type Dataset, type SnapshotRow } from '../../shared/schema.js';
-import { encodeRecord, ORDER_OFFSET, recordBytes, recordSymbol, type EncodedRecords, type RecordPack } from './recordCodec.js';
-import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
-import { lateDayOf, lateReasonLike } from './lateReason.js';
-
-export const BUCKETS = 256;
-
-export const STAGING_SCHEMA = `
-CREATE TABLE IF NOT EXISTS quarantine (
-  id INTEGER PRIMARY KEY,
-  at_ms INTEGER NOT NULL,
-  source TEXT NOT NULL,           -- file:line or topic/partition@offset
-  reason TEXT NOT NULL,
-  raw TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS quarantine_source ON quarantine(source);
-CREATE TABLE IF NOT EXISTS writers (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  pid INTEGER NOT NULL,
-  started_at_ms INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS segments (
-  dataset TEXT NOT NULL, tradedate TEXT NOT NULL, bucket INTEGER NOT NULL, writer INTEGER NOT NULL,
-  path TEXT NOT NULL,              -- relative to the data directory
-  committed_bytes INTEGER NOT NULL,
-  PRIMARY KEY (dataset, tradedate, bucket, writer)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS open_symbols (
-  dataset TEXT NOT NULL, tradedate TEXT NOT NULL, symbol TEXT NOT NULL,
-  PRIMARY KEY (dataset, tradedate, symbol)
-) WITHOUT ROWID;
-`;
+import { encodeRecord, ORDER_OFFSET, recordBytes, recordSymbol, type EncodedRecords, type RecordPack } from '../../storage/staging/recordCodec.js';
+import { bucketOf, STAGING_SCHEMA, StagingReader } from '../../storage/staging/stagingReader.js';
 
 const fsyncAsync = promisify(fsync);
 
@@ -67,22 +38,10 @@ function syncDirSync(dir: string): void {
   }
 }
 
-/** FNV-1a of the symbol: stable across processes and restarts. */
-export function bucketOf(symbol: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < symbol.length; i++) h = Math.imul(h ^ symbol.charCodeAt(i), 0x01000193);
-  return (h >>> 0) % BUCKETS;
-}
-
 export interface QuarantineEntry {
   readonly source: string;
   readonly reason: string;
   readonly raw: string;
-}
-
-export interface OpenDay {
-  readonly dataset: Dataset;
-  readonly tradedate: string;
 }
 
 /** A point in the appended, uncommitted rows (see appendPacks). */
@@ -121,7 +80,7 @@ interface OpenSegment {
   dirty: boolean;
 }
 
-export class Staging {
+export class Staging extends StagingReader {
   private readonly writerId: number;
   private readonly segments = new Map<string, OpenSegment>();
   /** Segment directories created and not yet fsynced. */
@@ -137,7 +96,8 @@ export class Staging {
   /** Symbol-days first seen by appendPacks() since the last commitAppended()/discardAppended(). */
   private appendedOpen: [Dataset, string, string][] = [];
 
-  constructor(readonly db: Db, private readonly dataDir: string, private readonly nowMs: () => number) {
+  constructor(db: Db, dataDir: string, private readonly nowMs: () => number) {
+    super(db, dataDir);
     this.insertOpen = db.prepare('INSERT OR IGNORE INTO open_symbols (dataset, tradedate, symbol) VALUES (?, ?, ?)');
     this.insertQuarantine = db.prepare('INSERT INTO quarantine (at_ms, source, reason, raw) VALUES (?, ?, ?, ?)');
     this.upsertSegment = db.prepare(`INSERT INTO segments (dataset, tradedate, bucket, writer, path, committed_bytes)
@@ -462,69 +422,6 @@ export class Staging {
   }
 
   /**
-   * Late messages waiting in quarantine (reason `late: DATASET DAY SYMBOL is already sealed`),
-   * by `dataset|tradedate`. Static, over any handle on ingest.db: `tickvault days` reads it
-   * read only, without registering a writer.
-   */
-  static lateCounts(db: Db): Map<string, number> {
-    const rows = db
-      .prepare('SELECT reason, count(*) AS n FROM quarantine WHERE reason LIKE ? GROUP BY reason')
-      .all(lateReasonLike()) as { reason: string; n: number }[];
-    const out = new Map<string, number>();
-    for (const { reason, n } of rows) {
-      const key = lateDayOf(reason);
-      out.set(key, (out.get(key) ?? 0) + n);
-    }
-    return out;
-  }
-
-  /**
-   * Staged (not sealed) dataset-days with their open symbols and committed records (duplicates
-   * not resolved yet), by date. Static for the same reason as lateCounts().
-   */
-  static stagedDays(db: Db): { readonly dataset: Dataset; readonly tradedate: string; readonly symbols: number; readonly records: number }[] {
-    const rows = db.prepare(`SELECT o.dataset, o.tradedate, o.symbols, coalesce(s.bytes, 0) AS bytes
-      FROM (SELECT dataset, tradedate, count(*) AS symbols FROM open_symbols GROUP BY dataset, tradedate) o
-      LEFT JOIN (SELECT dataset, tradedate, sum(committed_bytes) AS bytes FROM segments GROUP BY dataset, tradedate) s
-        USING (dataset, tradedate)
-      ORDER BY o.tradedate, o.dataset`).all() as { dataset: Dataset; tradedate: string; symbols: number; bytes: number }[];
-    return rows.map((r) => ({ dataset: r.dataset, tradedate: r.tradedate, symbols: r.symbols, records: Math.floor(r.bytes / recordBytes(r.dataset)) }));
-  }
-
-  openDays(): OpenDay[] {
-    return this.db
-      .prepare('SELECT DISTINCT dataset, tradedate FROM open_symbols ORDER BY tradedate, dataset')
-      .all() as OpenDay[];
-  }
-
-  symbolsOf(dataset: Dataset, tradedate: string): string[] {
-    return this.db
-      .prepare('SELECT symbol FROM open_symbols WHERE dataset = ? AND tradedate = ? ORDER BY symbol')
-      .pluck()
-      .all(dataset, tradedate) as string[];
-  }
-
-  /** Buckets holding at least one of `symbols`, each with its symbols, in bucket order. */
-  bucketsOf(symbols: readonly string[]): Map<number, Set<string>> {
-    const byBucket = new Map<number, Set<string>>();
-    for (const s of symbols) {
-      const b = bucketOf(s);
-      let set = byBucket.get(b);
-      if (!set) byBucket.set(b, (set = new Set()));
-      set.add(s);
-    }
-    return new Map([...byBucket.entries()].sort((a, b) => a[0] - b[0]));
-  }
-
-  /**
-   * Yields the staged symbol-days of one bucket, restricted to `symbols`, each sorted by time
-   * with duplicates resolved to the highest order (the later arrival).
-   */
-  readBucket(dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>): Generator<StagedSymbolDay> {
-    return readStagedBucket(this.db, this.dataDir, dataset, tradedate, bucket, symbols);
-  }
-
-  /**
    * Forgets sealed symbols of a day. Once no symbol of the day is open, its segment files
    * and rows go too.
    */
@@ -547,16 +444,6 @@ export class Staging {
     this.db.prepare('DELETE FROM segments WHERE dataset = ? AND tradedate = ?').run(dataset, tradedate);
     const dir = join(this.dataDir, 'staging', dataset, tradedate);
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
-  }
-
-  /**
-   * Late messages of a sealed dataset-day waiting in quarantine, in arrival order: what
-   * `restate --from-quarantine` takes in (their reason is the one every ingest path writes).
-   */
-  lateEntries(dataset: Dataset, tradedate: string): { readonly id: number; readonly source: string; readonly raw: string }[] {
-    return this.db
-      .prepare("SELECT id, source, raw FROM quarantine WHERE reason LIKE ? ORDER BY id")
-      .all(lateReasonLike(dataset, tradedate)) as { id: number; source: string; raw: string }[];
   }
 
   /** Removes quarantine entries taken in by a restatement. */

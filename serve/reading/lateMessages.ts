@@ -7,14 +7,14 @@
 import { existsSync } from 'node:fs';
 import { openDb } from '../../shared/sqlite.js';
 import { DATASETS, type Dataset } from '../../shared/schema.js';
-import { Staging } from '../../ingest/staging/segments.js';
+import { StagingReader } from '../../storage/staging/stagingReader.js';
 
 export function lateMessagesWaiting(ingestDb: string): Map<Dataset, number> {
   const out = new Map<Dataset, number>(DATASETS.map((d) => [d, 0]));
   if (!existsSync(ingestDb)) return out;
   const db = openDb(ingestDb, { readonly: true });
   try {
-    for (const [key, n] of Staging.lateCounts(db)) {
+    for (const [key, n] of StagingReader.lateCounts(db)) {
       const dataset = key.split('|')[0] as Dataset;
       if (out.has(dataset)) out.set(dataset, out.get(dataset)! + n);
     }

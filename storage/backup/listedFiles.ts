@@ -50,7 +50,7 @@ export interface StagedSegment {
   readonly path: string;
   readonly dataset: string;
   readonly tradedate: string;
-  /** Bytes past this are not staged yet (ingest/staging/segments.ts): only these are copied. */
+  /** Bytes past this are not staged yet (storage/staging/stagingReader.ts): only these are copied. */
   readonly committedBytes: number;
 }
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
 import { quarantineCounts, quarantinedRows, sourceFile, sourceMatcher } from '../../../ingest/staging/quarantineList.js';
-import { STAGING_SCHEMA } from '../../../ingest/staging/segments.js';
+import { STAGING_SCHEMA } from '../../../storage/staging/stagingReader.js';
 import { beijingDayStartMs } from '../../../shared/clock.js';
 
 const t = suite('the quarantine read back');

@@ -2,8 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appendFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Staging, bucketOf, BUCKETS } from '../../../ingest/staging/segments.js';
-import { encodeRecord, readRecord, RecordPacker, recordBytes, writeRecord } from '../../../ingest/staging/recordCodec.js';
+import { Staging } from '../../../ingest/staging/segments.js';
+import { bucketOf } from '../../../storage/staging/stagingReader.js';
+import { encodeRecord, readRecord, RecordPacker, recordBytes, writeRecord } from '../../../storage/staging/recordCodec.js';
 import { SCHEMAS, type SnapshotRow } from '../../../shared/schema.js';
 import { tempDir } from '../../support/tempDir.js';
 
@@ -31,15 +32,6 @@ function readAll(staging: Staging, symbols: string[]) {
   return out;
 }
 
-const bucketOfSuite = suite('bucketOf');
-bucketOfSuite('is stable and in range', () => {
-  assert.is(bucketOf('600000.SH'), bucketOf('600000.SH'));
-  for (const s of ['600000.SH', '000001.SZ', '830799.BJ', '000300']) {
-    const b = bucketOf(s);
-    assert.ok(Number.isInteger(b) && b >= 0 && b < BUCKETS);
-  }
-});
-bucketOfSuite.run();
 
 const stageSuite = suite('Staging.stage / readBucket');
 
