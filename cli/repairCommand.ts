@@ -5,10 +5,10 @@
  * again here from sound files. One line per file on stdout and a summary; exit 0 when every
  * finding was repaired (or there was none), 1 otherwise, 2 for bad arguments.
  */
-import { loadRepairFrom, REPAIR_OPTIONS } from '../storage/repair/repairConfig.js';
-import { dirPeer } from '../storage/repair/dirPeer.js';
-import { runRepair, type RepairOutcome } from '../storage/repair/repairRun.js';
-import { urlPeer } from '../storage/repair/urlPeer.js';
+import { loadRepairFrom, REPAIR_OPTIONS } from '../ingest/repair/repairConfig.js';
+import { dirPeer } from '../ingest/repair/dirPeer.js';
+import { runRepair, type RepairOutcome } from '../ingest/repair/repairRun.js';
+import { urlPeer } from '../ingest/repair/urlPeer.js';
 import type { Command } from './command.js';
 import { requireDataDir } from './dataDirCheck.js';
 

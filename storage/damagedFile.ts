@@ -1,7 +1,7 @@
 /**
  * A stored file that does not hold what the catalog says it holds: a truncated or overwritten
  * Parquet file, a malformed value in a sealed column, a boundary part that fails its checks.
- * One type for all of them, so the server answers them the same way (a 500 whose log line names
+ * One type for all of them, so the server answers them the same way (a 503 'damaged' whose log line names
  * the file, never the client's fault) and `tickvault doctor` can say which file to restore.
  *
  * Raised by the readers below serve/ (storage/parquet, storage/boundary) and by the serve-side

@@ -51,6 +51,15 @@ test('shared/ and calendar/ are the bottom: they import nothing from the stages 
   assert.equal(grep(['shared', 'calendar'], /from '\.\.\/(\.\.\/)?(storage|ingest|serve|cli|client|bench)\//), []);
 });
 
+test('storage/ is the lake\'s contract: it imports nothing from ingest/, serve/, cli/, client/ or bench/', () => {
+  assert.equal(grep(['storage'], /from '(\.\.\/)+(ingest|serve|cli|client|bench)\//), []);
+});
+
+test('ingest/ and serve/ never import each other', () => {
+  assert.equal(grep(['serve'], /from '(\.\.\/)+ingest\//), []);
+  assert.equal(grep(['ingest'], /from '(\.\.\/)+serve\//), []);
+});
+
 test('errors are logged whole, not as their message', () => {
   assert.equal(grep(SOURCE_DIRS, /\berr: *\(?[a-zA-Z]+( as Error\))?\)?\.message\b/), []);
 });

@@ -7,8 +7,8 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, resolveOption, type Env, type Flags, type OptionSpec } from '../../shared/config.js';
-import { MIRROR_OPTIONS } from '../../ingest/mirror/mirrorConfig.js';
-import { layoutFor } from '../layout.js';
+import { MIRROR_OPTIONS } from '../mirror/mirrorConfig.js';
+import { layoutFor } from '../../storage/layout.js';
 
 export const REPAIR_OPTIONS = {
   from: {

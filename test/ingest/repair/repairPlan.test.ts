@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DoctorCatalogEntry, DoctorPartEntry, DoctorReport, Problem, Warning } from '../../../storage/doctorCheck.js';
-import { isEmptyPlan, planRepair } from '../../../storage/repair/repairPlan.js';
+import { isEmptyPlan, planRepair } from '../../../ingest/repair/repairPlan.js';
 
 const t = suite('repairPlan');
 

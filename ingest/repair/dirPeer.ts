@@ -5,9 +5,9 @@
  */
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { copyVerified, DigestMismatchError } from '../backup/verifiedCopy.js';
-import { fsyncDir } from '../durableFile.js';
-import type { DoctorCatalogEntry } from '../doctorCheck.js';
+import { copyVerified, DigestMismatchError } from '../../storage/backup/verifiedCopy.js';
+import { fsyncDir } from '../../storage/durableFile.js';
+import type { DoctorCatalogEntry } from '../../storage/doctorCheck.js';
 import type { FetchOutcome, PeerSource } from './peerSource.js';
 
 export function dirPeer(peerDir: string, dataDir: string): PeerSource {

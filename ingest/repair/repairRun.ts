@@ -4,10 +4,10 @@
  * bytes match, and what is derived — row text, boundary parts — is written again here from
  * sound files. One line per file for the caller to print, in path order within each step.
  */
-import { CatalogReader, openCatalog } from '../catalog.js';
-import { checkDataDir, openDoctorIo, type DoctorCatalogEntry, type DoctorPartEntry, type DoctorReport } from '../doctorCheck.js';
-import { layoutFor } from '../layout.js';
-import { rebuildRowTexts } from '../rowText/rowTextRebuild.js';
+import { CatalogReader, openCatalog } from '../../storage/catalog.js';
+import { checkDataDir, openDoctorIo, type DoctorCatalogEntry, type DoctorPartEntry, type DoctorReport } from '../../storage/doctorCheck.js';
+import { layoutFor } from '../../storage/layout.js';
+import { rebuildRowTexts } from '../../storage/rowText/rowTextRebuild.js';
 import { rebuildPart } from './boundaryRebuild.js';
 import type { FetchOutcome, PeerSource } from './peerSource.js';
 import { isEmptyPlan, planRepair } from './repairPlan.js';

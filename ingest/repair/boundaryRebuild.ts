@@ -8,13 +8,13 @@
 import { createHash } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { currentColumns } from '../../ingest/restate/restateDay.js';
+import { currentColumns } from '../restate/restateDay.js';
 import { DATASETS, type Dataset } from '../../shared/schema.js';
-import { fileCandidates, type FileCandidates } from '../boundary/candidates.js';
-import { writeBoundaryPart } from '../boundary/partFile.js';
-import type { CatalogReader } from '../catalog.js';
-import type { DoctorPartEntry } from '../doctorCheck.js';
-import { buildMinuteIndex } from '../minuteIndex.js';
+import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';
+import { writeBoundaryPart } from '../../storage/boundary/partFile.js';
+import type { CatalogReader } from '../../storage/catalog.js';
+import type { DoctorPartEntry } from '../../storage/doctorCheck.js';
+import { buildMinuteIndex } from '../../storage/minuteIndex.js';
 
 export type PartOutcome = { readonly kind: 'rebuilt' } | { readonly kind: 'not-rebuilt'; readonly reason: string };
 

@@ -5,7 +5,7 @@
  * the damaged file open keeps its inode, and the next open finds the new one. A peer's file
  * that differs is never installed; the local file stays as it was.
  */
-import type { DoctorCatalogEntry } from '../doctorCheck.js';
+import type { DoctorCatalogEntry } from '../../storage/doctorCheck.js';
 
 export type FetchOutcome =
   | { readonly kind: 'repaired' }

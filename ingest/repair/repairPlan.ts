@@ -5,8 +5,8 @@
  * row text written again, and which findings repair leaves alone (an extra file, a catalog
  * path off the layout: those are the catalog's or an operator's to settle, not a peer's).
  */
-import type { DoctorCatalogEntry, DoctorPartEntry, DoctorReport, Problem, ProblemKind } from '../doctorCheck.js';
-import { rowTextsToRebuild } from '../rowText/rowTextRebuild.js';
+import type { DoctorCatalogEntry, DoctorPartEntry, DoctorReport, Problem, ProblemKind } from '../../storage/doctorCheck.js';
+import { rowTextsToRebuild } from '../../storage/rowText/rowTextRebuild.js';
 
 /** Problems that say a file's bytes are not the catalog's, or not there at all. */
 const DAMAGE: ReadonlySet<ProblemKind> = new Set<ProblemKind>([
