@@ -4,10 +4,12 @@
  * "later wins" among duplicates means later in the command line and the file, as in replay.
  * A file's rows are committed to staging only after the whole file has been read without a
  * difference from a sealed day; a difference discards what was appended of it (nothing of a
- * refused file is staged, api-contract: Import and mirror). Commits gather whole files up to
- * COMMIT_BYTES: each costs an fsync of every segment touched, and a whole market's day of
- * per-symbol files (5,000 of them) committed one by one would spend most of the import in
- * fsync. Sealing is the caller's next step.
+ * refused file is staged, api-contract: Import and mirror). Every row is accounted for: a
+ * unit's rows and blank lines must be the newlines counted here, and a file's rows staged,
+ * already there or quarantined; otherwise the reader lost rows and the file is refused whole.
+ * Commits gather whole files up to COMMIT_BYTES: each costs an fsync of every segment touched,
+ * and a whole market's day of per-symbol files (5,000 of them) committed one by one would
+ * spend most of the import in fsync. Sealing is the caller's next step.
  */
 import { availableParallelism } from 'node:os';
 import { Buffer } from 'node:buffer';
@@ -84,7 +86,7 @@ const COMMIT_BYTES = 128 << 20;
 
 /** What is in flight, in file order: a unit's result, or the end of a file (no work of its own). */
 type Sent =
-  | { readonly kind: 'unit'; readonly file: FileImport; readonly result: Promise<ImportedUnit>; readonly bytesDone: number; readonly rows: number; readonly dataLines: number }
+  | { readonly kind: 'unit'; readonly file: FileImport; readonly result: Promise<ImportedUnit>; readonly bytesDone: number; readonly rows: number; readonly dataLines: number; readonly part: string }
   | { readonly kind: 'end'; readonly file: FileImport };
 
 /** One file's import as its results arrive. */
@@ -125,17 +127,17 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
     file.rejects = [];
   };
 
-  const applyUnit = (file: FileImport, dataLines: number, r: ImportedUnit): void => {
+  const applyUnit = (file: FileImport, sent: { readonly dataLines: number; readonly part: string }, r: ImportedUnit): void => {
     const mine = file.stats;
     mine.rows += r.rows;
     file.rejects.push(...r.rejects);
     if (file.rejects.length >= REJECTS_HELD) quarantine(file);
     // A refused file is read on only to count its rows and quarantine its bad ones.
     if (file.refusal !== null) return;
-    if (r.rows + r.blank !== dataLines) {
+    if (r.rows + r.blank !== sent.dataLines) {
       // The reader lost or made up lines (as when one quote swallowed the rest of a file):
       // nothing it read can be trusted.
-      file.refusal = `counts do not add up: ${fmt(dataLines)} lines or rows in a part of the file, ${fmt(r.rows)} rows and ${fmt(r.blank)} blank lines read`;
+      file.refusal = `counts do not add up: ${sent.part}, the reader gave ${fmt(r.rows)} rows and ${fmt(r.blank)} blank lines`;
       staging.discardAppended(file.mark!);
       return;
     }
@@ -204,7 +206,7 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
       refuseUnreadable(file, e);
       return;
     }
-    applyUnit(file, sent.dataLines, r);
+    applyUnit(file, sent, r);
     deps.onProgress?.(bytesBefore + sent.bytesDone, rowsBefore + file.stats.rows);
   };
 
@@ -225,7 +227,7 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
       try {
         for await (const unit of unitsOf(planned)) {
           if (file.unreadable) break;
-          inFlight.push({ kind: 'unit', file, result: pool.run(unit.unit, { transfer: unit.transfer }), bytesDone: unit.bytesDone, rows: unit.rows, dataLines: unit.dataLines });
+          inFlight.push({ kind: 'unit', file, result: pool.run(unit.unit, { transfer: unit.transfer }), bytesDone: unit.bytesDone, rows: unit.rows, dataLines: unit.dataLines, part: unit.part });
           while (tooMuchInFlight()) await applyNext();
         }
       } catch (e) {
@@ -281,6 +283,8 @@ interface UnitToSend {
    * add up to.
    */
   readonly dataLines: number;
+  /** Which part of the file it is and its data lines, for a refusal: `lines 2–60,001 (60,000 lines)`, `row group 3 (122,880 rows)`. */
+  readonly part: string;
 }
 
 /** A planned file's units of work, in order: Parquet row groups, CSV chunks cut at record ends. */
@@ -290,7 +294,7 @@ export async function* unitsOf(file: PlannedFile): AsyncGenerator<UnitToSend> {
     const n = file.rowGroupRows.length;
     for (let g = 0; g < n; g++) {
       const rows = file.rowGroupRows[g];
-      yield { unit: { kind: 'parquet', reading: file.reading, rowGroup: g, firstRow }, transfer: [], bytesDone: Math.round((file.bytes * (g + 1)) / n), rows, dataLines: rows };
+      yield { unit: { kind: 'parquet', reading: file.reading, rowGroup: g, firstRow }, transfer: [], bytesDone: Math.round((file.bytes * (g + 1)) / n), rows, dataLines: rows, part: `row group ${g} (${fmt(rows)} rows)` };
       firstRow += file.rowGroupRows[g];
     }
     return;
@@ -303,6 +307,7 @@ export async function* unitsOf(file: PlannedFile): AsyncGenerator<UnitToSend> {
       bytesDone: chunk.bytesRead,
       rows: chunk.lineCount,
       dataLines: chunk.lineCount - (skipFirst ? 1 : 0),
+      part: `lines ${fmt(chunk.firstLineNo + (skipFirst ? 1 : 0))}–${fmt(chunk.firstLineNo + chunk.lineCount - 1)} (${fmt(chunk.lineCount - (skipFirst ? 1 : 0))} lines)`,
     };
   }
 }

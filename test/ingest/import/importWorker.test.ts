@@ -51,6 +51,13 @@ t('unit by unit, rows + blank lines = the newlines the chunker counted; malforme
   for await (const u of unitsOf(planned)) {
     const r = await importer.forEachRow(u.unit, () => null);
     assert.is(r.rows + r.blank, u.dataLines, `unit ${units}`);
+    // What a refusal would name: the unit's lines, the header left out.
+    const m = /^lines ([\d,]+)–([\d,]+) \(([\d,]+) lines\)$/.exec(u.part);
+    assert.ok(m, u.part);
+    const [from, to, n] = m!.slice(1).map((x) => Number(x.replaceAll(',', '')));
+    assert.is(to - from + 1, n);
+    assert.is(n, u.dataLines);
+    if (units === 0) assert.is(from, 2);
     rows += r.rows;
     blanks += r.blank;
     units++;
