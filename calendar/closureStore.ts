@@ -3,7 +3,8 @@
  * ingest, replay, seal, calendar, doctor, demo) uses the same calendar. The file holds only
  * what was imported; the shipped list stays in calendar/closures.ts.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { writeDurably } from '../shared/durableFile.js';
 import { join } from 'node:path';
 import { ClosureFileError, formatClosureFile, mergeImport, parseClosureFile } from './closureFile.js';
 import { CALENDAR_LAST, installClosures, type CalendarExtension, type KnownRange } from './tradingCalendar.js';
@@ -40,9 +41,9 @@ export interface ImportResult {
 
 /**
  * Checks `file` against what the data directory already knows, then writes the merged list
- * (temporary file, fsync, rename) and installs it. Nothing is written when a check fails.
+ * durably (shared/durableFile.ts) and installs it. Nothing is written when a check fails.
  */
-export function importClosureFile(dataDir: string, file: string, replace: boolean, nowIso: string): ImportResult {
+export async function importClosureFile(dataDir: string, file: string, replace: boolean, nowIso: string): Promise<ImportResult> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -56,18 +57,10 @@ export function importClosureFile(dataDir: string, file: string, replace: boolea
   const range = installClosures(merged); // throws (before anything is written) if inconsistent
   mkdirSync(dataDir, { recursive: true });
   const path = closuresPath(dataDir);
-  const tmp = `${path}.tmp-${process.pid}`;
   const body = formatClosureFile(merged, [
     'SSE/SZSE weekday closures imported by `tickvault calendar import` (one YYYYMMDD a line).',
     `Extends the shipped calendar (through ${CALENDAR_LAST}); known through ${range.last}. Last import ${nowIso}.`,
   ]);
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, body);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  await writeDurably(path, Buffer.from(body));
   return { years: parsed.years, closures: parsed.closures.length, knownRange: range, path };
 }

@@ -20,11 +20,11 @@ function printKnownRange(ctx: CommandContext): void {
   if (w) warn(w);
 }
 
-function runImport(ctx: CommandContext, args: readonly string[]): number {
+async function runImport(ctx: CommandContext, args: readonly string[]): Promise<number> {
   if (args.length !== 1) throw new UsageError(`calendar import takes one FILE: ${USAGE}`);
   if (ctx.flags.from !== undefined || ctx.flags.to !== undefined) throw new UsageError('--from/--to do not apply to "calendar import"');
   try {
-    const r = importClosureFile(ctx.config.dataDir, args[0]!, ctx.flags.replace === true, new Date(ctx.config.clock.nowMs()).toISOString());
+    const r = await importClosureFile(ctx.config.dataDir, args[0]!, ctx.flags.replace === true, new Date(ctx.config.clock.nowMs()).toISOString());
     ctx.log.debug({ years: r.years, closures: r.closures, path: r.path }, 'closures imported');
     ctx.out(`imported ${r.closures} closures for ${r.years.join(', ')} into ${r.path}; known range ${r.knownRange.first}..${r.knownRange.last}`);
     return 0;

@@ -1,21 +1,39 @@
 /**
- * Writing a file of the lake so that, once the call returns, it is whole on disk under its
- * final name or absent: a temporary name carrying the writer's pid, fsync, rename. The caller
- * fsyncs the directory (once for many files) before naming the file anywhere.
+ * The project's one durable write: a file that, once the call returns, is whole on disk under
+ * its final name, or absent (or, when it replaces one, the old file is still there whole). A
+ * temporary name carrying the writer's pid, fsync, rename. The caller fsyncs the directory
+ * (once for many files) before naming the file anywhere. Used for the lake's files, backups'
+ * copies and the calendar's closures alike.
  */
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+
+/** The temporary name `finalPath` is written under: doctor removes dead writers' temps by it. */
+function tempPathOf(finalPath: string): string {
+  return `${finalPath}.tmp-${process.pid}`;
+}
 
 export async function writeDurably(finalPath: string, data: Uint8Array): Promise<void> {
-  const tmp = `${finalPath}.tmp-${process.pid}`;
-  const fh = await open(tmp, 'w');
+  await replaceDurably(finalPath, (fh) => fh.writeFile(data));
+}
+
+/**
+ * `fill` writes the file through its handle (and may check what it wrote); then fsync and
+ * rename. Whatever `fill` returns is returned; if it throws (a check that failed), nothing is
+ * installed and the temporary file is gone.
+ */
+export async function replaceDurably<T>(finalPath: string, fill: (fh: FileHandle) => Promise<T>): Promise<T> {
+  const tmp = tempPathOf(finalPath);
   try {
+    const fh = await open(tmp, 'w');
+    let result: T;
     try {
-      await fh.writeFile(data);
+      result = await fill(fh);
       await fh.sync();
     } finally {
       await fh.close();
     }
     await rename(tmp, finalPath);
+    return result;
   } catch (e) {
     // A full disk must not keep the part written (it holds the space a rerun needs), nor
     // leave doctor a temp to warn about; a read-only one refuses the unlink too (then it stays

@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { writeDurably } from '../../storage/durableFile.js';
+import { writeDurably } from '../../shared/durableFile.js';
 import { parquetLayout, readRowGroupCells } from '../import/parquetSource.js';
 
 export function spoolDayDir(spoolRoot: string, dataset: Dataset, tradedate: string): string {

@@ -6,7 +6,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { copyVerified, DigestMismatchError } from '../../storage/backup/verifiedCopy.js';
-import { fsyncDir } from '../../storage/durableFile.js';
+import { fsyncDir } from '../../shared/durableFile.js';
 import type { DoctorCatalogEntry } from '../../storage/doctorCheck.js';
 import type { FetchOutcome, PeerSource } from './peerSource.js';
 

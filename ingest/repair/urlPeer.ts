@@ -25,7 +25,7 @@ import { VERSION_KEY } from '../restate/restateDay.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Dataset } from '../../shared/schema.js';
 import type { DoctorCatalogEntry } from '../../storage/doctorCheck.js';
-import { fsyncDir, writeDurably } from '../../storage/durableFile.js';
+import { fsyncDir, writeDurably } from '../../shared/durableFile.js';
 import { parseFooterOrReason } from '../../storage/parquet/generalReader.js';
 import { copyPeerFile } from './dirPeer.js';
 import type { FetchOutcome, PeerSource } from './peerSource.js';

@@ -20,7 +20,7 @@ import { fileCandidates, type FileCandidates } from '../../storage/boundary/cand
 import { writeBoundaryPart } from '../../storage/boundary/partFile.js';
 import { CatalogReader, CatalogWriter, type NewCatalogFile } from '../../storage/catalog.js';
 import { hasRowText, rowTextOfColumns, writeRowText } from '../../storage/rowText/rowTextBuild.js';
-import { fsyncDir, writeDurably } from '../../storage/durableFile.js';
+import { fsyncDir, writeDurably } from '../../shared/durableFile.js';
 import { sealedDayDir, versionedFileRelPath } from '../../storage/layout.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { encodeParquet, type SymbolDayColumns } from '../../storage/parquet/writer.js';

@@ -10,7 +10,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { NewCatalogFile } from '../../storage/catalog.js';
 import { rowTextRelPath, sealedFileRelPath } from '../../storage/layout.js';
-import { writeDurably } from '../../storage/durableFile.js';
+import { writeDurably } from '../../shared/durableFile.js';
 import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
 import { hasRowText, rowTextOfColumns, writeRowText } from '../../storage/rowText/rowTextBuild.js';
 import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';

@@ -9,7 +9,7 @@
  * A listed file is never written again.
  */
 import { mkdir, readdir, unlink } from 'node:fs/promises';
-import { fsyncDir } from '../../storage/durableFile.js';
+import { fsyncDir } from '../../shared/durableFile.js';
 import { dirname, join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';

@@ -27,7 +27,7 @@ import { chmod, copyFile, mkdir, readdir, stat } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import Database from 'better-sqlite3';
 import { dirname, join, relative } from 'node:path';
-import { fsyncDir } from '../durableFile.js';
+import { fsyncDir } from '../../shared/durableFile.js';
 import { layoutFor } from '../layout.js';
 import { CLOSURES_FILE } from '../../calendar/closureStore.js';
 import { catalogFiles, sealedDays, stagedSegments } from './listedFiles.js';

@@ -1,11 +1,12 @@
 /**
  * One immutable file of the lake copied into a backup: read once, hashed while written, the
- * copy fsynced and renamed into place, so it is whole under its final name or absent; a copy
+ * copy written durably (shared/durableFile.ts), so it is whole under its final name or absent; a copy
  * whose bytes do not match the SHA-256 the catalog lists is never installed (the source is
  * damaged: the backup names it instead of preserving the damage).
  */
 import { createHash } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { replaceDurably } from '../../shared/durableFile.js';
 
 const CHUNK = 1 << 20;
 
@@ -31,13 +32,11 @@ export class DigestMismatchError extends Error {
  * them when null. With `sha256`, a mismatch throws DigestMismatchError and leaves no `dest`.
  */
 export async function copyVerified(src: string, dest: string, opts: { readonly sha256?: string | null; readonly limit?: number | null; readonly label?: string } = {}): Promise<CopyResult> {
-  const tmp = `${dest}.tmp-${process.pid}`;
-  const hash = createHash('sha256');
-  let bytes = 0;
   const from = await open(src, 'r');
   try {
-    const to = await open(tmp, 'w');
-    try {
+    return await replaceDurably(dest, async (to) => {
+      const hash = createHash('sha256');
+      let bytes = 0;
       const buf = Buffer.allocUnsafe(CHUNK);
       const limit = opts.limit ?? Number.POSITIVE_INFINITY;
       for (;;) {
@@ -45,25 +44,17 @@ export async function copyVerified(src: string, dest: string, opts: { readonly s
         if (want <= 0) break;
         const { bytesRead } = await from.read(buf, 0, want, bytes);
         if (bytesRead === 0) break;
-        const chunk = buf.subarray(0, bytesRead);
-        hash.update(chunk);
-        await to.write(chunk, 0, bytesRead, bytes);
+        await to.write(buf, 0, bytesRead, bytes);
+        hash.update(buf.subarray(0, bytesRead));
         bytes += bytesRead;
       }
-      await to.sync();
-    } finally {
-      await to.close();
-    }
-    const sha256 = hash.digest('hex');
-    if (opts.sha256 && sha256 !== opts.sha256) throw new DigestMismatchError(opts.label ?? src, opts.sha256, sha256);
-    if (opts.limit !== undefined && opts.limit !== null && bytes < opts.limit) {
-      throw new Error(`${opts.label ?? src}: ${bytes} bytes, fewer than the ${opts.limit} its database lists`);
-    }
-    await rename(tmp, dest);
-    return { bytes, sha256 };
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
+      const sha256 = hash.digest('hex');
+      if (opts.sha256 && sha256 !== opts.sha256) throw new DigestMismatchError(opts.label ?? src, opts.sha256, sha256);
+      if (opts.limit !== undefined && opts.limit !== null && bytes < opts.limit) {
+        throw new Error(`${opts.label ?? src}: ${bytes} bytes, fewer than the ${opts.limit} its database lists`);
+      }
+      return { bytes, sha256 };
+    });
   } finally {
     await from.close();
   }

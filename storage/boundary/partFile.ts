@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Dataset } from '../../shared/schema.js';
-import { fsyncDir, writeDurably } from '../durableFile.js';
+import { fsyncDir, writeDurably } from '../../shared/durableFile.js';
 import { boundaryPartRelPath } from '../layout.js';
 import { zstdCompress, zstdDecompress } from '../parquet/zstd.js';
 import type { FileCandidates } from './candidates.js';

@@ -12,7 +12,7 @@ import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { bufferSource } from '../parquet/byteSource.js';
 import { readFooter } from '../parquet/metadata.js';
 import { readRowGroups } from '../parquet/reader.js';
-import { writeDurably } from '../durableFile.js';
+import { writeDurably } from '../../shared/durableFile.js';
 import { rowTextRelPath } from '../layout.js';
 import { ALL_FIELDS, ROW_BYTES, serializeRows, type SerializedRows } from './rowJson.js';
 import type { DecodedColumn } from '../parquet/columnChunk.js';
