@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { quarantineCounts, quarantinedRows, type QuarantineFilter } from '../ingest/staging/quarantineList.js';
+import { quarantineCounts, quarantinedRows, type QuarantineFilter } from '../storage/staging/quarantineList.js';
 import { openDb } from '../shared/sqlite.js';
 import { layoutFor } from '../storage/layout.js';
 import { requireDataDir } from './dataDirCheck.js';

@@ -1,8 +1,9 @@
 /**
  * Reading the quarantine back (`tickvault quarantine`): the rows import, replay, Kafka ingest
- * and seal put in ingest.db's `quarantine` table (segments.ts), filtered by where they came
- * from, why, and the days they were quarantined; or their counts by reason. Read only, over
- * any handle on ingest.db, so that a running ingestor is never disturbed.
+ * and seal put in ingest.db's `quarantine` table (ingest/staging/segments.ts writes it),
+ * filtered by where they came from, why, and the days they were quarantined; or their counts
+ * by reason. Read only, over any handle on ingest.db, so that a running ingestor is never
+ * disturbed.
  */
 import type { Db } from '../../shared/sqlite.js';
 import { beijingDayStartMs } from '../../shared/clock.js';

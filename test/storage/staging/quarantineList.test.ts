@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Database from 'better-sqlite3';
-import { quarantineCounts, quarantinedRows, sourceFile, sourceMatcher } from '../../../ingest/staging/quarantineList.js';
+import { quarantineCounts, quarantinedRows, sourceFile, sourceMatcher } from '../../../storage/staging/quarantineList.js';
 import { STAGING_SCHEMA } from '../../../storage/staging/stagingReader.js';
 import { beijingDayStartMs } from '../../../shared/clock.js';
 
