@@ -41,6 +41,15 @@ t('a CSV header: BOM and blanks trimmed, quoted names, other delimiters; an empt
   } catch (e) {
     assert.match((e as Error).message, /e\.csv: empty: a CSV file needs a header row/);
   }
+  // A header whose quote does not close on its line: the file is refused before any row is read.
+  writeFileSync(join(dir, 'q.csv'), 'Code,"Px,Clock\nsh600000,1",2\n');
+  try {
+    await readCsvHeader(join(dir, 'q.csv'), ',');
+    assert.unreachable();
+  } catch (e) {
+    assert.is((e as Error).name, 'ImportInputError');
+    assert.match((e as Error).message, /q\.csv:1: the header is malformed: unterminated quote: a quoted field runs past the end of its line$/);
+  }
 });
 
 t('lake columns: the dataset whose fields are all there (extra columns ignored), what is missing otherwise', () => {
