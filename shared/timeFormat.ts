@@ -10,10 +10,44 @@ function hmsToMs(h: number, m: number, s: number, ms: number): number | null {
   return ((h * 60 + m) * 60 + s) * 1000 + ms;
 }
 
+/** The number the ASCII digits text[from, from + n) spell; -1 when any is not a digit. */
+function digitsAt(text: string, from: number, n: number): number {
+  let v = 0;
+  for (let i = from; i < from + n; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+/**
+ * The one parser of each stored time form (feeds are checked with it and files read with it):
+ * char codes rather than a regular expression, as the server reads every row's time of a file
+ * it touches first.
+ */
+
 /** Level-2 feed/file form `HHMMSSmmm` (exactly nine digits). */
 export function parseLevel2Time(text: unknown): number | null {
-  if (typeof text !== 'string' || !/^\d{9}$/.test(text)) return null;
-  return hmsToMs(+text.slice(0, 2), +text.slice(2, 4), +text.slice(4, 6), +text.slice(6, 9));
+  if (typeof text !== 'string' || text.length !== 9) return null;
+  const h = digitsAt(text, 0, 2), m = digitsAt(text, 2, 2), s = digitsAt(text, 4, 2), f = digitsAt(text, 6, 3);
+  if (h < 0 || m < 0 || s < 0 || f < 0) return null;
+  return hmsToMs(h, m, s, f);
+}
+
+/**
+ * The clock of the index feed/file form `YYYY-MM-DD HH:mm:ss.SSS`, in ms since midnight; null
+ * when the text is not of that form or the clock is out of range. The date is checked for its
+ * shape only: parseIndexTime also checks that it names a real day (a stored file's is its
+ * tradedate, checked when it was staged).
+ */
+export function parseIndexClock(text: unknown): number | null {
+  if (typeof text !== 'string' || text.length !== 23) return null;
+  if (text[4] !== '-' || text[7] !== '-' || text[10] !== ' ' || text[13] !== ':' || text[16] !== ':' || text[19] !== '.') return null;
+  if (digitsAt(text, 0, 4) < 0 || digitsAt(text, 5, 2) < 0 || digitsAt(text, 8, 2) < 0) return null;
+  const h = digitsAt(text, 11, 2), m = digitsAt(text, 14, 2), s = digitsAt(text, 17, 2), f = digitsAt(text, 20, 3);
+  if (h < 0 || m < 0 || s < 0 || f < 0) return null;
+  return hmsToMs(h, m, s, f);
 }
 
 const pad2 = (n: number) => (n < 10 ? '0' : '') + n;
@@ -33,13 +67,11 @@ export function formatLevel2Time(ms: number): string {
 
 /** Index feed/file form `YYYY-MM-DD HH:mm:ss.SSS`; returns the date as YYYYMMDD and the time. */
 export function parseIndexTime(text: unknown): { date: string; ms: number } | null {
-  if (typeof text !== 'string') return null;
-  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{3})$/.exec(text);
-  if (!m) return null;
-  const date = m[1] + m[2] + m[3];
-  if (!isValidDateText(date)) return null;
-  const ms = hmsToMs(+m[4], +m[5], +m[6], +m[7]);
-  return ms === null ? null : { date, ms };
+  const ms = parseIndexClock(text);
+  if (ms === null) return null;
+  const t = text as string;
+  const date = t.slice(0, 4) + t.slice(5, 7) + t.slice(8, 10);
+  return isValidDateText(date) ? { date, ms } : null;
 }
 
 export function formatIndexTime(date: string, ms: number): string {

@@ -9,7 +9,7 @@
  */
 import type { DecodedColumn } from './parquet/reader.js';
 import { INDEX_ALWAYS_NULL, SCHEMAS, type Dataset } from '../shared/schema.js';
-import { formatIndexTime, parseLevel2Time } from '../shared/timeFormat.js';
+import { formatIndexTime, parseIndexClock, parseLevel2Time } from '../shared/timeFormat.js';
 
 export type Asset = 'index' | 'stock';
 
@@ -28,11 +28,8 @@ const TICK = SCHEMAS.index;
 const TICK_TIME = TICK.position.get('time')!;
 const TICK_SYMBOL = TICK.position.get('symbol')!;
 
-/** `YYYY-MM-DD HH:mm:ss.SSS` → ms since midnight (the date part is the file's tradedate). */
-export function indexTimeMs(text: string): number {
-  if (text.length !== 23 || text[10] !== ' ' || text[13] !== ':' || text[16] !== ':' || text[19] !== '.') return NaN;
-  return ((+text.slice(11, 13) * 60 + +text.slice(14, 16)) * 60 + +text.slice(17, 19)) * 1000 + +text.slice(20, 23);
-}
+/** `YYYY-MM-DD HH:mm:ss.SSS` → ms since midnight (the date part is the file's tradedate); NaN when malformed. */
+const indexTimeMs = (text: string): number => parseIndexClock(text) ?? NaN;
 
 /** `HHMMSSmmm` (level-2, trade and order files) → ms since midnight; NaN when malformed. */
 const level2TimeMs = (text: string): number => parseLevel2Time(text) ?? NaN;
@@ -106,7 +103,11 @@ export function tickColumns(
   });
 }
 
-/** One row's JSON text, `[v, …]` in `columns` order: null for an always-null field or a missing value. */
+/**
+ * One row's JSON text, `[v, …]` in `columns` order: null for an always-null field or a missing
+ * value. The one serialiser of tick rows: the server's pages (serve/tickHistory/rows.ts) and
+ * the seal's boundary rows both write through it.
+ */
 export function tickRowText(columns: readonly (DecodedColumn | null)[], k: number): string {
   const values = columns.map((col) => {
     if (col === null) return null;

@@ -8,7 +8,7 @@
  * row's text is reused by every later request with the same field list.
  */
 import type { CatalogFile } from '../../storage/catalog.js';
-import { sourceOfFile, storedColumns, tickColumns } from '../../storage/tickShape.js';
+import { sourceOfFile, storedColumns, tickColumns, tickRowText } from '../../storage/tickShape.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { groupRowCount, groupsOf } from '../reading/rowSearch.js';
 import { decodeTimes } from '../reading/rowTimes.js';
@@ -37,12 +37,7 @@ export class GroupRows {
   text(r: number): string {
     let t = this.texts[r];
     if (t === undefined) {
-      const values = this.columns.map((col) => {
-        if (col === null) return null;
-        const v = col.values[r];
-        return typeof v === 'number' && v !== v ? null : v;
-      });
-      t = JSON.stringify(values);
+      t = tickRowText(this.columns, r);
       this.texts[r] = t;
     }
     return t;

@@ -6,6 +6,7 @@ import {
   isValidDateText,
   MS_PER_DAY,
   MS_PER_MINUTE,
+  parseIndexClock,
   parseIndexTime,
   parseApiTime,
   parseLevel2Time,
@@ -99,6 +100,15 @@ idx('wrong shapes are rejected', () => {
     assert.is(parseIndexTime(t), null, JSON.stringify(t));
   }
   for (const v of NON_STRINGS) assert.is(parseIndexTime(v), null, String(v));
+});
+
+idx('the clock alone: the same shapes and clock ranges; the date checked for its shape, not its day', () => {
+  assert.is(parseIndexClock('2025-01-02 09:30:00.000'), ms(9, 30));
+  assert.is(parseIndexClock('2025-02-29 14:59:59.999'), ms(14, 59, 59, 999), 'a day that does not exist is the file\'s business');
+  for (const t of ['2025-01-02 24:00:00.000', '2025-01-02 12:60:00.000', '2025-01-02 12:00:60.000', '2025-01-0x 09:30:00.000', '2025-01-02 09:3a:00.000', '2025-01-02T09:30:00.000', '2025-01-02 09:30:00.00']) {
+    assert.is(parseIndexClock(t), null, t);
+  }
+  for (const v of NON_STRINGS) assert.is(parseIndexClock(v), null, String(v));
 });
 
 idx('format', () => {
