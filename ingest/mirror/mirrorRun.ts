@@ -54,6 +54,13 @@ export interface MirrorDeps {
   readonly nowMs: () => number;
   readonly log: Logger;
   readonly onProgress?: (p: MirrorProgress) => void;
+  /**
+   * The upstream to fetch through, when the caller already talks to it (repair downloads
+   * through one while the mirror fetches pages): one pacer and one lane per interface for one
+   * peer, so `--rate` and the one-request rule hold for both together. Default: a new one
+   * from the plan's address, key and rate.
+   */
+  readonly upstream?: Upstream;
 }
 
 export interface MirrorOutcome {
@@ -79,7 +86,7 @@ export interface MirrorOutcome {
 export async function runMirror(deps: MirrorDeps, plan: MirrorPlan): Promise<MirrorOutcome> {
   const { stores, log } = deps;
   const dataDir = stores.layout.dataDir;
-  const upstream = new Upstream(plan.upstreamUrl, plan.apikey, plan.rate);
+  const upstream = deps.upstream ?? new Upstream(plan.upstreamUrl, plan.apikey, plan.rate);
   const records = new MirrorRecords(stores.staging.db, plan.upstreamUrl);
   const ctx: FetchContext = { upstream, dataDir, spoolRoot: stores.layout.mirrorSpool, log, jsonOnly: new Set<UpstreamInterface>() };
   const outcome: MirrorOutcome = {

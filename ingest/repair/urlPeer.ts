@@ -86,7 +86,7 @@ export function urlPeer(opts: UrlPeerOptions): PeerSource {
           }
         }
       }));
-      for (const g of byPages.values()) await mirrorDay(opts, g.dataset, g.day, g.files, finish);
+      for (const g of byPages.values()) await mirrorDay(opts, upstream, g.dataset, g.day, g.files, finish);
       for (const dir of touched) await fsyncDir(dir);
     },
   };
@@ -137,7 +137,7 @@ function versionOf(bytes: Uint8Array): number | null {
  * has no source at a peer's API but its download.
  */
 async function mirrorDay(
-  opts: UrlPeerOptions, dataset: Dataset, day: string, files: readonly DoctorCatalogEntry[], finish: (e: DoctorCatalogEntry, o: FetchOutcome) => void,
+  opts: UrlPeerOptions, upstream: Upstream, dataset: Dataset, day: string, files: readonly DoctorCatalogEntry[], finish: (e: DoctorCatalogEntry, o: FetchOutcome) => void,
 ): Promise<void> {
   const v1 = files.filter((e) => (e.version ?? 1) === 1);
   for (const e of files) {
@@ -156,7 +156,8 @@ async function mirrorDay(
       // directory's. Warnings (and debug, when asked for) still come through.
       const log = opts.log.level === 'info' ? opts.log.child({ scratch }, { level: 'warn' }) : opts.log.child({ scratch });
       const outcome = await runMirror(
-        { stores, nowMs: opts.nowMs, log },
+        // Through the downloads' upstream: one pacer and one lane per interface for the peer.
+        { stores, nowMs: opts.nowMs, log, upstream },
         {
           upstreamUrl: opts.url, apikey: opts.apikey, days: [day], datasets: [dataset], rate: opts.rate,
           stocks: dataset === 'index' ? null : symbols, indexes: dataset === 'index' ? symbols : null,

@@ -1,49 +1,10 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TickvaultError } from '../../../client/index.js';
 import { apiBaseOf, MAX_WAIT_SEC, Pacer, Upstream, UpstreamUnreachableError } from '../../../ingest/mirror/upstream.js';
+import { fakeUpstream } from '../../support/fakeUpstream.js';
 
 const t = suite('mirror: the upstream and its rules');
-
-interface Seen {
-  readonly apiname: string;
-  readonly atMs: number;
-}
-
-/**
- * A stand-in upstream on loopback: answers each request with `answer(n, body)` (n counts from
- * 0) after `holdMs`, and records when each arrived and how many were in flight per apiname.
- */
-async function fakeUpstream(answer: (n: number, body: { apiname: string }) => { status: number; retryAfter?: string; data?: unknown }, holdMs = 0) {
-  const seen: Seen[] = [];
-  const inFlight = new Map<string, number>();
-  let maxInFlight = 0;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let text = '';
-    req.on('data', (c) => (text += c));
-    req.on('end', () => {
-      const body = JSON.parse(text) as { apiname: string };
-      const n = seen.length;
-      seen.push({ apiname: body.apiname, atMs: Date.now() });
-      const now = (inFlight.get(body.apiname) ?? 0) + 1;
-      inFlight.set(body.apiname, now);
-      maxInFlight = Math.max(maxInFlight, now);
-      setTimeout(() => {
-        inFlight.set(body.apiname, inFlight.get(body.apiname)! - 1);
-        const a = answer(n, body);
-        res.statusCode = a.status;
-        res.setHeader('content-type', 'application/json');
-        if (a.retryAfter !== undefined) res.setHeader('retry-after', a.retryAfter);
-        res.end(JSON.stringify({ code: a.status, message: a.status === 200 ? 'success' : `refused ${a.status}`, data: a.status === 200 ? (a.data ?? { fields: ['symbol'], items: [] }) : null }));
-      }, holdMs);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, seen, maxInFlight: () => maxInFlight, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 t('the base address gets /api once; an address ending in /api is taken as is', () => {
   assert.is(apiBaseOf('http://h:8080'), 'http://h:8080');
