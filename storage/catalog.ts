@@ -150,6 +150,14 @@ function addVersionColumn(db: Db): void {
   if (!columns.includes('version')) db.exec('ALTER TABLE files ADD COLUMN version INTEGER NOT NULL DEFAULT 1');
 }
 
+/** A file the catalog lists, as a backup copies it. */
+export interface ListedFile {
+  /** Relative to the data directory. */
+  readonly path: string;
+  /** The catalog's SHA-256, or null for a table that lists paths without one (replaced boundary parts). */
+  readonly sha256: string | null;
+}
+
 /** Typed read queries over the catalog, prepared once. */
 export class CatalogReader {
   private readonly getFile;
@@ -222,6 +230,25 @@ export class CatalogReader {
   /** Files in the whole catalog. */
   fileCount(): number {
     return this.countFiles.get() as number;
+  }
+
+  /**
+   * Every file the catalog lists, by path: each table with a `path` column names files of the
+   * lake (sealed files, their earlier versions, boundary parts, replaced parts), with `sha256`
+   * where the catalog vouches for the bytes. Found by those columns rather than by table name,
+   * so that a backup copies a new kind of listed file without learning of it.
+   */
+  listedFiles(): ListedFile[] {
+    const tables = this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+    const byPath = new Map<string, string | null>();
+    for (const table of tables) {
+      const cols = new Set(this.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]);
+      if (!cols.has('path')) continue;
+      const rows = this.db.prepare(`SELECT path, ${cols.has('sha256') ? 'sha256' : 'NULL'} AS sha256 FROM "${table.replace(/"/g, '""')}"`).all() as ListedFile[];
+      // A path listed with a digest anywhere is checked against it.
+      for (const r of rows) if (!byPath.has(r.path) || r.sha256 !== null) byPath.set(r.path, r.sha256);
+    }
+    return [...byPath].map(([path, sha256]) => ({ path, sha256 })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   /** Every sealed dataset-day, by date. */

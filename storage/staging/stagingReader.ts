@@ -61,6 +61,16 @@ export interface StagedDay {
   readonly records: number;
 }
 
+/** A segment file and how much of it is staged. */
+export interface StagedSegment {
+  /** Relative to the data directory. */
+  readonly path: string;
+  readonly dataset: string;
+  readonly tradedate: string;
+  /** Bytes past this are not staged yet: only these are read (or copied). */
+  readonly committedBytes: number;
+}
+
 export class StagingReader {
   constructor(readonly db: Db, protected readonly dataDir: string) {}
 
@@ -92,6 +102,13 @@ export class StagingReader {
         USING (dataset, tradedate)
       ORDER BY o.tradedate, o.dataset`).all() as { dataset: Dataset; tradedate: string; symbols: number; bytes: number }[];
     return rows.map((r) => ({ dataset: r.dataset, tradedate: r.tradedate, symbols: r.symbols, records: Math.floor(r.bytes / recordBytes(r.dataset)) }));
+  }
+
+  /** Every segment file listed, by path (none when ingest.db has no staging tables yet). Static for the same reason as lateCounts(). */
+  static segments(db: Db): StagedSegment[] {
+    const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'segments'").get();
+    if (!has) return [];
+    return db.prepare('SELECT path, dataset, tradedate, committed_bytes AS committedBytes FROM segments ORDER BY path').all() as StagedSegment[];
   }
 
   openDays(): OpenDay[] {

@@ -5,7 +5,9 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { recordBytes } from '../../../storage/staging/recordCodec.js';
 import { openDb } from '../../../shared/sqlite.js';
 import { Staging } from '../../../ingest/staging/segments.js';
 import { BUCKETS, bucketOf, StagingReader } from '../../../storage/staging/stagingReader.js';
@@ -35,6 +37,11 @@ test('a day staged by the writer is listed and read back through a read-only han
   const db = openDb(join(dir, 'ingest.db'), { readonly: true });
   try {
     assert.equal(StagingReader.stagedDays(db), [{ dataset: 'level2', tradedate: '20250102', symbols: 2, records: 4 }]);
+    // Two buckets' segments, their committed lengths whole records.
+    const segs = StagingReader.segments(db);
+    assert.is(segs.length, 2);
+    assert.is(segs.reduce((n, x) => n + x.committedBytes, 0), 4 * recordBytes('level2'));
+    for (const x of segs) assert.ok(statSync(join(dir, x.path)).size >= x.committedBytes, x.path);
     const reader = new StagingReader(db, dir);
     assert.equal(reader.openDays(), [{ dataset: 'level2', tradedate: '20250102' }]);
     assert.equal(reader.symbolsOf('level2', '20250102'), ['000001.SZ', '600000.SH']);
