@@ -23,6 +23,7 @@ function textFlag(value: unknown, flag: string, what: string): string | undefine
 
 /** Raw text on one line of the listing: control characters shown escaped (--json has it exact). */
 function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what it escapes
   return text.replace(/[\u0000-\u001f\u007f\\]/g, (c) => (c === '\t' ? '\\t' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\\' ? '\\\\' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
 }
 

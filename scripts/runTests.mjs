@@ -32,6 +32,7 @@ for (const file of find(root)) {
     const timer = setTimeout(() => { out += '\n(timed out)'; child.kill('SIGKILL'); }, LIMIT_MS);
     child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, out }); });
   });
+  // eslint-disable-next-line no-control-regex -- uvu's colours (ESC [ … m) are what it removes
   const plain = result.out.replace(/\x1b\[[0-9;]*m/g, '');
   const num = (label) => Number((plain.match(new RegExp(`${label}:\\s+(\\d+)`)) ?? [])[1] ?? 0);
   const total = num('Total'), ok = num('Passed'), skip = num('Skipped');

@@ -97,7 +97,7 @@ export class JsonLineBuffer {
 
   bytes(b: Uint8Array): void {
     const buf = this.buf;
-    let p = this.pos;
+    const p = this.pos;
     // Fragments are short: a loop beats TypedArray.set's call overhead below ~64 bytes.
     if (b.length > 64) buf.set(b, p);
     else for (let i = 0; i < b.length; i++) buf[p + i] = b[i];

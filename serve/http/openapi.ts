@@ -102,7 +102,6 @@ const nullable = (s: Schema): Schema => ({ ...s, type: [s.type as JsonType, 'nul
 /** start_time / end_time of both operations (shared/timeFormat.ts parseApiTime). */
 const API_TIME_PATTERN = '^(?:\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{3})?)?|\\d{6}(?:\\d{3})?)$';
 const DATE: Schema = { type: 'string', pattern: '^\\d{8}$', description: 'A date written YYYYMMDD.', examples: ['20250102'] };
-const INDEX_CODE: Schema = { type: 'string', pattern: '^\\d{6}$', description: 'A six-digit index code without exchange suffix.', examples: ['000300'] };
 /** tick_history codes: index codes, or with asset=stock any stock form of level2_quote_history's symbol. */
 const TICK_CODE: Schema = {
   type: 'string',

@@ -90,10 +90,6 @@ export class ByteLru {
   }
 }
 
-function columnBytes(col: DecodedColumn): number {
-  return ENTRY_OVERHEAD + (col.kind === 'number' ? col.values.byteLength : col.values.length * STRING_BYTES);
-}
-
 export class FileColumnCache {
   readonly lru: ByteLru;
   /** Every file is checked against the catalog before its first byte is decoded (fileIntegrity.ts). */

@@ -175,7 +175,7 @@ t('under load, backups taken again and again while a replay stages and seals new
     const d = await doctor(c.dir);
     assert.is(d.code, 0, d.said);
   }
-  console.log(`  replayed again into ${midSeal ? 2 : 1} copies (${staged.segments} segments staged${midSeal ? ', one mid-seal' : ''}): the source\'s files`);
+  console.log(`  replayed again into ${midSeal ? 2 : 1} copies (${staged.segments} segments staged${midSeal ? ', one mid-seal' : ''}): the source's files`);
 });
 
 t('a listed file damaged at the source is left out and named, exit 1; doctor on the copy names it missing', async () => {

@@ -17,7 +17,7 @@ const t = suite('doctor --digests');
 const SMALL_DATA = { days: 2, stocks: 2, indexes: 2 } as const;
 const FLIPPED = 'level2/date=20250103/000001.SZ.parquet';
 const GONE = 'index/date=20250102/000300.parquet';
-const LINE_RE = /^([0-9a-f]{64})  (\d+)  (\d+)  (\S+)$/;
+const LINE_RE = /^([0-9a-f]{64}) {2}(\d+) {2}(\d+) {2}(\S+)$/;
 const SUMMARY_RE = /^# (\d+) files, sha256 of this list: ([0-9a-f]{64})$/;
 
 /** A second site: the same feed replayed again into its own directory (not a copy). */

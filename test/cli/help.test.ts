@@ -68,10 +68,10 @@ help('--help prints each option with its meaning, default and environment variab
     }
   }
   const serve = (await runCli(['serve', '--help'])).stdout;
-  assert.match(serve, /^  --port N +TCP port .*\[default 8080; env TICKVAULT_PORT\]$/m);
-  assert.match(serve, /^  --cache-mb MB +.*\[default 768; env TICKVAULT_CACHE_MB\]$/m);
+  assert.match(serve, /^ {2}--port N +TCP port .*\[default 8080; env TICKVAULT_PORT\]$/m);
+  assert.match(serve, /^ {2}--cache-mb MB +.*\[default 768; env TICKVAULT_CACHE_MB\]$/m);
   const ingest = (await runCli(['ingest', '--help'])).stdout;
-  assert.match(ingest, /^  --seal-after HH:MM +.*\[default 16:00; env TICKVAULT_SEAL_AFTER\]$/m);
+  assert.match(ingest, /^ {2}--seal-after HH:MM +.*\[default 16:00; env TICKVAULT_SEAL_AFTER\]$/m);
 });
 
 help('tickvault --version prints the package version; tickvault --help lists every command', async () => {

@@ -24,7 +24,7 @@ const env = { TICKVAULT_NOW: REPLAY_NOW };
 const SERVER_NOW = '2025-01-06T16:30:00+08:00';
 
 type FeedRow = Record<string, unknown>;
-let feed: FeedRow[] = [];
+const feed: FeedRow[] = [];
 let pristine = '';
 
 /** A fresh copy of the replayed lake (the prepared one is shared and read only). */

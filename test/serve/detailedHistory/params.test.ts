@@ -118,6 +118,7 @@ bad('start_time after end_time', () => {
 });
 
 bad('page_size 0, negative, fractional, non-number', () => {
+  // eslint-disable-next-line no-loss-of-precision -- 1e400 is Infinity on purpose: JSON's largest overflow
   for (const n of [0, -5, 1.5, '100', true, 1e400]) rejects({ symbol: '600000', page_size: n }, /params\.page_size must be a positive integer/);
 });
 
