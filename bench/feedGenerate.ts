@@ -56,6 +56,8 @@ export function generateFeedFile(feed: string, args: readonly string[]): Promise
 /** `N lines in S s (R lines/s; target 200,000: X×)`. */
 export function generateRate(g: GenerateFigures): string {
   const perS = g.lines / g.wallS;
-  return `${Math.round(g.lines).toLocaleString('en-US')} lines in ${g.wallS.toFixed(1)} s (${Math.round(perS).toLocaleString('en-US')} lines/s; ` +
-    `target ${GENERATE_TARGET_LINES_PER_S.toLocaleString('en-US')}: ${(perS / GENERATE_TARGET_LINES_PER_S).toFixed(2)}x)`;
+  return (
+    `${Math.round(g.lines).toLocaleString('en-US')} lines in ${g.wallS.toFixed(1)} s (${Math.round(perS).toLocaleString('en-US')} lines/s; ` +
+    `target ${GENERATE_TARGET_LINES_PER_S.toLocaleString('en-US')}: ${(perS / GENERATE_TARGET_LINES_PER_S).toFixed(2)}x)`
+  );
 }

@@ -70,9 +70,20 @@ export async function importInto(args: readonly string[], dataDir: string): Prom
   if (!line) throw new Error(`import printed no "import finished" line: ${r.stderr.slice(-500)}`);
   const s = JSON.parse(line) as Omit<ImportFigures, 'wallMs' | 'summary'>;
   return {
-    files: s.files, rows: s.rows, staged: s.staged, alreadyThere: s.alreadyThere, quarantined: s.quarantined, refused: s.refused,
-    daysSealed: s.daysSealed, filesWritten: s.filesWritten, rowsSealed: s.rowsSealed, stagingMs: s.stagingMs, sealingMs: s.sealingMs,
-    peakRssBytes: s.peakRssBytes, wallMs: r.wallMs, summary: r.stdout.trim(),
+    files: s.files,
+    rows: s.rows,
+    staged: s.staged,
+    alreadyThere: s.alreadyThere,
+    quarantined: s.quarantined,
+    refused: s.refused,
+    daysSealed: s.daysSealed,
+    filesWritten: s.filesWritten,
+    rowsSealed: s.rowsSealed,
+    stagingMs: s.stagingMs,
+    sealingMs: s.sealingMs,
+    peakRssBytes: s.peakRssBytes,
+    wallMs: r.wallMs,
+    summary: r.stdout.trim(),
   };
 }
 
@@ -115,7 +126,8 @@ const LEVEL2_BOOK = ['bid', 'ask', 'bid_vol', 'ask_vol'].flatMap(BOOK);
  * carry.
  */
 async function explainDifference(a: string, b: string, cmp: Comparison): Promise<string> {
-  const head = `${cmp.differing.length} file${cmp.differing.length === 1 ? '' : 's'} differ, first ${cmp.differing[0]}` +
+  const head =
+    `${cmp.differing.length} file${cmp.differing.length === 1 ? '' : 's'} differ, first ${cmp.differing[0]}` +
     (cmp.onlyOneSide > 0 ? `, ${cmp.onlyOneSide} on one side only` : '');
   const files = cmp.differing.filter((p) => p.startsWith('level2/'));
   if (files.length === 0 || cmp.onlyOneSide > 0) return head;
@@ -125,9 +137,10 @@ async function explainDifference(a: string, b: string, cmp: Comparison): Promise
   const aOnly = await count(`SELECT * FROM ${list(a)} EXCEPT ALL SELECT * FROM ${list(b)}`);
   const bOnly = await count(`SELECT * FROM ${list(b)} EXCEPT ALL SELECT * FROM ${list(a)}`);
   const unexplained = (await count(`${nulledZeros} EXCEPT ALL SELECT * FROM ${list(b)}`)) + (await count(`SELECT * FROM ${list(b)} EXCEPT ALL ${nulledZeros}`));
-  const why = unexplained === 0
-    ? 'every one a book level stored as 0 that the layout\'s 0-for-empty (zero_null) reads as null'
-    : `${fmt(unexplained)} rows differ beyond 0-as-empty book levels`;
+  const why =
+    unexplained === 0
+      ? "every one a book level stored as 0 that the layout's 0-for-empty (zero_null) reads as null"
+      : `${fmt(unexplained)} rows differ beyond 0-as-empty book levels`;
   return `${head}; ${fmt(aOnly)} rows of the replay's not in the import, ${fmt(bOnly)} the reverse: ${why}`;
 }
 

@@ -103,7 +103,14 @@ async function retained(kafka: Kafka, topic: string): Promise<number> {
 
 /** A bare kafkajs consumer with the ingestor's fetch settings: messages/s from join to last. */
 async function rawConsume(kafka: Kafka, topic: string, group: string, expected: number): Promise<number> {
-  const consumer = kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1000, maxWaitTimeInMs: 1000, maxBytesPerPartition: 4 << 20, maxBytes: 32 << 20 });
+  const consumer = kafka.consumer({
+    groupId: group,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 1000,
+    maxWaitTimeInMs: 1000,
+    maxBytesPerPartition: 4 << 20,
+    maxBytes: 32 << 20,
+  });
   let joined = 0;
   let seen = 0;
   consumer.on(consumer.events.GROUP_JOIN, () => (joined = performance.now()));
@@ -131,7 +138,11 @@ interface Running {
 async function startIngestor(brokers: string, topics: KafkaTopics, group: string, dataDir: string): Promise<Running> {
   let now = BEFORE_CLOSE;
   let joined = 0;
-  const sink = { write: (line: string) => { if (joined === 0 && line.includes('"msg":"partitions assigned"')) joined = performance.now(); } };
+  const sink = {
+    write: (line: string) => {
+      if (joined === 0 && line.includes('"msg":"partitions assigned"')) joined = performance.now();
+    },
+  };
   const log: Logger = pino({ level: 'info' }, sink);
   const config = loadIngestConfig({ brokers, topics: `${topics.level2},${topics.index}`, group, 'session-timeout': '10000' }, {});
   const ingestor = await KafkaIngestor.start({ config, dataDir, nowMs: () => now, log, encode: encodeParquet });
@@ -172,7 +183,9 @@ export async function runKafkaIngestBench(opts: KafkaIngestBenchOptions = {}): P
     const ingestMsgPerSec = (kept * 1000) / (performance.now() - ing.joinedAt());
     await ing.ingestor.stop();
     const ratio = ingestMsgPerSec / rawMsgPerSec;
-    log(`kafka-consume: ${fmt(ingestMsgPerSec)} msg/s (${ratio.toFixed(2)}x raw kafkajs ${fmt(rawMsgPerSec)} msg/s) — ${fmt(kept)} level2 snapshots of ${stocks} stocks, validated and durably staged with offsets`);
+    log(
+      `kafka-consume: ${fmt(ingestMsgPerSec)} msg/s (${ratio.toFixed(2)}x raw kafkajs ${fmt(rawMsgPerSec)} msg/s) — ${fmt(kept)} level2 snapshots of ${stocks} stocks, validated and durably staged with offsets`,
+    );
 
     // ---- 2. seal after catch-up, a day of sealStocks stocks consumed while produced ----
     const sealTopics: KafkaTopics = { level2: `${run}-seal.level2`, index: `${run}-seal.index`, trade: `${run}-seal.trade`, order: `${run}-seal.order` };
@@ -200,8 +213,15 @@ export async function runKafkaIngestBench(opts: KafkaIngestBenchOptions = {}): P
       throw new Error(`bench: sealed ${files.files} files / ${files.rows} rows, expected ${sealStocks} / ${total}`);
     }
     const result: KafkaIngestBenchResult = {
-      messages: kept, rawMsgPerSec, ingestMsgPerSec, ratio, sealStocks, sealRows, sealFiles: files.files,
-      sealSeconds: (sealed - due) / 1000, lastMessageToSealedSeconds: (sealed - lastStaged) / 1000,
+      messages: kept,
+      rawMsgPerSec,
+      ingestMsgPerSec,
+      ratio,
+      sealStocks,
+      sealRows,
+      sealFiles: files.files,
+      sealSeconds: (sealed - due) / 1000,
+      lastMessageToSealedSeconds: (sealed - lastStaged) / 1000,
     };
     log(
       `kafka-seal: ${result.sealSeconds.toFixed(1)} s from due to all ${sealStocks} files sealed (${fmt(total)} rows, ` +

@@ -110,7 +110,8 @@ async function duckPage(con: DuckDBConnection, dataDir: string, file: CatalogFil
   const reader = await con.runAndReadAll(`SELECT * FROM read_parquet('${path}', hive_partitioning = false)`);
   const items = reader.getRowsJS();
   const text = JSON.stringify({
-    code: 200, message: 'success',
+    code: 200,
+    message: 'success',
     data: { fields: SCHEMAS.level2.fieldNames, items, tradedate: file.tradedate, page_size: 10000, next_cursor: null, has_more: false },
   });
   return { ms: performance.now() - started, bytes: Buffer.byteLength(text) };
@@ -128,7 +129,9 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
   const toClose: (() => void | Promise<void>)[] = [];
   try {
     await prepareData(dataDir, stocks, days, log);
-    const load = loadavg().map((x) => x.toFixed(1)).join(' ');
+    const load = loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ');
     log(`machine: ${cpus().length} cores, load average ${load} at start (figures below share the CPUs with whatever else runs)`);
     const srv = await startInProcessServer(dataDir);
     toClose.push(() => srv.close());
@@ -175,14 +178,20 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
     const rowsPerPage = touch[0].rows;
     log(`level2 full-day page: ${rowsPerPage} rows × 50 fields, ${(pageBytes / 1e6).toFixed(2)} MB JSON`);
     log(`level2 full-day warm p50: ${warmP50Ms.toFixed(1)} ms (${(warmP50Ms / duckdbP50Ms).toFixed(2)}x duckdb ${duckdbP50Ms.toFixed(1)} ms; target ≤ 0.1x)`);
-    log(`level2 full-day first touch (a file this process never read) p50: ${firstTouchP50Ms.toFixed(1)} ms (${(firstTouchP50Ms / duckdbP50Ms).toFixed(2)}x duckdb ${duckdbP50Ms.toFixed(1)} ms; target ≤ 0.1x)`);
+    log(
+      `level2 full-day first touch (a file this process never read) p50: ${firstTouchP50Ms.toFixed(1)} ms (${(firstTouchP50Ms / duckdbP50Ms).toFixed(2)}x duckdb ${duckdbP50Ms.toFixed(1)} ms; target ≤ 0.1x)`,
+    );
     log(`level2 cache: ${(cacheBytesPerFile / 1048576).toFixed(2)} MiB per stock-day (decoded columns + serialised rows; TICKVAULT_CACHE_MB bounds the total)`);
 
     // First touch in new processes: each trial a new `tickvault serve` (its JIT warmed on the
     // spare file, as a running server's is) answering files it never read, then a new DuckDB
     // instance (warmed alike) on the same files; with the page cache warm, then evicted.
     const newProcessFirstTouch: NewProcessFirstTouch[] = [];
-    const trialFiles = (t: number) => files.slice(0, files.length - 1).filter((_, i) => i % NEW_PROCESS_TRIALS === t).slice(0, 8);
+    const trialFiles = (t: number) =>
+      files
+        .slice(0, files.length - 1)
+        .filter((_, i) => i % NEW_PROCESS_TRIALS === t)
+        .slice(0, 8);
     for (const cache of ['warm', 'evicted'] as const) {
       // Ours reads each file's row text, DuckDB the Parquet file: both are evicted alike.
       const paths = files.slice(0, files.length - 1).flatMap((f) => [join(dataDir, f.path), join(dataDir, rowTextRelPath(f.path))]);
@@ -215,9 +224,20 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
           dcon.closeSync();
         }
       }
-      const fig: NewProcessFirstTouch = { cache, residentBytes: resident, totalBytes, pages: ours.length, p50Ms: p50(ours), duckdbP50Ms: p50(ref), ratio: p50(ours) / p50(ref) };
+      const fig: NewProcessFirstTouch = {
+        cache,
+        residentBytes: resident,
+        totalBytes,
+        pages: ours.length,
+        p50Ms: p50(ours),
+        duckdbP50Ms: p50(ref),
+        ratio: p50(ours) / p50(ref),
+      };
       newProcessFirstTouch.push(fig);
-      const state = cache === 'warm' ? pageCacheState('warm', resident, totalBytes) : pageCacheState('evicted before each process and each DuckDB instance', resident, totalBytes);
+      const state =
+        cache === 'warm'
+          ? pageCacheState('warm', resident, totalBytes)
+          : pageCacheState('evicted before each process and each DuckDB instance', resident, totalBytes);
       log(
         `level2 full-day first touch in a new server process, ${state}: p50 ${fig.p50Ms.toFixed(1)} ms over ${fig.pages} pages in ${NEW_PROCESS_TRIALS} processes ` +
           `(${fig.ratio.toFixed(2)}x duckdb in new instances ${fig.duckdbP50Ms.toFixed(1)} ms; target ≤ 0.1x: ${fig.ratio <= 0.1 ? 'PASS' : 'MISS'})`,
@@ -272,8 +292,14 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
       const bytes = readFileSync(join(dataDir, f.path));
       const day = await readSealedDay(join(dataDir, f.path), 'level2');
       const width = day.values[0]!.length;
-      const cols = { dataset: 'level2' as const, symbol: f.symbol, tradedate: f.tradedate, rows: day.values.length, timesMs: Int32Array.from(day.times),
-        values: Array.from({ length: width }, (_, j) => Float64Array.from(day.values, (v) => v[j]!)) };
+      const cols = {
+        dataset: 'level2' as const,
+        symbol: f.symbol,
+        tradedate: f.tradedate,
+        rows: day.values.length,
+        timesMs: Int32Array.from(day.times),
+        values: Array.from({ length: width }, (_, j) => Float64Array.from(day.values, (v) => v[j]!)),
+      };
       let t0 = performance.now();
       await encodeParquet(cols, { rowGroupSize: SCHEMAS.level2.rowGroupSize });
       encodeMs += performance.now() - t0;
@@ -308,12 +334,31 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
     log(`level2 slot acquire + release: ${(slotAcquireReleaseMs * 1000).toFixed(0)} µs per request (target ≤ 200 µs)`);
 
     const figures = {
-      rowsPerPage, pageBytes, duckdbP50Ms, warmP50Ms, warmRatio: warmP50Ms / duckdbP50Ms, firstTouchP50Ms,
-      firstTouchRatio: firstTouchP50Ms / duckdbP50Ms, cacheBytesPerFile, newProcessFirstTouch, parquetP50Ms, slotAcquireReleaseMs, compressedFirstTouch, rowText,
+      rowsPerPage,
+      pageBytes,
+      duckdbP50Ms,
+      warmP50Ms,
+      warmRatio: warmP50Ms / duckdbP50Ms,
+      firstTouchP50Ms,
+      firstTouchRatio: firstTouchP50Ms / duckdbP50Ms,
+      cacheBytesPerFile,
+      newProcessFirstTouch,
+      parquetP50Ms,
+      slotAcquireReleaseMs,
+      compressedFirstTouch,
+      rowText,
     };
     if (!wrkPath()) {
       log('level2 throughput: skipped: wrk, the load generator of these figures, is not installed (apt-get install wrk)');
-      return { ...figures, throughputRps: NaN, throughputP99Ms: NaN, throughputNon200: NaN, serverCpuMsPerRequest: NaN, gzipThroughputRps: NaN, gzipThroughputP99Ms: NaN };
+      return {
+        ...figures,
+        throughputRps: NaN,
+        throughputP99Ms: NaN,
+        throughputNon200: NaN,
+        serverCpuMsPerRequest: NaN,
+        gzipThroughputRps: NaN,
+        gzipThroughputP99Ms: NaN,
+      };
     }
 
     // Throughput: two server processes, one account per connection, random full-day pages.
@@ -334,7 +379,14 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
     const keys = Array.from({ length: connections }, () => accounts.create('flagship', Date.now()).key);
     const pagesUnderLoad = async (acceptEncoding?: string): Promise<LoadFigures & { serverCpuMsPerRequest: number; serverCores: number }> => {
       const cpuBefore = servers.map((sv) => cpuSeconds(sv.child.pid));
-      const figures = await loadServers(servers.map((sv) => `${sv.url}/api`), API, keys, files, seconds, acceptEncoding);
+      const figures = await loadServers(
+        servers.map((sv) => `${sv.url}/api`),
+        API,
+        keys,
+        files,
+        seconds,
+        acceptEncoding,
+      );
       const cpuUsed = servers.reduce((a, sv, i) => a + (cpuSeconds(sv.child.pid) - cpuBefore[i]), 0);
       return { ...figures, serverCpuMsPerRequest: figures.requests > 0 ? (cpuUsed * 1000) / figures.requests : NaN, serverCores: cpuUsed / seconds };
     };
@@ -350,8 +402,13 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
     const gz = await pagesUnderLoad('gzip, deflate');
     log(`level2 throughput, clients asking gzip: ${describe(gz)}`);
     return {
-      ...figures, throughputRps: identity.rps, throughputP99Ms: identity.p99Ms, throughputNon200: identity.failed,
-      serverCpuMsPerRequest: identity.serverCpuMsPerRequest, gzipThroughputRps: gz.rps, gzipThroughputP99Ms: gz.p99Ms,
+      ...figures,
+      throughputRps: identity.rps,
+      throughputP99Ms: identity.p99Ms,
+      throughputNon200: identity.failed,
+      serverCpuMsPerRequest: identity.serverCpuMsPerRequest,
+      gzipThroughputRps: gz.rps,
+      gzipThroughputP99Ms: gz.p99Ms,
     };
   } finally {
     for (const close of toClose.reverse()) await close();
@@ -367,7 +424,11 @@ function flag(name: string): string | undefined {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const num = (name: string) => (flag(name) === undefined ? undefined : Number(flag(name)));
   await runLevel2QueryBench({
-    stocks: num('stocks'), days: num('days'), iterations: num('iterations'), seconds: num('seconds'),
-    connections: num('connections'), dataDir: flag('data-dir'),
+    stocks: num('stocks'),
+    days: num('days'),
+    iterations: num('iterations'),
+    seconds: num('seconds'),
+    connections: num('connections'),
+    dataDir: flag('data-dir'),
   });
 }

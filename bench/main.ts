@@ -36,7 +36,10 @@ const BENCHES: readonly Bench[] = [
   { name: 'state', run: (quick) => runSharedStateBench(quick ? { stocks: 5, seconds: 3, slotIterations: 500 } : {}) },
   { name: 'wire', run: (quick) => runWireBench({ runs: quick ? 3 : 15 }) },
   { name: 'market', onlyByName: true, run: (quick) => runMarketBench(quick ? { stocks: 50, indexes: 10 } : {}) },
-  { name: 'tick', run: (quick) => runTickHistoryBench(quick ? { wideIndexes: 50, wideDays: 2, deepIndexes: 20, deepDays: 3, iterations: 5, coldTrials: 3 } : {}) },
+  {
+    name: 'tick',
+    run: (quick) => runTickHistoryBench(quick ? { wideIndexes: 50, wideDays: 2, deepIndexes: 20, deepDays: 3, iterations: 5, coldTrials: 3 } : {}),
+  },
 ];
 
 /** A numeric option's value (`--import-stocks 5000`), or undefined when not given. */

@@ -49,7 +49,20 @@ export async function runMarketBench(opts: MarketBenchOptions = {}): Promise<voi
     if (!have) {
       const feed = join(dir, 'market.jsonl.zst');
       log(`market: ${fmt(stocks)} stocks + ${fmt(indexes)} indexes, one trading day (${FIRST_DAY}), snapshots only`);
-      const g = await generateFeedFile(feed, ['--from', FIRST_DAY, '--days', '1', '--stocks', String(stocks), '--indexes', String(indexes), '--ticks', '0', '--seed', 'market']);
+      const g = await generateFeedFile(feed, [
+        '--from',
+        FIRST_DAY,
+        '--days',
+        '1',
+        '--stocks',
+        String(stocks),
+        '--indexes',
+        String(indexes),
+        '--ticks',
+        '0',
+        '--seed',
+        'market',
+      ]);
       log(`market generate: ${generateRate(g)}, feed ${mib(statSync(feed).size)}, peak RSS ${mib(g.peakRss)}`);
       const r = await replayFeed(feed, dataDir);
       rmSync(feed, { force: true });
@@ -90,7 +103,9 @@ export async function runMarketBench(opts: MarketBenchOptions = {}): Promise<voi
       con.closeSync();
       inst.closeSync();
       const duckP50 = p50(duck);
-      log(`market boundary (${fmt(rows)} indexes, before 10:00): first touch in a new server ${first.ms.toFixed(0)} ms (${(first.ms / duckP50).toFixed(2)}x duckdb ${duckP50.toFixed(0)} ms), warm p50 ${p50(warm).toFixed(1)} ms (${(p50(warm) / duckP50).toFixed(3)}x)`);
+      log(
+        `market boundary (${fmt(rows)} indexes, before 10:00): first touch in a new server ${first.ms.toFixed(0)} ms (${(first.ms / duckP50).toFixed(2)}x duckdb ${duckP50.toFixed(0)} ms), warm p50 ${p50(warm).toFixed(1)} ms (${(p50(warm) / duckP50).toFixed(3)}x)`,
+      );
     } finally {
       client.close();
       server.child.kill('SIGTERM');

@@ -48,7 +48,21 @@ export async function prepareData(dataDir: string, stocks: number, days: number,
   if (existsSync(join(dataDir, 'catalog.db'))) return;
   const feed = join(dataDir, '..', 'bench-feed.jsonl.zst');
   log(`preparing data: ${stocks} stocks × ${days} days${ticks > 0 ? `, trades and orders at --ticks ${ticks}` : ''} (generate + replay)…`);
-  await runCli(['generate', '--out', feed, '--from', FIRST_DAY, '--days', String(days), '--stocks', String(stocks), '--indexes', '1', '--ticks', String(ticks)]);
+  await runCli([
+    'generate',
+    '--out',
+    feed,
+    '--from',
+    FIRST_DAY,
+    '--days',
+    String(days),
+    '--stocks',
+    String(stocks),
+    '--indexes',
+    '1',
+    '--ticks',
+    String(ticks),
+  ]);
   await runCli(['replay', feed, '--data-dir', dataDir]);
   rmSync(feed, { force: true });
 }
@@ -116,7 +130,6 @@ export function startChildServer(dataDir: string, env: Record<string, string> = 
   });
 }
 
-
 /** SIGTERM, resolved once the process has exited. */
 export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -152,16 +165,33 @@ export async function startInProcessServer(dataDir: string): Promise<InProcessSe
   const key = accounts.create('flagship', Date.now()).key;
   const state = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
   const catalog = new CatalogReader(catalogDb);
-  const served = createOperations({ dataDir, catalog, cursorKey: await state.cursorKey(), cacheBytes: 1024 * 1024 * 1024, jsonThreads: availableParallelism(), log: createLogger('warn', 'bench') });
+  const served = createOperations({
+    dataDir,
+    catalog,
+    cursorKey: await state.cursorKey(),
+    cacheBytes: 1024 * 1024 * 1024,
+    jsonThreads: availableParallelism(),
+    log: createLogger('warn', 'bench'),
+  });
   const app = createApp({
-    catalog, state, clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: served.operations,
+    catalog,
+    state,
+    clock: offsetClock(parseInstant(NOW)!),
+    log: createLogger('warn', 'bench'),
+    operations: served.operations,
     config: { rateLimitPerSec: 1_000_000, leaseMs: 30_000 },
   });
   const server: Server = createServer(app.koa.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const client = new Client(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`);
   return {
-    app, served, catalog, state, accounts, key, client,
+    app,
+    served,
+    catalog,
+    state,
+    accounts,
+    key,
+    client,
     async close() {
       client.close();
       await new Promise<void>((r) => server.close(() => r()));

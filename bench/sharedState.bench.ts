@@ -73,16 +73,26 @@ export async function runSharedStateBench(opts: SharedStateBenchOptions = {}): P
       toClose.push(() => cluster!.stop());
     }
     const stateUrl = external ?? (await cluster!.createDatabase());
-    log(`machine: ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} at start; PostgreSQL ${external ? 'at TICKVAULT_BENCH_STATE_URL' : 'throwaway cluster on this machine (fsync off)'}`);
+    log(
+      `machine: ${cpus().length} cores, load average ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')} at start; PostgreSQL ${external ? 'at TICKVAULT_BENCH_STATE_URL' : 'throwaway cluster on this machine (fsync off)'}`,
+    );
     await prepareData(dataDir, stocks, days, log);
     const layout = layoutFor(dataDir);
     const sqlite = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
     const postgres = await PostgresStateStore.open({ url: stateUrl });
-    toClose.push(() => sqlite.close(), () => postgres.close());
+    toClose.push(
+      () => sqlite.close(),
+      () => postgres.close(),
+    );
 
     // Slot acquire + release, one after the other as a level2 request does them.
     const slotP50Ms = { sqlite: 0, postgres: 0 };
-    for (const [name, store] of [['sqlite', sqlite], ['postgres', postgres]] as const) {
+    for (const [name, store] of [
+      ['sqlite', sqlite],
+      ['postgres', postgres],
+    ] as const) {
       const slots = new SlotLeases(store, 30_000);
       const ms: number[] = [];
       for (let i = 0; i < slotIterations; i++) {
@@ -130,7 +140,13 @@ export async function runSharedStateBench(opts: SharedStateBenchOptions = {}): P
         }
         const keys: string[] = [];
         for (let i = 0; i < connections; i++) keys.push((await store.createAccount('flagship', Date.now())).key);
-        const load = await loadServers(servers.map((sv) => `${sv.url}/api`), API, keys, files, seconds);
+        const load = await loadServers(
+          servers.map((sv) => `${sv.url}/api`),
+          API,
+          keys,
+          files,
+          seconds,
+        );
         rps[name] = load.rps;
         log(
           `throughput on ${name}: ${rps[name].toFixed(0)} req/s full-day pages, p50 ${load.p50Ms.toFixed(0)} ms, p99 ${load.p99Ms.toFixed(0)} ms, ` +
@@ -157,9 +173,20 @@ async function countStatements(store: StateStore, dataDir: string, log: (l: stri
   const catalogDb = openCatalog(layoutFor(dataDir).catalogDb, true);
   const catalog = new CatalogReader(catalogDb);
   const file = [...catalog.everyFile()].find((f) => f.dataset === 'level2')!;
-  const served = createOperations({ dataDir, catalog, cursorKey: await store.cursorKey(), cacheBytes: 256 << 20, jsonThreads: availableParallelism(), log: createLogger('warn', 'bench') });
+  const served = createOperations({
+    dataDir,
+    catalog,
+    cursorKey: await store.cursorKey(),
+    cacheBytes: 256 << 20,
+    jsonThreads: availableParallelism(),
+    log: createLogger('warn', 'bench'),
+  });
   const app = createApp({
-    catalog, state: store, clock: offsetClock(parseInstant(NOW)!), log: createLogger('warn', 'bench'), operations: served.operations,
+    catalog,
+    state: store,
+    clock: offsetClock(parseInstant(NOW)!),
+    log: createLogger('warn', 'bench'),
+    operations: served.operations,
     config: { rateLimitPerSec: 1_000_000, leaseMs: 30_000 },
   });
   const server = createServer(app.koa.callback());
@@ -184,7 +211,9 @@ async function countStatements(store: StateStore, dataDir: string, log: (l: stri
     }
     log(
       `statements per request on PostgreSQL (each admission one round trip): ` +
-        Object.entries(out).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ') +
+        Object.entries(out)
+          .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+          .join(', ') +
         ' — authenticate, per-second window, [daily count], slot acquire, [Parquet quota], slot release',
     );
     return out;

@@ -71,7 +71,23 @@ export function replayDataDir(dir: string, stocks: number): string {
 /** Generates one day (20250102) of `stocks` stocks' snapshots in `dir` and replays it into replayDataDir(dir, stocks). */
 export async function generateAndReplay(dir: string, stocks: number): Promise<ReplayFigures> {
   const feed = join(dir, `feed-${stocks}.jsonl.zst`);
-  await runBenchCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', String(stocks), '--indexes', '0', '--ticks', '0', '--seed', 'bench']);
+  await runBenchCli([
+    'generate',
+    '--out',
+    feed,
+    '--from',
+    '20250102',
+    '--days',
+    '1',
+    '--stocks',
+    String(stocks),
+    '--indexes',
+    '0',
+    '--ticks',
+    '0',
+    '--seed',
+    'bench',
+  ]);
   return replayFeed(feed, replayDataDir(dir, stocks));
 }
 
@@ -99,15 +115,21 @@ export async function runStorageBench(opts: StorageBenchOptions = {}): Promise<S
     const replayRowsPerSec = (replay.lines * 1000) / replay.wallMs;
     const sealRowsPerSec = (replay.rows * 1000) / replay.sealingMs;
     const ref = await runParquetEncodeBench({ symbols: Math.min(stocks, 200), rowsPerSymbol: 5000, rowGroupSize: 1200, log: () => undefined });
-    log(`replay end-to-end: ${fmt(replayRowsPerSec)} snapshots/s (${(replayRowsPerSec / 80_000).toFixed(2)}x target 80,000) — ${fmt(replay.lines)} snapshots, ${stocks} stocks x 1 day, wall ${(replay.wallMs / 1000).toFixed(1)} s (staging ${(replay.stagingMs / 1000).toFixed(1)} s, sealing ${(replay.sealingMs / 1000).toFixed(1)} s)`);
-    log(`seal: ${fmt(sealRowsPerSec)} rows/s (${(sealRowsPerSec / 100_000).toFixed(2)}x target 100,000; ${(sealRowsPerSec / ref.duckdbRowsPerSec).toFixed(2)}x duckdb appender+COPY ${fmt(ref.duckdbRowsPerSec)} rows/s)`);
+    log(
+      `replay end-to-end: ${fmt(replayRowsPerSec)} snapshots/s (${(replayRowsPerSec / 80_000).toFixed(2)}x target 80,000) — ${fmt(replay.lines)} snapshots, ${stocks} stocks x 1 day, wall ${(replay.wallMs / 1000).toFixed(1)} s (staging ${(replay.stagingMs / 1000).toFixed(1)} s, sealing ${(replay.sealingMs / 1000).toFixed(1)} s)`,
+    );
+    log(
+      `seal: ${fmt(sealRowsPerSec)} rows/s (${(sealRowsPerSec / 100_000).toFixed(2)}x target 100,000; ${(sealRowsPerSec / ref.duckdbRowsPerSec).toFixed(2)}x duckdb appender+COPY ${fmt(ref.duckdbRowsPerSec)} rows/s)`,
+    );
     log(`peak RSS, ${stocks} stocks: ${mib(replay.peakRssBytes)} MiB (${(replay.peakRssBytes / 2 ** 30).toFixed(2)}x limit 1 GiB)`);
     let big: ReplayFigures | null = null;
     let rssGrowth: number | null = null;
     if (bigStocks > stocks) {
       big = await generateAndReplay(dir, bigStocks);
       rssGrowth = big.peakRssBytes / replay.peakRssBytes - 1;
-      log(`peak RSS, ${bigStocks} stocks: ${mib(big.peakRssBytes)} MiB — growth ${(rssGrowth * 100).toFixed(1)}% from ${stocks} stocks (limit 20%); replay ${fmt((big.lines * 1000) / big.wallMs)} snapshots/s, seal ${fmt((big.rows * 1000) / big.sealingMs)} rows/s`);
+      log(
+        `peak RSS, ${bigStocks} stocks: ${mib(big.peakRssBytes)} MiB — growth ${(rssGrowth * 100).toFixed(1)}% from ${stocks} stocks (limit 20%); replay ${fmt((big.lines * 1000) / big.wallMs)} snapshots/s, seal ${fmt((big.rows * 1000) / big.sealingMs)} rows/s`,
+      );
     }
     return { replay, replayRowsPerSec, sealRowsPerSec, duckdbRowsPerSec: ref.duckdbRowsPerSec, big, rssGrowth };
   } finally {

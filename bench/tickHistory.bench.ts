@@ -106,7 +106,11 @@ const HMS = (h: number, m: number, s = 0) => ((h * 60 + m) * 60 + s) * 1000;
 
 function daySlots(): number[] {
   const out = [HMS(9, 25)];
-  for (const [a, b] of [[HMS(9, 30), HMS(11, 30)], [HMS(13, 0), HMS(15, 0)]]) for (let t = a; t < b; t += 3000) out.push(t);
+  for (const [a, b] of [
+    [HMS(9, 30), HMS(11, 30)],
+    [HMS(13, 0), HMS(15, 0)],
+  ])
+    for (let t = a; t < b; t += 3000) out.push(t);
   return out;
 }
 const SLOTS = daySlots();
@@ -195,8 +199,15 @@ async function generate(dataDir: string, scale: Scale, log: (l: string) => void)
         await writeFile(join(dataDir, rel), data);
         const idx = buildMinuteIndex(cols.timesMs);
         written.push({
-          symbol, relPath: rel, rows: cols.rows, firstTimeMs: cols.timesMs[0], lastTimeMs: cols.timesMs[cols.rows - 1], bytes: data.length,
-          sha256: createHash('sha256').update(data).digest('hex'), minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
+          symbol,
+          relPath: rel,
+          rows: cols.rows,
+          firstTimeMs: cols.timesMs[0],
+          lastTimeMs: cols.timesMs[cols.rows - 1],
+          bytes: data.length,
+          sha256: createHash('sha256').update(data).digest('hex'),
+          minuteBase: idx.base,
+          minuteCounts: encodeMinuteCounts(idx.counts),
         });
         candidates.push(fileCandidates(cols, idx)!);
         rows += cols.rows;
@@ -249,12 +260,16 @@ function post(url: string, body: unknown): Promise<{ ms: number; text: string; s
   const payload = JSON.stringify(body);
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/api`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ ms: performance.now() - t0, text: Buffer.concat(chunks).toString('utf8'), status: res.statusCode ?? 0 }));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${url}/api`,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ ms: performance.now() - t0, text: Buffer.concat(chunks).toString('utf8'), status: res.statusCode ?? 0 }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -388,7 +403,8 @@ async function runColdCase(c: ColdCase, dataDir: string, now: string, apikey: st
     const p = p50(ours);
     const d = p50(ref);
     const { target, pass } = c.target(p, p / d);
-    const state = cache === 'warm' ? pageCacheState('warm', residentAtStart, totalBytes) : pageCacheState('evicted before every trial', residentAtStart, totalBytes);
+    const state =
+      cache === 'warm' ? pageCacheState('warm', residentAtStart, totalBytes) : pageCacheState('evicted before every trial', residentAtStart, totalBytes);
     log(
       `${c.label}, first request of a new server, ${state}: p50 ${p.toFixed(1)} ms over ${trials} processes ` +
         `(${(p / d).toFixed(3)}x duckdb's first query in a new instance, p50 ${d.toFixed(0)} ms) [${ours.map((x) => x.toFixed(0)).join(', ')} ms]; ` +
@@ -505,7 +521,11 @@ export async function runTickHistoryBench(opts: TickHistoryBenchOptions = {}): P
         files: [...readdirSync(dayDir).map((f) => join(dayDir, f)), ...partFiles, ...catalogFiles],
         target: (p, r) => ({ target: '≤ 50 ms and ≤ 0.05x', pass: p <= 50 && r <= 0.05 }),
       },
-      dataDir, now, apikey, coldTrials, log,
+      dataDir,
+      now,
+      apikey,
+      coldTrials,
+      log,
     );
     return { scale: { ...scale, ...counts }, generateMs, figures, cold };
   } finally {

@@ -62,7 +62,12 @@ async function sealedColumns(dataDir: string, f: CatalogFile): Promise<SymbolDay
   const schema = SCHEMAS[f.dataset];
   return withFile(join(dataDir, f.path), async (fh) => {
     const footer = await readFooter(fh, (await fh.stat()).size);
-    const groups = await readRowGroups(fh, footer, footer.rowGroups.map((_, g) => g), schema.fields.map((_, c) => c));
+    const groups = await readRowGroups(
+      fh,
+      footer,
+      footer.rowGroups.map((_, g) => g),
+      schema.fields.map((_, c) => c),
+    );
     const timesMs = new Int32Array(f.rows);
     const values = schema.valueFields.map(() => new Float64Array(f.rows));
     let row = 0;
@@ -125,7 +130,23 @@ export async function runTicksBench(opts: TicksBenchOptions = {}): Promise<Ticks
   const dir = await mkdtemp(join(tmpdir(), 'tickvault-ticks-bench-'));
   try {
     const full = join(dir, 'full.jsonl');
-    await runBenchCli(['generate', '--out', full, '--from', '20250102', '--days', '1', '--stocks', String(stocks), '--indexes', '0', '--ticks', String(scale), '--seed', 'bench']);
+    await runBenchCli([
+      'generate',
+      '--out',
+      full,
+      '--from',
+      '20250102',
+      '--days',
+      '1',
+      '--stocks',
+      String(stocks),
+      '--indexes',
+      '0',
+      '--ticks',
+      String(scale),
+      '--seed',
+      'bench',
+    ]);
     const feed = join(dir, 'ticks.jsonl.zst');
     const { trades, orders } = await tickLinesOnly(full, feed);
     await rm(full);
@@ -149,7 +170,9 @@ export async function runTicksBench(opts: TicksBenchOptions = {}): Promise<Ticks
         `(${perStock(trades)} + ${perStock(orders)} per stock-day, ${stocks} stocks, --ticks ${scale}), wall ${(replay.wallMs / 1000).toFixed(1)} s ` +
         `(staging ${(replay.stagingMs / 1000).toFixed(1)} s, sealing ${(replay.sealingMs / 1000).toFixed(1)} s), peak RSS ${(replay.peakRssBytes / 2 ** 20).toFixed(0)} MiB`,
     );
-    log(`ticks seal: ${fmt(sealRowsPerSec)} rows/s (${(sealRowsPerSec / duckdbRowsPerSec).toFixed(2)}x duckdb appender+COPY ${fmt(duckdbRowsPerSec)} rows/s, same rows, same run)`);
+    log(
+      `ticks seal: ${fmt(sealRowsPerSec)} rows/s (${(sealRowsPerSec / duckdbRowsPerSec).toFixed(2)}x duckdb appender+COPY ${fmt(duckdbRowsPerSec)} rows/s, same rows, same run)`,
+    );
     return { replay, trades, orders, replayRowsPerSec, sealRowsPerSec, duckdbRowsPerSec };
   } finally {
     await rm(dir, { recursive: true, force: true });

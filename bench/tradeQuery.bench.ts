@@ -51,7 +51,8 @@ async function duckPage(con: DuckDBConnection, dataDir: string, file: CatalogFil
   // BIGINT ids arrive as bigint, which JSON cannot hold: as numbers, the way the API writes them.
   const items = reader.getRowsJS().map((row) => row.map((v) => (typeof v === 'bigint' ? Number(v) : v)));
   JSON.stringify({
-    code: 200, message: 'success',
+    code: 200,
+    message: 'success',
     data: { fields: SCHEMAS.trade.fieldNames, items, tradedate: file.tradedate, page_size: PAGE, next_cursor: 'c1…', has_more: offset + PAGE < file.rows },
   });
   return performance.now() - started;
@@ -125,8 +126,12 @@ export async function runTradeQueryBench(opts: TradeQueryBenchOptions = {}): Pro
       warmP50Ms: p50(warm),
       warmRatio: p50(warm) / p50(duck),
     };
-    log(`trades: ${touched.length} liquid stock-days of ~${rowsPerDay.toLocaleString('en-US')} trades (--ticks ${TICKS}), paged at ${PAGE.toLocaleString('en-US')} rows by cursor (${first.length} first-touch pages)`);
-    log(`trades page first touch p50: ${figures.firstTouchP50Ms.toFixed(1)} ms (${figures.firstTouchRatio.toFixed(2)}x duckdb ${figures.duckdbP50Ms.toFixed(1)} ms; goal ≤ 0.25x)`);
+    log(
+      `trades: ${touched.length} liquid stock-days of ~${rowsPerDay.toLocaleString('en-US')} trades (--ticks ${TICKS}), paged at ${PAGE.toLocaleString('en-US')} rows by cursor (${first.length} first-touch pages)`,
+    );
+    log(
+      `trades page first touch p50: ${figures.firstTouchP50Ms.toFixed(1)} ms (${figures.firstTouchRatio.toFixed(2)}x duckdb ${figures.duckdbP50Ms.toFixed(1)} ms; goal ≤ 0.25x)`,
+    );
     log(`trades page warm p50: ${figures.warmP50Ms.toFixed(1)} ms (${figures.warmRatio.toFixed(2)}x duckdb ${figures.duckdbP50Ms.toFixed(1)} ms; goal ≤ 0.1x)`);
     return figures;
   } finally {

@@ -150,9 +150,7 @@ export function parseWrkOutput(out: string): WrkRun {
 export function mergeLoad(runs: readonly WrkRun[], seconds: number): LoadFigures {
   const requests = runs.reduce((n, r) => n + r.requests, 0);
   const failed = runs.reduce((n, r) => n + r.failed, 0);
-  const weighted = runs
-    .flatMap((r) => r.quantilesMs.map((ms) => ({ ms, weight: r.requests / r.quantilesMs.length })))
-    .sort((a, b) => a.ms - b.ms);
+  const weighted = runs.flatMap((r) => r.quantilesMs.map((ms) => ({ ms, weight: r.requests / r.quantilesMs.length }))).sort((a, b) => a.ms - b.ms);
   const at = (q: number): number => {
     let seen = 0;
     for (const w of weighted) {

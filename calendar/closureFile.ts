@@ -28,7 +28,8 @@ export function parseClosureFile(text: string, source: string): ParsedClosures {
     if (body === '') continue;
     if (!/^\d{8}$/.test(body)) throw new ClosureFileError(`${where}: expected one date YYYYMMDD, got "${body}"`);
     if (!isValidDate(body)) throw new ClosureFileError(`${where}: ${body} is not a real date`);
-    if (!isWeekdayDate(body)) throw new ClosureFileError(`${where}: ${body} is a weekend day; list weekday closures only (the exchanges never trade on weekends)`);
+    if (!isWeekdayDate(body))
+      throw new ClosureFileError(`${where}: ${body} is a weekend day; list weekday closures only (the exchanges never trade on weekends)`);
     if (body < CALENDAR_FIRST) throw new ClosureFileError(`${where}: ${body} is before the calendar's first day ${CALENDAR_FIRST}`);
     const before = seen.get(body);
     if (before !== undefined) throw new ClosureFileError(`${where}: ${body} is listed twice (first on line ${before})`);
@@ -55,7 +56,7 @@ export function mergeImport(known: KnownCalendar, file: ParsedClosures, replace:
   const already = file.years.filter((y) => y <= knownLastYear);
   if (already.length > 0 && !replace) {
     throw new ClosureFileError(
-      `${source}: ${already.join(', ')} ${already.length > 1 ? 'are' : 'is'} already known (the calendar runs through ${known.last}); pass --replace to replace ${already.length > 1 ? 'those years\'' : 'that year\'s'} closures`,
+      `${source}: ${already.join(', ')} ${already.length > 1 ? 'are' : 'is'} already known (the calendar runs through ${known.last}); pass --replace to replace ${already.length > 1 ? "those years'" : "that year's"} closures`,
     );
   }
   for (const y of file.years) {

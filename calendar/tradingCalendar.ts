@@ -345,8 +345,9 @@ export const KNOWN_RANGE_WARN_DAYS = 30;
 export function knownRangeWarning(nowMs: number, warnDays = KNOWN_RANGE_WARN_DAYS): string | null {
   const today = beijingToday(nowMs);
   const left = daysBetween(today, KNOWN_LAST);
-  const fix = 'import the exchanges\' published closures of the next year with `tickvault calendar import FILE`';
-  if (left < 0) return `the trading calendar is known only through ${KNOWN_LAST}; today (${today}) is past it, so every weekday counts as a trading day: ${fix}`;
+  const fix = "import the exchanges' published closures of the next year with `tickvault calendar import FILE`";
+  if (left < 0)
+    return `the trading calendar is known only through ${KNOWN_LAST}; today (${today}) is past it, so every weekday counts as a trading day: ${fix}`;
   if (left <= warnDays) return `the trading calendar is known only through ${KNOWN_LAST} (${left} days left): ${fix}`;
   return null;
 }

@@ -13,8 +13,7 @@ import { resolveOption, STATE_URL_OPTION } from '../shared/config.js';
 import { docOf } from './helpText.js';
 import { UsageError, type Command } from './command.js';
 
-const USAGE =
-  'tickvault accounts add --plan PLAN [--key KEY] [--account ID] | accounts list | accounts revoke --key KEY  [--state-url URL]';
+const USAGE = 'tickvault accounts add --plan PLAN [--key KEY] [--account ID] | accounts list | accounts revoke --key KEY  [--state-url URL]';
 
 export const accountsCommand: Command = {
   name: 'accounts',

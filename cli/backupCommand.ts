@@ -33,10 +33,13 @@ export const backupCommand: Command = {
         `${s.listedFiles} listed files (${mib(s.listedBytes)} MiB, SHA-256 checked), ${s.derivedFiles} derived files, ${s.segments} staging segments (${mib(s.segmentBytes)} MiB) ` +
         `in ${(s.ms / 1000).toFixed(1)} s`,
     );
-    if (s.segmentsSealedMeanwhile > 0) ctx.log.info({ segments: s.segmentsSealedMeanwhile }, 'staging segments of days sealed during the backup: in the copy as sealed files');
+    if (s.segmentsSealedMeanwhile > 0)
+      ctx.log.info({ segments: s.segmentsSealedMeanwhile }, 'staging segments of days sealed during the backup: in the copy as sealed files');
     for (const d of s.damaged) process.stderr.write(`DAMAGED ${d.path}: ${d.message}\n`);
     if (s.damaged.length > 0) {
-      process.stderr.write(`tickvault backup: ${s.damaged.length} listed file(s) damaged at the source were left out of the copy; restore them from another site or an older backup\n`);
+      process.stderr.write(
+        `tickvault backup: ${s.damaged.length} listed file(s) damaged at the source were left out of the copy; restore them from another site or an older backup\n`,
+      );
       return 1;
     }
     return 0;

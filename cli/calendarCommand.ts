@@ -62,7 +62,9 @@ export const calendarCommand: Command = {
     const r = knownRange();
     // Said before the list, so that `| head` still shows it on the terminal.
     if (to > r.last || from < r.first) {
-      warn(`the calendar's known range is ${r.first}..${r.last}; outside it holidays are unknown and every weekday is listed as a trading day (add published years with \`tickvault calendar import FILE\`)`);
+      warn(
+        `the calendar's known range is ${r.first}..${r.last}; outside it holidays are unknown and every weekday is listed as a trading day (add published years with \`tickvault calendar import FILE\`)`,
+      );
     }
     for (const d of tradingDaysInRange(from, to)) ctx.out(d);
     return 0;

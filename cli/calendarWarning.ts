@@ -5,7 +5,6 @@
 import { knownRange, knownRangeWarning } from '../calendar/tradingCalendar.js';
 import type { CommandContext } from './command.js';
 
-
 /** Long-running commands (serve, ingest): warn at start when the known range ends within 30 days. */
 export function warnNearKnownRangeEnd(ctx: CommandContext): void {
   const w = knownRangeWarning(ctx.config.clock.nowMs());

@@ -66,7 +66,10 @@ export const daysCommand: Command = {
       if (only !== undefined) datasets = [only as Dataset];
       else if (storedSets.length > 0) datasets = storedSets;
       else datasets = from !== undefined || to !== undefined ? [...DATASETS] : [];
-      const storedDays = stored.filter((s) => datasets.includes(s.dataset)).map((s) => s.tradedate).sort();
+      const storedDays = stored
+        .filter((s) => datasets.includes(s.dataset))
+        .map((s) => s.tradedate)
+        .sort();
       const latest = latestTradingDay(ctx.config.clock.nowMs());
       const earliest = storedDays[0];
       const lastStored = storedDays[storedDays.length - 1];

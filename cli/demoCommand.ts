@@ -49,7 +49,11 @@ export const demoCommand: Command = {
   summary: 'embedded demo: generate and replay a small market if the data directory is empty, create a demo key, serve',
   usage: 'tickvault demo [--port 8080] [--host 127.0.0.1] [--stocks 50] [--indexes 20] [--days 5] [--state-url URL] [--data-dir DIR]',
   options: {
-    port: { type: 'string' }, host: { type: 'string' }, stocks: { type: 'string' }, indexes: { type: 'string' }, days: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    stocks: { type: 'string' },
+    indexes: { type: 'string' },
+    days: { type: 'string' },
     [STATE_URL_OPTION.flag]: { type: 'string' },
   },
   help: [
@@ -80,7 +84,9 @@ export const demoCommand: Command = {
 
     let sample = storedSample(dataDir);
     if (sample === null) {
-      ctx.out(`demo: ${dataDir} holds no sealed data; generating ${days} trading days of ${stocks} stocks and ${indexes} indexes, orders and trades on the latest day`);
+      ctx.out(
+        `demo: ${dataDir} holds no sealed data; generating ${days} trading days of ${stocks} stocks and ${indexes} indexes, orders and trades on the latest day`,
+      );
       await generateAndSeal(ctx, { stocks, indexes, days });
       sample = storedSample(dataDir);
       if (sample === null) throw new Error('the replay sealed no level2 files (try more --stocks)');
@@ -126,7 +132,13 @@ async function generateAndSeal(ctx: CommandContext, size: { stocks: number; inde
     ctx.out(`generated ${g.rows} rows (${per}) straight into staging in ${((t1 - t0) / 1000).toFixed(1)} s`);
     const sealBar = createProgress(ctx.config.progress, 'seal', g.rows, 'rows');
     let sealed = 0;
-    const results = await sealDays(stores, encodeParquet, g.days, () => clock.nowMs(), (rows) => sealBar.update((sealed += rows)));
+    const results = await sealDays(
+      stores,
+      encodeParquet,
+      g.days,
+      () => clock.nowMs(),
+      (rows) => sealBar.update((sealed += rows)),
+    );
     sealBar.stop();
     const files = results.reduce((a, r) => a + r.files, 0);
     ctx.out(`sealed ${results.length} dataset-days, ${files} files in ${((performance.now() - t1) / 1000).toFixed(1)} s`);

@@ -35,16 +35,18 @@ export const doctorCommand: Command = {
     { flag: 'deep', help: 'also decode every page of every file (slow)' },
     {
       flag: 'digests',
-      help: 'instead of the report, print "SHA256  ROWS  BYTES  PATH" per sealed file (hashed from disk, sorted by path) '
-        + 'and a last line "# N files, sha256 of this list: HEX"; equal last lines on two sites mean identical files. '
-        + 'All checks still run: problems go to stderr and exit 1. Not with --quick',
+      help:
+        'instead of the report, print "SHA256  ROWS  BYTES  PATH" per sealed file (hashed from disk, sorted by path) ' +
+        'and a last line "# N files, sha256 of this list: HEX"; equal last lines on two sites mean identical files. ' +
+        'All checks still run: problems go to stderr and exit 1. Not with --quick',
     },
     { flag: 'json', help: 'print the report (with --digests: {"files":[{path,sha256,rows,bytes}],"listDigest"}) as one JSON object' },
     { flag: 'remove-temps', help: 'delete leftover *.tmp-PID files whose process is gone' },
     {
       flag: 'rebuild',
-      help: 'write again the row text (derived, under _rowtext/) of files whose row text is missing, stale or damaged, '
-        + 'from each file once its bytes match the catalog\'s SHA-256',
+      help:
+        'write again the row text (derived, under _rowtext/) of files whose row text is missing, stale or damaged, ' +
+        "from each file once its bytes match the catalog's SHA-256",
     },
   ],
   positionals: 'none',
@@ -84,7 +86,14 @@ export const doctorCommand: Command = {
     const rebuilt = ctx.flags.rebuild === true ? await rebuildRowTexts(dataDir, rowTextsToRebuild(report), entries) : [];
     const acted: Acted = { removed, rebuilt };
     ctx.log.debug(
-      { dataDir, files: report.catalogFiles, problems: report.problems.length, warnings: report.warnings.length, removed: removed.length, rebuilt: rebuilt.length },
+      {
+        dataDir,
+        files: report.catalogFiles,
+        problems: report.problems.length,
+        warnings: report.warnings.length,
+        removed: removed.length,
+        rebuilt: rebuilt.length,
+      },
       'doctor finished',
     );
     if (digests) {

@@ -30,17 +30,35 @@ const GENERATE_OPTIONS = {
   days: { flag: 'days', value: 'N', defaultValue: 5, parse: parsePositiveInt, help: 'trading days' } satisfies OptionSpec<number>,
   stocks: { flag: 'stocks', value: 'N', defaultValue: 50, parse: parseCount, help: 'stocks (0 allowed)' } satisfies OptionSpec<number>,
   indexes: { flag: 'indexes', value: 'N', defaultValue: 20, parse: parseCount, help: 'indexes (0 allowed)' } satisfies OptionSpec<number>,
-  seed: { flag: 'seed', value: 'S', defaultValue: DEFAULT_SEED, parse: (t: string) => t, help: 'seed: the same seed writes the same feed' } satisfies OptionSpec<string>,
+  seed: {
+    flag: 'seed',
+    value: 'S',
+    defaultValue: DEFAULT_SEED,
+    parse: (t: string) => t,
+    help: 'seed: the same seed writes the same feed',
+  } satisfies OptionSpec<string>,
   faults: {
-    flag: 'faults', value: 'RATE', defaultValue: 0, parse: parseRate, help: 'share of lines (0-1) followed by a bad line or a corrected duplicate',
+    flag: 'faults',
+    value: 'RATE',
+    defaultValue: 0,
+    parse: parseRate,
+    help: 'share of lines (0-1) followed by a bad line or a corrected duplicate',
   } satisfies OptionSpec<number>,
   ticks: {
-    flag: 'ticks', value: 'SCALE', defaultValue: 1, parse: parseTicks,
+    flag: 'ticks',
+    value: 'SCALE',
+    defaultValue: 1,
+    parse: parseTicks,
     help: `tick-by-tick orders and trades of the stocks, coherent with the snapshots: 1 ≈ 5,000 trades and ~9,000 orders per stock-day, 2 about twice the trades (0-${MAX_TICKS}; 0 writes none)`,
   } satisfies OptionSpec<number>,
   /** Default (0): every generated day; the real default depends on --days. */
   tickDays: {
-    flag: 'tick-days', value: 'N', defaultValue: 0, defaultText: 'every day', parse: parsePositiveInt, help: 'only the latest N of the generated days get orders and trades',
+    flag: 'tick-days',
+    value: 'N',
+    defaultValue: 0,
+    defaultText: 'every day',
+    parse: parsePositiveInt,
+    help: 'only the latest N of the generated days get orders and trades',
   } satisfies OptionSpec<number>,
 };
 
@@ -56,8 +74,15 @@ export const generateCommand: Command = {
   summary: 'write a deterministic synthetic feed (JSON Lines; .zst or .gz by extension)',
   usage: 'tickvault generate --out FILE [--from YYYYMMDD] [--days N] [--stocks N] [--indexes N] [--seed S] [--faults RATE] [--ticks SCALE] [--tick-days N]',
   options: {
-    out: { type: 'string' }, from: { type: 'string' }, days: { type: 'string' }, stocks: { type: 'string' },
-    indexes: { type: 'string' }, seed: { type: 'string' }, faults: { type: 'string' }, ticks: { type: 'string' }, 'tick-days': { type: 'string' },
+    out: { type: 'string' },
+    from: { type: 'string' },
+    days: { type: 'string' },
+    stocks: { type: 'string' },
+    indexes: { type: 'string' },
+    seed: { type: 'string' },
+    faults: { type: 'string' },
+    ticks: { type: 'string' },
+    'tick-days': { type: 'string' },
   },
   help: [
     { flag: 'out', value: 'FILE', help: 'feed file to write (required); .zst or .gz compresses' },
@@ -94,7 +119,9 @@ export const generateCommand: Command = {
     bar.stop();
     const kinds = LINE_KINDS.map((k, i) => `${k} ${perKind[i]}`).join(', ');
     ctx.log.debug({ out, lines, days, stocks, indexes, seed, faults, ticks, tickDays }, 'feed generated');
-    ctx.out(`generated ${lines} lines (${kinds}), ${days.length} trading days ${days[0]}..${days[days.length - 1]}, ${stocks} stocks, ${indexes} indexes -> ${out}`);
+    ctx.out(
+      `generated ${lines} lines (${kinds}), ${days.length} trading days ${days[0]}..${days[days.length - 1]}, ${stocks} stocks, ${indexes} indexes -> ${out}`,
+    );
     return 0;
   },
 };

@@ -17,7 +17,11 @@ export const importCommand: Command = {
   usage: 'tickvault import FILE|FOLDER… [--mapping MAP] [--dataset level2|index|trade|order] [--data-dir DIR]',
   options: { mapping: { type: 'string' }, dataset: { type: 'string' } },
   help: [
-    { flag: 'mapping', value: 'MAP', help: 'mapping file: which column is which field, time form, price scale, volume unit, symbol form, date source (needed for CSV and for Parquet in other layouts; see mappings/ and docs/import-mappings.md)' },
+    {
+      flag: 'mapping',
+      value: 'MAP',
+      help: 'mapping file: which column is which field, time form, price scale, volume unit, symbol form, date source (needed for CSV and for Parquet in other layouts; see mappings/ and docs/import-mappings.md)',
+    },
     { flag: 'dataset', value: 'D', help: "the files' dataset when neither their columns nor the mapping say: level2, index, trade or order" },
   ],
   positionals: 'some',
@@ -33,7 +37,11 @@ export const importCommand: Command = {
       const totalBytes = files.reduce((a, f) => a + f.bytes, 0);
       const bar = createProgress(ctx.config.progress, 'import', totalBytes, 'bytes', { rows: true });
       const sealBars: Progress[] = [];
-      const { stats, sealed: results, sealingMs } = await importAndSeal(
+      const {
+        stats,
+        sealed: results,
+        sealingMs,
+      } = await importAndSeal(
         {
           stores,
           nowMs: () => clock.nowMs(),
@@ -56,9 +64,18 @@ export const importCommand: Command = {
       const rowsOut = results.reduce((a, r) => a + r.rows, 0);
       ctx.log.debug(
         {
-          files: files.length, rows: stats.rows, staged: stats.staged, alreadyThere: stats.alreadyThere, quarantined: stats.quarantined,
-          refused: stats.refused.length, daysSealed: results.length, filesWritten: filesOut, rowsSealed: rowsOut,
-          stagingMs: Date.now() - started - sealingMs, sealingMs, peakRssBytes: peakRssBytes(),
+          files: files.length,
+          rows: stats.rows,
+          staged: stats.staged,
+          alreadyThere: stats.alreadyThere,
+          quarantined: stats.quarantined,
+          refused: stats.refused.length,
+          daysSealed: results.length,
+          filesWritten: filesOut,
+          rowsSealed: rowsOut,
+          stagingMs: Date.now() - started - sealingMs,
+          sealingMs,
+          peakRssBytes: peakRssBytes(),
         },
         'import finished',
       );

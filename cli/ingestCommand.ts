@@ -20,8 +20,13 @@ export const ingestCommand: Command = {
     '                 [--seal-after 16:00] [--metrics-port N] [--metrics-host 127.0.0.1] [--session-timeout MS]\n' +
     '                 [--state-url URL]',
   options: {
-    brokers: { type: 'string' }, topics: { type: 'string' }, group: { type: 'string' }, 'seal-after': { type: 'string' },
-    'metrics-port': { type: 'string' }, 'metrics-host': { type: 'string' }, 'session-timeout': { type: 'string' },
+    brokers: { type: 'string' },
+    topics: { type: 'string' },
+    group: { type: 'string' },
+    'seal-after': { type: 'string' },
+    'metrics-port': { type: 'string' },
+    'metrics-host': { type: 'string' },
+    'session-timeout': { type: 'string' },
     [STATE_URL_OPTION.flag]: { type: 'string' },
   },
   help: [
@@ -32,7 +37,10 @@ export const ingestCommand: Command = {
     docOf(INGEST_OPTIONS.metricsPort, 'N', 'off'),
     docOf(INGEST_OPTIONS.metricsHost, 'ADDR'),
     docOf(INGEST_OPTIONS.sessionTimeout, 'MS'),
-    { ...docOf(STATE_URL_OPTION, 'URL', 'none'), help: 'PostgreSQL database the sites of one service share: their ingestors agree there on one seal cut per partition and day, so every site writes the same files (unset: this site cuts alone)' },
+    {
+      ...docOf(STATE_URL_OPTION, 'URL', 'none'),
+      help: 'PostgreSQL database the sites of one service share: their ingestors agree there on one seal cut per partition and day, so every site writes the same files (unset: this site cuts alone)',
+    },
   ],
   positionals: 'none',
   async run(ctx) {

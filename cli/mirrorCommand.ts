@@ -8,13 +8,20 @@ import type { Command } from './command.js';
 
 export const mirrorCommand: Command = {
   name: 'mirror',
-  summary: "bring history in from a service with this API (the vendor, or another tickvault site) within its rules, sealed here through the import path",
+  summary: 'bring history in from a service with this API (the vendor, or another tickvault site) within its rules, sealed here through the import path',
   usage:
     'tickvault mirror --upstream URL --key KEY --from YYYYMMDD --to YYYYMMDD [--datasets level2,trade,order,index] ' +
     '[--symbols LIST | --symbols-file FILE] [--indexes LIST] [--rate N] [--data-dir DIR]',
   options: {
-    upstream: { type: 'string' }, key: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, datasets: { type: 'string' },
-    symbols: { type: 'string' }, 'symbols-file': { type: 'string' }, indexes: { type: 'string' }, rate: { type: 'string' },
+    upstream: { type: 'string' },
+    key: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    datasets: { type: 'string' },
+    symbols: { type: 'string' },
+    'symbols-file': { type: 'string' },
+    indexes: { type: 'string' },
+    rate: { type: 'string' },
   },
   help: [
     { flag: MIRROR_OPTIONS.upstream.flag, value: 'URL', env: MIRROR_OPTIONS.upstream.env, help: MIRROR_OPTIONS.upstream.help },
@@ -22,7 +29,11 @@ export const mirrorCommand: Command = {
     { flag: 'from', value: 'YYYYMMDD', help: 'first day of the range (trading days by our calendar)' },
     { flag: 'to', value: 'YYYYMMDD', help: 'last day of the range; at most the latest trading day' },
     { flag: MIRROR_OPTIONS.datasets.flag, value: 'LIST', env: MIRROR_OPTIONS.datasets.env, help: MIRROR_OPTIONS.datasets.help },
-    { flag: 'symbols', value: 'LIST', help: "stocks, comma-separated, any accepted form (default: each day's stocks as the upstream's tick_history asset=stock lists them)" },
+    {
+      flag: 'symbols',
+      value: 'LIST',
+      help: "stocks, comma-separated, any accepted form (default: each day's stocks as the upstream's tick_history asset=stock lists them)",
+    },
     { flag: 'symbols-file', value: 'FILE', help: 'stocks from a file: codes separated by commas, spaces or lines; # starts a comment' },
     { flag: 'indexes', value: 'LIST', help: "index codes, comma-separated (default: each day's indexes as the upstream's tick_history lists them)" },
     { flag: MIRROR_OPTIONS.rate.flag, value: 'N', env: MIRROR_OPTIONS.rate.env, help: MIRROR_OPTIONS.rate.help },
@@ -59,7 +70,9 @@ export const mirrorCommand: Command = {
       process.stderr.write(`tickvault mirror: ${line}; run the same command again once the upstream has repaired it, or mirror that day from another site\n`);
     }
     if (outcome.importStats.quarantined > 0) {
-      process.stderr.write(`tickvault mirror: ${outcome.importStats.quarantined} rows from the upstream were quarantined; reasons in the quarantine table of ${stores.layout.ingestDb}\n`);
+      process.stderr.write(
+        `tickvault mirror: ${outcome.importStats.quarantined} rows from the upstream were quarantined; reasons in the quarantine table of ${stores.layout.ingestDb}\n`,
+      );
     }
     if (outcome.refused.length > 0) return 2;
     return outcome.stopped.length > 0 || outcome.damagedUpstream.length > 0 ? 1 : 0;

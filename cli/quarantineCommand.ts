@@ -24,16 +24,29 @@ function textFlag(value: unknown, flag: string, what: string): string | undefine
 /** Raw text on one line of the listing: control characters shown escaped (--json has it exact). */
 function oneLine(text: string): string {
   // eslint-disable-next-line no-control-regex -- the control characters are what it escapes
-  return text.replace(/[\u0000-\u001f\u007f\\]/g, (c) => (c === '\t' ? '\\t' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\\' ? '\\\\' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return text.replace(/[\u0000-\u001f\u007f\\]/g, (c) =>
+    c === '\t' ? '\\t' : c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\\' ? '\\\\' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
 }
 
 export const quarantineCommand: Command = {
   name: 'quarantine',
   summary: 'list quarantined rows (source, reason, raw text) or count them by reason',
   usage: USAGE,
-  options: { source: { type: 'string' }, reason: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, count: { type: 'boolean' }, json: { type: 'boolean' } },
+  options: {
+    source: { type: 'string' },
+    reason: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    count: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
   help: [
-    { flag: 'source', value: 'GLOB', help: "rows from these files: * is any run of characters, ? one; matched against the whole path or its end after a /, so a file's name alone will do (quote it for the shell)" },
+    {
+      flag: 'source',
+      value: 'GLOB',
+      help: "rows from these files: * is any run of characters, ? one; matched against the whole path or its end after a /, so a file's name alone will do (quote it for the shell)",
+    },
     { flag: 'reason', value: 'TEXT', help: 'rows whose reason contains TEXT (in any case)' },
     { flag: 'from', value: 'YYYYMMDD', help: 'rows quarantined on this day (Beijing) or later' },
     { flag: 'to', value: 'YYYYMMDD', help: 'rows quarantined on this day (Beijing) or earlier' },
@@ -74,9 +87,11 @@ export const quarantineCommand: Command = {
       let n = 0;
       for (const r of quarantinedRows(db, filter)) {
         n++;
-        ctx.out(json
-          ? JSON.stringify({ source: r.source, reason: r.reason, raw: r.raw, quarantined_at: new Date(r.atMs).toISOString() })
-          : `${r.source}\t${r.reason}\t${oneLine(r.raw)}`);
+        ctx.out(
+          json
+            ? JSON.stringify({ source: r.source, reason: r.reason, raw: r.raw, quarantined_at: new Date(r.atMs).toISOString() })
+            : `${r.source}\t${r.reason}\t${oneLine(r.raw)}`,
+        );
         // Millions of rows into a slow reader: wait for it rather than hold them all in memory.
         if (process.stdout.writableNeedDrain) await once(process.stdout, 'drain');
       }

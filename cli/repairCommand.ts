@@ -14,13 +14,20 @@ import { requireDataDir } from './dataDirCheck.js';
 
 export const repairCommand: Command = {
   name: 'repair',
-  summary: "fetch the files doctor finds damaged or missing from a peer (server or data directory/backup), installed only when they match this catalog's SHA-256; row text and boundary parts rebuilt here",
+  summary:
+    "fetch the files doctor finds damaged or missing from a peer (server or data directory/backup), installed only when they match this catalog's SHA-256; row text and boundary parts rebuilt here",
   usage: 'tickvault repair --from URL|DIR [--key KEY] [--rate N] [--data-dir DIR]',
   options: { from: { type: 'string' }, key: { type: 'string' }, rate: { type: 'string' } },
   help: [
     { flag: REPAIR_OPTIONS.from.flag, value: 'URL|DIR', env: REPAIR_OPTIONS.from.env, help: REPAIR_OPTIONS.from.help },
     { flag: REPAIR_OPTIONS.key.flag, value: 'KEY', env: REPAIR_OPTIONS.key.env, help: `with --from URL: ${REPAIR_OPTIONS.key.help}` },
-    { flag: REPAIR_OPTIONS.rate.flag, value: 'N', env: REPAIR_OPTIONS.rate.env, default: String(REPAIR_OPTIONS.rate.defaultValue), help: 'with --from URL: requests per second to the peer, all interfaces together' },
+    {
+      flag: REPAIR_OPTIONS.rate.flag,
+      value: 'N',
+      env: REPAIR_OPTIONS.rate.env,
+      default: String(REPAIR_OPTIONS.rate.defaultValue),
+      help: 'with --from URL: requests per second to the peer, all interfaces together',
+    },
   ],
   positionals: 'none',
   async run(ctx) {
@@ -42,7 +49,8 @@ export const repairCommand: Command = {
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export function summaryLine(o: RepairOutcome, source: string, secs: number): string {
-  if (o.nothingToDo) return `nothing to repair: doctor finds no damaged or missing file among ${plural(o.catalogFiles, 'catalogued file')} (${secs.toFixed(1)} s)`;
+  if (o.nothingToDo)
+    return `nothing to repair: doctor finds no damaged or missing file among ${plural(o.catalogFiles, 'catalogued file')} (${secs.toFixed(1)} s)`;
   const c = o.counts;
   const failed = o.lines.filter((l) => !l.ok).length;
   return (

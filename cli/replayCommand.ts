@@ -37,16 +37,17 @@ export const replayCommand: Command = {
       const replayBar = createProgress(ctx.config.progress, 'replay', totalBytes, 'bytes');
       let doneBytes = 0;
       for (const f of files) {
-        await atStage('staging', join(stores.layout.dataDir, 'staging'), () => replayFiles(
-          { staging: stores.staging, catalogDb: stores.layout.catalogDb, onProgress: (_l, b) => replayBar.update(doneBytes + b) },
-          [f],
-          stats,
-        ));
+        await atStage('staging', join(stores.layout.dataDir, 'staging'), () =>
+          replayFiles({ staging: stores.staging, catalogDb: stores.layout.catalogDb, onProgress: (_l, b) => replayBar.update(doneBytes + b) }, [f], stats),
+        );
         doneBytes += statSync(f).size;
         ctx.log.debug({ file: f, lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined }, 'feed replayed');
       }
       replayBar.stop();
-      warnPastKnownRange(ctx, [...stats.days].map((d) => d.split('|')[1]!));
+      warnPastKnownRange(
+        ctx,
+        [...stats.days].map((d) => d.split('|')[1]!),
+      );
       const stagedAt = Date.now();
       const peakRssStagingBytes = peakRssBytes();
       const bar = createProgress(ctx.config.progress, 'seal', stats.staged, 'rows');
@@ -54,7 +55,13 @@ export const replayCommand: Command = {
       // Days seen only as late lines are sealed too: a crash after their files were listed but
       // before the day was marked sealed leaves exactly that state, and sealing is idempotent.
       const days = new Set([...stats.days, ...unsealedDays(stores, stats.lateDays)]);
-      const results = await sealDays(stores, encodeParquet, days, () => clock.nowMs(), (rows) => bar.update((sealedRows += rows)));
+      const results = await sealDays(
+        stores,
+        encodeParquet,
+        days,
+        () => clock.nowMs(),
+        (rows) => bar.update((sealedRows += rows)),
+      );
       bar.stop();
       for (const r of results) ctx.log.info(r, 'day sealed');
       const secs = (Date.now() - started) / 1000;
@@ -64,8 +71,14 @@ export const replayCommand: Command = {
       // The summary is printed on stdout; as a JSON line it would only repeat it (debug level).
       ctx.log.debug(
         {
-          lines: stats.lines, staged: stats.staged, quarantined: stats.quarantined, late: stats.late, files: filesOut,
-          rows: rowsOut, stagingMs: Math.round((secs - sealSecs) * 1000), sealingMs: Math.round(sealSecs * 1000),
+          lines: stats.lines,
+          staged: stats.staged,
+          quarantined: stats.quarantined,
+          late: stats.late,
+          files: filesOut,
+          rows: rowsOut,
+          stagingMs: Math.round((secs - sealSecs) * 1000),
+          sealingMs: Math.round(sealSecs * 1000),
           peakRssStagingBytes,
           peakRssBytes: peakRssBytes(),
         },

@@ -15,14 +15,22 @@ export const restateCommand: Command = {
   summary: 'correct a sealed day: each symbol-day touched gets a new version (the current rows merged with the corrections), made current at once',
   usage: USAGE,
   options: {
-    dataset: { type: 'string' }, date: { type: 'string' }, 'from-quarantine': { type: 'boolean' }, mapping: { type: 'string' }, symbols: { type: 'string' },
+    dataset: { type: 'string' },
+    date: { type: 'string' },
+    'from-quarantine': { type: 'boolean' },
+    mapping: { type: 'string' },
+    symbols: { type: 'string' },
     replace: { type: 'boolean' },
   },
   help: [
     { flag: 'dataset', value: 'D', help: 'the dataset corrected: level2, index, trade or order' },
     { flag: 'date', value: 'YYYYMMDD', help: 'the sealed day corrected' },
     { flag: 'from-quarantine', help: "the corrections are the day's late messages waiting in quarantine (instead of FILEs)" },
-    { flag: 'mapping', value: 'MAP', help: 'mapping of correction files in CSV or another Parquet layout, as for import (feed files .jsonl[.gz|.zst] and Parquet in the lake columns need none)' },
+    {
+      flag: 'mapping',
+      value: 'MAP',
+      help: 'mapping of correction files in CSV or another Parquet layout, as for import (feed files .jsonl[.gz|.zst] and Parquet in the lake columns need none)',
+    },
     { flag: 'symbols', value: 'LIST', help: 'restate only these symbols (comma-separated); rows of others are left alone' },
     { flag: 'replace', help: "each touched symbol-day's new version is the correction rows alone, not merged with the current rows" },
   ],
@@ -43,12 +51,22 @@ export const restateCommand: Command = {
     try {
       const corrections = fromQuarantine
         ? correctionsFromQuarantine(stores.staging, scope)
-        : await correctionsFromFiles({ catalogDb: stores.layout.catalogDb, dataDir: stores.layout.dataDir, nowMs: clock.nowMs() }, ctx.positionals, mapping, scope);
+        : await correctionsFromFiles(
+            { catalogDb: stores.layout.catalogDb, dataDir: stores.layout.dataDir, nowMs: clock.nowMs() },
+            ctx.positionals,
+            mapping,
+            scope,
+          );
       const quarantined = stores.staging.quarantineOnce(corrections.rejects);
-      const result = await atStage('restate', stores.layout.dataDir, () => restateDay(
-        { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, nowMs: () => clock.nowMs() },
-        dataset, tradedate, corrections, ctx.flags.replace === true,
-      ));
+      const result = await atStage('restate', stores.layout.dataDir, () =>
+        restateDay(
+          { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, nowMs: () => clock.nowMs() },
+          dataset,
+          tradedate,
+          corrections,
+          ctx.flags.replace === true,
+        ),
+      );
       for (const r of result.restated) ctx.log.info({ dataset, tradedate, ...r }, 'symbol-day restated');
       ctx.out(summaryLine(dataset, tradedate, corrections.rows, corrections.elsewhere, quarantined, result));
       return 0;
@@ -62,13 +80,17 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** One line: what was read, what each restated symbol-day became, what was left as it was. */
 export function summaryLine(dataset: Dataset, tradedate: string, rows: number, elsewhere: number, quarantined: number, r: RestateResult): string {
-  const read = `read ${fmt(rows)} correction rows of ${dataset} ${tradedate}` +
+  const read =
+    `read ${fmt(rows)} correction rows of ${dataset} ${tradedate}` +
     (elsewhere > 0 ? ` (${fmt(elsewhere)} rows of other days, datasets or symbols left alone)` : '') +
     (quarantined > 0 ? `, ${fmt(quarantined)} quarantined` : '');
   if (r.restated.length === 0) {
     return `${read}; nothing to change: ${r.unchanged.length > 0 ? 'the corrections equal the current rows' : 'no correction rows'}; nothing written`;
   }
-  const each = r.restated.map((s) => `${s.symbol} v${s.version} (${fmt(s.rows)} rows: ${fmt(s.changed)} changed, ${fmt(s.added)} added${s.removed > 0 ? `, ${fmt(s.removed)} removed` : ''})`);
+  const each = r.restated.map(
+    (s) =>
+      `${s.symbol} v${s.version} (${fmt(s.rows)} rows: ${fmt(s.changed)} changed, ${fmt(s.added)} added${s.removed > 0 ? `, ${fmt(s.removed)} removed` : ''})`,
+  );
   const same = r.unchanged.length > 0 ? `; ${r.unchanged.length} symbol-day${r.unchanged.length === 1 ? '' : 's'} unchanged` : '';
   const parts = r.partsRebuilt > 0 ? `; boundary part rebuilt` : '';
   return `${read}; restated ${r.restated.length} symbol-day${r.restated.length === 1 ? '' : 's'}: ${each.join(', ')}${same}${parts}`;

@@ -14,7 +14,7 @@ export const sealCommand: Command = {
   options: { date: { type: 'string' }, force: { type: 'boolean' } },
   help: [
     { flag: 'date', value: 'YYYYMMDD', help: 'the trading day to seal (required)' },
-    { flag: 'force', help: 'seal even a day that is not a trading day, is after the latest trading day or is past the calendar\'s known range' },
+    { flag: 'force', help: "seal even a day that is not a trading day, is after the latest trading day or is past the calendar's known range" },
   ],
   positionals: 'none',
   async run(ctx) {
@@ -30,7 +30,13 @@ export const sealCommand: Command = {
     try {
       const bar = createProgress(ctx.config.progress, 'seal', 0, 'rows');
       let rows = 0;
-      const results = await sealDays(stores, encodeParquet, DATASETS.map((d) => `${d}|${date}`), () => clock.nowMs(), (n) => bar.update((rows += n)));
+      const results = await sealDays(
+        stores,
+        encodeParquet,
+        DATASETS.map((d) => `${d}|${date}`),
+        () => clock.nowMs(),
+        (n) => bar.update((rows += n)),
+      );
       bar.stop();
       for (const r of results) {
         ctx.log.info(r, 'day sealed');

@@ -78,9 +78,23 @@ export const serveCommand: Command = {
       throw e;
     });
     const catalog = new CatalogReader(catalogDb);
-    const served = createOperations({ dataDir: layout.dataDir, catalog, cursorKey, cacheBytes: config.cacheBytes, jsonThreads: config.jsonThreads, log: ctx.log });
+    const served = createOperations({
+      dataDir: layout.dataDir,
+      catalog,
+      cursorKey,
+      cacheBytes: config.cacheBytes,
+      jsonThreads: config.jsonThreads,
+      log: ctx.log,
+    });
     const app = createApp({
-      catalog, state, config, clock: ctx.config.clock, log: ctx.log, operations: served.operations, lateWaiting: () => lateMessagesWaiting(layout.ingestDb), damagedFiles: served.damagedFiles,
+      catalog,
+      state,
+      config,
+      clock: ctx.config.clock,
+      log: ctx.log,
+      operations: served.operations,
+      lateWaiting: () => lateMessagesWaiting(layout.ingestDb),
+      damagedFiles: served.damagedFiles,
     });
     const server = createServer(app.koa.callback());
     server.keepAliveTimeout = 65_000;
@@ -91,7 +105,9 @@ export const serveCommand: Command = {
       await state.close();
       catalogDb.close();
       if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new Error(`port ${config.port} on ${config.host} is already in use (another tickvault serve or demo?); choose another with --port N, or --port 0 for a free one`);
+        throw new Error(
+          `port ${config.port} on ${config.host} is already in use (another tickvault serve or demo?); choose another with --port N, or --port 0 for a free one`,
+        );
       }
       throw e;
     });
@@ -112,7 +128,10 @@ export const serveCommand: Command = {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
-    ctx.log.info({ url, dataDir: layout.dataDir, state: state.where, rateLimit: config.rateLimitPerSec, leaseMs: config.leaseMs, cacheBytes: config.cacheBytes }, 'listening');
+    ctx.log.info(
+      { url, dataDir: layout.dataDir, state: state.where, rateLimit: config.rateLimitPerSec, leaseMs: config.leaseMs, cacheBytes: config.cacheBytes },
+      'listening',
+    );
     ctx.out(`listening on ${url}`);
     await stopped;
     await Promise.all([...app.heldSlots].map((slot) => slot.release()));
@@ -122,4 +141,3 @@ export const serveCommand: Command = {
     return 0;
   },
 };
-

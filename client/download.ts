@@ -11,7 +11,6 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { TickvaultDownloadError } from './errors.js';
 import { successOf } from './transport.js';
 
-
 export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
 
 export type DownloadResult =

@@ -7,9 +7,7 @@ import { writeParquet, type DownloadResult, type DownloadTarget } from './downlo
 import { level2Pages, tickPages } from './paging.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retryPolicy.js';
 import { successOf, Transport } from './transport.js';
-import type {
-  ApiResult, CallOptions, Level2Page, Level2ParquetParams, Level2QuoteHistoryParams, TickHistoryData, TickHistoryParams,
-} from './types.js';
+import type { ApiResult, CallOptions, Level2Page, Level2ParquetParams, Level2QuoteHistoryParams, TickHistoryData, TickHistoryParams } from './types.js';
 
 export interface ClientOptions {
   /** The server, e.g. `http://localhost:8080`. */

@@ -6,7 +6,6 @@
 import { TickvaultPagingError } from './errors.js';
 import type { ApiResult, Level2Page, Level2QuoteHistoryParams, TickHistoryData, TickHistoryParams } from './types.js';
 
-
 /**
  * Every page of a level-2 day, by cursor, until `next_cursor` is null or `has_more` false.
  * A cursor handed back twice would make the loop endless (a server fault, or a proxy

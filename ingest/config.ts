@@ -4,7 +4,8 @@
  * wording match every other option of the program.
  */
 import { DATASETS, type Dataset } from '../shared/schema.js';
-import { STATE_URL_OPTION,
+import {
+  STATE_URL_OPTION,
   ConfigError,
   parseClockTime,
   parsePort,
@@ -31,7 +32,10 @@ const TOPIC_RE = /^[A-Za-z0-9._-]{1,249}$/;
 const BROKER_RE = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
 
 export function parseBrokers(text: string, source: string): string[] {
-  const list = text.split(',').map((b) => b.trim()).filter((b) => b !== '');
+  const list = text
+    .split(',')
+    .map((b) => b.trim())
+    .filter((b) => b !== '');
   if (list.length === 0) throw new ConfigError(`${source} must list at least one HOST:PORT`);
   for (const b of list) {
     const m = BROKER_RE.exec(b);
@@ -49,12 +53,13 @@ export function parseBrokers(text: string, source: string): string[] {
 export function parseTopics(text: string, source: string): KafkaTopics {
   const parts = text.split(',').map((t) => t.trim());
   if ((parts.length !== 2 && parts.length !== 4) || parts.some((t) => !TOPIC_RE.test(t))) {
-    throw new ConfigError(
-      `${source} must be four topic names LEVEL2,INDEX,TRADE,ORDER (or two, LEVEL2,INDEX; letters, digits, . _ -), got "${text}"`,
-    );
+    throw new ConfigError(`${source} must be four topic names LEVEL2,INDEX,TRADE,ORDER (or two, LEVEL2,INDEX; letters, digits, . _ -), got "${text}"`);
   }
   const topics: KafkaTopics = {
-    level2: parts[0], index: parts[1], trade: parts[2] ?? DEFAULT_TOPICS.trade, order: parts[3] ?? DEFAULT_TOPICS.order,
+    level2: parts[0],
+    index: parts[1],
+    trade: parts[2] ?? DEFAULT_TOPICS.trade,
+    order: parts[3] ?? DEFAULT_TOPICS.order,
   };
   if (new Set(Object.values(topics)).size !== DATASETS.length) {
     throw new ConfigError(`${source} must name a different topic for each of level2, index, trade and order, got "${text}"`);
@@ -77,32 +82,53 @@ const noBrokers: string[] = [];
 
 export const INGEST_OPTIONS = {
   brokers: {
-    flag: 'brokers', env: 'TICKVAULT_BROKERS', defaultValue: noBrokers,
-    parse: parseBrokers, help: 'Kafka bootstrap brokers HOST:PORT[,HOST:PORT…] (required)',
+    flag: 'brokers',
+    env: 'TICKVAULT_BROKERS',
+    defaultValue: noBrokers,
+    parse: parseBrokers,
+    help: 'Kafka bootstrap brokers HOST:PORT[,HOST:PORT…] (required)',
   } satisfies OptionSpec<string[]>,
   topics: {
-    flag: 'topics', env: 'TICKVAULT_TOPICS', defaultValue: DEFAULT_TOPICS,
-    parse: parseTopics, help: 'topics LEVEL2,INDEX,TRADE,ORDER (or LEVEL2,INDEX: trade and order keep their defaults)',
+    flag: 'topics',
+    env: 'TICKVAULT_TOPICS',
+    defaultValue: DEFAULT_TOPICS,
+    parse: parseTopics,
+    help: 'topics LEVEL2,INDEX,TRADE,ORDER (or LEVEL2,INDEX: trade and order keep their defaults)',
   } satisfies OptionSpec<KafkaTopics>,
   group: {
-    flag: 'group', env: 'TICKVAULT_GROUP', defaultValue: DEFAULT_GROUP,
-    parse: parseGroup, help: 'consumer group',
+    flag: 'group',
+    env: 'TICKVAULT_GROUP',
+    defaultValue: DEFAULT_GROUP,
+    parse: parseGroup,
+    help: 'consumer group',
   } satisfies OptionSpec<string>,
   sealAfter: {
-    flag: 'seal-after', env: 'TICKVAULT_SEAL_AFTER', defaultValue: DEFAULT_SEAL_AFTER_MS,
-    parse: parseClockTime, help: 'Beijing time HH:MM after which a day may be sealed',
+    flag: 'seal-after',
+    env: 'TICKVAULT_SEAL_AFTER',
+    defaultValue: DEFAULT_SEAL_AFTER_MS,
+    parse: parseClockTime,
+    help: 'Beijing time HH:MM after which a day may be sealed',
   } satisfies OptionSpec<number>,
   metricsPort: {
-    flag: 'metrics-port', env: 'TICKVAULT_METRICS_PORT', defaultValue: null,
-    parse: (t: string, s: string): number | null => parsePort(t, s), help: 'serve Prometheus metrics at GET /metrics on this port (0: any free port)',
+    flag: 'metrics-port',
+    env: 'TICKVAULT_METRICS_PORT',
+    defaultValue: null,
+    parse: (t: string, s: string): number | null => parsePort(t, s),
+    help: 'serve Prometheus metrics at GET /metrics on this port (0: any free port)',
   } satisfies OptionSpec<number | null>,
   metricsHost: {
-    flag: 'metrics-host', env: 'TICKVAULT_METRICS_HOST', defaultValue: '127.0.0.1',
-    parse: (t: string) => t, help: 'address the metrics endpoint binds',
+    flag: 'metrics-host',
+    env: 'TICKVAULT_METRICS_HOST',
+    defaultValue: '127.0.0.1',
+    parse: (t: string) => t,
+    help: 'address the metrics endpoint binds',
   } satisfies OptionSpec<string>,
   sessionTimeout: {
-    flag: 'session-timeout', env: 'TICKVAULT_SESSION_TIMEOUT', defaultValue: 30_000,
-    parse: parseSessionTimeout, help: 'consumer group session timeout in ms',
+    flag: 'session-timeout',
+    env: 'TICKVAULT_SESSION_TIMEOUT',
+    defaultValue: 30_000,
+    parse: parseSessionTimeout,
+    help: 'consumer group session timeout in ms',
   } satisfies OptionSpec<number>,
 };
 

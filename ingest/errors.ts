@@ -29,7 +29,11 @@ export class IngestError extends Error {
   readonly retriable: boolean;
   readonly context: Readonly<Record<string, unknown>>;
 
-  constructor(readonly stage: IngestStage, message: string, opts: IngestErrorOptions = {}) {
+  constructor(
+    readonly stage: IngestStage,
+    message: string,
+    opts: IngestErrorOptions = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.retriable = opts.retriable ?? false;
     this.context = opts.context ?? {};
@@ -41,7 +45,9 @@ wireErrorClass('IngestError', {
   fields: (e) => ({ stage: e.stage, retriable: e.retriable, context: e.context }),
   rebuild: (message, f, cause) =>
     new IngestError(f.stage as IngestStage, message, {
-      retriable: f.retriable as boolean, context: f.context as Record<string, unknown>, cause,
+      retriable: f.retriable as boolean,
+      context: f.context as Record<string, unknown>,
+      cause,
     }),
 });
 

@@ -11,14 +11,18 @@ const filter = process.argv[2] ? new RegExp(process.argv[2]) : null;
 const LIMIT_MS = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 15 * 60_000);
 
 function find(dir) {
-  return readdirSync(dir).sort().flatMap((name) => {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) return find(p);
-    return name.endsWith('.test.js') ? [p] : [];
-  });
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) return find(p);
+      return name.endsWith('.test.js') ? [p] : [];
+    });
 }
 
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 const failures = [];
 for (const file of find(root)) {
   const name = relative(root, file);
@@ -28,14 +32,25 @@ for (const file of find(root)) {
   const result = await new Promise((resolve) => {
     const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; process.stdout.write(d); });
-    const timer = setTimeout(() => { out += '\n(timed out)'; child.kill('SIGKILL'); }, LIMIT_MS);
-    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, out }); });
+    child.stdout.on('data', (d) => {
+      out += d;
+      process.stdout.write(d);
+    });
+    const timer = setTimeout(() => {
+      out += '\n(timed out)';
+      child.kill('SIGKILL');
+    }, LIMIT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, out });
+    });
   });
   // eslint-disable-next-line no-control-regex -- uvu's colours (ESC [ … m) are what it removes
   const plain = result.out.replace(/\x1b\[[0-9;]*m/g, '');
   const num = (label) => Number((plain.match(new RegExp(`${label}:\\s+(\\d+)`)) ?? [])[1] ?? 0);
-  const total = num('Total'), ok = num('Passed'), skip = num('Skipped');
+  const total = num('Total'),
+    ok = num('Passed'),
+    skip = num('Skipped');
   passed += ok;
   skipped += skip;
   const bad = total - ok - skip;

@@ -49,18 +49,26 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
   const boundaryBytes = Math.floor(deps.cacheBytes * BOUNDARY_SHARE);
   // A damaged file is logged once, when found; each request it refuses is a 503 counted in /metrics.
   const columns = new FileColumnCache(deps.dataDir, deps.cacheBytes - boundaryBytes, (err) =>
-    deps.log.error({ file: err.path, reason: err.message }, 'stored file damaged; its symbol-day answers 503 until it is repaired: run tickvault doctor, then tickvault repair'));
+    deps.log.error(
+      { file: err.path, reason: err.message },
+      'stored file damaged; its symbol-day answers 503 until it is repaired: run tickvault doctor, then tickvault repair',
+    ),
+  );
   const rowJson = deps.jsonThreads > 0 ? new RowJsonPool({ dataDir: deps.dataDir }, deps.jsonThreads) : null;
   // A damaged row text costs speed, not answers (pages come from the file): logged once per file.
   const rowText = new RowTextSource(deps.dataDir, columns, (file, reason) =>
-    deps.log.error({ file, reason }, 'row text damaged; pages of this file are made from its Parquet file; run tickvault doctor --rebuild'));
+    deps.log.error({ file, reason }, 'row text damaged; pages of this file are made from its Parquet file; run tickvault doctor --rebuild'),
+  );
   const detailed = { dataDir: deps.dataDir, catalog: deps.catalog, columns, cursors: new CursorCodec(deps.cursorKey), rowJson, rowText };
   const operations = [
     detailedHistoryOperation('level2_quote_history', detailed),
     detailedHistoryOperation('level2_trade_history', detailed),
     detailedHistoryOperation('level2_order_history', detailed),
     tickHistoryOperation({
-      dataDir: deps.dataDir, catalog: deps.catalog, columns, boundaryBytes,
+      dataDir: deps.dataDir,
+      catalog: deps.catalog,
+      columns,
+      boundaryBytes,
       onDamagedPart: (err) => deps.log.error({ err, file: err.path }, 'boundary part damaged; answering from the files; run tickvault doctor'),
     }),
   ];

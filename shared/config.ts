@@ -101,16 +101,23 @@ export function parseSymbolList(text: string, source: string, kind: 'stock' | 'i
 
 export const OPTIONS = {
   dataDir: {
-    flag: 'data-dir', env: 'TICKVAULT_DATA_DIR', defaultValue: './data',
-    parse: asString, help: 'data directory (files, catalog, accounts)',
+    flag: 'data-dir',
+    env: 'TICKVAULT_DATA_DIR',
+    defaultValue: './data',
+    parse: asString,
+    help: 'data directory (files, catalog, accounts)',
   } satisfies OptionSpec<string>,
   logLevel: {
-    flag: 'log-level', env: 'TICKVAULT_LOG_LEVEL', defaultValue: 'info',
+    flag: 'log-level',
+    env: 'TICKVAULT_LOG_LEVEL',
+    defaultValue: 'info',
     parse: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     help: 'log level: fatal, error, warn, info, debug, trace or silent (JSON lines on stderr)',
   } satisfies OptionSpec<string>,
   now: {
-    flag: 'now', env: 'TICKVAULT_NOW', defaultValue: '',
+    flag: 'now',
+    env: 'TICKVAULT_NOW',
+    defaultValue: '',
     parse: (t, s) => {
       if (parseInstant(t) === null) throw new ConfigError(`${s} must be an ISO-8601 instant with offset, got "${t}"`);
       return t;
@@ -118,7 +125,9 @@ export const OPTIONS = {
     help: 'pin the clock to this ISO-8601 instant at start (it then advances in real time)',
   } satisfies OptionSpec<string>,
   progress: {
-    flag: 'progress', env: 'TICKVAULT_PROGRESS', defaultValue: 'auto',
+    flag: 'progress',
+    env: 'TICKVAULT_PROGRESS',
+    defaultValue: 'auto',
     parse: oneOf(['auto', 'on', 'off']),
     help: 'progress bars: auto (only on a TTY), on, off',
   } satisfies OptionSpec<string>,
@@ -129,7 +138,9 @@ export const OPTIONS = {
  * the data directory (one host), or a PostgreSQL URL shared by every site of one service.
  */
 export const STATE_URL_OPTION = {
-  flag: 'state-url', env: 'TICKVAULT_STATE_URL', defaultValue: '',
+  flag: 'state-url',
+  env: 'TICKVAULT_STATE_URL',
+  defaultValue: '',
   parse: (t: string, s: string) => {
     let scheme = '';
     try {

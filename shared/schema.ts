@@ -29,21 +29,14 @@ function levels(prefix: string, n: number, type: FieldType): FieldDef[] {
 }
 
 function bookFields(depth: number): FieldDef[] {
-  return [
-    ...levels('bid', depth, 'double'),
-    ...levels('ask', depth, 'double'),
-    ...levels('bid_vol', depth, 'double'),
-    ...levels('ask_vol', depth, 'double'),
-  ];
+  return [...levels('bid', depth, 'double'), ...levels('ask', depth, 'double'), ...levels('bid_vol', depth, 'double'), ...levels('ask_vol', depth, 'double')];
 }
 
 export const LEVEL2_FIELDS: readonly FieldDef[] = [
   { name: 'symbol', type: 'string' },
   { name: 'tradedate', type: 'string' },
   { name: 'time', type: 'string' },
-  ...['open', 'high', 'low', 'close', 'pre_close', 'volume', 'amount'].map(
-    (name): FieldDef => ({ name, type: 'double' }),
-  ),
+  ...['open', 'high', 'low', 'close', 'pre_close', 'volume', 'amount'].map((name): FieldDef => ({ name, type: 'double' })),
   ...bookFields(10),
 ];
 
@@ -51,9 +44,7 @@ export const INDEX_FIELDS: readonly FieldDef[] = [
   { name: 'tradedate', type: 'string' },
   { name: 'symbol', type: 'string' },
   { name: 'time', type: 'string' },
-  ...['open', 'high', 'low', 'close', 'pre_close', 'pct_chg', 'vol', 'amount'].map(
-    (name): FieldDef => ({ name, type: 'double' }),
-  ),
+  ...['open', 'high', 'low', 'close', 'pre_close', 'pct_chg', 'vol', 'amount'].map((name): FieldDef => ({ name, type: 'double' })),
   { name: 'transaction_num', type: 'int64' },
   ...bookFields(5),
 ];
@@ -112,7 +103,12 @@ export interface DatasetSchema {
 }
 
 function makeSchema(
-  dataset: Dataset, fields: readonly FieldDef[], symbols: 'stock' | 'index', timeForm: 'level2' | 'index', rowGroupSize: number, idField?: string,
+  dataset: Dataset,
+  fields: readonly FieldDef[],
+  symbols: 'stock' | 'index',
+  timeForm: 'level2' | 'index',
+  rowGroupSize: number,
+  idField?: string,
 ): DatasetSchema {
   const valueFields = fields.filter((f) => f.type !== 'string');
   return {

@@ -4,9 +4,7 @@
  */
 export type Exchange = 'SH' | 'SZ' | 'BJ';
 
-export type SymbolResult =
-  | { ok: true; symbol: string }
-  | { ok: false; reason: string };
+export type SymbolResult = { ok: true; symbol: string } | { ok: false; reason: string };
 
 const SUFFIX_TO_EXCHANGE: Readonly<Record<string, Exchange>> = {
   SH: 'SH',

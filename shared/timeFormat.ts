@@ -30,7 +30,10 @@ function digitsAt(text: string, from: number, n: number): number {
 /** Level-2 feed/file form `HHMMSSmmm` (exactly nine digits). */
 export function parseLevel2Time(text: unknown): number | null {
   if (typeof text !== 'string' || text.length !== 9) return null;
-  const h = digitsAt(text, 0, 2), m = digitsAt(text, 2, 2), s = digitsAt(text, 4, 2), f = digitsAt(text, 6, 3);
+  const h = digitsAt(text, 0, 2),
+    m = digitsAt(text, 2, 2),
+    s = digitsAt(text, 4, 2),
+    f = digitsAt(text, 6, 3);
   if (h < 0 || m < 0 || s < 0 || f < 0) return null;
   return hmsToMs(h, m, s, f);
 }
@@ -45,7 +48,10 @@ export function parseIndexClock(text: unknown): number | null {
   if (typeof text !== 'string' || text.length !== 23) return null;
   if (text[4] !== '-' || text[7] !== '-' || text[10] !== ' ' || text[13] !== ':' || text[16] !== ':' || text[19] !== '.') return null;
   if (digitsAt(text, 0, 4) < 0 || digitsAt(text, 5, 2) < 0 || digitsAt(text, 8, 2) < 0) return null;
-  const h = digitsAt(text, 11, 2), m = digitsAt(text, 14, 2), s = digitsAt(text, 17, 2), f = digitsAt(text, 20, 3);
+  const h = digitsAt(text, 11, 2),
+    m = digitsAt(text, 14, 2),
+    s = digitsAt(text, 17, 2),
+    f = digitsAt(text, 20, 3);
   if (h < 0 || m < 0 || s < 0 || f < 0) return null;
   return hmsToMs(h, m, s, f);
 }
@@ -81,7 +87,7 @@ export function formatIndexTime(date: string, ms: number): string {
 
 /** Strict YYYYMMDD naming a real calendar date. */
 export function isValidDateText(text: unknown): text is string {
-  if (typeof text !== "string" || !/^\d{8}$/.test(text)) return false;
+  if (typeof text !== 'string' || !/^\d{8}$/.test(text)) return false;
   const y = +text.slice(0, 4);
   const mo = +text.slice(4, 6);
   const d = +text.slice(6, 8);

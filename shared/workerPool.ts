@@ -221,7 +221,11 @@ export function serveWorker<Req, Res, P = never>(
       return;
     }
     // A synchronous handler's reply goes at once: the order of replies is the order of requests.
-    if (out instanceof Promise) out.then((v) => reply(id, v), (e: unknown) => fail(id, e));
+    if (out instanceof Promise)
+      out.then(
+        (v) => reply(id, v),
+        (e: unknown) => fail(id, e),
+      );
     else reply(id, out);
   });
 }

@@ -108,17 +108,34 @@ export interface CatalogFile {
 }
 
 interface FileRow {
-  dataset: Dataset; tradedate: string; symbol: string; path: string; rows: number;
-  first_time_ms: number; last_time_ms: number; bytes: number; sha256: string;
-  row_group_size: number; minute_base: number; minute_counts: Buffer; sealed_at_ms: number;
+  dataset: Dataset;
+  tradedate: string;
+  symbol: string;
+  path: string;
+  rows: number;
+  first_time_ms: number;
+  last_time_ms: number;
+  bytes: number;
+  sha256: string;
+  row_group_size: number;
+  minute_base: number;
+  minute_counts: Buffer;
+  sealed_at_ms: number;
   /** Absent in a catalog written before versions, opened read only. */
   version?: number;
 }
 
 export function fileFromRow(r: FileRow): CatalogFile {
   return {
-    dataset: r.dataset, tradedate: r.tradedate, symbol: r.symbol, path: r.path, rows: r.rows,
-    firstTimeMs: r.first_time_ms, lastTimeMs: r.last_time_ms, bytes: r.bytes, sha256: r.sha256,
+    dataset: r.dataset,
+    tradedate: r.tradedate,
+    symbol: r.symbol,
+    path: r.path,
+    rows: r.rows,
+    firstTimeMs: r.first_time_ms,
+    lastTimeMs: r.last_time_ms,
+    bytes: r.bytes,
+    sha256: r.sha256,
     rowGroupSize: r.row_group_size,
     minuteIndex: { base: r.minute_base, counts: decodeMinuteCounts(r.minute_counts) },
     sealedAtMs: r.sealed_at_ms,
@@ -244,7 +261,9 @@ export class CatalogReader {
     for (const table of tables) {
       const cols = new Set(this.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]);
       if (!cols.has('path')) continue;
-      const rows = this.db.prepare(`SELECT path, ${cols.has('sha256') ? 'sha256' : 'NULL'} AS sha256 FROM "${table.replace(/"/g, '""')}"`).all() as ListedFile[];
+      const rows = this.db
+        .prepare(`SELECT path, ${cols.has('sha256') ? 'sha256' : 'NULL'} AS sha256 FROM "${table.replace(/"/g, '""')}"`)
+        .all() as ListedFile[];
       // A path listed with a digest anywhere is checked against it.
       for (const r of rows) if (!byPath.has(r.path) || r.sha256 !== null) byPath.set(r.path, r.sha256);
     }
@@ -270,7 +289,11 @@ export class CatalogReader {
     this.dayParts ??= this.db.prepare('SELECT path, symbols, directory, bytes, sha256 FROM boundary_parts WHERE dataset = ? AND tradedate = ? ORDER BY path');
     const rows = this.dayParts.all(dataset, tradedate) as { path: string; symbols: string; directory: Buffer; bytes: number; sha256: string }[];
     return rows.map((r) => ({
-      path: r.path, symbols: JSON.parse(r.symbols) as string[], directory: decodeDirectory(r.directory), bytes: r.bytes, sha256: r.sha256,
+      path: r.path,
+      symbols: JSON.parse(r.symbols) as string[],
+      directory: decodeDirectory(r.directory),
+      bytes: r.bytes,
+      sha256: r.sha256,
     }));
   }
 
@@ -358,7 +381,11 @@ export class CatalogWriter {
   private readonly insertCalendarDay;
   private readonly insertPart;
   private restatementStmts: {
-    keep: Statement; replace: Statement; dropPart: Statement; keepPart: Statement; bump: Statement;
+    keep: Statement;
+    replace: Statement;
+    dropPart: Statement;
+    keepPart: Statement;
+    bump: Statement;
   } | null = null;
 
   constructor(readonly db: Db) {
@@ -382,8 +409,21 @@ export class CatalogWriter {
   recordFiles(dataset: Dataset, tradedate: string, rowGroupSize: number, files: readonly NewCatalogFile[], atMs: number): void {
     this.db.transaction(() => {
       for (const w of files) {
-        this.insertFile.run(dataset, tradedate, w.symbol, w.relPath, w.rows, w.firstTimeMs, w.lastTimeMs, w.bytes, w.sha256,
-          rowGroupSize, w.minuteBase, Buffer.from(w.minuteCounts), atMs);
+        this.insertFile.run(
+          dataset,
+          tradedate,
+          w.symbol,
+          w.relPath,
+          w.rows,
+          w.firstTimeMs,
+          w.lastTimeMs,
+          w.bytes,
+          w.sha256,
+          rowGroupSize,
+          w.minuteBase,
+          Buffer.from(w.minuteCounts),
+          atMs,
+        );
       }
     })();
   }
@@ -395,8 +435,13 @@ export class CatalogWriter {
    * restatement generation rises. Files and parts are durable on disk before this is called.
    */
   recordRestatement(
-    dataset: Dataset, tradedate: string, rowGroupSize: number, files: readonly (NewCatalogFile & { readonly version: number })[],
-    droppedParts: readonly string[], newParts: readonly NewBoundaryPart[], atMs: number,
+    dataset: Dataset,
+    tradedate: string,
+    rowGroupSize: number,
+    files: readonly (NewCatalogFile & { readonly version: number })[],
+    droppedParts: readonly string[],
+    newParts: readonly NewBoundaryPart[],
+    atMs: number,
   ): void {
     this.restatementStmts ??= {
       keep: this.db.prepare(`INSERT OR IGNORE INTO file_versions (dataset, tradedate, symbol, path, rows, first_time_ms, last_time_ms,
@@ -415,8 +460,22 @@ export class CatalogWriter {
     this.db.transaction(() => {
       for (const f of files) {
         q.keep.run(dataset, tradedate, f.symbol);
-        q.replace.run(f.relPath, f.rows, f.firstTimeMs, f.lastTimeMs, f.bytes, f.sha256, rowGroupSize, f.minuteBase,
-          Buffer.from(f.minuteCounts), atMs, f.version, dataset, tradedate, f.symbol);
+        q.replace.run(
+          f.relPath,
+          f.rows,
+          f.firstTimeMs,
+          f.lastTimeMs,
+          f.bytes,
+          f.sha256,
+          rowGroupSize,
+          f.minuteBase,
+          Buffer.from(f.minuteCounts),
+          atMs,
+          f.version,
+          dataset,
+          tradedate,
+          f.symbol,
+        );
       }
       for (const p of droppedParts) {
         q.dropPart.run(dataset, tradedate, p);
@@ -441,8 +500,11 @@ export class CatalogWriter {
       AND path NOT IN (SELECT path FROM boundary_parts)`;
     const args = { dataset, from, to };
     return this.db.transaction(() => {
-      const rows = this.db.prepare(`SELECT dataset, tradedate, path ${scope} UNION ALL SELECT dataset, tradedate, path ${parts} ORDER BY path`)
-        .all(args) as { dataset: Dataset; tradedate: string; path: string }[];
+      const rows = this.db.prepare(`SELECT dataset, tradedate, path ${scope} UNION ALL SELECT dataset, tradedate, path ${parts} ORDER BY path`).all(args) as {
+        dataset: Dataset;
+        tradedate: string;
+        path: string;
+      }[];
       this.db.prepare(`DELETE ${scope}`).run(args);
       this.db.prepare(`DELETE FROM replaced_parts WHERE (@dataset IS NULL OR dataset = @dataset) AND tradedate BETWEEN @from AND @to`).run(args);
       return rows;

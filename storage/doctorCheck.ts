@@ -19,7 +19,6 @@ import type { FileDigest } from './fileDigests.js';
 import { hasRowText } from './rowText/rowTextBuild.js';
 import { rowTextFault } from './rowText/rowTextCheck.js';
 
-
 /** What the catalog says about one sealed file (a subset of `CatalogFile`). */
 export interface DoctorCatalogEntry {
   readonly dataset: Dataset;
@@ -56,14 +55,7 @@ export interface DoctorIo {
 }
 
 export type ProblemKind =
-  | 'missing'
-  | 'extra'
-  | 'size-mismatch'
-  | 'checksum-mismatch'
-  | 'unreadable'
-  | 'row-count-mismatch'
-  | 'schema-mismatch'
-  | 'path-mismatch';
+  'missing' | 'extra' | 'size-mismatch' | 'checksum-mismatch' | 'unreadable' | 'row-count-mismatch' | 'schema-mismatch' | 'path-mismatch';
 
 /**
  * Stale temp files are leftovers of an interrupted seal: harmless to queries. Row text that
@@ -117,8 +109,6 @@ export interface DoctorReport {
 
 /** Temp names written by the sealer: `NAME.tmp-PID` (ingest/seal/day.ts). */
 const TEMP_RE = /\.tmp-([^/]*)$/;
-
-
 
 export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Promise<DoctorReport> {
   const problems: Problem[] = [];
@@ -239,7 +229,9 @@ async function checkPart(io: DoctorIo, part: DoctorPartEntry, opts: DoctorOption
   if (size === null) return [{ kind: 'missing', path: part.path, detail: 'boundary part listed in the catalog but not on disk' }];
   if (size !== part.bytes) return [{ kind: 'size-mismatch', path: part.path, detail: `${size} bytes on disk, catalog says ${part.bytes}` }];
   if (opts.quick) return [];
-  const sha = createHash('sha256').update(await io.readFile(part.path)).digest('hex');
+  const sha = createHash('sha256')
+    .update(await io.readFile(part.path))
+    .digest('hex');
   if (sha === part.sha256) return [];
   return [{ kind: 'checksum-mismatch', path: part.path, detail: `sha256 ${sha.slice(0, 16)}… differs from the catalog's ${part.sha256.slice(0, 16)}…` }];
 }

@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 
-
 /** One sealed file as found on disk. */
 export interface FileDigest {
   /** Relative to the data directory, `/`-separated (the catalog's path). */

@@ -65,9 +65,22 @@ function circles(graph: Map<string, string[]>): string[][] {
 }
 
 test('the checker finds a circle when there is one', () => {
-  const g = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]);
+  const g = new Map([
+    ['a', ['b']],
+    ['b', ['c']],
+    ['c', ['a']],
+    ['d', ['a']],
+  ]);
   assert.equal(circles(g), [['a', 'b', 'c', 'a']]);
-  assert.equal(circles(new Map([['a', ['b']], ['b', []]])), []);
+  assert.equal(
+    circles(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+      ]),
+    ),
+    [],
+  );
 });
 
 test('no import circle among the source files', () => {
@@ -80,7 +93,8 @@ test('no import circle among the source files', () => {
 test('every relative import names a source file that exists', () => {
   const missing: string[] = [];
   for (const [file, deps] of importGraph()) {
-    for (const dep of deps) if (!dep.endsWith('.json') && !statSync(dep, { throwIfNoEntry: false })) missing.push(`${relative(ROOT, file)} → ${relative(ROOT, dep)}`);
+    for (const dep of deps)
+      if (!dep.endsWith('.json') && !statSync(dep, { throwIfNoEntry: false })) missing.push(`${relative(ROOT, file)} → ${relative(ROOT, dep)}`);
   }
   assert.equal(missing, []);
 });

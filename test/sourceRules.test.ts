@@ -28,9 +28,11 @@ function sourceFiles(dir: string): string[] {
 function grep(dirs: readonly string[], pattern: RegExp): string[] {
   const hits: string[] = [];
   for (const file of dirs.flatMap((d) => sourceFiles(join(ROOT, d)))) {
-    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-      if (pattern.test(line)) hits.push(`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
-    });
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (pattern.test(line)) hits.push(`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`);
+      });
   }
   return hits;
 }

@@ -49,7 +49,13 @@ export function seededRandom(seed: string): () => number {
 }
 
 const STOCK_BLOCKS: readonly [number, string][] = [
-  [600000, 'SH'], [1, 'SZ'], [300001, 'SZ'], [688001, 'SH'], [2001, 'SZ'], [601000, 'SH'], [830799, 'BJ'],
+  [600000, 'SH'],
+  [1, 'SZ'],
+  [300001, 'SZ'],
+  [688001, 'SH'],
+  [2001, 'SZ'],
+  [601000, 'SH'],
+  [830799, 'BJ'],
 ];
 const INDEX_BASES: readonly number[] = [1, 300, 399001, 905, 399006, 16, 852, 399300];
 
@@ -64,7 +70,6 @@ export function indexCode(i: number): string {
   const base = INDEX_BASES[i % INDEX_BASES.length];
   return String(base + Math.floor(i / INDEX_BASES.length) * 10).padStart(6, '0');
 }
-
 
 /** Slot start times of a day: auction every 3 s up to 09:25:00, then both sessions. */
 function daySlots(): number[] {
@@ -144,8 +149,21 @@ interface StockSnap {
 function newStockSnap(): StockSnap {
   const levels = () => new Array<number | null>(10).fill(null);
   return {
-    symbol: '', date: '', timeMs: 0, auction: false, open: null, high: null, low: null, close: null, preClose: 0, volume: 0, amount: 0,
-    bid: levels(), ask: levels(), bidVol: levels(), askVol: levels(),
+    symbol: '',
+    date: '',
+    timeMs: 0,
+    auction: false,
+    open: null,
+    high: null,
+    low: null,
+    close: null,
+    preClose: 0,
+    volume: 0,
+    amount: 0,
+    bid: levels(),
+    ask: levels(),
+    bidVol: levels(),
+    askVol: levels(),
   };
 }
 
@@ -248,8 +266,17 @@ function writeStockLine(b: JsonLineBuffer, r: StockSnap): void {
 
 function stockObject(r: StockSnap): Record<string, unknown> {
   const row: Record<string, unknown> = {
-    kind: 'level2', symbol: r.symbol, tradedate: r.date, time: formatLevel2Time(r.timeMs),
-    open: r.open, high: r.high, low: r.low, close: r.close, pre_close: r.preClose, volume: r.volume, amount: r.amount,
+    kind: 'level2',
+    symbol: r.symbol,
+    tradedate: r.date,
+    time: formatLevel2Time(r.timeMs),
+    open: r.open,
+    high: r.high,
+    low: r.low,
+    close: r.close,
+    pre_close: r.preClose,
+    volume: r.volume,
+    amount: r.amount,
   };
   if (r.auction) {
     Object.assign(row, { bid1: r.bid[0], ask1: r.ask[0], bid_vol1: r.bidVol[0], ask_vol1: r.askVol[0] });
@@ -288,8 +315,22 @@ interface IndexSnap {
 function newIndexSnap(): IndexSnap {
   const levels = () => new Array<number>(5).fill(0);
   return {
-    symbol: '', date: '', timeMs: 0, open: 0, high: 0, low: 0, close: 0, preClose: 0, pctChg: 0, vol: 0, amount: 0, transactionNum: null,
-    bid: levels(), ask: levels(), bidVol: levels(), askVol: levels(),
+    symbol: '',
+    date: '',
+    timeMs: 0,
+    open: 0,
+    high: 0,
+    low: 0,
+    close: 0,
+    preClose: 0,
+    pctChg: 0,
+    vol: 0,
+    amount: 0,
+    transactionNum: null,
+    bid: levels(),
+    ask: levels(),
+    bidVol: levels(),
+    askVol: levels(),
   };
 }
 
@@ -332,14 +373,29 @@ function indexSnap(s: IndexState, date: string, timeMs: number, rnd: () => numbe
  * An index snapshot's value members in feed order, each with how to read it: the one list the
  * line, the member object and the staged row values are all made from.
  */
-const INDEX_MEMBERS: readonly { readonly name: string; readonly bytes: Uint8Array; readonly get: (r: IndexSnap) => number | null }[] = ([
-  ['open', (r) => r.open], ['high', (r) => r.high], ['low', (r) => r.low], ['close', (r) => r.close],
-  ['pre_close', (r) => r.preClose], ['pct_chg', (r) => r.pctChg], ['vol', (r) => r.vol], ['amount', (r) => r.amount],
-  ['transaction_num', (r) => r.transactionNum],
-  ...Array.from({ length: 5 }, (_, l) => [
-    [`bid${l + 1}`, (r) => r.bid[l]], [`ask${l + 1}`, (r) => r.ask[l]], [`bid_vol${l + 1}`, (r) => r.bidVol[l]], [`ask_vol${l + 1}`, (r) => r.askVol[l]],
-  ] as [string, (r: IndexSnap) => number | null][]).flat(),
-] as [string, (r: IndexSnap) => number | null][]).map(([name, get]) => ({ name, bytes: memberBytes(name), get }));
+const INDEX_MEMBERS: readonly { readonly name: string; readonly bytes: Uint8Array; readonly get: (r: IndexSnap) => number | null }[] = (
+  [
+    ['open', (r) => r.open],
+    ['high', (r) => r.high],
+    ['low', (r) => r.low],
+    ['close', (r) => r.close],
+    ['pre_close', (r) => r.preClose],
+    ['pct_chg', (r) => r.pctChg],
+    ['vol', (r) => r.vol],
+    ['amount', (r) => r.amount],
+    ['transaction_num', (r) => r.transactionNum],
+    ...Array.from(
+      { length: 5 },
+      (_, l) =>
+        [
+          [`bid${l + 1}`, (r) => r.bid[l]],
+          [`ask${l + 1}`, (r) => r.ask[l]],
+          [`bid_vol${l + 1}`, (r) => r.bidVol[l]],
+          [`ask_vol${l + 1}`, (r) => r.askVol[l]],
+        ] as [string, (r: IndexSnap) => number | null][],
+    ).flat(),
+  ] as [string, (r: IndexSnap) => number | null][]
+).map(([name, get]) => ({ name, bytes: memberBytes(name), get }));
 
 function indexObject(r: IndexSnap): Record<string, unknown> {
   const row: Record<string, unknown> = { kind: 'index', tradedate: r.date, symbol: r.symbol, time: formatIndexTime(r.date, r.timeMs) };
@@ -535,10 +591,18 @@ function stockValues(r: StockSnap, v: Float64Array): Float64Array {
 function tickMarkets(opts: GenerateOptions, date: string, stocks: readonly StockState[], rows?: TickRowSink): TickMarket[] | null {
   const scale = opts.ticks ?? 0;
   if (scale <= 0 || (opts.tickDays !== undefined && !opts.tickDays.includes(date))) return null;
-  return stocks.map((s) => new TickMarket({
-    symbol: s.symbol, date, preCloseCents: s.preCloseCents, scale, faults: opts.faults,
-    rnd: seededRandom(`${opts.seed}|ticks|${s.symbol}|${date}`), rows,
-  }));
+  return stocks.map(
+    (s) =>
+      new TickMarket({
+        symbol: s.symbol,
+        date,
+        preCloseCents: s.preCloseCents,
+        scale,
+        faults: opts.faults,
+        rnd: seededRandom(`${opts.seed}|ticks|${s.symbol}|${date}`),
+        rows,
+      }),
+  );
 }
 
 /** With probability `faults`, a bad line or a wrong duplicate made from the good row, written before it. */

@@ -39,8 +39,10 @@ const PER_WORKER_IN_FLIGHT = 2;
 
 export async function replayFiles(deps: ReplayDeps, paths: readonly string[], stats: ReplayStats = emptyReplayStats()): Promise<ReplayStats> {
   const pool = new WorkerPool<ParseRequest, ParsedChunk>({
-    name: 'feed parse worker', url: new URL('./parseWorker.js', import.meta.url),
-    size: deps.workers ?? Math.max(1, availableParallelism()), workerData: { catalogDb: deps.catalogDb } satisfies ParseWorkerInput,
+    name: 'feed parse worker',
+    url: new URL('./parseWorker.js', import.meta.url),
+    size: deps.workers ?? Math.max(1, availableParallelism()),
+    workerData: { catalogDb: deps.catalogDb } satisfies ParseWorkerInput,
   });
   // Chunks sent and not yet staged, in chunk order.
   const inFlight: Promise<ParsedChunk>[] = [];

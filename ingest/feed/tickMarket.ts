@@ -228,15 +228,13 @@ export class TickMarket {
     this.opened = true;
     const priority = (side: Side) => {
       const sign = side === 'B' ? -1 : 1;
-      const eligible = this.auctionOrders.filter(
-        (o) => o.side === side && o.remaining > 0 && (o.type === 'M' || sign * (o.bookCents - cents) <= 0),
-      );
+      const eligible = this.auctionOrders.filter((o) => o.side === side && o.remaining > 0 && (o.type === 'M' || sign * (o.bookCents - cents) <= 0));
       return eligible.sort((a, b) => (a.type === 'M' ? 1 : 0) - (b.type === 'M' ? 1 : 0) || sign * (a.bookCents - b.bookCents) || a.timeMs - b.timeMs);
     };
     const buys = priority('B');
     const sells = priority('S');
     let left = traded;
-    for (let b = 0, s = 0; left > 0; ) {
+    for (let b = 0, s = 0; left > 0;) {
       const buy = buys[b];
       const sell = sells[s];
       const v = Math.min(left, buy.remaining, sell.remaining);
@@ -316,13 +314,28 @@ export class TickMarket {
   private cancel(o: Order, t: number): void {
     if (this.shenzhen) {
       const trade: Trade = {
-        id: 0, timeMs: t, priceCents: 0, volume: o.remaining, flag: null, code: 'C',
-        buy: o.side === 'B' ? o : null, sell: o.side === 'S' ? o : null,
+        id: 0,
+        timeMs: t,
+        priceCents: 0,
+        volume: o.remaining,
+        flag: null,
+        code: 'C',
+        buy: o.side === 'B' ? o : null,
+        sell: o.side === 'S' ? o : null,
       };
       this.events.push({ timeMs: t, seq: this.events.length, order: null, trade });
     } else {
       const del: Order = {
-        id: 0, no: null, deletes: o, side: o.side, type: 'D', priceCents: o.priceCents, bookCents: o.bookCents, volume: o.remaining, remaining: 0, timeMs: t,
+        id: 0,
+        no: null,
+        deletes: o,
+        side: o.side,
+        type: 'D',
+        priceCents: o.priceCents,
+        bookCents: o.bookCents,
+        volume: o.remaining,
+        remaining: 0,
+        timeMs: t,
       };
       this.events.push({ timeMs: t, seq: this.events.length, order: del, trade: null });
     }
@@ -330,7 +343,18 @@ export class TickMarket {
   }
 
   private addOrder(side: Side, type: 'L' | 'M' | 'U', cents: number, volume: number, t: number): Order {
-    const o: Order = { id: 0, no: null, deletes: null, side, type, priceCents: type === 'L' ? cents : null, bookCents: cents, volume, remaining: volume, timeMs: t };
+    const o: Order = {
+      id: 0,
+      no: null,
+      deletes: null,
+      side,
+      type,
+      priceCents: type === 'L' ? cents : null,
+      bookCents: cents,
+      volume,
+      remaining: volume,
+      timeMs: t,
+    };
     this.events.push({ timeMs: t, seq: this.events.length, order: o, trade: null });
     this.pending.push(o);
     return o;
@@ -401,9 +425,27 @@ export class TickMarket {
     const p = this.parts;
     p.length = 0;
     p.push(
-      '{"kind":"order","symbol":"', this.sym, '","tradedate":"', this.date, '","time":"', time,
-      '","order_id":', String(o.id), ',"price":', num(yuan(o.priceCents)), ',"volume":', String(o.volume),
-      ',"amount":', num(this.orderAmount(o)), ',"side":"', o.side, '","order_type":"', o.type, '","order_no":', num(o.no), '}',
+      '{"kind":"order","symbol":"',
+      this.sym,
+      '","tradedate":"',
+      this.date,
+      '","time":"',
+      time,
+      '","order_id":',
+      String(o.id),
+      ',"price":',
+      num(yuan(o.priceCents)),
+      ',"volume":',
+      String(o.volume),
+      ',"amount":',
+      num(this.orderAmount(o)),
+      ',"side":"',
+      o.side,
+      '","order_type":"',
+      o.type,
+      '","order_no":',
+      num(o.no),
+      '}',
     );
     return p.join('');
   }
@@ -437,8 +479,17 @@ export class TickMarket {
 
   private orderObject(o: Order, time: string): Record<string, unknown> {
     return {
-      kind: 'order', symbol: this.sym, tradedate: this.date, time, order_id: o.id, price: yuan(o.priceCents), volume: o.volume,
-      amount: this.orderAmount(o), side: o.side, order_type: o.type, order_no: o.no,
+      kind: 'order',
+      symbol: this.sym,
+      tradedate: this.date,
+      time,
+      order_id: o.id,
+      price: yuan(o.priceCents),
+      volume: o.volume,
+      amount: this.orderAmount(o),
+      side: o.side,
+      order_type: o.type,
+      order_no: o.no,
     };
   }
 
@@ -446,19 +497,47 @@ export class TickMarket {
     const p = this.parts;
     p.length = 0;
     p.push(
-      '{"kind":"trade","symbol":"', this.sym, '","tradedate":"', this.date, '","time":"', time,
-      '","trade_id":', String(t.id), ',"price":', String(yuan(t.priceCents)), ',"volume":', String(t.volume),
-      ',"amount":', String(Math.round(t.volume * t.priceCents) / 100), ',"bs_flag":', t.flag === null ? 'null' : `"${t.flag}"`,
-      ',"trade_code":"', t.code, '","buy_order_id":', num(t.buy && t.buy.id), ',"sell_order_id":', num(t.sell && t.sell.id), '}',
+      '{"kind":"trade","symbol":"',
+      this.sym,
+      '","tradedate":"',
+      this.date,
+      '","time":"',
+      time,
+      '","trade_id":',
+      String(t.id),
+      ',"price":',
+      String(yuan(t.priceCents)),
+      ',"volume":',
+      String(t.volume),
+      ',"amount":',
+      String(Math.round(t.volume * t.priceCents) / 100),
+      ',"bs_flag":',
+      t.flag === null ? 'null' : `"${t.flag}"`,
+      ',"trade_code":"',
+      t.code,
+      '","buy_order_id":',
+      num(t.buy && t.buy.id),
+      ',"sell_order_id":',
+      num(t.sell && t.sell.id),
+      '}',
     );
     return p.join('');
   }
 
   private tradeObject(t: Trade, time: string): Record<string, unknown> {
     return {
-      kind: 'trade', symbol: this.sym, tradedate: this.date, time, trade_id: t.id, price: yuan(t.priceCents), volume: t.volume,
-      amount: Math.round(t.volume * t.priceCents) / 100, bs_flag: t.flag, trade_code: t.code,
-      buy_order_id: t.buy && t.buy.id, sell_order_id: t.sell && t.sell.id,
+      kind: 'trade',
+      symbol: this.sym,
+      tradedate: this.date,
+      time,
+      trade_id: t.id,
+      price: yuan(t.priceCents),
+      volume: t.volume,
+      amount: Math.round(t.volume * t.priceCents) / 100,
+      bs_flag: t.flag,
+      trade_code: t.code,
+      buy_order_id: t.buy && t.buy.id,
+      sell_order_id: t.sell && t.sell.id,
     };
   }
 
@@ -501,10 +580,7 @@ function fitting(q: Queue, shares: number): Order | null {
 type Row = Record<string, unknown>;
 
 /** Kinds of bad trade/order line the generator injects; each must be quarantined by ingestion. */
-const BAD_COMMON: readonly ((g: Row) => string)[] = [
-  (g) => JSON.stringify({ ...g, time: '9:30:00' }),
-  (g) => JSON.stringify({ ...g, price: 'n/a' }),
-];
+const BAD_COMMON: readonly ((g: Row) => string)[] = [(g) => JSON.stringify({ ...g, time: '9:30:00' }), (g) => JSON.stringify({ ...g, price: 'n/a' })];
 export const BAD_TRADES: readonly ((g: Row) => string)[] = [
   ...BAD_COMMON,
   (g) => JSON.stringify({ ...g, trade_id: undefined }),

@@ -43,10 +43,9 @@ export async function importAndSeal(deps: ImportAndSealDeps, files: readonly Pla
     for (const r of results) deps.onDaySealed?.(r);
     sealed.push(...results);
   };
-  const stats = await atStage('staging', join(stores.layout.dataDir, 'staging'), () => importFiles(
-    { stores, nowMs: nowMs(), onProgress: deps.onProgress, sealDays: (days) => seal(days), onFile: deps.onFile },
-    files,
-  ));
+  const stats = await atStage('staging', join(stores.layout.dataDir, 'staging'), () =>
+    importFiles({ stores, nowMs: nowMs(), onProgress: deps.onProgress, sealDays: (days) => seal(days), onFile: deps.onFile }, files),
+  );
   const rest = new Set([...stats.days, ...unsealedDays(stores, stats.sealedDays)].filter((d) => !stats.sealedDuring.has(d)));
   const rowsBefore = sealedRows;
   const onRows = deps.onSealing?.(stats.staged - sealedRows);

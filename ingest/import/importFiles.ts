@@ -48,8 +48,17 @@ export interface ImportStats {
 
 export function emptyImportStats(): ImportStats {
   return {
-    rows: 0, staged: 0, alreadyThere: 0, quarantined: 0, refusedRows: 0, reasons: new Map(), quarantinedFiles: new Map(),
-    refused: [], days: new Set(), sealedDays: new Set(), sealedDuring: new Set(),
+    rows: 0,
+    staged: 0,
+    alreadyThere: 0,
+    quarantined: 0,
+    refusedRows: 0,
+    reasons: new Map(),
+    quarantinedFiles: new Map(),
+    refused: [],
+    days: new Set(),
+    sealedDays: new Set(),
+    sealedDuring: new Set(),
   };
 }
 
@@ -86,7 +95,15 @@ const COMMIT_BYTES = 128 << 20;
 
 /** What is in flight, in file order: a unit's result, or the end of a file (no work of its own). */
 type Sent =
-  | { readonly kind: 'unit'; readonly file: FileImport; readonly result: Promise<ImportedUnit>; readonly bytesDone: number; readonly rows: number; readonly dataLines: number; readonly part: string }
+  | {
+      readonly kind: 'unit';
+      readonly file: FileImport;
+      readonly result: Promise<ImportedUnit>;
+      readonly bytesDone: number;
+      readonly rows: number;
+      readonly dataLines: number;
+      readonly part: string;
+    }
   | { readonly kind: 'end'; readonly file: FileImport };
 
 /** One file's import as its results arrive. */
@@ -105,7 +122,8 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
   const { stores } = deps;
   const staging = stores.staging;
   const pool = new WorkerPool<ImportUnit, ImportedUnit>({
-    name: 'import worker', url: new URL('./importWorker.js', import.meta.url),
+    name: 'import worker',
+    url: new URL('./importWorker.js', import.meta.url),
     size: deps.workers ?? Math.max(1, availableParallelism()),
     workerData: { catalogDb: stores.layout.catalogDb, dataDir: stores.layout.dataDir, nowMs: deps.nowMs } satisfies ImportWorkerInput,
   });
@@ -227,7 +245,15 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
       try {
         for await (const unit of unitsOf(planned)) {
           if (file.unreadable) break;
-          inFlight.push({ kind: 'unit', file, result: pool.run(unit.unit, { transfer: unit.transfer }), bytesDone: unit.bytesDone, rows: unit.rows, dataLines: unit.dataLines, part: unit.part });
+          inFlight.push({
+            kind: 'unit',
+            file,
+            result: pool.run(unit.unit, { transfer: unit.transfer }),
+            bytesDone: unit.bytesDone,
+            rows: unit.rows,
+            dataLines: unit.dataLines,
+            part: unit.part,
+          });
           while (tooMuchInFlight()) await applyNext();
         }
       } catch (e) {
@@ -294,7 +320,14 @@ export async function* unitsOf(file: PlannedFile): AsyncGenerator<UnitToSend> {
     const n = file.rowGroupRows.length;
     for (let g = 0; g < n; g++) {
       const rows = file.rowGroupRows[g];
-      yield { unit: { kind: 'parquet', reading: file.reading, rowGroup: g, firstRow }, transfer: [], bytesDone: Math.round((file.bytes * (g + 1)) / n), rows, dataLines: rows, part: `row group ${g} (${fmt(rows)} rows)` };
+      yield {
+        unit: { kind: 'parquet', reading: file.reading, rowGroup: g, firstRow },
+        transfer: [],
+        bytesDone: Math.round((file.bytes * (g + 1)) / n),
+        rows,
+        dataLines: rows,
+        part: `row group ${g} (${fmt(rows)} rows)`,
+      };
       firstRow += file.rowGroupRows[g];
     }
     return;

@@ -77,7 +77,8 @@ export async function planImport(inputs: readonly string[], opts: ImportOptions)
   for (const file of files) {
     const bytes = statSync(file).size;
     if (kindOf(file) === 'csv') {
-      if (mapping === null) throw new ImportInputError(`${file}: a CSV file needs --mapping MAP (ready-made ones in mappings/; the format in docs/import-mappings.md)`);
+      if (mapping === null)
+        throw new ImportInputError(`${file}: a CSV file needs --mapping MAP (ready-made ones in mappings/; the format in docs/import-mappings.md)`);
       const columns = await readCsvHeader(file, mapping.delimiter);
       const reading: FileReading = { file, mapping: opts.mapping, dataset: opts.dataset, columns, hiveDate: hiveFolderOf(file)?.date ?? null };
       planned.push({ kind: 'csv', reading, bytes, day: dayOf(mapperOf(reading, mapping)), delimiter: mapping.delimiter });
@@ -116,7 +117,8 @@ function lakeDatasetChecked(file: string, columns: readonly string[], dataset: D
     );
   }
   const missing = missingLakeColumns(d, all);
-  if (missing.length > 0) throw new ImportInputError(`${file}: lacks ${d} column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; other layouts need --mapping MAP`);
+  if (missing.length > 0)
+    throw new ImportInputError(`${file}: lacks ${d} column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; other layouts need --mapping MAP`);
   return d;
 }
 

@@ -41,7 +41,14 @@ export interface FileReading {
 }
 
 export type ImportUnit =
-  | { readonly kind: 'csv'; readonly reading: FileReading; readonly delimiter: string; readonly firstLineNo: number; readonly skipFirst: boolean; readonly bytes: Uint8Array }
+  | {
+      readonly kind: 'csv';
+      readonly reading: FileReading;
+      readonly delimiter: string;
+      readonly firstLineNo: number;
+      readonly skipFirst: boolean;
+      readonly bytes: Uint8Array;
+    }
   | { readonly kind: 'parquet'; readonly reading: FileReading; readonly rowGroup: number; readonly firstRow: number };
 
 export interface ImportedUnit {
@@ -76,7 +83,10 @@ export class UnitImporter {
   private readonly late: LateGuard;
   private readonly sealed: SealedRows;
 
-  constructor(private readonly input: ImportWorkerInput, catalog: CatalogReader) {
+  constructor(
+    private readonly input: ImportWorkerInput,
+    catalog: CatalogReader,
+  ) {
     this.late = new LateGuard(catalog);
     this.sealed = new SealedRows(catalog, input.dataDir);
   }

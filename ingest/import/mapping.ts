@@ -18,7 +18,11 @@ import { fieldUnit, NullTexts, valueWriter, type ValueWriter } from './sourceVal
 /** A mapping that cannot be read, or does not fit a data file: `mapping FILE:LINE: detail`. */
 export class MappingError extends Error {
   override name = 'MappingError';
-  constructor(readonly file: string, readonly line: number | null, readonly detail: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number | null,
+    readonly detail: string,
+  ) {
     super(`mapping ${file}${line === null ? '' : `:${line}`}: ${detail}`);
   }
 }
@@ -208,7 +212,8 @@ export function parseMapping(text: string, path: string): Mapping {
         once();
         arity(1, 1, 'one character, or tab, comma, semicolon, pipe or space');
         const d = DELIMITER_NAMES[args[0]] ?? args[0];
-        if (d.length !== 1 || d === '"' || d === '\n' || d === '\r') fail(ln, `delimiter ${JSON.stringify(args[0])} is not one character other than a quote (or tab, comma, semicolon, pipe, space)`);
+        if (d.length !== 1 || d === '"' || d === '\n' || d === '\r')
+          fail(ln, `delimiter ${JSON.stringify(args[0])} is not one character other than a quote (or tab, comma, semicolon, pipe, space)`);
         delimiter = d;
         break;
       }
@@ -336,10 +341,21 @@ export function parseMapping(text: string, path: string): Mapping {
     else fail(null, 'has no tradedate line (a column, file [pattern=REGEX], hive, or time with a datetime or epoch time)');
   }
   const td = tradedate!;
-  if (td.from === 'time' && !timeFormHasDate(t.form)) fail(td.line, `tradedate time needs a time form that carries the date (datetime, epoch_ms, epoch_us), not ${t.form}`);
+  if (td.from === 'time' && !timeFormHasDate(t.form))
+    fail(td.line, `tradedate time needs a time form that carries the date (datetime, epoch_ms, epoch_us), not ${t.form}`);
   const mapping: Mapping = {
-    path, dataset, datasetLine, delimiter, nulls, symbol: symbol!, tradedate: td, time: t,
-    priceScale, volumeUnit, zeroNull, fields,
+    path,
+    dataset,
+    datasetLine,
+    delimiter,
+    nulls,
+    symbol: symbol!,
+    tradedate: td,
+    time: t,
+    priceScale,
+    volumeUnit,
+    zeroNull,
+    fields,
   };
   if (dataset !== null) checkFields(mapping, dataset);
   return mapping;
@@ -427,7 +443,9 @@ export function compileMapping(mapping: Mapping, columns: readonly string[], dat
   // Exact names first; a header's stray blanks or different case still find the column when
   // that leaves no doubt.
   const exact = new Map<string, number>();
-  columns.forEach((c, i) => { if (!exact.has(c)) exact.set(c, i); });
+  columns.forEach((c, i) => {
+    if (!exact.has(c)) exact.set(c, i);
+  });
   const loose = new Map<string, number | null>();
   columns.forEach((c, i) => {
     const k = c.trim().toLowerCase();
@@ -458,15 +476,17 @@ export function compileMapping(mapping: Mapping, columns: readonly string[], dat
   for (const f of mapping.fields) {
     const def = fieldOf(ds, f.field)!;
     cols.push(columnOf(f.column, f.line, `field ${f.field}`));
-    writers.push(valueWriter({
-      field: def,
-      position: schema.valueFields.indexOf(def),
-      nulls,
-      priceScale: mapping.priceScale,
-      lots: mapping.volumeUnit === 'lots' && fieldUnit(def) === 'volume',
-      zeroNull: mapping.zeroNull.has(f.field),
-      letters: f.letters,
-    }));
+    writers.push(
+      valueWriter({
+        field: def,
+        position: schema.valueFields.indexOf(def),
+        nulls,
+        priceScale: mapping.priceScale,
+        lots: mapping.volumeUnit === 'lots' && fieldUnit(def) === 'volume',
+        zeroNull: mapping.zeroNull.has(f.field),
+        letters: f.letters,
+      }),
+    );
   }
   const width = schema.valueFields.length;
   const nWriters = writers.length;
@@ -493,7 +513,9 @@ export function compileMapping(mapping: Mapping, columns: readonly string[], dat
           lastDate = dateOfCell(cell);
         }
         if (lastDate === null) {
-          return cell === null || cell === undefined || cell === '' ? 'tradedate is missing' : `tradedate ${typeof cell === 'string' ? JSON.stringify(cell.slice(0, 40)) : String(cell)} is not YYYYMMDD or YYYY-MM-DD`;
+          return cell === null || cell === undefined || cell === ''
+            ? 'tradedate is missing'
+            : `tradedate ${typeof cell === 'string' ? JSON.stringify(cell.slice(0, 40)) : String(cell)} is not YYYYMMDD or YYYY-MM-DD`;
         }
         tradedate = lastDate;
       }

@@ -34,7 +34,10 @@ export class SealedRows {
   /** Recently read symbol-days (rows of one arrive together). */
   private readonly days = new Map<string, SealedDay | null>();
 
-  constructor(private readonly catalog: CatalogReader, private readonly dataDir: string) {}
+  constructor(
+    private readonly catalog: CatalogReader,
+    private readonly dataDir: string,
+  ) {}
 
   async compare(rows: readonly SnapshotRow[]): Promise<Comparison> {
     let equal = 0;
@@ -86,7 +89,13 @@ export async function readSealedDay(path: string, dataset: Dataset): Promise<Sea
   return withSyncFile(path, async (source, bytes) => {
     const footer = await readFooter(source, bytes);
     const all = footer.columns.map((_, i) => i);
-    const groups = await readRowGroups(source, footer, footer.rowGroups.map((_, g) => g), all, path);
+    const groups = await readRowGroups(
+      source,
+      footer,
+      footer.rowGroups.map((_, g) => g),
+      all,
+      path,
+    );
     const timeAt = schema.position.get('time')!;
     const valueAt = schema.valueFields.map((f) => schema.position.get(f.name)!);
     const parseTime = storedTimeMs(dataset);

@@ -171,19 +171,37 @@ export function chunkFromReply(
   }
   const records = kept
     ? kept.take()
-    : { records: reply.records, symbolDayOf: reply.symbolDayOf, symbolDays: reply.symbols.map((symbol, s): SymbolDay => ({ tradedate: reply.tradedates[s], symbol })) };
+    : {
+        records: reply.records,
+        symbolDayOf: reply.symbolDayOf,
+        symbolDays: reply.symbols.map((symbol, s): SymbolDay => ({ tradedate: reply.tradedates[s], symbol })),
+      };
   return {
-    topic, partition, dataset, firstOffset: Number(messages[0].offset), lastOffset: Number(messages[messages.length - 1].offset),
-    messages: messages.length, ...records, rejects, rejectOffsets, late: lateCount,
+    topic,
+    partition,
+    dataset,
+    firstOffset: Number(messages[0].offset),
+    lastOffset: Number(messages[messages.length - 1].offset),
+    messages: messages.length,
+    ...records,
+    rejects,
+    rejectOffsets,
+    late: lateCount,
   };
 }
 
 /** The quarantine entry of a late message, as it arrives (see PartitionLateGuard on canonical lines). */
 function lateReject(
-  late: PartitionLateGuard, source: string, dataset: Dataset, tradedate: string, symbol: string, timeMs: number,
-  values: readonly (number | null)[], m: ChunkMessage,
+  late: PartitionLateGuard,
+  source: string,
+  dataset: Dataset,
+  tradedate: string,
+  symbol: string,
+  timeMs: number,
+  values: readonly (number | null)[],
+  m: ChunkMessage,
 ): QuarantineEntry {
-  return lateEntry(source, dataset, tradedate, symbol, timeMs, values, late.canonicalLate ? null : m.value?.toString('utf8') ?? '');
+  return lateEntry(source, dataset, tradedate, symbol, timeMs, values, late.canonicalLate ? null : (m.value?.toString('utf8') ?? ''));
 }
 
 /**
@@ -192,7 +210,13 @@ function lateReject(
  * row's canonical feed line.
  */
 export function lateEntry(
-  source: string, dataset: Dataset, tradedate: string, symbol: string, timeMs: number, values: ArrayLike<number | null>, original: string | null,
+  source: string,
+  dataset: Dataset,
+  tradedate: string,
+  symbol: string,
+  timeMs: number,
+  values: ArrayLike<number | null>,
+  original: string | null,
 ): QuarantineEntry {
   return {
     source,

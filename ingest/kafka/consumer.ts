@@ -114,7 +114,10 @@ export class KafkaIngestor {
   private restartTimer: NodeJS.Timeout | null = null;
   private restarts: number[] = [];
 
-  private constructor(private readonly opts: IngestorOptions, private readonly cuts: SealCutStore | null) {
+  private constructor(
+    private readonly opts: IngestorOptions,
+    private readonly cuts: SealCutStore | null,
+  ) {
     this.log = opts.log;
     this.metrics = opts.metrics ?? new IngestMetrics();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
@@ -129,8 +132,13 @@ export class KafkaIngestor {
       this.faults = new DiskFaults({ log: opts.log, metrics: this.metrics, onChange: (stage, faulted) => this.onDiskFault(stage, faulted) });
       this.committer = new GroupCommitter(
         {
-          staging: this.stores.staging, offsets: this.offsets, sealState: this.sealState, nowMs: opts.nowMs, log: opts.log,
-          diskFaults: this.faults, dataDir: opts.dataDir,
+          staging: this.stores.staging,
+          offsets: this.offsets,
+          sealState: this.sealState,
+          nowMs: opts.nowMs,
+          log: opts.log,
+          diskFaults: this.faults,
+          dataDir: opts.dataDir,
         },
         (flushed) => this.onFlushed(flushed),
         (e) => this.fail(e),
@@ -139,20 +147,38 @@ export class KafkaIngestor {
       this.kafka = createKafka({ brokers: config.brokers, clientId: `tickvault-ingest-${process.pid}`, log: opts.log, retry: opts.retry });
       this.admin = this.kafka.admin();
       this.progress = new IngestProgressTracker({
-        admin: this.admin, group: config.group, offsets: this.offsets, metrics: this.metrics, log: opts.log, onProgress: opts.onProgress,
+        admin: this.admin,
+        group: config.group,
+        offsets: this.offsets,
+        metrics: this.metrics,
+        log: opts.log,
+        onProgress: opts.onProgress,
       });
       this.runner = new BatchRunner({
-        topics: config.topics, committer: this.committer, late: this.late, progress: this.progress, chunkSize: opts.chunkSize,
+        topics: config.topics,
+        committer: this.committer,
+        late: this.late,
+        progress: this.progress,
+        chunkSize: opts.chunkSize,
         halted: () => this.closed || this.stopping !== null || this.committer.failed !== null,
         // Until a write succeeds, not only between retries.
         paused: () => this.faults.faultOf('staging') !== null,
-        onDecodeError: (e) => this.fail(isStagingFailure(e) ? e : new IngestError('decode', `decoding failed: ${(e as Error).message}`, { retriable: true, cause: e })),
+        onDecodeError: (e) =>
+          this.fail(isStagingFailure(e) ? e : new IngestError('decode', `decoding failed: ${(e as Error).message}`, { retriable: true, cause: e })),
       });
       this.kafkaCommits = new OffsetCommitter({ consumer: () => this.consumer, assignment: () => this.assigned, log: opts.log });
       this.sealer = new KafkaSealer({
-        stores: this.stores, encode: opts.encode, offsets: this.offsets, sealState: this.sealState, late: this.late,
+        stores: this.stores,
+        encode: opts.encode,
+        offsets: this.offsets,
+        sealState: this.sealState,
+        late: this.late,
         view: this.progress.view(() => this.assigned),
-        topics: config.topics, sealAfterMs: config.sealAfterMs, nowMs: opts.nowMs, log: opts.log, metrics: this.metrics,
+        topics: config.topics,
+        sealAfterMs: config.sealAfterMs,
+        nowMs: opts.nowMs,
+        log: opts.log,
+        metrics: this.metrics,
         ...(cuts ? { cuts, site: config.group, drainCommits: () => this.committer.flush() } : {}),
       });
     } catch (e) {
@@ -169,9 +195,10 @@ export class KafkaIngestor {
   /** Connects, joins the group and starts consuming and sealing. */
   static async start(opts: IngestorOptions): Promise<KafkaIngestor> {
     // Sites that share a database agree on seal cuts there; unreachable at start is a failure.
-    const cuts = opts.config.stateUrl === ''
-      ? null
-      : await PostgresSealCuts.open(opts.config.stateUrl, (e) => opts.log.warn({ err: stateErrorText(e) }, 'seal-cut database connection lost'));
+    const cuts =
+      opts.config.stateUrl === ''
+        ? null
+        : await PostgresSealCuts.open(opts.config.stateUrl, (e) => opts.log.warn({ err: stateErrorText(e) }, 'seal-cut database connection lost'));
     let ing: KafkaIngestor;
     try {
       ing = await KafkaIngestor.openWhenWritable({ ...opts, metrics: opts.metrics ?? new IngestMetrics() }, cuts);
@@ -347,9 +374,13 @@ export class KafkaIngestor {
     // kafkajs gives up on errors it deems non-retriable (some are broker hiccups); a fresh
     // consumer is tried, within the same restart budget, before the process gives up.
     if (!(await this.allowRestart(err))) {
-      this.fail(new IngestError('consumer', `kafka consumer crashed and will not restart: ${err.name}: ${err.message}`, {
-        retriable: true, cause: err, context: { group },
-      }));
+      this.fail(
+        new IngestError('consumer', `kafka consumer crashed and will not restart: ${err.name}: ${err.message}`, {
+          retriable: true,
+          cause: err,
+          context: { group },
+        }),
+      );
       return;
     }
     this.log.warn({ err: `${err.name}: ${err.message}`, group }, 'kafka consumer crashed; starting a new one');
@@ -363,7 +394,11 @@ export class KafkaIngestor {
   private onAssignment(consumer: Consumer, memberAssignment: Record<string, number[]>): void {
     // Runs synchronously inside kafkajs's join, before its next fetch: the seeks apply to it.
     const a = new Map<string, number[]>();
-    for (const [topic, partitions] of Object.entries(memberAssignment)) a.set(topic, [...partitions].sort((x, y) => x - y));
+    for (const [topic, partitions] of Object.entries(memberAssignment))
+      a.set(
+        topic,
+        [...partitions].sort((x, y) => x - y),
+      );
     const seeks: string[] = [];
     const recorded: KafkaOffset[] = [];
     this.kafkaCommits.keepAssigned(a);

@@ -92,9 +92,18 @@ export function decodeRequest(req: DecodeRequest): DecodeReply {
     good++;
   }
   return {
-    ok, reasons, records: new Uint8Array(buffer, 0, good * size), symbolDayOf: symbolDayOf.subarray(0, good), symbols, tradedates,
+    ok,
+    reasons,
+    records: new Uint8Array(buffer, 0, good * size),
+    symbolDayOf: symbolDayOf.subarray(0, good),
+    symbols,
+    tradedates,
   };
 }
 
 // Freshly allocated typed arrays: their buffers are plain ArrayBuffers, safe to transfer.
-serveWorker<DecodeRequest, DecodeReply>(decodeRequest, (r) => [r.ok.buffer as ArrayBuffer, r.records.buffer as ArrayBuffer, r.symbolDayOf.buffer as ArrayBuffer]);
+serveWorker<DecodeRequest, DecodeReply>(decodeRequest, (r) => [
+  r.ok.buffer as ArrayBuffer,
+  r.records.buffer as ArrayBuffer,
+  r.symbolDayOf.buffer as ArrayBuffer,
+]);

@@ -23,9 +23,11 @@ export interface RawMessage {
 function decoderFailed(cause: unknown): IngestError {
   if (cause instanceof IngestError) return cause;
   const why =
-    cause instanceof WorkerPoolClosedError ? 'decode worker closed'
-    : cause instanceof WorkerDiedError ? cause.message
-    : `decode worker: ${(cause as Error).message}`;
+    cause instanceof WorkerPoolClosedError
+      ? 'decode worker closed'
+      : cause instanceof WorkerDiedError
+        ? cause.message
+        : `decode worker: ${(cause as Error).message}`;
   return new IngestError('decode', why, { retriable: true, cause });
 }
 

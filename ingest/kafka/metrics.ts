@@ -12,52 +12,78 @@ import { IngestError } from '../errors.js';
 export class IngestMetrics {
   readonly registry = new Registry();
   readonly consumed = new Counter({
-    name: 'tickvault_ingest_consumed_total', help: 'Kafka messages processed (staged, quarantined or skipped as already staged)',
-    labelNames: ['topic'] as const, registers: [this.registry],
+    name: 'tickvault_ingest_consumed_total',
+    help: 'Kafka messages processed (staged, quarantined or skipped as already staged)',
+    labelNames: ['topic'] as const,
+    registers: [this.registry],
   });
   readonly staged = new Counter({
-    name: 'tickvault_ingest_staged_total', help: 'Snapshots durably staged', labelNames: ['dataset'] as const, registers: [this.registry],
+    name: 'tickvault_ingest_staged_total',
+    help: 'Snapshots durably staged',
+    labelNames: ['dataset'] as const,
+    registers: [this.registry],
   });
   readonly quarantined = new Counter({
-    name: 'tickvault_ingest_quarantined_total', help: 'Messages quarantined (bad or late)', labelNames: ['dataset'] as const,
+    name: 'tickvault_ingest_quarantined_total',
+    help: 'Messages quarantined (bad or late)',
+    labelNames: ['dataset'] as const,
     registers: [this.registry],
   });
   readonly late = new Counter({
-    name: 'tickvault_ingest_late_total', help: 'Messages quarantined because their day or symbol-day was already sealed',
-    labelNames: ['dataset'] as const, registers: [this.registry],
+    name: 'tickvault_ingest_late_total',
+    help: 'Messages quarantined because their day or symbol-day was already sealed',
+    labelNames: ['dataset'] as const,
+    registers: [this.registry],
   });
   readonly skipped = new Counter({
-    name: 'tickvault_ingest_redelivered_total', help: 'Re-delivered messages skipped because they were already staged',
-    labelNames: ['topic'] as const, registers: [this.registry],
+    name: 'tickvault_ingest_redelivered_total',
+    help: 'Re-delivered messages skipped because they were already staged',
+    labelNames: ['topic'] as const,
+    registers: [this.registry],
   });
   readonly gap = new Counter({
-    name: 'tickvault_ingest_offset_gap_total', help: 'Offsets skipped between the stored position and the next message (e.g. lost to retention)',
-    labelNames: ['topic'] as const, registers: [this.registry],
+    name: 'tickvault_ingest_offset_gap_total',
+    help: 'Offsets skipped between the stored position and the next message (e.g. lost to retention)',
+    labelNames: ['topic'] as const,
+    registers: [this.registry],
   });
   readonly lag = new Gauge({
-    name: 'tickvault_ingest_lag_messages', help: 'Messages left to read on an owned partition', labelNames: ['topic', 'partition'] as const,
+    name: 'tickvault_ingest_lag_messages',
+    help: 'Messages left to read on an owned partition',
+    labelNames: ['topic', 'partition'] as const,
     registers: [this.registry],
   });
   readonly sealDuration = new Histogram({
-    name: 'tickvault_ingest_seal_duration_seconds', help: "Time to seal one partition's symbols of a day",
-    labelNames: ['dataset'] as const, buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300], registers: [this.registry],
+    name: 'tickvault_ingest_seal_duration_seconds',
+    help: "Time to seal one partition's symbols of a day",
+    labelNames: ['dataset'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
   });
   readonly sealedFiles = new Counter({
-    name: 'tickvault_ingest_sealed_files_total', help: 'Parquet files sealed', labelNames: ['dataset'] as const, registers: [this.registry],
+    name: 'tickvault_ingest_sealed_files_total',
+    help: 'Parquet files sealed',
+    labelNames: ['dataset'] as const,
+    registers: [this.registry],
   });
   readonly crashes = new Counter({ name: 'tickvault_ingest_consumer_crashes_total', help: 'Kafka consumer crashes', registers: [this.registry] });
   readonly diskFault = new Gauge({
     name: 'tickvault_ingest_disk_fault',
     help: 'A full or read-only disk stops this stage now (1; cause in the label), retried until a write succeeds; 0: none',
-    labelNames: ['stage', 'cause'] as const, registers: [this.registry],
+    labelNames: ['stage', 'cause'] as const,
+    registers: [this.registry],
   });
   readonly diskFaults = new Counter({
-    name: 'tickvault_ingest_disk_faults_total', help: 'Disk faults (full or read-only disk) that began, by stage',
-    labelNames: ['stage'] as const, registers: [this.registry],
+    name: 'tickvault_ingest_disk_faults_total',
+    help: 'Disk faults (full or read-only disk) that began, by stage',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
   });
   readonly diskWriteFailures = new Counter({
-    name: 'tickvault_ingest_disk_write_failures_total', help: 'Writes that failed on a full or read-only disk, retries included, by stage',
-    labelNames: ['stage'] as const, registers: [this.registry],
+    name: 'tickvault_ingest_disk_write_failures_total',
+    help: 'Writes that failed on a full or read-only disk, retries included, by stage',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
   });
   /** Ongoing disk faults by stage, as /healthz reports them. */
   private readonly faults = new Map<string, { readonly cause: string; readonly text: string; readonly sinceMs: number }>();
@@ -117,7 +143,9 @@ export function startMetricsServer(metrics: IngestMetrics, host: string, port: n
     );
   });
   return new Promise((resolve, reject) => {
-    server.once('error', (e) => reject(new IngestError('metrics', `cannot serve metrics on ${host}:${port}: ${e.message}`, { cause: e, context: { host, port } })));
+    server.once('error', (e) =>
+      reject(new IngestError('metrics', `cannot serve metrics on ${host}:${port}: ${e.message}`, { cause: e, context: { host, port } })),
+    );
     server.listen(port, host, () => {
       const bound = (server.address() as AddressInfo).port;
       resolve({

@@ -10,7 +10,6 @@ import type { Consumer } from 'kafkajs';
 import type { Logger } from '../../shared/logger.js';
 import type { Assignment } from './positions.js';
 
-
 export interface KafkaOffset {
   readonly topic: string;
   readonly partition: number;

@@ -132,9 +132,15 @@ export async function produceFeedFiles(opts: ProduceOptions): Promise<ProduceSta
             opts.onProgress?.({ file, bytesRead: at, messages: stats.messages });
           },
           (e: unknown) => {
-            throw new IngestError('produce', `publishing ${file} to ${opts.brokers.join(',')} failed after ${stats.messages} messages: ${(e as Error).message}`, {
-              retriable: true, cause: e, context: { file, brokers: opts.brokers, messages: stats.messages },
-            });
+            throw new IngestError(
+              'produce',
+              `publishing ${file} to ${opts.brokers.join(',')} failed after ${stats.messages} messages: ${(e as Error).message}`,
+              {
+                retriable: true,
+                cause: e,
+                context: { file, brokers: opts.brokers, messages: stats.messages },
+              },
+            );
           },
         );
       };

@@ -11,7 +11,6 @@ import type { IngestMetrics } from './metrics.js';
 import type { KafkaOffsetStore } from './offsets.js';
 import { ownedPositions, type Assignment, type KafkaView, type Watermarks } from './positions.js';
 
-
 /** Durably processed messages and what became of them. */
 export interface IngestCounts {
   consumed: number;
@@ -71,20 +70,29 @@ export class IngestProgressTracker {
       if (f.skipped) m.skipped.inc({ topic: f.topic }, f.skipped);
       if (f.gap) {
         m.gap.inc({ topic: f.topic }, f.gap);
-        this.d.log.warn({ topic: f.topic, partition: f.partition, gap: f.gap, next: f.next }, 'offsets missing before these messages (lost to retention, or transaction markers)');
+        this.d.log.warn(
+          { topic: f.topic, partition: f.partition, gap: f.gap, next: f.next },
+          'offsets missing before these messages (lost to retention, or transaction markers)',
+        );
       }
     }
   }
 
   /** Measures the lag of the owned partitions, exports it, and logs progress when it moved. */
   async report(a: Assignment): Promise<void> {
-    const positions = await ownedPositions(this.view(() => a), this.d.offsets, a);
+    const positions = await ownedPositions(
+      this.view(() => a),
+      this.d.offsets,
+      a,
+    );
     const lags = positions.map((p) => ({ topic: p.topic, partition: p.partition, lag: lagOf(p) }));
     this.d.metrics.setLag(lags);
     for (const p of positions) {
       if (p.position !== null && p.position > p.high) {
-        this.d.log.error({ topic: p.topic, partition: p.partition, stored: p.position, high: p.high },
-          'stored offset is past the end of the partition: was the topic recreated? clear its row in kafka_offsets to read it again');
+        this.d.log.error(
+          { topic: p.topic, partition: p.partition, stored: p.position, high: p.high },
+          'stored offset is past the end of the partition: was the topic recreated? clear its row in kafka_offsets to read it again',
+        );
       }
     }
     const lag = lags.reduce((s, l) => s + l.lag, 0);

@@ -15,7 +15,6 @@ import type { IngestProgressTracker } from './progress.js';
 import { BatchQueue, type QueueItem } from './queue.js';
 import type { PartitionLateGuard } from '../seal/sealState.js';
 
-
 interface QueuedBatch extends QueueItem<KafkaMessage> {
   readonly topic: string;
   readonly partition: number;

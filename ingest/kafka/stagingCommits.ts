@@ -214,7 +214,9 @@ export class GroupCommitter {
           }, retryInMs);
         }
         throw new IngestError('staging', `group commit held back by a full or read-only disk; retried in ${retryInMs} ms`, {
-          retriable: true, cause: e, context: { retryInMs },
+          retriable: true,
+          cause: e,
+          context: { retryInMs },
         });
       }
       this.failure = isStagingFailure(e) ? e : stagingFailed('group commit', e);
@@ -256,7 +258,16 @@ export class GroupCommitter {
       this.appended.clear();
       if (this.deps.log?.isLevelEnabled('debug')) {
         const messages = batch.reduce((a, c) => a + c.messages, 0);
-        this.deps.log.debug({ chunks: batch.length, messages, appendMs: Math.round(tAppend - t0), syncMs: Math.round(t1 - tAppend), recordMs: Math.round(performance.now() - t1) }, 'group commit');
+        this.deps.log.debug(
+          {
+            chunks: batch.length,
+            messages,
+            appendMs: Math.round(tAppend - t0),
+            syncMs: Math.round(t1 - tAppend),
+            recordMs: Math.round(performance.now() - t1),
+          },
+          'group commit',
+        );
       }
       return out;
     } catch (e) {
@@ -312,7 +323,9 @@ export class GroupCommitter {
       for (const sd of c.symbolDays) sealState.noteSymbol(c.dataset, sd.tradedate, sd.symbol, c.partition);
       const prev = out.get(k);
       out.set(k, {
-        topic: c.topic, partition: c.partition, dataset: c.dataset,
+        topic: c.topic,
+        partition: c.partition,
+        dataset: c.dataset,
         next: Math.max(prev?.next ?? 0, stored.get(k) ?? before ?? 0),
         messages: (prev?.messages ?? 0) + c.messages,
         staged: (prev?.staged ?? 0) + c.symbolDayOf.length,
@@ -322,10 +335,15 @@ export class GroupCommitter {
         gap: (prev?.gap ?? 0) + (before !== null && before < c.firstOffset ? c.firstOffset - before : 0),
       });
     }
-    staging.stage([], rejects, () => {
-      const at = nowMs();
-      for (const [topic, partition, next] of advances) offsets.advance(topic, partition, next, at);
-    }, { sync: false });
+    staging.stage(
+      [],
+      rejects,
+      () => {
+        const at = nowMs();
+        for (const [topic, partition, next] of advances) offsets.advance(topic, partition, next, at);
+      },
+      { sync: false },
+    );
     return [...out.values()];
   }
 }

@@ -28,21 +28,39 @@ const datasetWord = oneOf(DATASETS);
 
 export const MIRROR_OPTIONS = {
   upstream: {
-    flag: 'upstream', env: 'TICKVAULT_UPSTREAM', defaultValue: '', parse: upstreamUrl,
+    flag: 'upstream',
+    env: 'TICKVAULT_UPSTREAM',
+    defaultValue: '',
+    parse: upstreamUrl,
     help: "the upstream service's base address ({base_url}: /api is added; an address ending in /api is taken as is)",
   } satisfies OptionSpec<string>,
   key: {
-    flag: 'key', env: 'TICKVAULT_UPSTREAM_KEY', defaultValue: '', parse: required('the API key of an account at the upstream'),
+    flag: 'key',
+    env: 'TICKVAULT_UPSTREAM_KEY',
+    defaultValue: '',
+    parse: required('the API key of an account at the upstream'),
     help: 'API key of an account at the upstream (or TICKVAULT_UPSTREAM_KEY, which keeps it out of ps)',
   } satisfies OptionSpec<string>,
   rate: {
-    flag: 'rate', env: 'TICKVAULT_MIRROR_RATE', defaultValue: 10, parse: parsePositiveInt,
+    flag: 'rate',
+    env: 'TICKVAULT_MIRROR_RATE',
+    defaultValue: 10,
+    parse: parsePositiveInt,
     help: "requests per second to the upstream, all interfaces together (default 10, half the vendor's 20)",
   } satisfies OptionSpec<number>,
   datasets: {
-    flag: 'datasets', env: 'TICKVAULT_MIRROR_DATASETS', defaultValue: DATASETS as readonly Dataset[],
+    flag: 'datasets',
+    env: 'TICKVAULT_MIRROR_DATASETS',
+    defaultValue: DATASETS as readonly Dataset[],
     parse: (t: string, s: string): readonly Dataset[] => {
-      const words = [...new Set(t.split(',').map((w) => w.trim()).filter((w) => w !== ''))];
+      const words = [
+        ...new Set(
+          t
+            .split(',')
+            .map((w) => w.trim())
+            .filter((w) => w !== ''),
+        ),
+      ];
       if (words.length === 0) throw new ConfigError(`${s} must name at least one of ${DATASETS.join(', ')}`);
       return words.map((w) => datasetWord(w, s) as Dataset);
     },
@@ -70,7 +88,9 @@ export function mirrorDays(from: string, to: string, nowMs: number): string[] {
   if (from > to) throw new ConfigError(`--from ${from} is after --to ${to}`);
   const range = knownRange();
   if (!isInKnownRange(from) || !isInKnownRange(to)) {
-    throw new ConfigError(`${from}-${to} is not inside the calendar's known range ${range.first}..${range.last}; import that year's closures with \`tickvault calendar import FILE\` first`);
+    throw new ConfigError(
+      `${from}-${to} is not inside the calendar's known range ${range.first}..${range.last}; import that year's closures with \`tickvault calendar import FILE\` first`,
+    );
   }
   const latest = latestTradingDay(nowMs);
   if (to > latest) throw new ConfigError(`--to ${to} is after the latest trading day ${latest}: a mirror takes past days only`);
@@ -87,8 +107,10 @@ export function loadMirrorPlan(flags: Flags, env: Env, nowMs: number): MirrorPla
   if (typeof flags.from !== 'string' || typeof flags.to !== 'string') throw new ConfigError('--from YYYYMMDD and --to YYYYMMDD are required');
   if (typeof flags.symbols === 'string' && typeof flags['symbols-file'] === 'string') throw new ConfigError('give --symbols or --symbols-file, not both');
   const stocks =
-    typeof flags.symbols === 'string' ? parseSymbolList(flags.symbols, '--symbols', 'stock')
-      : typeof flags['symbols-file'] === 'string' ? parseSymbolList(readSymbolsFile(flags['symbols-file']), `--symbols-file ${flags['symbols-file']}`, 'stock')
+    typeof flags.symbols === 'string'
+      ? parseSymbolList(flags.symbols, '--symbols', 'stock')
+      : typeof flags['symbols-file'] === 'string'
+        ? parseSymbolList(readSymbolsFile(flags['symbols-file']), `--symbols-file ${flags['symbols-file']}`, 'stock')
         : null;
   const indexes = typeof flags.indexes === 'string' ? parseSymbolList(flags.indexes, '--indexes', 'index') : null;
   return {

@@ -46,7 +46,10 @@ export class MirrorRecords {
   private readonly dropSymbolDays;
   private readonly db: Db;
 
-  constructor(db: Db, private readonly upstream: string) {
+  constructor(
+    db: Db,
+    private readonly upstream: string,
+  ) {
     this.db = db;
     db.exec(MIRROR_SCHEMA);
     this.getSymbolDay = db.prepare('SELECT via, rows, spool FROM mirror_symbol_days WHERE dataset = ? AND tradedate = ? AND symbol = ?');

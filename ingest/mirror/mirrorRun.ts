@@ -90,8 +90,16 @@ export async function runMirror(deps: MirrorDeps, plan: MirrorPlan): Promise<Mir
   const records = new MirrorRecords(stores.staging.db, plan.upstreamUrl);
   const ctx: FetchContext = { upstream, dataDir, spoolRoot: stores.layout.mirrorSpool, log, jsonOnly: new Set<UpstreamInterface>() };
   const outcome: MirrorOutcome = {
-    fetched: { parquet: 0, json: 0, nodata: 0 }, resumed: 0, rows: 0, daysAlreadyDone: 0,
-    sealed: [], importStats: emptyImportStats(), stopped: [], refused: [], damagedUpstream: [], counts: upstream.counts,
+    fetched: { parquet: 0, json: 0, nodata: 0 },
+    resumed: 0,
+    rows: 0,
+    daysAlreadyDone: 0,
+    sealed: [],
+    importStats: emptyImportStats(),
+    stopped: [],
+    refused: [],
+    damagedUpstream: [],
+    counts: upstream.counts,
   };
   let known = 0;
   let done = 0;
@@ -123,7 +131,9 @@ export async function runMirror(deps: MirrorDeps, plan: MirrorPlan): Promise<Mir
     mergeStats(outcome.importStats, stats);
     outcome.sealed.push(...sealed);
     for (const r of stats.refused) {
-      outcome.refused.push(`${dataset} ${day}: ${r.file} refused, nothing of it staged: ${r.reason}${r.sealedDay ? '; a sealed day changes only through `tickvault restate`' : ''}`);
+      outcome.refused.push(
+        `${dataset} ${day}: ${r.file} refused, nothing of it staged: ${r.reason}${r.sealedDay ? '; a sealed day changes only through `tickvault restate`' : ''}`,
+      );
     }
     return stats.refused.length === 0;
   };
@@ -152,7 +162,9 @@ export async function runMirror(deps: MirrorDeps, plan: MirrorPlan): Promise<Mir
       const before = symbols.map((s) => records.symbolDay(dataset, day, s));
       if (stores.catalogReader.isDaySealed(dataset, day) && before.some((r) => r === null)) {
         // Sealed here by something other than a mirror of these symbols: never changed by one.
-        outcome.refused.push(`${dataset} ${day} is already sealed here, not by a mirror of these symbols; a sealed day changes only through \`tickvault restate\``);
+        outcome.refused.push(
+          `${dataset} ${day} is already sealed here, not by a mirror of these symbols; a sealed day changes only through \`tickvault restate\``,
+        );
         continue;
       }
       known += symbols.length;

@@ -48,7 +48,12 @@ export class SpoolVerifyError extends Error {
  * row of this symbol and day. Returns the rows and the path relative to `dataDir`.
  */
 export async function spoolParquet(
-  dataDir: string, spoolRoot: string, dataset: Dataset, tradedate: string, symbol: string, bytes: Uint8Array,
+  dataDir: string,
+  spoolRoot: string,
+  dataset: Dataset,
+  tradedate: string,
+  symbol: string,
+  bytes: Uint8Array,
 ): Promise<{ readonly rows: number; readonly spool: string }> {
   const dir = spoolDayDir(spoolRoot, dataset, tradedate);
   mkdirSync(dir, { recursive: true });
@@ -70,11 +75,14 @@ export async function spoolParquet(
   for (let g = 0; g < layout.rowGroupRows.length; g++) {
     const cells = await readRowGroupCells(path, g);
     if (cells.rows !== layout.rowGroupRows[g]) {
-      throw new SpoolVerifyError(`the ${dataset} file of ${symbol} ${tradedate}: row group ${g} holds ${cells.rows} rows, its footer says ${layout.rowGroupRows[g]}`);
+      throw new SpoolVerifyError(
+        `the ${dataset} file of ${symbol} ${tradedate}: row group ${g} holds ${cells.rows} rows, its footer says ${layout.rowGroupRows[g]}`,
+      );
     }
     const symbols = cells.columns[symbolAt]!;
     const dates = cells.columns[dateAt]!;
-    if (!('cells' in symbols) || !('cells' in dates)) throw new SpoolVerifyError(`the ${dataset} file of ${symbol} ${tradedate}: symbol and tradedate are not text columns`);
+    if (!('cells' in symbols) || !('cells' in dates))
+      throw new SpoolVerifyError(`the ${dataset} file of ${symbol} ${tradedate}: symbol and tradedate are not text columns`);
     for (let i = 0; i < cells.rows; i++) {
       if (symbols.cells[i] !== symbol || dates.cells[i] !== tradedate) {
         throw new SpoolVerifyError(
@@ -101,9 +109,7 @@ export function spoolCsvText(fields: readonly string[], pages: readonly (readonl
   return `${lines.join('\n')}\n`;
 }
 
-export async function spoolCsv(
-  dataDir: string, spoolRoot: string, dataset: Dataset, tradedate: string, symbol: string, text: string,
-): Promise<string> {
+export async function spoolCsv(dataDir: string, spoolRoot: string, dataset: Dataset, tradedate: string, symbol: string, text: string): Promise<string> {
   const dir = spoolDayDir(spoolRoot, dataset, tradedate);
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${symbol}.csv`);

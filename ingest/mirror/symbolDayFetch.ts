@@ -136,7 +136,11 @@ async function download(ctx: FetchContext, dataset: Exclude<Dataset, 'index'>, t
 async function* detailedPages(client: TickvaultClient, dataset: Dataset, tradedate: string, symbol: string): AsyncGenerator<Level2Page> {
   const params = { symbol, tradedate, page_size: PAGE_SIZE };
   const pages =
-    dataset === 'level2' ? client.level2QuoteHistoryPages(params) : dataset === 'trade' ? client.level2TradeHistoryPages(params) : client.level2OrderHistoryPages(params);
+    dataset === 'level2'
+      ? client.level2QuoteHistoryPages(params)
+      : dataset === 'trade'
+        ? client.level2TradeHistoryPages(params)
+        : client.level2OrderHistoryPages(params);
   for await (const page of pages) {
     if (page.tradedate !== tradedate) throw new Error(`the upstream answered ${dataset} of ${symbol} for ${page.tradedate}, asked ${tradedate}`);
     yield page;
@@ -148,7 +152,14 @@ function indexPages(client: TickvaultClient, tradedate: string, symbol: string):
 }
 
 /** Every row of the pages is of the symbol-day asked for, in the dataset's fields. */
-function checkRows(fields: readonly string[], items: readonly (readonly unknown[])[], dataset: Dataset, tradedate: string, symbol: string, iface: string): void {
+function checkRows(
+  fields: readonly string[],
+  items: readonly (readonly unknown[])[],
+  dataset: Dataset,
+  tradedate: string,
+  symbol: string,
+  iface: string,
+): void {
   const expected = SCHEMAS[dataset].fieldNames;
   if (fields.join(',') !== expected.join(',')) throw new Error(`${iface} answered fields ${fields.join(',')}, not ${expected.join(',')}`);
   const s = fields.indexOf('symbol');

@@ -38,7 +38,10 @@ export interface UpstreamCounts {
  */
 export class Pacer {
   private nextAtMs = 0;
-  constructor(private readonly rate: number, private readonly nowMs: () => number = Date.now) {}
+  constructor(
+    private readonly rate: number,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
 
   async take(): Promise<void> {
     const now = this.nowMs();

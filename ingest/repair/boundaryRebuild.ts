@@ -24,7 +24,8 @@ const PART_PATH = /^_boundary\/([^/]+)\/date=(\d{8})\/[^/]+\.tvb$/;
 export async function rebuildPart(dataDir: string, reader: CatalogReader, part: DoctorPartEntry, damaged: ReadonlySet<string>): Promise<PartOutcome> {
   const m = PART_PATH.exec(part.path);
   const dataset = m?.[1] as Dataset | undefined;
-  if (m === null || dataset === undefined || !DATASETS.includes(dataset)) return { kind: 'not-rebuilt', reason: 'its path is not a boundary part\'s (_boundary/DATASET/date=YYYYMMDD/NAME.tvb)' };
+  if (m === null || dataset === undefined || !DATASETS.includes(dataset))
+    return { kind: 'not-rebuilt', reason: "its path is not a boundary part's (_boundary/DATASET/date=YYYYMMDD/NAME.tvb)" };
   const tradedate = m[2]!;
   const listed = reader.boundaryParts(dataset, tradedate).find((p) => p.path === part.path);
   if (listed === undefined) return { kind: 'not-rebuilt', reason: 'the catalog lists no symbols for it' };
@@ -50,7 +51,11 @@ export async function rebuildPart(dataDir: string, reader: CatalogReader, part: 
 
 async function isCatalogs(dataDir: string, relPath: string, sha256: string): Promise<boolean> {
   try {
-    return createHash('sha256').update(await readFile(join(dataDir, relPath))).digest('hex') === sha256;
+    return (
+      createHash('sha256')
+        .update(await readFile(join(dataDir, relPath)))
+        .digest('hex') === sha256
+    );
   } catch {
     return false;
   }

@@ -12,7 +12,10 @@ import { layoutFor } from '../../storage/layout.js';
 
 export const REPAIR_OPTIONS = {
   from: {
-    flag: 'from', env: 'TICKVAULT_REPAIR_FROM', defaultValue: '', parse: (t: string) => t.trim(),
+    flag: 'from',
+    env: 'TICKVAULT_REPAIR_FROM',
+    defaultValue: '',
+    parse: (t: string) => t.trim(),
     help: "where sound copies are: a peer tickvault server's base address (http://host:8080; /api is added) or a directory (a peer's data directory, or a backup by tickvault backup)",
   } satisfies OptionSpec<string>,
   key: MIRROR_OPTIONS.key,
@@ -20,8 +23,7 @@ export const REPAIR_OPTIONS = {
 };
 
 export type RepairFrom =
-  | { readonly kind: 'dir'; readonly dir: string }
-  | { readonly kind: 'url'; readonly url: string; readonly apikey: string; readonly rate: number };
+  { readonly kind: 'dir'; readonly dir: string } | { readonly kind: 'url'; readonly url: string; readonly apikey: string; readonly rate: number };
 
 export function loadRepairFrom(flags: Flags, env: Env, dataDir: string): RepairFrom {
   const from = resolveOption(REPAIR_OPTIONS.from, flags, env);
@@ -33,7 +35,8 @@ export function loadRepairFrom(flags: Flags, env: Env, dataDir: string): RepairF
     } catch {
       throw new ConfigError(`--from must be a peer's base address, e.g. http://host:8080, or a directory; got "${from.slice(0, 80)}"`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`--from must be an http:// or https:// address or a directory, got "${url.protocol}"`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new ConfigError(`--from must be an http:// or https:// address or a directory, got "${url.protocol}"`);
     const apikey = resolveOption(REPAIR_OPTIONS.key, flags, env);
     if (apikey === '') throw new ConfigError('--key KEY is required with --from URL (or TICKVAULT_UPSTREAM_KEY)');
     return { kind: 'url', url: from, apikey, rate: resolveOption(REPAIR_OPTIONS.rate, flags, env) };

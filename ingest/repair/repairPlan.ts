@@ -10,7 +10,12 @@ import { rowTextsToRebuild } from '../../storage/rowText/rowTextRebuild.js';
 
 /** Problems that say a file's bytes are not the catalog's, or not there at all. */
 const DAMAGE: ReadonlySet<ProblemKind> = new Set<ProblemKind>([
-  'missing', 'size-mismatch', 'checksum-mismatch', 'unreadable', 'row-count-mismatch', 'schema-mismatch',
+  'missing',
+  'size-mismatch',
+  'checksum-mismatch',
+  'unreadable',
+  'row-count-mismatch',
+  'schema-mismatch',
 ]);
 
 export interface FileToFetch {

@@ -24,7 +24,16 @@ export interface RepairOutcome {
   readonly catalogFiles: number;
   readonly lines: readonly RepairLine[];
   /** Damaged or missing files, then parts, then row-text-only files, then findings left alone. */
-  readonly counts: { files: number; repaired: number; refused: number; notFound: number; notRepaired: number; parts: number; partsRebuilt: number; rowTexts: number };
+  readonly counts: {
+    files: number;
+    repaired: number;
+    refused: number;
+    notFound: number;
+    notRepaired: number;
+    parts: number;
+    partsRebuilt: number;
+    rowTexts: number;
+  };
   readonly nothingToDo: boolean;
 }
 
@@ -45,13 +54,16 @@ export async function runRepair(dataDir: string, source: PeerSource): Promise<Re
   if (isEmptyPlan(plan)) return { catalogFiles: entries.length, lines: [], counts, nothingToDo: true };
 
   const fileLines = new Map<string, RepairLine>();
-  await source.installAll(plan.files.map((f) => f.entry), (e, outcome) => {
-    fileLines.set(e.path, lineOf(e, outcome, source.label));
-    if (outcome.kind === 'repaired') counts.repaired++;
-    else if (outcome.kind === 'refused') counts.refused++;
-    else if (outcome.kind === 'not-found') counts.notFound++;
-    else counts.notRepaired++;
-  });
+  await source.installAll(
+    plan.files.map((f) => f.entry),
+    (e, outcome) => {
+      fileLines.set(e.path, lineOf(e, outcome, source.label));
+      if (outcome.kind === 'repaired') counts.repaired++;
+      else if (outcome.kind === 'refused') counts.refused++;
+      else if (outcome.kind === 'not-found') counts.notFound++;
+      else counts.notRepaired++;
+    },
+  );
   const stillDamaged = new Set(plan.files.filter((f) => fileLines.get(f.entry.path)?.ok !== true).map((f) => f.entry.path));
 
   // Row text doctor found unusable, of the repaired files and of sound ones, by doctor
@@ -84,10 +96,18 @@ export async function runRepair(dataDir: string, source: PeerSource): Promise<Re
     }
   }
   for (const path of plan.rowTextOnly) {
-    lines.push(rebuiltText.has(path) ? { path, ok: true, text: `row text rebuilt ${path}` } : { path, ok: false, text: `not repaired ${path}: its row text could not be rebuilt (its bytes are not the catalog's)` });
+    lines.push(
+      rebuiltText.has(path)
+        ? { path, ok: true, text: `row text rebuilt ${path}` }
+        : { path, ok: false, text: `not repaired ${path}: its row text could not be rebuilt (its bytes are not the catalog's)` },
+    );
   }
   for (const p of plan.leftAlone) {
-    lines.push({ path: p.path, ok: false, text: `not repaired ${p.path}: ${p.kind}, ${p.detail} (repair fetches only catalogued files; settle this one by hand)` });
+    lines.push({
+      path: p.path,
+      ok: false,
+      text: `not repaired ${p.path}: ${p.kind}, ${p.detail} (repair fetches only catalogued files; settle this one by hand)`,
+    });
   }
   return { catalogFiles: entries.length, lines, counts, nothingToDo: false };
 }
@@ -98,7 +118,11 @@ function lineOf(e: DoctorCatalogEntry, o: FetchOutcome, source: string): RepairL
     case 'repaired':
       return { path, ok: true, text: `repaired ${path} (from ${source})` };
     case 'refused':
-      return { path, ok: false, text: `refused ${path}: peer's SHA-256 ${o.peerSha256} differs from the catalog's ${e.sha256} (${o.peerBytes} bytes, catalog ${e.bytes}; the local file is left as it was)` };
+      return {
+        path,
+        ok: false,
+        text: `refused ${path}: peer's SHA-256 ${o.peerSha256} differs from the catalog's ${e.sha256} (${o.peerBytes} bytes, catalog ${e.bytes}; the local file is left as it was)`,
+      };
     case 'not-found':
       return { path, ok: false, text: `not found ${path} at ${source}` };
     case 'not-repaired':

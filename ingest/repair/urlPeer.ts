@@ -69,23 +69,28 @@ export function urlPeer(opts: UrlPeerOptions): PeerSource {
         if (pagesOnly.has(e.dataset)) queue(e);
         else byDataset.set(e.dataset, [...(byDataset.get(e.dataset) ?? []), e]);
       }
-      await Promise.all([...byDataset.values()].map(async (list) => {
-        for (const e of list) {
-          if (pagesOnly.has(e.dataset)) {
-            queue(e);
-            continue;
-          }
-          try {
-            finish(e, await downloadOne(upstream, opts.dataDir, e));
-          } catch (err) {
-            if (err instanceof TickvaultError && (err.code === 429 || err.code === 403)) {
-              opts.log.warn({ dataset: e.dataset, code: err.code, reason: err.message }, 'Parquet downloads refused by the peer; the rest of this dataset is rebuilt from its pages');
-              pagesOnly.add(e.dataset);
+      await Promise.all(
+        [...byDataset.values()].map(async (list) => {
+          for (const e of list) {
+            if (pagesOnly.has(e.dataset)) {
               queue(e);
-            } else finish(e, outcomeOf(err));
+              continue;
+            }
+            try {
+              finish(e, await downloadOne(upstream, opts.dataDir, e));
+            } catch (err) {
+              if (err instanceof TickvaultError && (err.code === 429 || err.code === 403)) {
+                opts.log.warn(
+                  { dataset: e.dataset, code: err.code, reason: err.message },
+                  'Parquet downloads refused by the peer; the rest of this dataset is rebuilt from its pages',
+                );
+                pagesOnly.add(e.dataset);
+                queue(e);
+              } else finish(e, outcomeOf(err));
+            }
           }
-        }
-      }));
+        }),
+      );
       for (const g of byPages.values()) await mirrorDay(opts, upstream, g.dataset, g.day, g.files, finish);
       for (const dir of touched) await fsyncDir(dir);
     },
@@ -137,12 +142,20 @@ function versionOf(bytes: Uint8Array): number | null {
  * has no source at a peer's API but its download.
  */
 async function mirrorDay(
-  opts: UrlPeerOptions, upstream: Upstream, dataset: Dataset, day: string, files: readonly DoctorCatalogEntry[], finish: (e: DoctorCatalogEntry, o: FetchOutcome) => void,
+  opts: UrlPeerOptions,
+  upstream: Upstream,
+  dataset: Dataset,
+  day: string,
+  files: readonly DoctorCatalogEntry[],
+  finish: (e: DoctorCatalogEntry, o: FetchOutcome) => void,
 ): Promise<void> {
   const v1 = files.filter((e) => (e.version ?? 1) === 1);
   for (const e of files) {
     if ((e.version ?? 1) !== 1) {
-      finish(e, { kind: 'not-repaired', reason: `version ${e.version} cannot be rebuilt from the peer's pages (they are sealed as version 1)${dataset === 'index' ? '' : ' and its download was refused'}; repair from a data directory or backup` });
+      finish(e, {
+        kind: 'not-repaired',
+        reason: `version ${e.version} cannot be rebuilt from the peer's pages (they are sealed as version 1)${dataset === 'index' ? '' : ' and its download was refused'}; repair from a data directory or backup`,
+      });
     }
   }
   if (v1.length === 0) return;
@@ -159,8 +172,13 @@ async function mirrorDay(
         // Through the downloads' upstream: one pacer and one lane per interface for the peer.
         { stores, nowMs: opts.nowMs, log, upstream },
         {
-          upstreamUrl: opts.url, apikey: opts.apikey, days: [day], datasets: [dataset], rate: opts.rate,
-          stocks: dataset === 'index' ? null : symbols, indexes: dataset === 'index' ? symbols : null,
+          upstreamUrl: opts.url,
+          apikey: opts.apikey,
+          days: [day],
+          datasets: [dataset],
+          rate: opts.rate,
+          stocks: dataset === 'index' ? null : symbols,
+          indexes: dataset === 'index' ? symbols : null,
         },
       );
       stopped = outcome.stopped[0] ?? outcome.refused[0] ?? outcome.damagedUpstream[0] ?? null;

@@ -63,7 +63,12 @@ export interface CorrectionFilesDeps {
  * (Parquet in the lake's columns; CSV and other Parquet through `mapping`) by the import's own
  * planning, mapping and validation, in-process.
  */
-export async function correctionsFromFiles(deps: CorrectionFilesDeps, inputs: readonly string[], mapping: string | null, scope: CorrectionScope): Promise<CorrectionRows> {
+export async function correctionsFromFiles(
+  deps: CorrectionFilesDeps,
+  inputs: readonly string[],
+  mapping: string | null,
+  scope: CorrectionScope,
+): Promise<CorrectionRows> {
   const out = emptyRows();
   let importer: UnitImporter | null = null;
   for (const input of inputs) {

@@ -62,7 +62,11 @@ export interface RestateResult {
 }
 
 export async function restateDay(
-  deps: RestateDeps, dataset: Dataset, tradedate: string, corrections: CorrectionRows, replace: boolean,
+  deps: RestateDeps,
+  dataset: Dataset,
+  tradedate: string,
+  corrections: CorrectionRows,
+  replace: boolean,
 ): Promise<RestateResult> {
   const reader = new CatalogReader(deps.catalog);
   if (!reader.isDaySealed(dataset, tradedate)) {
@@ -83,7 +87,8 @@ export async function restateDay(
       unchanged.push(symbol);
       continue;
     }
-    if (merged.rows === 0) throw new RestateInputError(`${dataset} ${tradedate} ${symbol}: --replace with no rows would leave the symbol-day empty; nothing written`);
+    if (merged.rows === 0)
+      throw new RestateInputError(`${dataset} ${tradedate} ${symbol}: --replace with no rows would leave the symbol-day empty; nothing written`);
     const version = (file?.version ?? 0) + 1;
     const cols: SymbolDayColumns = { dataset, symbol, tradedate, rows: merged.rows, timesMs: merged.timesMs, values: merged.values };
     const data = await encodeParquet(cols, {
@@ -96,9 +101,16 @@ export async function restateDay(
     if (hasRowText(dataset)) await writeRowText(deps.dataDir, relPath, await rowTextOfColumns(cols, schema.rowGroupSize, sha256));
     const idx = buildMinuteIndex(cols.timesMs);
     written.push({
-      symbol, relPath, rows: cols.rows, firstTimeMs: cols.timesMs[0]!, lastTimeMs: cols.timesMs[cols.rows - 1]!,
-      bytes: data.length, sha256,
-      minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts), version,
+      symbol,
+      relPath,
+      rows: cols.rows,
+      firstTimeMs: cols.timesMs[0]!,
+      lastTimeMs: cols.timesMs[cols.rows - 1]!,
+      bytes: data.length,
+      sha256,
+      minuteBase: idx.base,
+      minuteCounts: encodeMinuteCounts(idx.counts),
+      version,
     });
     newCols.set(symbol, cols);
     restated.push({ symbol, version, rows: merged.rows, changed: merged.changed, added: merged.added, removed: merged.removed });
@@ -118,20 +130,37 @@ export async function restateDay(
   const parts = candidates.length > 0 ? [await writeBoundaryPart(deps.dataDir, dataset, tradedate, candidates)] : [];
 
   if (written.length > 0) {
-    new CatalogWriter(deps.catalog).recordRestatement(dataset, tradedate, schema.rowGroupSize, written, touched.map((p) => p.path), parts, deps.nowMs());
+    new CatalogWriter(deps.catalog).recordRestatement(
+      dataset,
+      tradedate,
+      schema.rowGroupSize,
+      written,
+      touched.map((p) => p.path),
+      parts,
+      deps.nowMs(),
+    );
   }
   if (corrections.lateIds.length > 0) deps.staging.removeQuarantined(corrections.lateIds);
   return { restated, unchanged, partsRebuilt: written.length > 0 ? parts.length : 0 };
 }
 
 /** A listed symbol-day's current rows as the writer's columns (for a rebuilt part). */
-export async function currentColumns(dataDir: string, reader: CatalogReader, dataset: Dataset, tradedate: string, symbol: string): Promise<SymbolDayColumns | null> {
+export async function currentColumns(
+  dataDir: string,
+  reader: CatalogReader,
+  dataset: Dataset,
+  tradedate: string,
+  symbol: string,
+): Promise<SymbolDayColumns | null> {
   const file = reader.file(dataset, tradedate, symbol);
   if (file === null) return null;
   const day = await readSealedDay(join(dataDir, file.path), dataset);
   const width = SCHEMAS[dataset].valueFields.length;
   return {
-    dataset, symbol, tradedate, rows: day.values.length,
+    dataset,
+    symbol,
+    tradedate,
+    rows: day.values.length,
     timesMs: Int32Array.from(day.times),
     values: Array.from({ length: width }, (_, j) => Float64Array.from(day.values, (v) => v[j]!)),
   };

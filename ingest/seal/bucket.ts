@@ -20,7 +20,6 @@ import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writ
 
 export type Encoder = (cols: SymbolDayColumns, opts: EncodeOptions) => Promise<Uint8Array>;
 
-
 /** Symbol-days encoded at once: enough to keep the zstd threads busy, few enough to bound memory. */
 const IN_FLIGHT = 4;
 
@@ -77,9 +76,15 @@ export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<Bu
       }
       const idx = buildMinuteIndex(cols.timesMs);
       written.push({
-        symbol: cols.symbol, relPath, rows: cols.rows, firstTimeMs: cols.timesMs[0], lastTimeMs: cols.timesMs[cols.rows - 1],
-        bytes: data.length, sha256,
-        minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
+        symbol: cols.symbol,
+        relPath,
+        rows: cols.rows,
+        firstTimeMs: cols.timesMs[0],
+        lastTimeMs: cols.timesMs[cols.rows - 1],
+        bytes: data.length,
+        sha256,
+        minuteBase: idx.base,
+        minuteCounts: encodeMinuteCounts(idx.counts),
       });
       const c = fileCandidates({ dataset, tradedate, ...cols }, idx);
       if (c) candidates.push(c);

@@ -97,7 +97,13 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
     await fsyncDir(dir);
     // A disk fault names the database it met (the outer stage's words name only the directory).
     await atStage('seal', catalog.name, async () => writer.recordFiles(dataset, tradedate, SCHEMAS[dataset].rowGroupSize, written, deps.nowMs()));
-    await atStage('seal', staging.db.name, async () => staging.drop(dataset, tradedate, written.map((w) => w.symbol)));
+    await atStage('seal', staging.db.name, async () =>
+      staging.drop(
+        dataset,
+        tradedate,
+        written.map((w) => w.symbol),
+      ),
+    );
     for (const w of written) {
       files++;
       rows += w.rows;
@@ -107,7 +113,11 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
   };
   try {
     const jobs = [...staging.bucketsOf(todo)].map(([bucket, symbols]) => ({
-      dataset, tradedate, bucket, symbols: [...symbols], ...(opts.belowOrder === undefined ? {} : { belowOrder: opts.belowOrder }),
+      dataset,
+      tradedate,
+      bucket,
+      symbols: [...symbols],
+      ...(opts.belowOrder === undefined ? {} : { belowOrder: opts.belowOrder }),
     }));
     if (deps.pool) {
       const pool = deps.pool;
@@ -115,14 +125,18 @@ export async function sealDay(deps: SealDeps, dataset: Dataset, tradedate: strin
       // the buckets not yet started and is thrown once those running have settled.
       const limit = new Limiter(pool.size);
       const failures: unknown[] = [];
-      await Promise.all(jobs.map((job) => limit.run(async () => {
-        if (failures.length > 0) return;
-        try {
-          await finish(await pool.seal(job, deps.onFile));
-        } catch (e) {
-          failures.push(e);
-        }
-      })));
+      await Promise.all(
+        jobs.map((job) =>
+          limit.run(async () => {
+            if (failures.length > 0) return;
+            try {
+              await finish(await pool.seal(job, deps.onFile));
+            } catch (e) {
+              failures.push(e);
+            }
+          }),
+        ),
+      );
       if (failures.length > 0) throw failures[0];
     } else {
       const env = { dataDir: deps.dataDir, ingestDb: staging.db, encode: deps.encode, onFile: deps.onFile };

@@ -9,7 +9,10 @@ import type { SealCut, SealCutStore } from './sealCuts.js';
 export class PostgresSealCuts implements SealCutStore {
   readonly where: string;
 
-  private constructor(private readonly pool: pg.Pool, url: string) {
+  private constructor(
+    private readonly pool: pg.Pool,
+    url: string,
+  ) {
     this.where = redactUrl(url);
   }
 

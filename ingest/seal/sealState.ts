@@ -74,17 +74,17 @@ export class KafkaSealState {
 
   sealedPartitions(dataset: Dataset, tradedate: string): Set<number> {
     return new Set(
-      this.db
-        .prepare('SELECT partition FROM kafka_sealed_partitions WHERE dataset = ? AND tradedate = ?')
-        .pluck()
-        .all(dataset, tradedate) as number[],
+      this.db.prepare('SELECT partition FROM kafka_sealed_partitions WHERE dataset = ? AND tradedate = ?').pluck().all(dataset, tradedate) as number[],
     );
   }
 
   /** `dataset|tradedate|partition` of every partition-day recorded sealed, with its cut (null: none). */
   sealedKeys(): Map<string, number | null> {
     const rows = this.db.prepare('SELECT dataset, tradedate, partition, cut_offset FROM kafka_sealed_partitions').all() as {
-      dataset: Dataset; tradedate: string; partition: number; cut_offset: number | null;
+      dataset: Dataset;
+      tradedate: string;
+      partition: number;
+      cut_offset: number | null;
     }[];
     return new Map(rows.map((r) => [key(r.dataset, r.tradedate, r.partition), r.cut_offset]));
   }

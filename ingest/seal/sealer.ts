@@ -189,10 +189,13 @@ export class KafkaSealer {
       const symbols = byPartition.get(partition) ?? [];
       const started = performance.now();
       let pastCut = 0;
-      const byCut = cut === null ? {} : {
-        belowOrder: cut,
-        onPastCut: (records: readonly StagedRecord[]) => void (pastCut += quarantinePastCut(stores.staging, topic, partition, day, records)),
-      };
+      const byCut =
+        cut === null
+          ? {}
+          : {
+              belowOrder: cut,
+              onPastCut: (records: readonly StagedRecord[]) => void (pastCut += quarantinePastCut(stores.staging, topic, partition, day, records)),
+            };
       const result = symbols.length > 0 ? await sealDay(this.sealDeps(), day.dataset, day.tradedate, { symbols, markDaySealed: false, ...byCut }) : null;
       // A symbol-day whose every row was past the cut has no file: it leaves staging too.
       if (cut !== null && symbols.length > 0) stores.staging.drop(day.dataset, day.tradedate, symbols);
@@ -202,8 +205,18 @@ export class KafkaSealer {
       metrics.sealDuration.observe({ dataset: day.dataset }, secs);
       metrics.sealedFiles.inc({ dataset: day.dataset }, result?.files ?? 0);
       log.info(
-        { dataset: day.dataset, tradedate: day.tradedate, topic, partition, symbols: symbols.length, files: result?.files ?? 0,
-          rows: result?.rows ?? 0, bytes: result?.bytes ?? 0, ms: Math.round(secs * 1000), ...(cut === null ? {} : { cut, pastCut }) },
+        {
+          dataset: day.dataset,
+          tradedate: day.tradedate,
+          topic,
+          partition,
+          symbols: symbols.length,
+          files: result?.files ?? 0,
+          rows: result?.rows ?? 0,
+          bytes: result?.bytes ?? 0,
+          ms: Math.round(secs * 1000),
+          ...(cut === null ? {} : { cut, pastCut }),
+        },
         'partition sealed',
       );
       sealed++;

@@ -17,7 +17,5 @@ export interface SealWorkerInput {
 if (workerData) {
   const input = workerData as SealWorkerInput;
   const ingestDb = openDb(input.ingestDb, { readonly: true });
-  serveWorker<BucketJob, BucketSealed, number>((job, onFile) =>
-    sealBucket({ dataDir: input.dataDir, ingestDb, encode: encodeParquet, onFile }, job),
-  );
+  serveWorker<BucketJob, BucketSealed, number>((job, onFile) => sealBucket({ dataDir: input.dataDir, ingestDb, encode: encodeParquet, onFile }, job));
 }

@@ -96,15 +96,17 @@ export class Staging extends StagingReader {
   /** Symbol-days first seen by appendPacks() since the last commitAppended()/discardAppended(). */
   private appendedOpen: [Dataset, string, string][] = [];
 
-  constructor(db: Db, dataDir: string, private readonly nowMs: () => number) {
+  constructor(
+    db: Db,
+    dataDir: string,
+    private readonly nowMs: () => number,
+  ) {
     super(db, dataDir);
     this.insertOpen = db.prepare('INSERT OR IGNORE INTO open_symbols (dataset, tradedate, symbol) VALUES (?, ?, ?)');
     this.insertQuarantine = db.prepare('INSERT INTO quarantine (at_ms, source, reason, raw) VALUES (?, ?, ?, ?)');
     this.upsertSegment = db.prepare(`INSERT INTO segments (dataset, tradedate, bucket, writer, path, committed_bytes)
       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (dataset, tradedate, bucket, writer) DO UPDATE SET committed_bytes = excluded.committed_bytes`);
-    this.writerId = Number(
-      db.prepare('INSERT INTO writers (pid, started_at_ms) VALUES (?, ?)').run(process.pid, nowMs()).lastInsertRowid,
-    );
+    this.writerId = Number(db.prepare('INSERT INTO writers (pid, started_at_ms) VALUES (?, ?)').run(process.pid, nowMs()).lastInsertRowid);
     // Rows without a caller-supplied order rank after every earlier writer's rows.
     this.orderBase = this.writerId * 2 ** 32;
   }
@@ -321,7 +323,7 @@ export class Staging extends StagingReader {
       if (seg.pendingBytes === 0) continue;
       // A nearly full disk takes part of a write without an error: write the rest, and the
       // next call throws ENOSPC, rather than count bytes the file does not hold.
-      for (let done = 0; done < seg.pendingBytes; ) done += writeSync(seg.fd, seg.pending, done, seg.pendingBytes - done, seg.written + done);
+      for (let done = 0; done < seg.pendingBytes;) done += writeSync(seg.fd, seg.pending, done, seg.pendingBytes - done, seg.written + done);
       seg.written += seg.pendingBytes;
       seg.pendingBytes = 0;
       seg.dirty = true;

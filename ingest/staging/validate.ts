@@ -10,9 +10,7 @@ export type ValidationResult = { ok: true; row: SnapshotRow } | { ok: false; rea
 
 const reject = (reason: string): ValidationResult => ({ ok: false, reason });
 
-const indexNullPositions = new Set(
-  SCHEMAS.index.valueFields.map((f, i) => (INDEX_ALWAYS_NULL.includes(f.name) ? i : -1)).filter((i) => i >= 0),
-);
+const indexNullPositions = new Set(SCHEMAS.index.valueFields.map((f, i) => (INDEX_ALWAYS_NULL.includes(f.name) ? i : -1)).filter((i) => i >= 0));
 
 type MemberReader = (rec: Record<string, unknown>, out: unknown[]) => void;
 

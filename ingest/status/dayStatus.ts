@@ -77,8 +77,17 @@ export function dayStatus(f: DayFacts): DayStatus {
     missing = { against: f.previous.day, count: gone.length, symbols: gone };
   }
   return {
-    dataset: f.dataset, day: f.day, status, version: f.highestVersion, restatedSymbols: f.restatedSymbols,
-    files: f.files, rows: f.rows, stagedSymbols: f.stagedSymbols, stagedRecords: f.stagedRecords, late: f.late, missing,
+    dataset: f.dataset,
+    day: f.day,
+    status,
+    version: f.highestVersion,
+    restatedSymbols: f.restatedSymbols,
+    files: f.files,
+    rows: f.rows,
+    stagedSymbols: f.stagedSymbols,
+    stagedRecords: f.stagedRecords,
+    late: f.late,
+    missing,
   };
 }
 
@@ -87,8 +96,11 @@ export function dayStatus(f: DayFacts): DayStatus {
  * no catalog.db yet (nothing sealed). `late` is keyed `dataset|tradedate`.
  */
 export function collectDayFacts(
-  catalog: DayFactSource | null, datasets: readonly Dataset[], days: readonly string[],
-  late: ReadonlyMap<string, number>, staged: readonly StagedDay[],
+  catalog: DayFactSource | null,
+  datasets: readonly Dataset[],
+  days: readonly string[],
+  late: ReadonlyMap<string, number>,
+  staged: readonly StagedDay[],
 ): DayFacts[] {
   const stagedBy = new Map(staged.map((s) => [`${s.dataset}|${s.tradedate}`, s]));
   const out: DayFacts[] = [];
@@ -104,10 +116,18 @@ export function collectDayFacts(
         if (catalog.isDaySealed(dataset, prev)) previous = { day: prev, symbols: catalog.symbolsOfDay(dataset, prev) };
       }
       out.push({
-        dataset, day, sealed, files: totals.files, rows: totals.rows,
-        highestVersion: versions.highestVersion, restatedSymbols: versions.restatedSymbols,
-        stagedSymbols: s?.symbols ?? 0, stagedRecords: s?.records ?? 0, late: late.get(`${dataset}|${day}`) ?? 0,
-        symbols: sealed && catalog !== null ? catalog.symbolsOfDay(dataset, day) : [], previous,
+        dataset,
+        day,
+        sealed,
+        files: totals.files,
+        rows: totals.rows,
+        highestVersion: versions.highestVersion,
+        restatedSymbols: versions.restatedSymbols,
+        stagedSymbols: s?.symbols ?? 0,
+        stagedRecords: s?.records ?? 0,
+        late: late.get(`${dataset}|${day}`) ?? 0,
+        symbols: sealed && catalog !== null ? catalog.symbolsOfDay(dataset, day) : [],
+        previous,
       });
     }
   }
@@ -145,8 +165,14 @@ const RIGHT = new Set([3, 4, 5, 6]);
 /** The report as aligned text lines, a header first; `names`: missing symbols named per day. */
 export function statusTable(rows: readonly DayStatus[], names = 3): string[] {
   const cells = rows.map((s) => [
-    s.dataset, s.day, statusText(s), String(s.files), String(s.rows), s.stagedRecords > 0 ? String(s.stagedRecords) : '-',
-    String(s.late), missingText(s, names),
+    s.dataset,
+    s.day,
+    statusText(s),
+    String(s.files),
+    String(s.rows),
+    s.stagedRecords > 0 ? String(s.stagedRecords) : '-',
+    String(s.late),
+    missingText(s, names),
   ]);
   const all = [[...HEADER], ...cells];
   const widths = HEADER.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));

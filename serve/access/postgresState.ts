@@ -22,7 +22,10 @@ export class PostgresStateStore implements StateStore {
   readonly where: string;
   private trips = 0;
 
-  private constructor(private readonly pool: pg.Pool, url: string) {
+  private constructor(
+    private readonly pool: pg.Pool,
+    url: string,
+  ) {
     this.where = redactUrl(url);
   }
 
@@ -141,11 +144,10 @@ export class PostgresStateStore implements StateStore {
   }
 
   async slotHeld(accountId: number, api: string): Promise<boolean> {
-    const res = await this.query(
-      'tv_slot_held',
-      'SELECT 1 FROM tickvault.slots WHERE account_id = $1 AND apiname = $2 AND expires_at > clock_timestamp()',
-      [accountId, api],
-    );
+    const res = await this.query('tv_slot_held', 'SELECT 1 FROM tickvault.slots WHERE account_id = $1 AND apiname = $2 AND expires_at > clock_timestamp()', [
+      accountId,
+      api,
+    ]);
     return res.rowCount === 1;
   }
 
@@ -183,11 +185,10 @@ export class PostgresStateStore implements StateStore {
   }
 
   async revokeKey(key: string, nowMs: number): Promise<boolean> {
-    const res = await this.query(
-      'tv_revoke',
-      'UPDATE tickvault.api_keys SET revoked_at_ms = $1 WHERE key_hash = $2 AND revoked_at_ms IS NULL',
-      [nowMs, hashKey(key)],
-    );
+    const res = await this.query('tv_revoke', 'UPDATE tickvault.api_keys SET revoked_at_ms = $1 WHERE key_hash = $2 AND revoked_at_ms IS NULL', [
+      nowMs,
+      hashKey(key),
+    ]);
     return res.rowCount === 1;
   }
 

@@ -149,10 +149,12 @@ export class SqliteStateStore implements StateStore {
    * value (no table of its own, so a server started on a full disk needs no schema write).
    */
   private probeWrite(): void {
-    this.db.transaction(() => {
-      const version = Number(this.db.pragma('user_version', { simple: true }));
-      this.db.pragma(`user_version = ${version}`);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const version = Number(this.db.pragma('user_version', { simple: true }));
+        this.db.pragma(`user_version = ${version}`);
+      })
+      .immediate();
   }
 
   async close(): Promise<void> {

@@ -37,9 +37,7 @@ export interface CursorState {
   readonly version: number;
 }
 
-export type ParsedCursor =
-  | { readonly kind: 'token'; readonly state: CursorState }
-  | { readonly kind: 'offset'; readonly offset: number };
+export type ParsedCursor = { readonly kind: 'token'; readonly state: CursorState } | { readonly kind: 'offset'; readonly offset: number };
 
 export type CursorResult = { readonly ok: true; readonly cursor: ParsedCursor } | { readonly ok: false; readonly reason: string };
 

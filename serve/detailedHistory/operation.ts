@@ -78,7 +78,9 @@ function fileToRead(catalog: CatalogReader, dataset: DetailedDataset, tradedate:
   if (current === null) return null;
   // Versions only grow: an older one missing was removed here (tickvault prune-versions).
   if (current.version > q.start.version) {
-    throw badRequest(`params.cursor pages version ${q.start.version} of ${q.symbol} ${tradedate}, which was removed here; start again without the cursor (the current version is ${current.version})`);
+    throw badRequest(
+      `params.cursor pages version ${q.start.version} of ${q.symbol} ${tradedate}, which was removed here; start again without the cursor (the current version is ${current.version})`,
+    );
   }
   throw versionMissing(
     `params.cursor pages version ${q.start.version} of ${q.symbol} ${tradedate}, which this site does not hold (yet); retry, or start again without the cursor`,
@@ -95,7 +97,13 @@ function fieldNames(dataset: DetailedDataset, q: Level2Query): string[] {
 
 /** The envelope around a page's rows (cached bytes, spliced in) and the interface's own data members. */
 function envelope(
-  dataset: DetailedDataset, message: string, q: Level2Query, tradedate: string, items: readonly JsonPiece[], nextCursor: string | null, hasMore: boolean,
+  dataset: DetailedDataset,
+  message: string,
+  q: Level2Query,
+  tradedate: string,
+  items: readonly JsonPiece[],
+  nextCursor: string | null,
+  hasMore: boolean,
   version: number | null,
 ): JsonPiece[] {
   const rest =

@@ -28,4 +28,3 @@ export function planPage(filtered: RowSpan, start: Level2Start, pageSize: number
   const end = Math.min(hi, first + pageSize);
   return { first, end, lo, hi, hasMore: end < hi };
 }
-

@@ -15,9 +15,7 @@ import type { CursorCodec, CursorState } from './cursor.js';
 import type { DetailedApiName } from '../access/plans.js';
 import { DATASET_OF } from './interfaces.js';
 
-export const LEVEL2_PARAMS: ReadonlySet<string> = new Set([
-  'symbol', 'tradedate', 'format', 'start_time', 'end_time', 'page_size', 'cursor',
-]);
+export const LEVEL2_PARAMS: ReadonlySet<string> = new Set(['symbol', 'tradedate', 'format', 'start_time', 'end_time', 'page_size', 'cursor']);
 
 /** Parameters rule 6 forbids with format=parquet (`limit` is named there too). */
 export const NOT_WITH_PARQUET: readonly string[] = ['cursor', 'page_size', 'limit', 'start_time', 'end_time'];
@@ -45,8 +43,7 @@ export interface Level2Query {
   readonly fields: readonly number[];
 }
 
-const present = (params: Readonly<Record<string, unknown>>, name: string): boolean =>
-  params[name] !== undefined && params[name] !== null;
+const present = (params: Readonly<Record<string, unknown>>, name: string): boolean => params[name] !== undefined && params[name] !== null;
 
 function parseTime(params: Readonly<Record<string, unknown>>, name: string): number | null {
   if (!present(params, name)) return null;

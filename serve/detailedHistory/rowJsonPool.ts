@@ -21,7 +21,9 @@ export class RowJsonPool extends WorkerPool<RowJsonRequest, RowJsonRows> impleme
   /** Every field of row group `group` as JSON rows; null when the file needs the general reader. */
   async rows(file: CatalogFile, group: number, sizeHint: number): Promise<SerializedRows | null> {
     const req: RowJsonRequest = {
-      group, sizeHint, file: { path: file.path, rows: file.rows, rowGroupSize: file.rowGroupSize, dataset: file.dataset },
+      group,
+      sizeHint,
+      file: { path: file.path, rows: file.rows, rowGroupSize: file.rowGroupSize, dataset: file.dataset },
     };
     try {
       const made = await this.run(req);

@@ -61,7 +61,12 @@ if (workerData) {
       const all = ALL_FIELDS[file.dataset];
       const footer = await footerOf(file);
       const [m] = await withSyncFile(join(dataDir, file.path), (source) => readRowGroups(source, footer, [group], all, file.path));
-      const s = serializeRows(all.map((c) => m.get(c)!), 0, groupRowCount(file, group), sizeHint);
+      const s = serializeRows(
+        all.map((c) => m.get(c)!),
+        0,
+        groupRowCount(file, group),
+        sizeHint,
+      );
       return { bytes: s.bytes, offsets: s.offsets };
     },
     // serializeRows copies its output into a buffer of its own: safe to transfer.

@@ -15,8 +15,16 @@ import { withFile } from '../../storage/parquet/reader.js';
 import type { SerializedRows, StoredRowText } from '../../storage/rowText/rowJson.js';
 import { hasRowText } from '../../storage/rowText/rowTextBuild.js';
 import {
-  checkRowTextFrame, decodeRowTextGroup, decodeRowTextIndex, decodeWholeRowTextIndex, indexFrameRange, rowTextShapeFault, RowTextDamagedError,
-  ROW_TEXT_TRAILER_BYTES, type RowTextGroup, type RowTextIndex,
+  checkRowTextFrame,
+  decodeRowTextGroup,
+  decodeRowTextIndex,
+  decodeWholeRowTextIndex,
+  indexFrameRange,
+  rowTextShapeFault,
+  RowTextDamagedError,
+  ROW_TEXT_TRAILER_BYTES,
+  type RowTextGroup,
+  type RowTextIndex,
 } from '../../storage/rowText/rowTextFile.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 
@@ -64,10 +72,13 @@ export class RowTextSource {
    */
   async stored(file: CatalogFile, g: number, text: (chunk: Buffer) => Promise<Buffer>): Promise<StoredRowText | null> {
     const at = await this.locate(file, g);
-    return at && this.unlessDamaged(at.path, async () => {
-      const chunk = checkRowTextFrame(at.group, await this.frame(at));
-      return { chunk, textBytes: at.group.textBytes, textCrc32: at.group.textCrc32, text: () => text(chunk) };
-    });
+    return (
+      at &&
+      this.unlessDamaged(at.path, async () => {
+        const chunk = checkRowTextFrame(at.group, await this.frame(at));
+        return { chunk, textBytes: at.group.textBytes, textCrc32: at.group.textCrc32, text: () => text(chunk) };
+      })
+    );
   }
 
   private async locate(file: CatalogFile, g: number): Promise<Located | null> {
@@ -100,29 +111,30 @@ export class RowTextSource {
   private index(file: CatalogFile): Promise<RowTextIndex | null> {
     const path = rowTextRelPath(file.path);
     // Offsets are 4 bytes a row; the entry is small next to the rows it gives.
-    return this.cache.memo(`${file.path}#rowtext-index`, 1024 + (file.rows + 16) * 4, () => this.unlessDamaged(path, async () => {
-      let read: IndexRead;
-      try {
-        read = await withFile(join(this.dataDir, path), (fh) => readIndex(fh));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null; // sealed before row text, or not rebuilt yet
-        throw e;
-      }
-      const { index, whole } = read;
-      if (whole) {
-        // The frames the page asks next are taken from these bytes in the microtasks that follow
-        // (not cached: the rows are). Kept from here, after the file is closed: closing is a turn
-        // of the event loop, which used to drop them first, so every frame was read again.
-        this.justRead.set(path, whole);
-        setImmediate(() => this.justRead.delete(path));
-      }
-      if (index.parquetSha256 !== file.sha256) return null; // made from other bytes: not this file's rows
-      const fault = rowTextShapeFault(index, file);
-      if (fault !== null) throw new RowTextDamagedError(fault);
-      return index;
-    }));
+    return this.cache.memo(`${file.path}#rowtext-index`, 1024 + (file.rows + 16) * 4, () =>
+      this.unlessDamaged(path, async () => {
+        let read: IndexRead;
+        try {
+          read = await withFile(join(this.dataDir, path), (fh) => readIndex(fh));
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null; // sealed before row text, or not rebuilt yet
+          throw e;
+        }
+        const { index, whole } = read;
+        if (whole) {
+          // The frames the page asks next are taken from these bytes in the microtasks that follow
+          // (not cached: the rows are). Kept from here, after the file is closed: closing is a turn
+          // of the event loop, which used to drop them first, so every frame was read again.
+          this.justRead.set(path, whole);
+          setImmediate(() => this.justRead.delete(path));
+        }
+        if (index.parquetSha256 !== file.sha256) return null; // made from other bytes: not this file's rows
+        const fault = rowTextShapeFault(index, file);
+        if (fault !== null) throw new RowTextDamagedError(fault);
+        return index;
+      }),
+    );
   }
-
 }
 
 /** A row text's index, and the whole file when it was small enough to read at once. */

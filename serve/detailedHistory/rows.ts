@@ -48,7 +48,12 @@ function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, sources
     const made = sources.pool ? await sources.pool.rows(file, g, estimate) : null;
     if (made) return made;
     const [m] = await cache.rowGroups(file, [g], all, { keep: false });
-    return serializeRows(all.map((c) => m.get(c)!), 0, rows, estimate);
+    return serializeRows(
+      all.map((c) => m.get(c)!),
+      0,
+      rows,
+      estimate,
+    );
   });
 }
 
@@ -76,23 +81,25 @@ export async function pageRowsJson(
   if (groups.length === 0) return pieces;
   if (isAllFields(fields, file.dataset)) {
     const rowText = sources.rowText;
-    const perGroup = await Promise.all(groups.map(async (g): Promise<JsonPiece> => {
-      const base = g * size;
-      const n = groupRowCount(file, g);
-      const from = Math.max(first, base) - base;
-      const to = Math.min(end, base + n) - base;
-      const whole = from === 0 && to === n;
-      if (rowText && whole && !cache.has(rowJsonKey(file, g))) {
-        const stored = await rowText.stored(file, g, async (chunk) => (await groupRows(cache, file, g, sources, chunk)).bytes);
-        if (stored) return stored;
-      }
-      const rows = await groupRows(cache, file, g, sources);
-      // Cached rows that came from row text keep their chunk: a gzip answer splices it.
-      if (whole && rows.deflated) {
-        return { chunk: rows.deflated.chunk, textBytes: rows.bytes.length, textCrc32: rows.deflated.textCrc32, text: () => Promise.resolve(rows.bytes) };
-      }
-      return sliceRows(rows, from, to);
-    }));
+    const perGroup = await Promise.all(
+      groups.map(async (g): Promise<JsonPiece> => {
+        const base = g * size;
+        const n = groupRowCount(file, g);
+        const from = Math.max(first, base) - base;
+        const to = Math.min(end, base + n) - base;
+        const whole = from === 0 && to === n;
+        if (rowText && whole && !cache.has(rowJsonKey(file, g))) {
+          const stored = await rowText.stored(file, g, async (chunk) => (await groupRows(cache, file, g, sources, chunk)).bytes);
+          if (stored) return stored;
+        }
+        const rows = await groupRows(cache, file, g, sources);
+        // Cached rows that came from row text keep their chunk: a gzip answer splices it.
+        if (whole && rows.deflated) {
+          return { chunk: rows.deflated.chunk, textBytes: rows.bytes.length, textCrc32: rows.deflated.textCrc32, text: () => Promise.resolve(rows.bytes) };
+        }
+        return sliceRows(rows, from, to);
+      }),
+    );
     perGroup.forEach(push);
   } else {
     const decoded = await cache.rowGroups(file, groups, fields);

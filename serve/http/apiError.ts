@@ -39,8 +39,19 @@ export type ErrorReason =
 
 /** Every reason, for the OpenAPI document's `X-Tickvault-Reason` (a Record: a new reason must be listed). */
 const REASONS_LISTED: Readonly<Record<ErrorReason, true>> = {
-  body: true, param: true, key: true, plan: true, rate: true, trial: true, quota: true, slot: true,
-  state: true, disk: true, version: true, damaged: true, internal: true,
+  body: true,
+  param: true,
+  key: true,
+  plan: true,
+  rate: true,
+  trial: true,
+  quota: true,
+  slot: true,
+  state: true,
+  disk: true,
+  version: true,
+  damaged: true,
+  internal: true,
 };
 export const ERROR_REASONS = Object.keys(REASONS_LISTED) as readonly ErrorReason[];
 
@@ -67,8 +78,11 @@ export const badRequest = (message: string): ApiError => new ApiError(400, 'para
 export const badBody = (code: 400 | 413 | 415, message: string): ApiError => new ApiError(code, 'body', message);
 export const unauthorized = (message: string): ApiError => new ApiError(401, 'key', message);
 export const forbidden = (message: string): ApiError => new ApiError(403, 'plan', message);
-export const tooManyRequests = (reason: Exclude<WaitReason, 'slot' | 'state' | 'disk' | 'version' | 'damaged'>, message: string, retryAfterSec: number): ApiError =>
-  new ApiError(429, reason, message, { retryAfterSec });
+export const tooManyRequests = (
+  reason: Exclude<WaitReason, 'slot' | 'state' | 'disk' | 'version' | 'damaged'>,
+  message: string,
+  retryAfterSec: number,
+): ApiError => new ApiError(429, reason, message, { retryAfterSec });
 export const busy = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'slot', message, { retryAfterSec });
 /** The shared state is unreachable: nothing was counted, and the same request may succeed shortly. */
 export const stateUnavailable = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'state', message, { retryAfterSec });

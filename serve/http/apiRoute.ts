@@ -68,7 +68,11 @@ export function addApiRoute(router: Router, deps: ApiRouteDeps): void {
       async chargeParquet() {
         const taken = await state.takeDaily(account.id, api, 'parquet', account.plan.parquetPerDay, nowMs);
         if (!taken.ok) {
-          throw tooManyRequests('quota', `the ${account.plan.name} plan's ${account.plan.parquetPerDay} Parquet files per Beijing day on ${api} are used up`, taken.retryAfterSec);
+          throw tooManyRequests(
+            'quota',
+            `the ${account.plan.name} plan's ${account.plan.parquetPerDay} Parquet files per Beijing day on ${api} are used up`,
+            taken.retryAfterSec,
+          );
         }
       },
     };

@@ -50,10 +50,13 @@ export const damagedMessage = (e: DamagedFileError): string =>
 /** Pure mapping; the middleware below does the logging and the writing. */
 export function errorAnswerOf(caught: unknown): ErrorAnswer {
   const e =
-    caught instanceof StateDiskError ? stateDiskFault(stateDiskMessage(caught), STATE_DISK_RETRY_AFTER_SEC)
-    : caught instanceof StateUnavailableError ? stateUnavailable(STATE_MESSAGE, STATE_RETRY_AFTER_SEC)
-    : caught instanceof DamagedFileError ? damagedFile(damagedMessage(caught), DAMAGED_RETRY_AFTER_SEC)
-    : caught;
+    caught instanceof StateDiskError
+      ? stateDiskFault(stateDiskMessage(caught), STATE_DISK_RETRY_AFTER_SEC)
+      : caught instanceof StateUnavailableError
+        ? stateUnavailable(STATE_MESSAGE, STATE_RETRY_AFTER_SEC)
+        : caught instanceof DamagedFileError
+          ? damagedFile(damagedMessage(caught), DAMAGED_RETRY_AFTER_SEC)
+          : caught;
   if (e instanceof ApiError && e.expose) {
     return { code: e.code, message: e.message, reason: e.reason, ...(e.opts.retryAfterSec === undefined ? {} : { retryAfterSec: e.opts.retryAfterSec }) };
   }

@@ -23,7 +23,14 @@ export function addHealthRoute(router: Router, deps: { readonly catalog: Catalog
       ctx.status = 503;
       if (e instanceof StateDiskError) {
         ctx.set('Retry-After', String(STATE_DISK_RETRY_AFTER_SEC));
-        ctx.body = JSON.stringify({ status: 'unavailable', state: deps.state.kind, reason: 'disk', cause: e.diskCause, path: e.path, message: stateDiskMessage(e) });
+        ctx.body = JSON.stringify({
+          status: 'unavailable',
+          state: deps.state.kind,
+          reason: 'disk',
+          cause: e.diskCause,
+          path: e.path,
+          message: stateDiskMessage(e),
+        });
         return;
       }
       ctx.set('Retry-After', String(STATE_RETRY_AFTER_SEC));

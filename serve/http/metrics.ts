@@ -82,7 +82,12 @@ export class ServeMetrics {
 
   constructor(opts: MetricsOptions = {}) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: 'tickvault_api_requests_total', help: 'POST /api answers by apiname and code', labelNames: ['apiname', 'code'] as const, registers });
+    this.requests = new Counter({
+      name: 'tickvault_api_requests_total',
+      help: 'POST /api answers by apiname and code',
+      labelNames: ['apiname', 'code'] as const,
+      registers,
+    });
     this.duration = new Histogram({
       name: 'tickvault_api_request_duration_seconds',
       help: 'POST /api time from arrival to the last byte written, by apiname and code',
@@ -91,8 +96,18 @@ export class ServeMetrics {
       registers,
     });
     this.inFlight = new Gauge({ name: 'tickvault_api_requests_in_flight', help: 'POST /api requests being processed or written', registers });
-    this.aborted = new Counter({ name: 'tickvault_api_requests_aborted_total', help: 'POST /api responses cut short by the client closing the connection', labelNames: ['apiname'] as const, registers });
-    this.bytes = new Counter({ name: 'tickvault_api_response_bytes_total', help: 'POST /api response body bytes, by apiname', labelNames: ['apiname'] as const, registers });
+    this.aborted = new Counter({
+      name: 'tickvault_api_requests_aborted_total',
+      help: 'POST /api responses cut short by the client closing the connection',
+      labelNames: ['apiname'] as const,
+      registers,
+    });
+    this.bytes = new Counter({
+      name: 'tickvault_api_response_bytes_total',
+      help: 'POST /api response body bytes, by apiname',
+      labelNames: ['apiname'] as const,
+      registers,
+    });
     this.rejections = new Counter({
       name: 'tickvault_quota_rejections_total',
       help: 'Requests refused by a limit or a fault: rate_limit (per second), trial_calls, parquet_quota (429), slot_busy, state_unavailable, state_disk or damaged_file (503)',

@@ -85,7 +85,12 @@ export interface PathItem {
 }
 export interface OpenApiDocument {
   readonly openapi: '3.1.0';
-  readonly info: { readonly title: string; readonly version: string; readonly description: string; readonly license?: { readonly name: string; readonly identifier: string } };
+  readonly info: {
+    readonly title: string;
+    readonly version: string;
+    readonly description: string;
+    readonly license?: { readonly name: string; readonly identifier: string };
+  };
   readonly tags: readonly { readonly name: string; readonly description: string }[];
   readonly paths: Readonly<Record<string, PathItem>>;
   readonly components: {
@@ -136,7 +141,8 @@ function fieldNames(schema: DatasetSchema): Schema {
 
 const CELL: Schema = {
   type: ['string', 'number', 'null'],
-  description: 'symbol, tradedate and time are strings, as are the one-letter codes of trades and orders (bs_flag, trade_code, side, order_type) or null; every other field is a number or null (a missing value).',
+  description:
+    'symbol, tradedate and time are strings, as are the one-letter codes of trades and orders (bs_flag, trade_code, side, order_type) or null; every other field is a number or null (a missing value).',
 };
 const ITEMS: Schema = {
   type: 'array',
@@ -158,14 +164,14 @@ const ERROR_CODES: readonly ErrorCode[] = [400, 401, 403, 413, 415, 429, 500, 50
 /** A function, not a table: app.ts may still be loading when this module is (import cycle). */
 function errorMeaning(code: ErrorCode): string {
   const meanings: Readonly<Record<ErrorCode, string>> = {
-  400: 'Bad request: body not JSON (or a corrupt compressed body), unknown apiname, unknown or misspelled body member or parameter, unknown name in `fields`, a bad value or format, a date outside the trading calendar\'s known range, or a rejected combination of parameters. The message names the parameter. Not worth retrying.',
-  401: '`apikey` missing, unknown or revoked. Not worth retrying.',
-  403: "The account's plan has no access to the operation (or, for format=parquet, no Parquet downloads at all), or a date is outside the plan's history depth. Not worth retrying.",
-  413: `The request body is larger than ${BODY_LIMIT_BYTES} bytes (after decompression).`,
-  415: `The body's Content-Encoding is not one of ${BODY_ENCODINGS.join(', ')}.`,
-  429: "Per-second limit exceeded, the trial plan's daily calls used up, or the daily Parquet quota used up. Retry after `Retry-After` seconds.",
-  500: 'Unexpected server fault; the message carries no detail.',
-  503: 'The account already has a request in progress on this interface (JSON and Parquet share the one slot, across keys, server processes and sites). Not queued: retry after `Retry-After` seconds. Also answered while the shared accounts-and-limits database cannot be reached or written (nothing is counted then), while a cursor\'s restated version is not at this site yet, and while the symbol-day\'s stored file is damaged at this site (the message names the file; never its rows); retry after `Retry-After` seconds.',
+    400: "Bad request: body not JSON (or a corrupt compressed body), unknown apiname, unknown or misspelled body member or parameter, unknown name in `fields`, a bad value or format, a date outside the trading calendar's known range, or a rejected combination of parameters. The message names the parameter. Not worth retrying.",
+    401: '`apikey` missing, unknown or revoked. Not worth retrying.',
+    403: "The account's plan has no access to the operation (or, for format=parquet, no Parquet downloads at all), or a date is outside the plan's history depth. Not worth retrying.",
+    413: `The request body is larger than ${BODY_LIMIT_BYTES} bytes (after decompression).`,
+    415: `The body's Content-Encoding is not one of ${BODY_ENCODINGS.join(', ')}.`,
+    429: "Per-second limit exceeded, the trial plan's daily calls used up, or the daily Parquet quota used up. Retry after `Retry-After` seconds.",
+    500: 'Unexpected server fault; the message carries no detail.',
+    503: "The account already has a request in progress on this interface (JSON and Parquet share the one slot, across keys, server processes and sites). Not queued: retry after `Retry-After` seconds. Also answered while the shared accounts-and-limits database cannot be reached or written (nothing is counted then), while a cursor's restated version is not at this site yet, and while the symbol-day's stored file is damaged at this site (the message names the file; never its rows); retry after `Retry-After` seconds.",
   };
   return meanings[code];
 }
@@ -182,12 +188,28 @@ const level2Params: Readonly<Record<string, Schema>> = {
   },
   tradedate: nullable({
     ...DATE,
-    description: 'One trading day. Omitted: the latest trading day of the calendar (Beijing time), stored or not; a day not stored is no data, never another day.',
+    description:
+      'One trading day. Omitted: the latest trading day of the calendar (Beijing time), stored or not; a day not stored is no data, never another day.',
   }),
-  format: { type: ['string', 'null'], enum: ['json', 'parquet', null], default: 'json', description: `json pages rows by cursor; parquet returns the stored single-stock single-day ZSTD Parquet file (${PARQUET_MEDIA_TYPE}). With parquet, ${NOT_WITH_PARQUET.join(', ')} are a 400.` },
+  format: {
+    type: ['string', 'null'],
+    enum: ['json', 'parquet', null],
+    default: 'json',
+    description: `json pages rows by cursor; parquet returns the stored single-stock single-day ZSTD Parquet file (${PARQUET_MEDIA_TYPE}). With parquet, ${NOT_WITH_PARQUET.join(', ')} are a 400.`,
+  },
   start_time: nullable({ type: 'string', pattern: API_TIME_PATTERN, description: `Start time, included: ${API_TIME_FORMS}.`, examples: ['09:30'] }),
-  end_time: nullable({ type: 'string', pattern: API_TIME_PATTERN, description: 'End time, included; same formats as start_time. start after end is a 400.', examples: ['113000000'] }),
-  page_size: nullable({ type: 'integer', minimum: 1, default: MAX_PAGE_SIZE, description: `Rows per page, default and maximum ${MAX_PAGE_SIZE}; a larger value is served as ${MAX_PAGE_SIZE}.` }),
+  end_time: nullable({
+    type: 'string',
+    pattern: API_TIME_PATTERN,
+    description: 'End time, included; same formats as start_time. start after end is a 400.',
+    examples: ['113000000'],
+  }),
+  page_size: nullable({
+    type: 'integer',
+    minimum: 1,
+    default: MAX_PAGE_SIZE,
+    description: `Rows per page, default and maximum ${MAX_PAGE_SIZE}; a larger value is served as ${MAX_PAGE_SIZE}.`,
+  }),
   cursor: {
     type: ['string', 'null'],
     description:
@@ -204,9 +226,14 @@ const tickParams: Readonly<Record<string, Schema>> = {
     type: ['string', 'null'],
     enum: ['index', 'stock', null],
     default: 'index',
-    description: 'index (default): index snapshots. stock: level-2 stock snapshots in this shape (first 5 levels, vol = volume, transaction_num, pre_close and pct_chg null, six-digit symbol), with level2_quote_history\'s plan access and history depth, counted on tick_history.',
+    description:
+      "index (default): index snapshots. stock: level-2 stock snapshots in this shape (first 5 levels, vol = volume, transaction_num, pre_close and pct_chg null, six-digit symbol), with level2_quote_history's plan access and history depth, counted on tick_history.",
   },
-  symbol: nullable({ ...TICK_CODE, description: 'One code. Alone (none of the enhanced parameters): the compatible query, the whole day ascending without row limit. With `symbols`, `symbols` wins.' }),
+  symbol: nullable({
+    ...TICK_CODE,
+    description:
+      'One code. Alone (none of the enhanced parameters): the compatible query, the whole day ascending without row limit. With `symbols`, `symbols` wins.',
+  }),
   symbols: {
     oneOf: [
       { type: 'string', description: 'Comma-separated codes.', examples: ['000300,000905'] },
@@ -217,14 +244,53 @@ const tickParams: Readonly<Record<string, Schema>> = {
   },
   tradedate: nullable({ ...DATE, description: 'One trading day. Not combinable with startdate/enddate, recentdays or tradedate_offset.' }),
   startdate: nullable({ ...DATE, description: 'Range start; alone, the range runs to the latest trading day.' }),
-  enddate: nullable({ ...DATE, description: 'Range end; alone, that one trading day. A range crossing months is read from the first day of the end month only; the message states the requested and effective ranges.' }),
-  recentdays: nullable({ type: 'integer', minimum: 1, maximum: MAX_TRADING_DAYS_BACK, description: 'The last N trading days (subject to the cross-month rule). Not combinable with other date parameters.' }),
-  tradedate_offset: nullable({ type: 'integer', minimum: -MAX_TRADING_DAYS_BACK, maximum: 0, description: '0 is the latest trading day, -1 the one before. Not combinable with other date parameters.' }),
-  order_dir: { type: ['string', 'null'], enum: ['asc', 'desc', null], default: 'asc', description: 'Plain detail order by tradedate, time, then symbol; desc reverses it.' },
-  limit: nullable({ type: 'integer', minimum: 1, default: ENHANCED_LIMIT, description: `Rows of an enhanced or boundary query, default and maximum ${ENHANCED_LIMIT}; larger is served as ${ENHANCED_LIMIT}.` }),
-  offset: nullable({ type: 'integer', minimum: 0, default: 0, description: 'Row offset of an enhanced or boundary query (boundary rows are one per symbol, by symbol).' }),
-  trademin: nullable({ type: 'string', pattern: '^\\d{2}:?\\d{2}$', description: 'A minute HHMM or HH:MM. Alone: the rows of [HH:MM:00, next minute). With side: the boundary.', examples: ['1000'] }),
-  side: { type: ['string', 'null'], enum: ['before', 'after', null], description: 'Boundary mode (needs trademin, one trading day): before = per index the last snapshot strictly earlier than the minute; after = the first at or later.' },
+  enddate: nullable({
+    ...DATE,
+    description:
+      'Range end; alone, that one trading day. A range crossing months is read from the first day of the end month only; the message states the requested and effective ranges.',
+  }),
+  recentdays: nullable({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_TRADING_DAYS_BACK,
+    description: 'The last N trading days (subject to the cross-month rule). Not combinable with other date parameters.',
+  }),
+  tradedate_offset: nullable({
+    type: 'integer',
+    minimum: -MAX_TRADING_DAYS_BACK,
+    maximum: 0,
+    description: '0 is the latest trading day, -1 the one before. Not combinable with other date parameters.',
+  }),
+  order_dir: {
+    type: ['string', 'null'],
+    enum: ['asc', 'desc', null],
+    default: 'asc',
+    description: 'Plain detail order by tradedate, time, then symbol; desc reverses it.',
+  },
+  limit: nullable({
+    type: 'integer',
+    minimum: 1,
+    default: ENHANCED_LIMIT,
+    description: `Rows of an enhanced or boundary query, default and maximum ${ENHANCED_LIMIT}; larger is served as ${ENHANCED_LIMIT}.`,
+  }),
+  offset: nullable({
+    type: 'integer',
+    minimum: 0,
+    default: 0,
+    description: 'Row offset of an enhanced or boundary query (boundary rows are one per symbol, by symbol).',
+  }),
+  trademin: nullable({
+    type: 'string',
+    pattern: '^\\d{2}:?\\d{2}$',
+    description: 'A minute HHMM or HH:MM. Alone: the rows of [HH:MM:00, next minute). With side: the boundary.',
+    examples: ['1000'],
+  }),
+  side: {
+    type: ['string', 'null'],
+    enum: ['before', 'after', null],
+    description:
+      'Boundary mode (needs trademin, one trading day): before = per index the last snapshot strictly earlier than the minute; after = the first at or later.',
+  },
   start_time: nullable({ ...TICK_TIME, description: `Plain detail start time, included: ${API_TIME_FORMS}. Not combinable with trademin.` }),
   end_time: nullable({ ...TICK_TIME, description: 'Plain detail end time, excluded. Not combinable with trademin.' }),
 };
@@ -243,12 +309,27 @@ export const DOCUMENTED_PARAMS = {
  */
 const DETAILED_DOCS = [
   { apiname: 'level2_quote_history', name: 'Level2', what: 'Level-2 ten-level order-book snapshots' },
-  { apiname: 'level2_trade_history', name: 'TradeHistory', what: 'tick-by-tick trades (逐笔成交): trade_id, price, volume, amount, bs_flag B/S/N, trade_code F/C, buy_order_id, sell_order_id' },
-  { apiname: 'level2_order_history', name: 'OrderHistory', what: 'tick-by-tick orders (逐笔委托): order_id, price (null for market orders), volume, amount, side B/S, order_type L/M/U/D, order_no' },
+  {
+    apiname: 'level2_trade_history',
+    name: 'TradeHistory',
+    what: 'tick-by-tick trades (逐笔成交): trade_id, price, volume, amount, bs_flag B/S/N, trade_code F/C, buy_order_id, sell_order_id',
+  },
+  {
+    apiname: 'level2_order_history',
+    name: 'OrderHistory',
+    what: 'tick-by-tick orders (逐笔委托): order_id, price (null for market orders), volume, amount, side B/S, order_type L/M/U/D, order_no',
+  },
 ] as const;
 
 function paramsObject(title: string, props: Readonly<Record<string, Schema>>, required: readonly string[]): Schema {
-  return { type: 'object', title, properties: props, required, additionalProperties: false, description: 'Unknown members are a 400; a member set to null counts as omitted.' };
+  return {
+    type: 'object',
+    title,
+    properties: props,
+    required,
+    additionalProperties: false,
+    description: 'Unknown members are a 400; a member set to null counts as omitted.',
+  };
 }
 
 function request(apiname: string, fields: Schema, params: Ref): Schema {
@@ -294,12 +375,18 @@ function detailedSchemas(d: (typeof DETAILED_DOCS)[number]): [string, Schema][] 
           page_size: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, description: 'The page size applied.' },
           next_cursor: { type: ['string', 'null'], description: `Cursor of the next page (pages ${d.apiname} only); null at the end.` },
           has_more: { type: 'boolean' },
-          version: { type: 'integer', minimum: 1, description: 'The version of the symbol-day the rows are of: 1 as sealed, N after a restatement (a cursor pages its version to the end). Absent in a no-data answer.' },
+          version: {
+            type: 'integer',
+            minimum: 1,
+            description:
+              'The version of the symbol-day the rows are of: 1 as sealed, N after a restatement (a cursor pages its version to the end). Absent in a no-data answer.',
+          },
         }),
         {
           type: 'string',
           pattern: '^(?:success|no data(?:; .+)?)$',
-          description: 'success, or no data followed by "; " and the reason: not a trading day, after the latest trading day, not stored (with a hint when six digits meant as an index were read as a stock), or no rows in the time window.',
+          description:
+            'success, or no data followed by "; " and the reason: not a trading day, after the latest trading day, not stored (with a hint when six digits meant as an index were read as a stock), or no rows in the time window.',
         },
       ),
     ],
@@ -344,8 +431,16 @@ export function buildOpenApi(version: string): OpenApiDocument {
               description: `Success or no data. level2_quote_history, level2_trade_history and level2_order_history with params.format = parquet answer with the stored file itself (${PARQUET_MEDIA_TYPE}, Content-Disposition attachment; no ranges).`,
               headers: { 'Content-Disposition': ref('headers', 'ContentDisposition'), 'X-Tickvault-Version': ref('headers', 'TickvaultVersion') },
               content: {
-                'application/json': { schema: { oneOf: [...DETAILED_DOCS.map((d) => ref('schemas', `${d.name}Response`)), ref('schemas', 'TickHistoryResponse')] } },
-                [PARQUET_MEDIA_TYPE]: { schema: { type: 'string', contentMediaType: PARQUET_MEDIA_TYPE, description: 'One stock, one trading day, ZSTD-compressed, columns in field-table order.' } },
+                'application/json': {
+                  schema: { oneOf: [...DETAILED_DOCS.map((d) => ref('schemas', `${d.name}Response`)), ref('schemas', 'TickHistoryResponse')] },
+                },
+                [PARQUET_MEDIA_TYPE]: {
+                  schema: {
+                    type: 'string',
+                    contentMediaType: PARQUET_MEDIA_TYPE,
+                    description: 'One stock, one trading day, ZSTD-compressed, columns in field-table order.',
+                  },
+                },
               },
             },
             ...errorResponses,
@@ -354,7 +449,9 @@ export function buildOpenApi(version: string): OpenApiDocument {
       },
       '/account': {
         post: {
-          operationId: 'account', summary: "The key's account: its plan, what it allows and what is left today", tags: ['operations'],
+          operationId: 'account',
+          summary: "The key's account: its plan, what it allows and what is left today",
+          tags: ['operations'],
           description:
             'For the console and for clients that want to look before they hit a 403 or a 429. Counts against no limit (not the per-second limit either). ' +
             'Never shows the key itself or any other account. History dates are Beijing calendar dates (YYYYMMDD).',
@@ -368,9 +465,11 @@ export function buildOpenApi(version: string): OpenApiDocument {
               content: {
                 'application/json': {
                   schema: {
-                    type: 'object', required: ['code', 'message', 'data'],
+                    type: 'object',
+                    required: ['code', 'message', 'data'],
                     properties: {
-                      code: { type: 'integer', const: 200 }, message: { type: 'string', const: 'success' },
+                      code: { type: 'integer', const: 200 },
+                      message: { type: 'string', const: 'success' },
                       data: {
                         type: 'object',
                         required: ['account_id', 'plan', 'now', 'latest_trading_day', 'rate_limit_per_second', 'counters_reset_at', 'operations'],
@@ -383,7 +482,8 @@ export function buildOpenApi(version: string): OpenApiDocument {
                           counters_reset_at: { type: 'string', description: 'The next 00:00 Beijing time, when trial calls and Parquet files start again.' },
                           operations: {
                             type: 'object',
-                            description: 'Per interface: access, history depth as dates, trial calls and Parquet files (limit, used, left; null where not counted), and whether a request holds its one-request slot now (null: no slot rule).',
+                            description:
+                              'Per interface: access, history depth as dates, trial calls and Parquet files (limit, used, left; null where not counted), and whether a request holds its one-request slot now (null: no slot rule).',
                             properties: Object.fromEntries(API_NAMES.map((api) => [api, ALLOWANCE])),
                           },
                         },
@@ -401,14 +501,25 @@ export function buildOpenApi(version: string): OpenApiDocument {
           },
         },
       },
-      '/console': plainGet('console', 'The debugging page: sign in with a key, see the account, try both operations, chart the rows', 'An HTML page.', 'text/html', 'string'),
+      '/console': plainGet(
+        'console',
+        'The debugging page: sign in with a key, see the account, try both operations, chart the rows',
+        'An HTML page.',
+        'text/html',
+        'string',
+      ),
       '/openapi.json': plainGet('openapi', 'This document', 'The OpenAPI 3.1 document.', 'application/json', 'object'),
       '/metrics': plainGet('metrics', 'Prometheus metrics of this server process', 'Prometheus text exposition format.', 'text/plain', 'string'),
       '/healthz': {
         get: {
-          operationId: 'healthz', summary: 'Liveness: 200 once the server can serve', tags: ['operations'],
+          operationId: 'healthz',
+          summary: 'Liveness: 200 once the server can serve',
+          tags: ['operations'],
           responses: {
-            '200': { description: 'Ready.', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', const: 'ok' } } } } } },
+            '200': {
+              description: 'Ready.',
+              content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string', const: 'ok' } } } } },
+            },
             '503': {
               description: 'The shared state database (`--state-url`) cannot be reached: this process cannot admit requests until it returns.',
               headers: { 'Retry-After': { description: 'Whole seconds to wait.', schema: { type: 'integer', minimum: 1 } } },
@@ -452,8 +563,10 @@ export function buildOpenApi(version: string): OpenApiDocument {
           }),
           {
             type: 'string',
-            pattern: '^(?:success(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?|no data(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?(?:; .+)?)$',
-            description: 'success or no data; a range request (startdate, enddate or recentdays) adds "; requested YYYYMMDD-YYYYMMDD, effective YYYYMMDD-YYYYMMDD"; no data then ends with "; " and the reason (not a trading day, after the latest trading day, no trading day in the effective range, not stored, no snapshot at the boundary).',
+            pattern:
+              '^(?:success(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?|no data(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?(?:; .+)?)$',
+            description:
+              'success or no data; a range request (startdate, enddate or recentdays) adds "; requested YYYYMMDD-YYYYMMDD, effective YYYYMMDD-YYYYMMDD"; no data then ends with "; " and the reason (not a trading day, after the latest trading day, no trading day in the effective range, not stored, no snapshot at the boundary).',
           },
         ),
       },
@@ -462,11 +575,15 @@ export function buildOpenApi(version: string): OpenApiDocument {
         RetryAfter: { description: 'Whole seconds to wait before retrying (429 and 503 only).', required: true, schema: { type: 'integer', minimum: 1 } },
         ContentDisposition: { description: 'Parquet downloads only: attachment; filename="SYMBOL_YYYYMMDD.parquet".', schema: { type: 'string' } },
         TickvaultReason: {
-          description: 'Error answers only: the rule that answered. '
-            + 'A 503 "damaged" is a stored file damaged at this site: waiting helps only once it is repaired; another site may serve it.',
+          description:
+            'Error answers only: the rule that answered. ' +
+            'A 503 "damaged" is a stored file damaged at this site: waiting helps only once it is repaired; another site may serve it.',
           schema: { type: 'string', enum: [...ERROR_REASONS] },
         },
-        TickvaultVersion: { description: 'Parquet downloads only: the version of the stored file (1 as sealed, N after a restatement).', schema: { type: 'integer', minimum: 1 } },
+        TickvaultVersion: {
+          description: 'Parquet downloads only: the version of the stored file (1 as sealed, N after a restatement).',
+          schema: { type: 'integer', minimum: 1 },
+        },
       },
     },
   };

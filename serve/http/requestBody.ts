@@ -26,8 +26,14 @@ const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
 const DRAIN_LIMIT_MS = 10_000;
 
 const parseJson = koaBody({
-  json: true, jsonStrict: true, jsonLimit: BODY_LIMIT_BYTES, urlencoded: false, text: false, multipart: false,
-  parsedMethods: [HttpMethodEnum.POST], patchNode: false,
+  json: true,
+  jsonStrict: true,
+  jsonLimit: BODY_LIMIT_BYTES,
+  urlencoded: false,
+  text: false,
+  multipart: false,
+  parsedMethods: [HttpMethodEnum.POST],
+  patchNode: false,
 });
 
 function encodingOf(ctx: Context): string {

@@ -4,27 +4,45 @@ import { parseNonNegativeInt, parsePort, parsePositiveInt, resolveOption, type E
 /** Options of `tickvault serve`: flags over TICKVAULT_* environment over these defaults. */
 export const SERVE_OPTIONS = {
   port: {
-    flag: 'port', env: 'TICKVAULT_PORT', defaultValue: 8080, parse: parsePort,
+    flag: 'port',
+    env: 'TICKVAULT_PORT',
+    defaultValue: 8080,
+    parse: parsePort,
     help: 'TCP port to listen on (0 picks a free one; the bound address is logged)',
   } satisfies OptionSpec<number>,
   host: {
-    flag: 'host', env: 'TICKVAULT_HOST', defaultValue: '127.0.0.1', parse: (t: string) => t,
+    flag: 'host',
+    env: 'TICKVAULT_HOST',
+    defaultValue: '127.0.0.1',
+    parse: (t: string) => t,
     help: 'address to listen on',
   } satisfies OptionSpec<string>,
   rateLimit: {
-    flag: 'rate-limit', env: 'TICKVAULT_RATE_LIMIT', defaultValue: 20, parse: parsePositiveInt,
+    flag: 'rate-limit',
+    env: 'TICKVAULT_RATE_LIMIT',
+    defaultValue: 20,
+    parse: parsePositiveInt,
     help: 'requests per second per account, all operations together',
   } satisfies OptionSpec<number>,
   leaseSeconds: {
-    flag: 'lease-seconds', env: 'TICKVAULT_LEASE_SECONDS', defaultValue: 30, parse: parsePositiveInt,
+    flag: 'lease-seconds',
+    env: 'TICKVAULT_LEASE_SECONDS',
+    defaultValue: 30,
+    parse: parsePositiveInt,
     help: 'lease of a request slot: how long a crashed holder blocks its account',
   } satisfies OptionSpec<number>,
   cacheMb: {
-    flag: 'cache-mb', env: 'TICKVAULT_CACHE_MB', defaultValue: 768, parse: parsePositiveInt,
+    flag: 'cache-mb',
+    env: 'TICKVAULT_CACHE_MB',
+    defaultValue: 768,
+    parse: parsePositiveInt,
     help: 'memory for every cache of sealed data together (MiB): a third for decoded columns and serialised rows, two thirds for tick_history boundary rows',
   } satisfies OptionSpec<number>,
   jsonThreads: {
-    flag: 'json-threads', env: 'TICKVAULT_JSON_THREADS', defaultValue: Math.min(4, availableParallelism()), parse: parseNonNegativeInt,
+    flag: 'json-threads',
+    env: 'TICKVAULT_JSON_THREADS',
+    defaultValue: Math.min(4, availableParallelism()),
+    parse: parseNonNegativeInt,
     help: 'worker threads making the JSON of row groups not yet cached (0: on the main thread)',
   } satisfies OptionSpec<number>,
 };

@@ -96,7 +96,11 @@ export class FileColumnCache {
   readonly integrity: FileIntegrity;
 
   /** `onDamaged`: told once of each stored file found damaged (the server logs it). */
-  constructor(private readonly dataDir: string, maxBytes: number, onDamaged?: (e: DamagedFileError) => void) {
+  constructor(
+    private readonly dataDir: string,
+    maxBytes: number,
+    onDamaged?: (e: DamagedFileError) => void,
+  ) {
     this.lru = new ByteLru(maxBytes);
     this.integrity = new FileIntegrity(dataDir, this.lru, onDamaged);
   }

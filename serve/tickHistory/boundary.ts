@@ -93,7 +93,10 @@ export class BoundaryIndex {
     const rows = await this.rowsOf(df, position);
     const k = indexOfPosition(rows.positions, position);
     if (k < 0) throw new Error(`boundary row ${position} of ${df.file.path} is not among its candidates`);
-    return tickRowText((fields ?? ALL_TICK_FIELDS).map((c) => rows.columns[c]), k);
+    return tickRowText(
+      (fields ?? ALL_TICK_FIELDS).map((c) => rows.columns[c]),
+      k,
+    );
   }
 
   /**
@@ -149,7 +152,11 @@ export class BoundaryIndex {
     const all = candidatePositions(df.starts, df.file.rows);
     const positions = all.filter((p) => p >= first && p < first + df.file.rowGroupSize);
     const bytes = 200 + positions.length * (4 + (ALL_TICK_FIELDS.length - 3) * 8 + 3 * STRING_BYTES);
-    return this.lru.set(key, bytes, this.builds.run(() => this.build(df, g, positions)));
+    return this.lru.set(
+      key,
+      bytes,
+      this.builds.run(() => this.build(df, g, positions)),
+    );
   }
 
   private async build(df: DayFile, g: number, positions: Int32Array): Promise<BoundaryRows> {

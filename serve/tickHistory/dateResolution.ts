@@ -74,9 +74,7 @@ export function resolveDates(params: DateParams, nowMs: number): DateSelection {
     offset: given(params.tradedate_offset),
   };
   if (has.offset && (has.tradedate || has.startdate || has.enddate || has.recentdays)) {
-    throw badRequest(
-      'params.tradedate_offset cannot be combined with params.tradedate, params.startdate, params.enddate or params.recentdays',
-    );
+    throw badRequest('params.tradedate_offset cannot be combined with params.tradedate, params.startdate, params.enddate or params.recentdays');
   }
   if (has.recentdays && (has.tradedate || has.startdate || has.enddate)) {
     throw badRequest('params.recentdays cannot be combined with params.tradedate, params.startdate or params.enddate');

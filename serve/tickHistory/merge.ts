@@ -100,12 +100,7 @@ export interface MergedRow {
  * order so the source index is the symbol tie-break. `timeAt` must answer for every position
  * inside the plan's spans. Returns at most `take` rows after skipping `plan.skip`.
  */
-export function mergeDay(
-  plan: DayPlan,
-  take: number,
-  dir: Direction,
-  timeAt: (source: number, position: number) => number,
-): MergedRow[] {
+export function mergeDay(plan: DayPlan, take: number, dir: Direction, timeAt: (source: number, position: number) => number): MergedRow[] {
   const n = plan.from.length;
   // One number per cursor orders (time, source) exactly: time * n + source < 2^53 for any
   // day time and any n up to millions. desc negates it, which reverses both keys at once.

@@ -66,7 +66,15 @@ function datesRead(sel: DateSelection): string[] {
 }
 
 function envelope(message: string, fields: readonly number[], itemsText: string, extra = ''): OperationResult {
-  return { kind: 'rawJson', body: successText(message, fields.map((i) => SCHEMAS.index.fieldNames[i]), itemsText, extra) };
+  return {
+    kind: 'rawJson',
+    body: successText(
+      message,
+      fields.map((i) => SCHEMAS.index.fieldNames[i]),
+      itemsText,
+      extra,
+    ),
+  };
 }
 
 /** The one day of a single-day selection (boundary mode guarantees one). */
@@ -128,7 +136,9 @@ async function boundary(index: BoundaryIndex, catalog: TickDays, q: BoundaryQuer
   const notStored =
     files.length > 0
       ? `no snapshot ${q.side === 'before' ? 'before' : 'at or after'} ${minute} on ${date}`
-      : q.symbols === null ? `no ${q.asset} is stored for ${date}` : `none of the requested ${plural(q.asset)} is stored for ${date}`;
+      : q.symbols === null
+        ? `no ${q.asset} is stored for ${date}`
+        : `none of the requested ${plural(q.asset)} is stored for ${date}`;
   return envelope(
     dateMessage(q.dates, total > 0, noDataReason(q.dates, nowMs, notStored)),
     q.fields,

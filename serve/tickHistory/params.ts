@@ -18,14 +18,37 @@ export const MAX_SYMBOLS = 200;
 export const ENHANCED_LIMIT = 6000;
 
 const PARAMS = new Set([
-  'asset', 'symbol', 'symbols', 'tradedate', 'startdate', 'enddate', 'recentdays', 'tradedate_offset',
-  'order_dir', 'limit', 'offset', 'trademin', 'side', 'start_time', 'end_time',
+  'asset',
+  'symbol',
+  'symbols',
+  'tradedate',
+  'startdate',
+  'enddate',
+  'recentdays',
+  'tradedate_offset',
+  'order_dir',
+  'limit',
+  'offset',
+  'trademin',
+  'side',
+  'start_time',
+  'end_time',
 ]);
 
 /** Any of these (besides `symbol`) makes a request enhanced or boundary (api-contract: tick_history). */
 const NOT_COMPATIBLE = [
-  'symbols', 'startdate', 'enddate', 'recentdays', 'tradedate_offset', 'trademin', 'side',
-  'start_time', 'end_time', 'limit', 'offset', 'order_dir',
+  'symbols',
+  'startdate',
+  'enddate',
+  'recentdays',
+  'tradedate_offset',
+  'trademin',
+  'side',
+  'start_time',
+  'end_time',
+  'limit',
+  'offset',
+  'order_dir',
 ] as const;
 
 /** Boundary rows are sorted by symbol, not time: an order is meaningless there, rejected rather than ignored. */

@@ -60,7 +60,10 @@ export function groupRowsOf(cache: FileColumnCache, file: CatalogFile, groups: r
       batch ??= cache.rowGroups(file, groups, decode);
       const m = (await batch)[i];
       const times = decodeTimes(m.get(source.timeColumn), file, g, groupRowCount(file, g));
-      return new GroupRows(times, tickColumns(source, file.tradedate, fields, times, (c) => m.get(c)!));
+      return new GroupRows(
+        times,
+        tickColumns(source, file.tradedate, fields, times, (c) => m.get(c)!),
+      );
     }),
   );
 }

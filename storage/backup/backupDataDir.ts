@@ -113,7 +113,9 @@ export async function backupDataDir(source: string, dest: string, onFile: Backup
     const sealed = sealedDays(to.catalogDb);
     const lost = gone.filter((g) => !sealed.has(g.day));
     if (lost.length > 0) {
-      throw new BackupError(`staging segment ${lost[0]!.path} vanished while its day was not sealed (${lost.length} such); nothing should remove it: run doctor`);
+      throw new BackupError(
+        `staging segment ${lost[0]!.path} vanished while its day was not sealed (${lost.length} such); nothing should remove it: run doctor`,
+      );
     }
     // 4. The files the catalog lists.
     const files = catalogFiles(to.catalogDb);
@@ -127,7 +129,9 @@ export async function backupDataDir(source: string, dest: string, onFile: Backup
       } catch (e) {
         if (e instanceof DigestMismatchError) damaged.push(e);
         else if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-          throw new BackupError(`${f.path}, listed in the catalog, was removed while the backup ran (prune-versions?); run the backup again into an empty directory`);
+          throw new BackupError(
+            `${f.path}, listed in the catalog, was removed while the backup ran (prune-versions?); run the backup again into an empty directory`,
+          );
         } else throw e;
       }
       onFile(i + 1, files.length);

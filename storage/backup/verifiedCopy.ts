@@ -31,7 +31,11 @@ export class DigestMismatchError extends Error {
  * Copies `src` to `dest`: at most `limit` bytes (a staging segment's committed length), all of
  * them when null. With `sha256`, a mismatch throws DigestMismatchError and leaves no `dest`.
  */
-export async function copyVerified(src: string, dest: string, opts: { readonly sha256?: string | null; readonly limit?: number | null; readonly label?: string } = {}): Promise<CopyResult> {
+export async function copyVerified(
+  src: string,
+  dest: string,
+  opts: { readonly sha256?: string | null; readonly limit?: number | null; readonly label?: string } = {},
+): Promise<CopyResult> {
   const from = await open(src, 'r');
   try {
     return await replaceDurably(dest, async (to) => {

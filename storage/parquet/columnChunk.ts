@@ -64,7 +64,8 @@ export function decodeChunk(col: ColumnDesc, pages: readonly { page: RawPage; da
     if (page.encoding === Encoding.PLAIN) {
       if (isString) {
         const vals = plainStrings(body, present, isTimeLike(col) ? latin1 : utf8);
-        if (!col.optional && row === 0 && n === rows) strings = vals; // one page, every row: no copy
+        if (!col.optional && row === 0 && n === rows)
+          strings = vals; // one page, every row: no copy
         else scatter(vals, strings!, row, n, col.optional ? defs : null);
       } else {
         const vals = plainNumbers(body, 0, present, col.physicalType);

@@ -8,7 +8,6 @@ import type { ByteSource } from './byteSource.js';
 import { Codec, CONVERTED_UTF8, Encoding, PageType, PARQUET_MAGIC, PhysicalType, Repetition, UnsupportedParquetError } from './format.js';
 import { CompactReader, CompactWriter, CType, list, num, struct } from './thrift.js';
 
-
 const utf8 = new TextDecoder('utf-8');
 
 // ---- written by the sealer ----------------------------------------------------------------

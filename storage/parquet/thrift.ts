@@ -6,7 +6,6 @@
  */
 import { UnsupportedParquetError } from './format.js';
 
-
 // ---- writing ----------------------------------------------------------------------------
 
 export const enum CType {
@@ -149,7 +148,10 @@ export interface TStruct {
 
 export class CompactReader {
   pos: number;
-  constructor(private readonly buf: Uint8Array, start = 0) {
+  constructor(
+    private readonly buf: Uint8Array,
+    start = 0,
+  ) {
     this.pos = start;
   }
 

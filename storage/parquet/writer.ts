@@ -330,12 +330,15 @@ class FileEncoder {
       // Every row null: the levels alone, PLAIN (no dictionary to point into).
       const { page, pos } = this.levelsPage(d, 0);
       return {
-        leaf, encodings: PLAIN_OPTIONAL, numValues: end - start, statistics: { nullCount: end - start },
+        leaf,
+        encodings: PLAIN_OPTIONAL,
+        numValues: end - start,
+        statistics: { nullCount: end - start },
         pages: [{ kind: 'data', numValues: end - start, encoding: Encoding.PLAIN, uncompressedSize: pos, body: this.submit(page.subarray(0, pos)) }],
       };
     }
     let runBytes = 1;
-    for (let i = 0; i < d.count; ) {
+    for (let i = 0; i < d.count;) {
       let j = i + 1;
       while (j < d.count && scratch[j] === scratch[i]) j++;
       runBytes += varintSize((j - i) * 2) + 1;
@@ -344,7 +347,7 @@ class FileEncoder {
     const { page, pos: at } = this.levelsPage(d, runBytes);
     let pos = at;
     page[pos++] = 8;
-    for (let i = 0; i < d.count; ) {
+    for (let i = 0; i < d.count;) {
       let j = i + 1;
       while (j < d.count && scratch[j] === scratch[i]) j++;
       pos = writeVarint(page, pos, (j - i) * 2);
@@ -355,7 +358,10 @@ class FileEncoder {
     statistics.min = Uint8Array.of(letters[0]);
     statistics.max = Uint8Array.of(letters[letters.length - 1]);
     return {
-      leaf, encodings: DICTIONARY_OPTIONAL, numValues: end - start, statistics,
+      leaf,
+      encodings: DICTIONARY_OPTIONAL,
+      numValues: end - start,
+      statistics,
       pages: [
         { kind: 'dictionary', numValues: letters.length, encoding: Encoding.PLAIN, uncompressedSize: dict.length, body: this.submit(dict) },
         { kind: 'data', numValues: end - start, encoding: Encoding.RLE_DICTIONARY, uncompressedSize: pos, body: this.submit(page.subarray(0, pos)) },

@@ -75,7 +75,8 @@ export function serializeRows(cols: readonly DecodedColumn[], from: number, to: 
       if (nv !== null) w.number(nv[r]);
       else {
         const s = strs[c]![r];
-        if (s === null) w.raw('null'); // an absent code (bs_flag, …)
+        if (s === null)
+          w.raw('null'); // an absent code (bs_flag, …)
         else w.string(s);
       }
     }

@@ -34,7 +34,14 @@ export async function rowTextOf(bytes: Uint8Array, dataset: Dataset, sha256: str
   for (let g = 0; g < footer.rowGroups.length; g++) {
     const [cols] = await readRowGroups(source, footer, [g], all, path);
     const rows = footer.rowGroups[g]!.numRows;
-    groups.push(serializeRows(all.map((c) => cols!.get(c)!), 0, rows, rows * (ROW_BYTES[dataset] ?? 340)));
+    groups.push(
+      serializeRows(
+        all.map((c) => cols!.get(c)!),
+        0,
+        rows,
+        rows * (ROW_BYTES[dataset] ?? 340),
+      ),
+    );
   }
   return encodeRowText(groups, sha256);
 }
@@ -63,7 +70,8 @@ function columnsAsRead(cols: SymbolDayColumns): DecodedColumn[] {
     if (f.name === 'tradedate') return { kind: 'string', values: new Array<string>(cols.rows).fill(cols.tradedate) };
     if (f.name === 'time') return { kind: 'string', values: Array.from(cols.timesMs.subarray(0, cols.rows), format) };
     const values = cols.values[value++]!;
-    if (f.type === 'code') return { kind: 'nullable-string', values: Array.from(values.subarray(0, cols.rows), (c) => (Number.isNaN(c) ? null : String.fromCharCode(c))) };
+    if (f.type === 'code')
+      return { kind: 'nullable-string', values: Array.from(values.subarray(0, cols.rows), (c) => (Number.isNaN(c) ? null : String.fromCharCode(c))) };
     return { kind: 'number', values };
   });
 }

@@ -141,8 +141,14 @@ export async function decodeRowTextIndex(frame: Buffer, expectedCrc32: number, f
   let expectedOffset = 0;
   for (let i = 0; i < n; i++) {
     if (o + GROUP_ENTRY_U32 * 4 > index.length) throw new RowTextDamagedError('index shorter than its group count');
-    const [frameOffset, frameBytes, frameCrc32, textBytes, rows, textCrc32] = [0, 1, 2, 3, 4, 5].map((k) => index.readUInt32LE(o + k * 4)) as
-      [number, number, number, number, number, number];
+    const [frameOffset, frameBytes, frameCrc32, textBytes, rows, textCrc32] = [0, 1, 2, 3, 4, 5].map((k) => index.readUInt32LE(o + k * 4)) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     o += GROUP_ENTRY_U32 * 4;
     const offsetBytes = (rows + 1) * 4;
     if (frameOffset !== expectedOffset || offsetsAt + offsetBytes > index.length) throw new RowTextDamagedError(`group ${i} entry is inconsistent`);

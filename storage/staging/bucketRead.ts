@@ -39,7 +39,7 @@ function* recordWindows(dataDir: string, segs: readonly Segment[], size: number)
     const fd = openSync(join(dataDir, s.path), 'r');
     try {
       // A power loss can leave committed bytes unwritten; only whole records read count.
-      for (let pos = 0; pos < s.bytes; ) {
+      for (let pos = 0; pos < s.bytes;) {
         const want = Math.min(window.length, s.bytes - pos);
         let got = 0;
         while (got < want) {
@@ -100,7 +100,13 @@ function segmentsOf(db: Db, dataset: Dataset, tradedate: string, bucket: number)
  * duplicates are resolved, and handed to `pastCut` as they are (the caller quarantines them).
  */
 export function* readStagedBucket(
-  db: Db, dataDir: string, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>, belowOrder = Infinity,
+  db: Db,
+  dataDir: string,
+  dataset: Dataset,
+  tradedate: string,
+  bucket: number,
+  symbols: ReadonlySet<string>,
+  belowOrder = Infinity,
   pastCut?: StagedRecord[],
 ): Generator<StagedSymbolDay> {
   const segs = segmentsOf(db, dataset, tradedate, bucket);

@@ -42,7 +42,10 @@ export function sourceFile(source: string): string {
  * `trades_20250102.csv` or `2025/*.csv` find a file however its path was given to import.
  */
 export function sourceMatcher(glob: string): (source: string) => boolean {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   const re = new RegExp(`^(?:.*/)?${body}$`, 's');
   return (source) => re.test(sourceFile(source));
 }
@@ -81,7 +84,8 @@ export function* quarantinedRows(db: Db, f: QuarantineFilter): Generator<Quarant
 /** How many rows a filter selects, by reason: the most frequent first. */
 export function quarantineCounts(db: Db, f: QuarantineFilter): { readonly reason: string; readonly rows: number }[] {
   const w = where(db, f);
-  return db
-    .prepare(`SELECT reason, count(*) AS rows FROM quarantine ${w.sql} GROUP BY reason ORDER BY rows DESC, reason`)
-    .all(...w.params) as { reason: string; rows: number }[];
+  return db.prepare(`SELECT reason, count(*) AS rows FROM quarantine ${w.sql} GROUP BY reason ORDER BY rows DESC, reason`).all(...w.params) as {
+    reason: string;
+    rows: number;
+  }[];
 }

@@ -72,7 +72,10 @@ export interface StagedSegment {
 }
 
 export class StagingReader {
-  constructor(readonly db: Db, protected readonly dataDir: string) {}
+  constructor(
+    readonly db: Db,
+    protected readonly dataDir: string,
+  ) {}
 
   /**
    * Late messages waiting in quarantine (reason `late: DATASET DAY SYMBOL is already sealed`),
@@ -80,9 +83,10 @@ export class StagingReader {
    * read only, without registering a writer.
    */
   static lateCounts(db: Db): Map<string, number> {
-    const rows = db
-      .prepare('SELECT reason, count(*) AS n FROM quarantine WHERE reason LIKE ? GROUP BY reason')
-      .all(lateReasonLike()) as { reason: string; n: number }[];
+    const rows = db.prepare('SELECT reason, count(*) AS n FROM quarantine WHERE reason LIKE ? GROUP BY reason').all(lateReasonLike()) as {
+      reason: string;
+      n: number;
+    }[];
     const out = new Map<string, number>();
     for (const { reason, n } of rows) {
       const key = lateDayOf(reason);
@@ -96,11 +100,15 @@ export class StagingReader {
    * not resolved yet), by date. Static for the same reason as lateCounts().
    */
   static stagedDays(db: Db): StagedDay[] {
-    const rows = db.prepare(`SELECT o.dataset, o.tradedate, o.symbols, coalesce(s.bytes, 0) AS bytes
+    const rows = db
+      .prepare(
+        `SELECT o.dataset, o.tradedate, o.symbols, coalesce(s.bytes, 0) AS bytes
       FROM (SELECT dataset, tradedate, count(*) AS symbols FROM open_symbols GROUP BY dataset, tradedate) o
       LEFT JOIN (SELECT dataset, tradedate, sum(committed_bytes) AS bytes FROM segments GROUP BY dataset, tradedate) s
         USING (dataset, tradedate)
-      ORDER BY o.tradedate, o.dataset`).all() as { dataset: Dataset; tradedate: string; symbols: number; bytes: number }[];
+      ORDER BY o.tradedate, o.dataset`,
+      )
+      .all() as { dataset: Dataset; tradedate: string; symbols: number; bytes: number }[];
     return rows.map((r) => ({ dataset: r.dataset, tradedate: r.tradedate, symbols: r.symbols, records: Math.floor(r.bytes / recordBytes(r.dataset)) }));
   }
 
@@ -112,16 +120,11 @@ export class StagingReader {
   }
 
   openDays(): OpenDay[] {
-    return this.db
-      .prepare('SELECT DISTINCT dataset, tradedate FROM open_symbols ORDER BY tradedate, dataset')
-      .all() as OpenDay[];
+    return this.db.prepare('SELECT DISTINCT dataset, tradedate FROM open_symbols ORDER BY tradedate, dataset').all() as OpenDay[];
   }
 
   symbolsOf(dataset: Dataset, tradedate: string): string[] {
-    return this.db
-      .prepare('SELECT symbol FROM open_symbols WHERE dataset = ? AND tradedate = ? ORDER BY symbol')
-      .pluck()
-      .all(dataset, tradedate) as string[];
+    return this.db.prepare('SELECT symbol FROM open_symbols WHERE dataset = ? AND tradedate = ? ORDER BY symbol').pluck().all(dataset, tradedate) as string[];
   }
 
   /** Buckets holding at least one of `symbols`, each with its symbols, in bucket order. */
@@ -149,9 +152,10 @@ export class StagingReader {
    * `restate --from-quarantine` takes in (their reason is the one every ingest path writes).
    */
   lateEntries(dataset: Dataset, tradedate: string): { readonly id: number; readonly source: string; readonly raw: string }[] {
-    return this.db
-      .prepare("SELECT id, source, raw FROM quarantine WHERE reason LIKE ? ORDER BY id")
-      .all(lateReasonLike(dataset, tradedate)) as { id: number; source: string; raw: string }[];
+    return this.db.prepare('SELECT id, source, raw FROM quarantine WHERE reason LIKE ? ORDER BY id').all(lateReasonLike(dataset, tradedate)) as {
+      id: number;
+      source: string;
+      raw: string;
+    }[];
   }
-
 }

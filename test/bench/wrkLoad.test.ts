@@ -2,11 +2,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mergeLoad, parseWrkOutput, type WrkRun } from '../../bench/wrkLoad.js';
 
-const t = suite('wrk load: its output read and two servers\' runs merged');
+const t = suite("wrk load: its output read and two servers' runs merged");
 
 const uniform = (toMs: number): number[] => Array.from({ length: 1000 }, (_, i) => ((i + 1) / 1000) * toMs);
 
-t('the script\'s lines and bash\'s `times` (the last line is the child\'s CPU)', () => {
+t("the script's lines and bash's `times` (the last line is the child's CPU)", () => {
   const quantilesUs = Array.from({ length: 1000 }, (_, i) => (i + 1) * 10);
   const out = [
     'Running 10s test @ http://127.0.0.1:1/api',

@@ -47,7 +47,10 @@ merge('a new year right after the known range extends it', () => {
 });
 
 merge('a known year needs --replace; with it the file replaces that year only', () => {
-  assert.throws(() => mergeImport(shipped, parseClosureFile('20260102\n', 'b.txt'), false, 'b.txt'), /b\.txt: 2026 is already known \(the calendar runs through 20261231\); pass --replace/);
+  assert.throws(
+    () => mergeImport(shipped, parseClosureFile('20260102\n', 'b.txt'), false, 'b.txt'),
+    /b\.txt: 2026 is already known \(the calendar runs through 20261231\); pass --replace/,
+  );
   const known = { last: '20271231', imported: { years: [2027], closures: ['20270101', '20270104'] } };
   assert.throws(() => mergeImport(known, y2027, false, 'a.txt'), /2027 is already known/);
   const replaced = mergeImport(known, parseClosureFile('20270105\n20280103\n', 'c.txt'), true, 'c.txt');

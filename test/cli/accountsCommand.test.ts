@@ -9,7 +9,7 @@ const accounts = (...args: string[]) => runCli(['accounts', ...args, '--data-dir
 
 const add = suite('tickvault accounts add --plan PLAN [--key KEY] [--account ID], as the README documents');
 
-add('--account adds a key to an account; --plan with it must name that account\'s plan', async () => {
+add("--account adds a key to an account; --plan with it must name that account's plan", async () => {
   const created = await accounts('add', '--plan', 'professional');
   assert.is(created.code, 0, created.stderr);
   const list = await accounts('list');
@@ -32,7 +32,10 @@ add('--account adds a key to an account; --plan with it must name that account\'
 
   const keys = (await accounts('list')).stdout.trim().split('\n').slice(1);
   assert.is(keys.length, 3, 'three keys, one account');
-  assert.ok(keys.every((k) => k.startsWith(`${id}\tprofessional\t`)), keys.join('\n'));
+  assert.ok(
+    keys.every((k) => k.startsWith(`${id}\tprofessional\t`)),
+    keys.join('\n'),
+  );
 });
 
 add.run();

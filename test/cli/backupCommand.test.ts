@@ -20,7 +20,11 @@ const t = suite('backup');
 const DATA = { days: 2, stocks: 3, indexes: 2, ticks: 0.1 } as const;
 const env = { TICKVAULT_NOW: REPLAY_NOW };
 
-const QUOTES = (key: string, tradedate: string) => ({ apiname: 'level2_quote_history', apikey: key, params: { symbol: '600000.SH', tradedate, page_size: 50 } });
+const QUOTES = (key: string, tradedate: string) => ({
+  apiname: 'level2_quote_history',
+  apikey: key,
+  params: { symbol: '600000.SH', tradedate, page_size: 50 },
+});
 const TICKS = (key: string, tradedate: string) => ({ apiname: 'tick_history', apikey: key, params: { symbol: '000001', tradedate } });
 
 /** A private copy of the shared prepared lake (its sealed files are read-only for tests). */
@@ -37,7 +41,14 @@ async function liveCopy(): Promise<string> {
  */
 async function doctor(dataDir: string): Promise<{ code: number | null; report: string; said: string }> {
   const r = await runCli(['doctor', '--data-dir', dataDir], { env });
-  return { code: r.code, report: r.stdout.split('\n').filter((l) => !l.startsWith('data directory ')).join('\n'), said: `${r.stdout}${r.stderr}` };
+  return {
+    code: r.code,
+    report: r.stdout
+      .split('\n')
+      .filter((l) => !l.startsWith('data directory '))
+      .join('\n'),
+    said: `${r.stdout}${r.stderr}`,
+  };
 }
 
 async function digests(dataDir: string): Promise<string> {
@@ -61,11 +72,14 @@ const LOAD_OUTCOMES = [200, 429, 503] as const;
 
 function backupLine(stdout: string): string {
   const line = stdout.trim();
-  assert.match(line, /^backed up .* to .*: 3 SQLite files by the backup API, \d+ listed files \([\d.]+ MiB, SHA-256 checked\), \d+ derived files, \d+ staging segments \([\d.]+ MiB\) in [\d.]+ s$/);
+  assert.match(
+    line,
+    /^backed up .* to .*: 3 SQLite files by the backup API, \d+ listed files \([\d.]+ MiB, SHA-256 checked\), \d+ derived files, \d+ staging segments \([\d.]+ MiB\) in [\d.]+ s$/,
+  );
   return line;
 }
 
-t('under request load: the copy passes doctor, its digests equal the source\'s, and a server on it answers the same', async () => {
+t("under request load: the copy passes doctor, its digests equal the source's, and a server on it answers the same", async () => {
   const source = await liveCopy();
   const keys = Array.from({ length: 4 }, () => addAccount(source, 'flagship').key);
   const server = await startServer(source);
@@ -107,76 +121,96 @@ t('under request load: the copy passes doctor, its digests equal the source\'s, 
   }
 });
 
-t('under load, backups taken again and again while a replay stages and seals new days: each copy is a consistent point — doctor passes, its files are the source\'s — and the same replay on it gives the source\'s files', async () => {
-  const source = await liveCopy();
-  const before = await digests(source);
-  const dir = tempDir('tickvault-backup-feed-');
-  const feed = join(dir, 'later.jsonl.zst');
-  const gen = await runCli(['generate', '--out', feed, '--from', '20250106', '--days', '3', '--stocks', String(DATA.stocks), '--indexes', String(DATA.indexes), '--ticks', String(DATA.ticks)], { env });
-  assert.is(gen.code, 0, gen.stderr);
-  const keys = Array.from({ length: 4 }, () => addAccount(source, 'flagship').key);
-  const server = await startServer(source);
-  const copies: { dir: string; line: string; segments: number }[] = [];
-  const traffic = load(server, keys, '20250102');
-  let statuses: Tally;
-  const replay = startCli(['replay', feed, '--data-dir', source], { env });
-  try {
-    let replayErr = '';
-    replay.stderr!.setEncoding('utf8').on('data', (d: string) => (replayErr += d));
-    replay.stdin!.end();
-    let replayCode: number | null | undefined;
-    void exited(replay).then((r) => (replayCode = r.code));
-    // From the first staged segment to the replay's end: copies while staging, while sealing.
-    while (!existsSync(join(source, 'staging')) && replayCode === undefined) await new Promise((r) => setTimeout(r, 10));
-    while (replayCode === undefined) {
-      const to = join(tempDir('tickvault-backup-'), 'copy');
-      const b = await runCli(['backup', '--to', to, '--data-dir', source], { env });
-      assert.is(b.code, 0, b.stderr);
-      const line = backupLine(b.stdout);
-      copies.push({ dir: to, line, segments: Number(/(\d+) staging segments/.exec(line)![1]) });
+t(
+  "under load, backups taken again and again while a replay stages and seals new days: each copy is a consistent point — doctor passes, its files are the source's — and the same replay on it gives the source's files",
+  async () => {
+    const source = await liveCopy();
+    const before = await digests(source);
+    const dir = tempDir('tickvault-backup-feed-');
+    const feed = join(dir, 'later.jsonl.zst');
+    const gen = await runCli(
+      [
+        'generate',
+        '--out',
+        feed,
+        '--from',
+        '20250106',
+        '--days',
+        '3',
+        '--stocks',
+        String(DATA.stocks),
+        '--indexes',
+        String(DATA.indexes),
+        '--ticks',
+        String(DATA.ticks),
+      ],
+      { env },
+    );
+    assert.is(gen.code, 0, gen.stderr);
+    const keys = Array.from({ length: 4 }, () => addAccount(source, 'flagship').key);
+    const server = await startServer(source);
+    const copies: { dir: string; line: string; segments: number }[] = [];
+    const traffic = load(server, keys, '20250102');
+    let statuses: Tally;
+    const replay = startCli(['replay', feed, '--data-dir', source], { env });
+    try {
+      let replayErr = '';
+      replay.stderr!.setEncoding('utf8').on('data', (d: string) => (replayErr += d));
+      replay.stdin!.end();
+      let replayCode: number | null | undefined;
+      void exited(replay).then((r) => (replayCode = r.code));
+      // From the first staged segment to the replay's end: copies while staging, while sealing.
+      while (!existsSync(join(source, 'staging')) && replayCode === undefined) await new Promise((r) => setTimeout(r, 10));
+      while (replayCode === undefined) {
+        const to = join(tempDir('tickvault-backup-'), 'copy');
+        const b = await runCli(['backup', '--to', to, '--data-dir', source], { env });
+        assert.is(b.code, 0, b.stderr);
+        const line = backupLine(b.stdout);
+        copies.push({ dir: to, line, segments: Number(/(\d+) staging segments/.exec(line)![1]) });
+      }
+      statuses = await traffic.stop();
+      assert.is(replayCode, 0, replayErr);
+    } finally {
+      // No request in flight when the server goes, even when the test failed half-way.
+      await traffic.stop().catch(() => undefined);
+      // A replay still going after a failure would write on into a directory being removed.
+      if (replay.exitCode === null && replay.signalCode === null) replay.kill('SIGKILL');
+      await exited(replay);
+      await server.stop();
     }
-    statuses = await traffic.stop();
-    assert.is(replayCode, 0, replayErr);
-  } finally {
-    // No request in flight when the server goes, even when the test failed half-way.
-    await traffic.stop().catch(() => undefined);
-    // A replay still going after a failure would write on into a directory being removed.
-    if (replay.exitCode === null && replay.signalCode === null) replay.kill('SIGKILL');
-    await exited(replay);
-    await server.stop();
-  }
-  console.log(`  load meanwhile: ${statuses}`);
-  assert.ok(statuses.get(200) > 0, String(statuses));
-  assert.equal(statuses.unexpected(LOAD_OUTCOMES), [], String(statuses));
-  assert.ok(copies.length > 0);
+    console.log(`  load meanwhile: ${statuses}`);
+    assert.ok(statuses.get(200) > 0, String(statuses));
+    assert.equal(statuses.unexpected(LOAD_OUTCOMES), [], String(statuses));
+    assert.ok(copies.length > 0);
 
-  const lines = (text: string) => text.trimEnd().split('\n').slice(0, -1);
-  const after = await digests(source);
-  const kept = lines(before);
-  const copied: string[][] = [];
-  for (const c of copies) {
-    const d = await doctor(c.dir);
-    assert.is(d.code, 0, `${c.line}\n${d.said}`);
-    const files = lines(await digests(c.dir));
-    // Every file the copy holds is the source's own, and everything sealed before is there.
-    for (const l of files) assert.ok(after.includes(l), `not in the source: ${l}`);
-    for (const l of kept) assert.ok(files.includes(l), `missing from the copy: ${l}`);
-    copied.push(files);
-    console.log(`  during replay: ${c.segments} segments staged, ${files.length} files sealed (source before ${kept.length}, after ${lines(after).length})`);
-  }
-  // The copies resume where they were taken: the same replay completes them to the source's
-  // files. The one with the most staged segments, and one taken mid-seal if any was.
-  const staged = copies.reduce((a, b) => (b.segments > a.segments ? b : a));
-  const midSeal = copies.find((_, i) => copied[i]!.length > kept.length && copied[i]!.length < lines(after).length);
-  for (const c of new Set([staged, ...(midSeal ? [midSeal] : [])])) {
-    const again = await runCli(['replay', feed, '--data-dir', c.dir], { env });
-    assert.is(again.code, 0, again.stderr);
-    assert.is(await digests(c.dir), after, c.line);
-    const d = await doctor(c.dir);
-    assert.is(d.code, 0, d.said);
-  }
-  console.log(`  replayed again into ${midSeal ? 2 : 1} copies (${staged.segments} segments staged${midSeal ? ', one mid-seal' : ''}): the source's files`);
-});
+    const lines = (text: string) => text.trimEnd().split('\n').slice(0, -1);
+    const after = await digests(source);
+    const kept = lines(before);
+    const copied: string[][] = [];
+    for (const c of copies) {
+      const d = await doctor(c.dir);
+      assert.is(d.code, 0, `${c.line}\n${d.said}`);
+      const files = lines(await digests(c.dir));
+      // Every file the copy holds is the source's own, and everything sealed before is there.
+      for (const l of files) assert.ok(after.includes(l), `not in the source: ${l}`);
+      for (const l of kept) assert.ok(files.includes(l), `missing from the copy: ${l}`);
+      copied.push(files);
+      console.log(`  during replay: ${c.segments} segments staged, ${files.length} files sealed (source before ${kept.length}, after ${lines(after).length})`);
+    }
+    // The copies resume where they were taken: the same replay completes them to the source's
+    // files. The one with the most staged segments, and one taken mid-seal if any was.
+    const staged = copies.reduce((a, b) => (b.segments > a.segments ? b : a));
+    const midSeal = copies.find((_, i) => copied[i]!.length > kept.length && copied[i]!.length < lines(after).length);
+    for (const c of new Set([staged, ...(midSeal ? [midSeal] : [])])) {
+      const again = await runCli(['replay', feed, '--data-dir', c.dir], { env });
+      assert.is(again.code, 0, again.stderr);
+      assert.is(await digests(c.dir), after, c.line);
+      const d = await doctor(c.dir);
+      assert.is(d.code, 0, d.said);
+    }
+    console.log(`  replayed again into ${midSeal ? 2 : 1} copies (${staged.segments} segments staged${midSeal ? ', one mid-seal' : ''}): the source's files`);
+  },
+);
 
 t('a listed file damaged at the source is left out and named, exit 1; doctor on the copy names it missing', async () => {
   const source = await liveCopy();

@@ -40,11 +40,13 @@ top('unknown command', async () => {
 });
 
 top('--help exits 0 with the usage', async () => {
-  await Promise.all(['generate', 'seal'].map(async (c) => {
-    const r = await runCli([c, '--help'], { cwd: cwd() });
-    assert.is(r.code, 0, c);
-    assert.match(r.stdout, new RegExp(`tickvault ${c}`), c);
-  }));
+  await Promise.all(
+    ['generate', 'seal'].map(async (c) => {
+      const r = await runCli([c, '--help'], { cwd: cwd() });
+      assert.is(r.code, 0, c);
+      assert.match(r.stdout, new RegExp(`tickvault ${c}`), c);
+    }),
+  );
 });
 
 top('bad common options: --log-level, TICKVAULT_NOW', async () => {
@@ -76,14 +78,16 @@ gen('bad values', async () => {
 
 gen('an --out that cannot be written: non-zero exit, one line naming the path, no stack trace', async () => {
   const dir = cwd();
-  await Promise.all(['f.jsonl', 'f.jsonl.gz', 'f.jsonl.zst'].map(async (name) => {
-    const out = join(dir, 'no-such-dir', name);
-    const r = await runCli(['generate', '--out', out, '--days', '1', '--stocks', '1', '--indexes', '0'], { cwd: dir });
-    assert.ok(r.code !== 0 && r.code !== null, `${name}: exit ${r.code}`);
-    const text = r.stderr.replace(/\n$/, '');
-    assert.not.ok(text.includes('\n'), `${name}: one line, got:\n${r.stderr}`);
-    assert.ok(text.includes(out), `${name}: names the path: ${text}`);
-  }));
+  await Promise.all(
+    ['f.jsonl', 'f.jsonl.gz', 'f.jsonl.zst'].map(async (name) => {
+      const out = join(dir, 'no-such-dir', name);
+      const r = await runCli(['generate', '--out', out, '--days', '1', '--stocks', '1', '--indexes', '0'], { cwd: dir });
+      assert.ok(r.code !== 0 && r.code !== null, `${name}: exit ${r.code}`);
+      const text = r.stderr.replace(/\n$/, '');
+      assert.not.ok(text.includes('\n'), `${name}: one line, got:\n${r.stderr}`);
+      assert.ok(text.includes(out), `${name}: names the path: ${text}`);
+    }),
+  );
 });
 
 gen('unknown flag and stray positionals', async () => {
@@ -168,7 +172,11 @@ genOk('same seed, same feed in .zst, .gz and plain; the announced days', async (
     assert.is(r.code, 0, r.stderr);
     const p = join(dir, out);
     texts.push(
-      out.endsWith('.zst') ? execFileSync('zstd', ['-dc', p], { maxBuffer: 1 << 28 }).toString('utf8') : out.endsWith('.gz') ? gunzipSync(readFileSync(p)).toString('utf8') : readFileSync(p, 'utf8'),
+      out.endsWith('.zst')
+        ? execFileSync('zstd', ['-dc', p], { maxBuffer: 1 << 28 }).toString('utf8')
+        : out.endsWith('.gz')
+          ? gunzipSync(readFileSync(p)).toString('utf8')
+          : readFileSync(p, 'utf8'),
     );
   }
   for (const t of texts) assert.is(t, texts[0]);
@@ -220,7 +228,10 @@ genOk('orders and trades by default, on the latest --tick-days only; --ticks 0 w
   assert.is(none.code, 0, none.stderr);
   assert.equal(summary(none.stdout).slice(3), [0, 0]);
   // The snapshot lines are the same whatever the ticks.
-  const snapshots = (f: string) => readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => /^\{"kind":"(level2|index)"/.test(l));
+  const snapshots = (f: string) =>
+    readFileSync(join(dir, f), 'utf8')
+      .split('\n')
+      .filter((l) => /^\{"kind":"(level2|index)"/.test(l));
   assert.equal(snapshots('none.jsonl'), snapshots('last.jsonl'));
   assert.is(all.code, 0);
 });

@@ -22,7 +22,11 @@ const root = tempDir('tickvault-days-');
 const data = join(root, 'data');
 const DROPPED = '600000.SH';
 
-interface FeedLine { readonly kind: string; readonly symbol: string; readonly tradedate: string }
+interface FeedLine {
+  readonly kind: string;
+  readonly symbol: string;
+  readonly tradedate: string;
+}
 /** Lines of the replayed feed, by `dataset|tradedate`, and symbols by the same key. */
 const lineCount = new Map<string, number>();
 let lateLines: string[] = [];
@@ -41,7 +45,9 @@ function lineOf(stdout: string, dataset: string, day: string): string[] {
 
 async function duckDay(dataset: string, day: string): Promise<{ files: number; rows: number }> {
   const glob = join(data, dataset, `date=${day}`, '*.parquet');
-  const r = await duckRows(`SELECT count(DISTINCT filename)::INTEGER AS files, count(*)::INTEGER AS rows FROM read_parquet(${sqlString(glob)}, filename = true)`);
+  const r = await duckRows(
+    `SELECT count(DISTINCT filename)::INTEGER AS files, count(*)::INTEGER AS rows FROM read_parquet(${sqlString(glob)}, filename = true)`,
+  );
   return { files: r[0]!.files as number, rows: r[0]!.rows as number };
 }
 
@@ -66,7 +72,11 @@ setup('generate, drop a symbol from the last level2 day, replay, replay late lin
   assert.is(rep.code, 0, rep.stderr);
 
   // Late: two level2 lines of 20250103 and one index line of 20250102, replayed again.
-  const of = (kind: string, day: string) => kept.filter((line) => { const l = JSON.parse(line) as FeedLine; return l.kind === kind && l.tradedate === day; });
+  const of = (kind: string, day: string) =>
+    kept.filter((line) => {
+      const l = JSON.parse(line) as FeedLine;
+      return l.kind === kind && l.tradedate === day;
+    });
   lateLines = [...of('level2', '20250103').slice(0, 2), of('index', '20250102')[0]!];
   const late = join(root, 'late.jsonl');
   writeFileSync(late, lateLines.join('\n') + '\n');
@@ -79,7 +89,13 @@ setup('generate, drop a symbol from the last level2 day, replay, replay late lin
   const layout = layoutFor(data);
   const staging = Staging.open(layout.ingestDb, () => Date.now());
   const values = new Array<number | null>(SCHEMAS.level2.valueFields.length).fill(null);
-  const row = (symbol: string, min: number): SnapshotRow => ({ dataset: 'level2', symbol, tradedate: '20250107', timeMs: (9 * 60 + 30 + min) * 60_000, values });
+  const row = (symbol: string, min: number): SnapshotRow => ({
+    dataset: 'level2',
+    symbol,
+    tradedate: '20250107',
+    timeMs: (9 * 60 + 30 + min) * 60_000,
+    values,
+  });
   staging.stage([row('600000.SH', 0), row('600000.SH', 1), row('600000.SH', 2), row('000001.SZ', 0), row('000001.SZ', 1)], []);
   staging.close();
 
@@ -113,7 +129,13 @@ table('default range: every stored dataset, from the earliest stored day to the 
 table('sealed days: files and rows as DuckDB reads them and as the feed had lines; late messages; the dropped symbol named', async () => {
   const r = await cli(['--to', '20250110']);
   assert.is(r.code, 0, r.stderr);
-  for (const [dataset, day] of [['level2', '20250102'], ['level2', '20250103'], ['level2', '20250106'], ['index', '20250102'], ['index', '20250106']] as const) {
+  for (const [dataset, day] of [
+    ['level2', '20250102'],
+    ['level2', '20250103'],
+    ['level2', '20250106'],
+    ['index', '20250102'],
+    ['index', '20250106'],
+  ] as const) {
     const cols = lineOf(r.stdout, dataset, day);
     const duck = await duckDay(dataset, day);
     assert.is(duck.rows, lineCount.get(`${dataset}|${day}`), `${dataset} ${day}: DuckDB and the feed agree`);
@@ -144,21 +166,48 @@ const json = suite('tickvault days --json');
 json('one object per line with the same facts; --dataset and the range narrow it', async () => {
   const r = await cli(['--json', '--dataset', 'level2', '--from', '20250103', '--to', '20250108']);
   assert.is(r.code, 0, r.stderr);
-  const rows = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.equal(rows.map((x) => [x.dataset, x.day, x.status]), [
-    ['level2', '20250103', 'sealed'], ['level2', '20250106', 'sealed'], ['level2', '20250107', 'not sealed'], ['level2', '20250108', 'empty'],
-  ]);
+  const rows = r.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(
+    rows.map((x) => [x.dataset, x.day, x.status]),
+    [
+      ['level2', '20250103', 'sealed'],
+      ['level2', '20250106', 'sealed'],
+      ['level2', '20250107', 'not sealed'],
+      ['level2', '20250108', 'empty'],
+    ],
+  );
   const duck = await duckDay('level2', '20250106');
   assert.equal(rows[1], {
-    dataset: 'level2', day: '20250106', status: 'sealed', version: 1, restatedSymbols: 0, files: duck.files, rows: duck.rows,
-    stagedSymbols: 0, stagedRecords: 0, late: 0, missing: { against: '20250103', count: 1, symbols: [DROPPED] },
+    dataset: 'level2',
+    day: '20250106',
+    status: 'sealed',
+    version: 1,
+    restatedSymbols: 0,
+    files: duck.files,
+    rows: duck.rows,
+    stagedSymbols: 0,
+    stagedRecords: 0,
+    late: 0,
+    missing: { against: '20250103', count: 1, symbols: [DROPPED] },
   });
   assert.is(rows[0]!.late, 2);
   assert.equal([rows[2]!.stagedSymbols, rows[2]!.stagedRecords, rows[2]!.missing], [2, 5, null]);
   const idx = await cli(['--json', '--dataset', 'index', '--from', '20250103', '--to', '20250103']);
   assert.equal(JSON.parse(idx.stdout), {
-    dataset: 'index', day: '20250103', status: 'restated', version: 2, restatedSymbols: 1, files: 2, rows: lineCount.get('index|20250103'),
-    stagedSymbols: 0, stagedRecords: 0, late: 0, missing: { against: '20250102', count: 0, symbols: [] },
+    dataset: 'index',
+    day: '20250103',
+    status: 'restated',
+    version: 2,
+    restatedSymbols: 1,
+    files: 2,
+    rows: lineCount.get('index|20250103'),
+    stagedSymbols: 0,
+    stagedRecords: 0,
+    late: 0,
+    missing: { against: '20250102', count: 0, symbols: [] },
   });
 });
 
@@ -174,8 +223,14 @@ edges('a data directory with nothing in it: a note, or empty days of every datas
   assert.is(none.stdout, `no days: nothing sealed or staged in ${empty}\n`);
   const ranged = await runCli(['days', '--data-dir', empty, '--from', '20250102', '--to', '20250103', '--json'], { env: NOW });
   assert.is(ranged.code, 0, ranged.stderr);
-  const rows = ranged.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { dataset: string; status: string });
-  assert.equal(rows.map((x) => `${x.dataset} ${x.status}`), ['level2', 'level2', 'index', 'index', 'trade', 'trade', 'order', 'order'].map((d) => `${d} empty`));
+  const rows = ranged.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { dataset: string; status: string });
+  assert.equal(
+    rows.map((x) => `${x.dataset} ${x.status}`),
+    ['level2', 'level2', 'index', 'index', 'trade', 'trade', 'order', 'order'].map((d) => `${d} empty`),
+  );
 });
 
 edges('bad arguments and a missing data directory: exit 2, one line', async () => {

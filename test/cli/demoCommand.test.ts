@@ -97,7 +97,8 @@ t('first start: generates, replays, creates the key, serves, and the four curl c
 
     // 1. a level-2 page
     const page = JSON.parse((await runCurl(demo.curls[0])).body.toString('utf8')) as {
-      code: number; data: { fields: string[]; items: unknown[][]; tradedate: string; has_more: boolean; next_cursor: string | null };
+      code: number;
+      data: { fields: string[]; items: unknown[][]; tradedate: string; has_more: boolean; next_cursor: string | null };
     };
     assert.is(page.code, 200);
     assert.is(page.data.tradedate, '20250303');
@@ -115,7 +116,8 @@ t('first start: generates, replays, creates the key, serves, and the four curl c
 
     // 3. the tick_history boundary: one row per index, each strictly before 10:00
     const boundary = JSON.parse((await runCurl(demo.curls[2])).body.toString('utf8')) as {
-      code: number; data: { fields: string[]; items: unknown[][] };
+      code: number;
+      data: { fields: string[]; items: unknown[][] };
     };
     assert.is(boundary.code, 200);
     assert.is(boundary.data.items.length, 2);
@@ -126,23 +128,34 @@ t('first start: generates, replays, creates the key, serves, and the four curl c
     }
     // 4. the first trades of the day: the day's 09:25 call auction comes first, bs_flag N
     const trades = JSON.parse((await runCurl(demo.curls[3])).body.toString('utf8')) as {
-      code: number; data: { fields: string[]; items: unknown[][]; tradedate: string };
+      code: number;
+      data: { fields: string[]; items: unknown[][]; tradedate: string };
     };
     assert.is(trades.code, 200);
     assert.is(trades.data.tradedate, '20250303');
     assert.equal(trades.data.fields, SCHEMAS.trade.fieldNames);
     assert.is(trades.data.items.length, 5);
-    assert.equal(trades.data.items.map((r) => [r[0], r[2], r[7]]), Array(5).fill(['600000.SH', '092500000', 'N']));
+    assert.equal(
+      trades.data.items.map((r) => [r[0], r[2], r[7]]),
+      Array(5).fill(['600000.SH', '092500000', 'N']),
+    );
 
     // 5. the console's address, printed beside the curls, serves the page; the demo key signs in there.
-    const consoleLine = demo.stdout().split('\n').find((l) => l.startsWith('console: '));
+    const consoleLine = demo
+      .stdout()
+      .split('\n')
+      .find((l) => l.startsWith('console: '));
     assert.ok(consoleLine, demo.stdout());
     const consoleUrl = consoleLine.split(' ')[1];
     assert.is(consoleUrl, `${demo.url}/console`);
     const pageRes = await fetch(consoleUrl);
     assert.is(pageRes.status, 200);
     assert.match(await pageRes.text(), /<title>tickvault console<\/title>/);
-    const acct = await fetch(`${demo.url}/account`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apikey: demo.key }) });
+    const acct = await fetch(`${demo.url}/account`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ apikey: demo.key }),
+    });
     assert.is(((await acct.json()) as { data: { plan: string } }).data.plan, 'flagship');
     firstKey = demo.key;
     firstFiles = countRows('files', join(dataDir, 'catalog.db'));
@@ -151,7 +164,10 @@ t('first start: generates, replays, creates the key, serves, and the four curl c
     const tickDays = new Database(join(dataDir, 'catalog.db'), { readonly: true });
     try {
       const rows = tickDays.prepare("SELECT dataset, tradedate, count(*) AS n FROM files WHERE dataset IN ('trade', 'order') GROUP BY 1, 2 ORDER BY 1").all();
-      assert.equal(rows, [{ dataset: 'order', tradedate: '20250303', n: 3 }, { dataset: 'trade', tradedate: '20250303', n: 3 }]);
+      assert.equal(rows, [
+        { dataset: 'order', tradedate: '20250303', n: 3 },
+        { dataset: 'trade', tradedate: '20250303', n: 3 },
+      ]);
     } finally {
       tickDays.close();
     }

@@ -115,7 +115,12 @@ if (!isRoot) {
     try {
       const dataDir = join(fs.dir, 'data');
       const inputs = ['level2', 'index', 'trade', 'order'].map((d) => join(clean, d));
-      report.import = diskFullLine(await runCli(['import', ...inputs, '--data-dir', dataDir], { env }), 'import', /while (staging rows in|sealing files into) /, fs.dir);
+      report.import = diskFullLine(
+        await runCli(['import', ...inputs, '--data-dir', dataDir], { env }),
+        'import',
+        /while (staging rows in|sealing files into) /,
+        fs.dir,
+      );
       fs.resize('128m');
       const again = await runCli(['import', ...inputs, '--data-dir', dataDir], { env });
       assert.is(again.code, 0, again.stderr);
@@ -134,7 +139,10 @@ if (!isRoot) {
       const copy = spawnSync('cp', ['-r', clean, dataDir]);
       assert.is(copy.status, 0);
       const corr = join(tempDir(), 'c.jsonl');
-      writeFileSync(corr, `${JSON.stringify({ kind: 'level2', symbol: '600000.SH', tradedate: '20250102', time: '093000123', close: 1.23, volume: 100, amount: 123 })}\n`);
+      writeFileSync(
+        corr,
+        `${JSON.stringify({ kind: 'level2', symbol: '600000.SH', tradedate: '20250102', time: '093000123', close: 1.23, volume: 100, amount: 123 })}\n`,
+      );
       // The reference: the same restatement where there is room.
       const ref = join(tempDir(), 'ref');
       assert.is(spawnSync('cp', ['-r', clean, ref]).status, 0);
@@ -142,7 +150,12 @@ if (!isRoot) {
       const want = await digests(ref);
       // Fill the disk to the last byte.
       const unfill = fs.fill(0);
-      report.restate = diskFullLine(await runCli(['restate', '--dataset', 'level2', '--date', '20250102', corr, '--data-dir', dataDir], { env }), 'restate', /while (opening the data directory at|writing a new version in) /, fs.dir);
+      report.restate = diskFullLine(
+        await runCli(['restate', '--dataset', 'level2', '--date', '20250102', corr, '--data-dir', dataDir], { env }),
+        'restate',
+        /while (opening the data directory at|writing a new version in) /,
+        fs.dir,
+      );
       unfill();
       const again = await runCli(['restate', '--dataset', 'level2', '--date', '20250102', corr, '--data-dir', dataDir], { env });
       assert.is(again.code, 0, again.stderr);
@@ -152,44 +165,47 @@ if (!isRoot) {
     }
   });
 
-  t('seal on a full disk, met at several points: one line naming the seal and the file; what is listed is whole; with room, the same command gives the files of a clean run', async () => {
-    const { feedFile, dataDir: clean } = await preparedData(DATA);
-    const want = await digests(clean);
-    const fs = mountTmpfs('64m');
-    try {
-      const dataDir = join(fs.dir, 'data');
-      const seal = (day: string) => runCli(['seal', '--date', day, '--data-dir', dataDir], { env });
-      // Free space left once the rows are staged: the day's first file, a later one, its row
-      // text (sealing frees staged rows as it goes, so a little more room goes much further).
-      let faults = 0;
-      for (const leave of [256, 1024, 1248]) {
-        rmSync(dataDir, { recursive: true, force: true });
-        const days = await stageOnly(feedFile, dataDir);
-        assert.is(days.length, DATA.days);
-        const unfill = fs.fill(leave * 1024);
-        const r = await seal(days[0]!);
-        if (r.code !== 0 || leave < 1248) {
-          const line = diskFullLine(r, 'seal', /while sealing files into /, dataDir);
-          faults++;
-          // Space freed (doctor itself needs some: SQLite's index beside the catalog).
-          unfill();
-          const listed = await nothingHalfListed(dataDir);
-          for (const l of listed) assert.ok(want.includes(`${l}\n`), `listed after the fault, it is the file a clean run writes: ${l}`);
-          report[`seal (${leave} KiB free, ${listed.length} files listed)`] = line;
-          const again = await seal(days[0]!);
-          assert.is(again.code, 0, again.stderr);
-        } else {
-          unfill();
+  t(
+    'seal on a full disk, met at several points: one line naming the seal and the file; what is listed is whole; with room, the same command gives the files of a clean run',
+    async () => {
+      const { feedFile, dataDir: clean } = await preparedData(DATA);
+      const want = await digests(clean);
+      const fs = mountTmpfs('64m');
+      try {
+        const dataDir = join(fs.dir, 'data');
+        const seal = (day: string) => runCli(['seal', '--date', day, '--data-dir', dataDir], { env });
+        // Free space left once the rows are staged: the day's first file, a later one, its row
+        // text (sealing frees staged rows as it goes, so a little more room goes much further).
+        let faults = 0;
+        for (const leave of [256, 1024, 1248]) {
+          rmSync(dataDir, { recursive: true, force: true });
+          const days = await stageOnly(feedFile, dataDir);
+          assert.is(days.length, DATA.days);
+          const unfill = fs.fill(leave * 1024);
+          const r = await seal(days[0]!);
+          if (r.code !== 0 || leave < 1248) {
+            const line = diskFullLine(r, 'seal', /while sealing files into /, dataDir);
+            faults++;
+            // Space freed (doctor itself needs some: SQLite's index beside the catalog).
+            unfill();
+            const listed = await nothingHalfListed(dataDir);
+            for (const l of listed) assert.ok(want.includes(`${l}\n`), `listed after the fault, it is the file a clean run writes: ${l}`);
+            report[`seal (${leave} KiB free, ${listed.length} files listed)`] = line;
+            const again = await seal(days[0]!);
+            assert.is(again.code, 0, again.stderr);
+          } else {
+            unfill();
+          }
+          const rest = await seal(days[1]!);
+          assert.is(rest.code, 0, rest.stderr);
+          assert.is(await digests(dataDir), want);
         }
-        const rest = await seal(days[1]!);
-        assert.is(rest.code, 0, rest.stderr);
-        assert.is(await digests(dataDir), want);
+        assert.ok(faults >= 2);
+      } finally {
+        fs.unmount();
       }
-      assert.ok(faults >= 2);
-    } finally {
-      fs.unmount();
-    }
-  });
+    },
+  );
 
   t('doctor on a disk full to the last byte: one line naming the cause and what helps (SQLite needs room even to read); with room, it passes', async () => {
     const { dataDir: clean } = await preparedData(DATA);
@@ -246,30 +262,33 @@ if (!isRoot) {
     }
   });
 
-  t('seal on a disk made read-only between two seals: one line naming the cause; made writable, the same command finishes the files of a clean run', async () => {
-    const { feedFile, dataDir: clean } = await preparedData(DATA);
-    const want = await digests(clean);
-    const fs = mountTmpfs('64m');
-    try {
-      const dataDir = join(fs.dir, 'data');
-      const days = await stageOnly(feedFile, dataDir);
-      const seal = (day: string) => runCli(['seal', '--date', day, '--data-dir', dataDir], { env });
-      const first = await seal(days[0]!);
-      assert.is(first.code, 0, first.stderr);
-      // Nothing holds a file open for writing between commands (Linux refuses a busy remount).
-      fs.remount('ro');
-      report.sealRo = faultLine(await seal(days[1]!), 'seal', READ_ONLY, /while (opening the data directory at|sealing files into) /, fs.dir);
-      fs.remount('rw');
-      await nothingHalfListed(dataDir);
-      const again = await seal(days[1]!);
-      assert.is(again.code, 0, again.stderr);
-      assert.is(await digests(dataDir), want);
-    } finally {
-      fs.unmount();
-    }
-  });
+  t(
+    'seal on a disk made read-only between two seals: one line naming the cause; made writable, the same command finishes the files of a clean run',
+    async () => {
+      const { feedFile, dataDir: clean } = await preparedData(DATA);
+      const want = await digests(clean);
+      const fs = mountTmpfs('64m');
+      try {
+        const dataDir = join(fs.dir, 'data');
+        const days = await stageOnly(feedFile, dataDir);
+        const seal = (day: string) => runCli(['seal', '--date', day, '--data-dir', dataDir], { env });
+        const first = await seal(days[0]!);
+        assert.is(first.code, 0, first.stderr);
+        // Nothing holds a file open for writing between commands (Linux refuses a busy remount).
+        fs.remount('ro');
+        report.sealRo = faultLine(await seal(days[1]!), 'seal', READ_ONLY, /while (opening the data directory at|sealing files into) /, fs.dir);
+        fs.remount('rw');
+        await nothingHalfListed(dataDir);
+        const again = await seal(days[1]!);
+        assert.is(again.code, 0, again.stderr);
+        assert.is(await digests(dataDir), want);
+      } finally {
+        fs.unmount();
+      }
+    },
+  );
 
-  t('mirror on a read-only and a full disk: one line naming the stage and the path; with room, the same command gives the upstream\'s files', async () => {
+  t("mirror on a read-only and a full disk: one line naming the stage and the path; with room, the same command gives the upstream's files", async () => {
     const { dataDir: upstreamDir } = await preparedData(DATA);
     const days = ['20250102', '20250103'];
     const want = await digestLines(upstreamDir, days);
@@ -278,13 +297,19 @@ if (!isRoot) {
     try {
       const dataDir = join(fs.dir, 'data');
       const key = addAccount(upstreamDir, 'flagship').key;
-      const mirror = () => runCli(['mirror', '--upstream', up.url, '--key', key, '--from', days[0]!, '--to', days[1]!, '--data-dir', dataDir], {
-        env: { TICKVAULT_NOW: DEFAULT_SERVER_NOW },
-      });
+      const mirror = () =>
+        runCli(['mirror', '--upstream', up.url, '--key', key, '--from', days[0]!, '--to', days[1]!, '--data-dir', dataDir], {
+          env: { TICKVAULT_NOW: DEFAULT_SERVER_NOW },
+        });
       fs.remount('ro');
       report.mirrorRo = faultLine(await mirror(), 'mirror', READ_ONLY, /while opening the data directory at /, dataDir);
       fs.remount('rw');
-      report.mirror = diskFullLine(await mirror(), 'mirror', /while (opening the data directory at|spooling fetched rows in|staging rows in|sealing files into) /, fs.dir);
+      report.mirror = diskFullLine(
+        await mirror(),
+        'mirror',
+        /while (opening the data directory at|spooling fetched rows in|staging rows in|sealing files into) /,
+        fs.dir,
+      );
       fs.resize('128m');
       await nothingHalfListed(dataDir);
       const again = await mirror();

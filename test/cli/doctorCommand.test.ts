@@ -61,7 +61,10 @@ t('a damaged data directory: missing, checksum, extra and stale temp each report
   const report = JSON.parse(j.stdout) as { ok: boolean; problems: { kind: string; path: string }[]; warnings: { kind: string; path: string }[] };
   assert.is(report.ok, false);
   assert.equal(report.problems.map((p) => `${p.kind} ${p.path}`).sort(), [`checksum-mismatch ${L2_CORRUPT}`, `extra ${EXTRA}`, `missing ${L2_GONE}`]);
-  assert.equal(report.warnings.map((p) => `${p.kind} ${p.path}`), [`stale-temp ${TEMP}`]);
+  assert.equal(
+    report.warnings.map((p) => `${p.kind} ${p.path}`),
+    [`stale-temp ${TEMP}`],
+  );
 });
 
 t('only a stale temp file: a warning, exit 0; --remove-temps deletes it', async () => {

@@ -36,7 +36,7 @@ function copyOf(dataDir: string): string {
 
 const digests = (dir: string, ...more: string[]) => runCli(['doctor', '--digests', '--data-dir', dir, ...more]);
 
-t('two directories replayed from one feed print identical lists; each sha256 is the file\'s own', async () => {
+t("two directories replayed from one feed print identical lists; each sha256 is the file's own", async () => {
   const { dataDir, feedFile } = await preparedData(SMALL_DATA);
   const other = await secondSite(feedFile);
   const a = await digests(dataDir);
@@ -49,7 +49,10 @@ t('two directories replayed from one feed print identical lists; each sha256 is 
   const lines = a.stdout.trimEnd().split('\n');
   const summary = lines.pop()!;
   assert.is(lines.length, 8);
-  assert.equal(lines.map((l) => LINE_RE.exec(l)?.[4]), [...lines.map((l) => LINE_RE.exec(l)?.[4])].sort());
+  assert.equal(
+    lines.map((l) => LINE_RE.exec(l)?.[4]),
+    [...lines.map((l) => LINE_RE.exec(l)?.[4])].sort(),
+  );
   for (const line of lines) {
     const m = LINE_RE.exec(line);
     assert.ok(m, line);
@@ -62,7 +65,12 @@ t('two directories replayed from one feed print identical lists; each sha256 is 
   assert.ok(s, summary);
   assert.is(Number(s[1]), 8);
   // What an operator can recompute: `head -n -1 | sha256sum`.
-  assert.is(s[2], createHash('sha256').update(lines.map((l) => `${l}\n`).join('')).digest('hex'));
+  assert.is(
+    s[2],
+    createHash('sha256')
+      .update(lines.map((l) => `${l}\n`).join(''))
+      .digest('hex'),
+  );
 });
 
 t('one flipped byte: exactly that line differs, the summary differs, exit 1 naming the file', async () => {
@@ -82,7 +90,7 @@ t('one flipped byte: exactly that line differs, the summary differs, exit 1 nami
   const differing = g.flatMap((line, i) => (line === d[i] ? [] : [i]));
   assert.equal(differing, [g.findIndex((l) => l.endsWith(`  ${FLIPPED}`)), g.length - 1]);
   const line = d[differing[0]];
-  assert.is(LINE_RE.exec(line)?.[1], createHash('sha256').update(bytes).digest('hex'), 'the sha256 on disk, not the catalog\'s');
+  assert.is(LINE_RE.exec(line)?.[1], createHash('sha256').update(bytes).digest('hex'), "the sha256 on disk, not the catalog's");
   assert.match(bad.stderr, new RegExp(`^PROBLEM checksum-mismatch +${FLIPPED}: sha256 `, 'm'));
   assert.match(bad.stderr, /^FAILED: 1 problem\(s\): 1 checksum-mismatch$/m);
 });
@@ -106,8 +114,14 @@ t('--json parses and matches the text form', async () => {
   const parsed = JSON.parse(json.stdout) as { files: { path: string; sha256: string; rows: number; bytes: number }[]; listDigest: string };
   const lines = text.stdout.trimEnd().split('\n');
   const summary = lines.pop()!;
-  assert.equal(parsed.files.map((f) => `${f.sha256}  ${f.rows}  ${f.bytes}  ${f.path}`), lines);
-  assert.equal(parsed.files.map((f) => Object.keys(f)), parsed.files.map(() => ['path', 'sha256', 'rows', 'bytes']));
+  assert.equal(
+    parsed.files.map((f) => `${f.sha256}  ${f.rows}  ${f.bytes}  ${f.path}`),
+    lines,
+  );
+  assert.equal(
+    parsed.files.map((f) => Object.keys(f)),
+    parsed.files.map(() => ['path', 'sha256', 'rows', 'bytes']),
+  );
   assert.is(summary, `# ${parsed.files.length} files, sha256 of this list: ${parsed.listDigest}`);
 });
 

@@ -18,8 +18,19 @@ import { serveCommand } from '../../cli/serveCommand.js';
 import { runCli } from '../support/cli.js';
 
 const COMMANDS: Command[] = [
-  generateCommand, replayCommand, sealCommand, calendarCommand, ingestCommand, produceCommand,
-  serveCommand, accountsCommand, doctorCommand, daysCommand, demoCommand, backupCommand, quarantineCommand,
+  generateCommand,
+  replayCommand,
+  sealCommand,
+  calendarCommand,
+  ingestCommand,
+  produceCommand,
+  serveCommand,
+  accountsCommand,
+  doctorCommand,
+  daysCommand,
+  demoCommand,
+  backupCommand,
+  quarantineCommand,
 ];
 // The options of every command and their environment variables, written out here (not read
 // from the code) so that a flag dropped from --help is caught.
@@ -30,11 +41,22 @@ const COMMON = [
   ['now', 'TICKVAULT_NOW', null],
 ] as const;
 const ENV: Record<string, Record<string, string>> = {
-  serve: { port: 'TICKVAULT_PORT', host: 'TICKVAULT_HOST', 'rate-limit': 'TICKVAULT_RATE_LIMIT', 'lease-seconds': 'TICKVAULT_LEASE_SECONDS', 'cache-mb': 'TICKVAULT_CACHE_MB' },
+  serve: {
+    port: 'TICKVAULT_PORT',
+    host: 'TICKVAULT_HOST',
+    'rate-limit': 'TICKVAULT_RATE_LIMIT',
+    'lease-seconds': 'TICKVAULT_LEASE_SECONDS',
+    'cache-mb': 'TICKVAULT_CACHE_MB',
+  },
   demo: { port: 'TICKVAULT_PORT', host: 'TICKVAULT_HOST' },
   ingest: {
-    brokers: 'TICKVAULT_BROKERS', topics: 'TICKVAULT_TOPICS', group: 'TICKVAULT_GROUP', 'seal-after': 'TICKVAULT_SEAL_AFTER',
-    'metrics-port': 'TICKVAULT_METRICS_PORT', 'metrics-host': 'TICKVAULT_METRICS_HOST', 'session-timeout': 'TICKVAULT_SESSION_TIMEOUT',
+    brokers: 'TICKVAULT_BROKERS',
+    topics: 'TICKVAULT_TOPICS',
+    group: 'TICKVAULT_GROUP',
+    'seal-after': 'TICKVAULT_SEAL_AFTER',
+    'metrics-port': 'TICKVAULT_METRICS_PORT',
+    'metrics-host': 'TICKVAULT_METRICS_HOST',
+    'session-timeout': 'TICKVAULT_SESSION_TIMEOUT',
   },
   produce: { brokers: 'TICKVAULT_BROKERS', topics: 'TICKVAULT_TOPICS' },
 };

@@ -50,7 +50,9 @@ const lakeGlob = (dataDir: string, dataset: string) => sqlString(join(dataDir, d
 
 /** DuckDB's COPY of one dataset of a lake into one Parquet file in our columns (SNAPPY, DuckDB's default). */
 async function exportParquet(dataDir: string, dataset: string, out: string, codec = 'snappy'): Promise<void> {
-  await duckRows(`COPY (SELECT * FROM read_parquet(${lakeGlob(dataDir, dataset)}, hive_partitioning = false)) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION ${codec})`);
+  await duckRows(
+    `COPY (SELECT * FROM read_parquet(${lakeGlob(dataDir, dataset)}, hive_partitioning = false)) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION ${codec})`,
+  );
 }
 
 // ---- a vendor-like CSV layout: prices ×10000 as integers, volumes in lots, sh600000,
@@ -64,51 +66,113 @@ const levels = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${
 
 const VENDOR_SELECT: Record<(typeof DATASETS)[number], string> = {
   level2: [
-    `${prefixed} AS Code`, `${hmsOf('time')} AS Clock`, ...['open', 'high', 'low', 'close', 'pre_close'].map((c) => scaled(c, `P_${c}`)),
-    lots('volume', 'Lots'), 'amount AS Turnover', ...levels('bid', 10).map((c) => scaled(c, `P_${c}`)), ...levels('ask', 10).map((c) => scaled(c, `P_${c}`)),
-    ...levels('bid_vol', 10).map((c) => lots(c, `L_${c}`)), ...levels('ask_vol', 10).map((c) => lots(c, `L_${c}`)),
+    `${prefixed} AS Code`,
+    `${hmsOf('time')} AS Clock`,
+    ...['open', 'high', 'low', 'close', 'pre_close'].map((c) => scaled(c, `P_${c}`)),
+    lots('volume', 'Lots'),
+    'amount AS Turnover',
+    ...levels('bid', 10).map((c) => scaled(c, `P_${c}`)),
+    ...levels('ask', 10).map((c) => scaled(c, `P_${c}`)),
+    ...levels('bid_vol', 10).map((c) => lots(c, `L_${c}`)),
+    ...levels('ask_vol', 10).map((c) => lots(c, `L_${c}`)),
   ].join(', '),
   // Index symbols are bare codes; the vendor writes them as sh000300.
   index: [
-    `'sh' || symbol AS Code`, `substr(time, 12) AS Clock`, ...['open', 'high', 'low', 'close'].map((c) => scaled(c, `P_${c}`)),
-    lots('vol', 'Lots'), 'amount AS Turnover', 'transaction_num AS Deals', ...levels('bid', 5).map((c) => scaled(c, `P_${c}`)), ...levels('ask', 5).map((c) => scaled(c, `P_${c}`)),
-    ...levels('bid_vol', 5).map((c) => lots(c, `L_${c}`)), ...levels('ask_vol', 5).map((c) => lots(c, `L_${c}`)),
+    `'sh' || symbol AS Code`,
+    `substr(time, 12) AS Clock`,
+    ...['open', 'high', 'low', 'close'].map((c) => scaled(c, `P_${c}`)),
+    lots('vol', 'Lots'),
+    'amount AS Turnover',
+    'transaction_num AS Deals',
+    ...levels('bid', 5).map((c) => scaled(c, `P_${c}`)),
+    ...levels('ask', 5).map((c) => scaled(c, `P_${c}`)),
+    ...levels('bid_vol', 5).map((c) => lots(c, `L_${c}`)),
+    ...levels('ask_vol', 5).map((c) => lots(c, `L_${c}`)),
   ].join(', '),
   trade: [
-    `${prefixed} AS Code`, `${hmsOf('time')} AS Clock`, 'trade_id AS TradeNo', scaled('price', 'Px'), lots('volume', 'Lots'), 'amount AS Turnover',
-    `CASE bs_flag WHEN 'B' THEN 1 WHEN 'S' THEN 2 WHEN 'N' THEN 0 END AS Side`, 'trade_code AS Kind', 'buy_order_id AS BuyNo', 'sell_order_id AS SellNo',
+    `${prefixed} AS Code`,
+    `${hmsOf('time')} AS Clock`,
+    'trade_id AS TradeNo',
+    scaled('price', 'Px'),
+    lots('volume', 'Lots'),
+    'amount AS Turnover',
+    `CASE bs_flag WHEN 'B' THEN 1 WHEN 'S' THEN 2 WHEN 'N' THEN 0 END AS Side`,
+    'trade_code AS Kind',
+    'buy_order_id AS BuyNo',
+    'sell_order_id AS SellNo',
   ].join(', '),
   order: [
-    `${prefixed} AS Code`, `${hmsOf('time')} AS Clock`, 'order_id AS OrderNo', scaled('price', 'Px'), lots('volume', 'Lots'), 'amount AS Turnover',
-    `CASE side WHEN 'B' THEN 1 ELSE 2 END AS Side`, 'order_type AS Kind', 'order_no AS Seq',
+    `${prefixed} AS Code`,
+    `${hmsOf('time')} AS Clock`,
+    'order_id AS OrderNo',
+    scaled('price', 'Px'),
+    lots('volume', 'Lots'),
+    'amount AS Turnover',
+    `CASE side WHEN 'B' THEN 1 ELSE 2 END AS Side`,
+    'order_type AS Kind',
+    'order_no AS Seq',
   ].join(', '),
 };
 
 const field = (name: string, column: string) => `field ${name} ${column}`;
 const VENDOR_MAPPING: Record<(typeof DATASETS)[number], string> = {
   level2: [
-    'dataset level2', 'symbol Code form=prefixed', 'tradedate file pattern=_(\\d{8})\\.csv', 'time Clock form=hh:mm:ss.fff',
-    'price_scale 10000', 'volume_unit lots',
-    ...['open', 'high', 'low', 'close', 'pre_close'].map((c) => field(c, `P_${c}`)), field('volume', 'Lots'), field('amount', 'Turnover'),
-    ...[...levels('bid', 10), ...levels('ask', 10)].map((c) => field(c, `P_${c}`)), ...[...levels('bid_vol', 10), ...levels('ask_vol', 10)].map((c) => field(c, `L_${c}`)),
+    'dataset level2',
+    'symbol Code form=prefixed',
+    'tradedate file pattern=_(\\d{8})\\.csv',
+    'time Clock form=hh:mm:ss.fff',
+    'price_scale 10000',
+    'volume_unit lots',
+    ...['open', 'high', 'low', 'close', 'pre_close'].map((c) => field(c, `P_${c}`)),
+    field('volume', 'Lots'),
+    field('amount', 'Turnover'),
+    ...[...levels('bid', 10), ...levels('ask', 10)].map((c) => field(c, `P_${c}`)),
+    ...[...levels('bid_vol', 10), ...levels('ask_vol', 10)].map((c) => field(c, `L_${c}`)),
   ].join('\n'),
   index: [
-    'dataset index', 'symbol Code form=prefixed', 'tradedate file pattern=_(\\d{8})\\.csv', 'time Clock form=hh:mm:ss.fff',
-    'price_scale 10000', 'volume_unit lots',
-    ...['open', 'high', 'low', 'close'].map((c) => field(c, `P_${c}`)), field('vol', 'Lots'), field('amount', 'Turnover'), field('transaction_num', 'Deals'),
-    ...[...levels('bid', 5), ...levels('ask', 5)].map((c) => field(c, `P_${c}`)), ...[...levels('bid_vol', 5), ...levels('ask_vol', 5)].map((c) => field(c, `L_${c}`)),
+    'dataset index',
+    'symbol Code form=prefixed',
+    'tradedate file pattern=_(\\d{8})\\.csv',
+    'time Clock form=hh:mm:ss.fff',
+    'price_scale 10000',
+    'volume_unit lots',
+    ...['open', 'high', 'low', 'close'].map((c) => field(c, `P_${c}`)),
+    field('vol', 'Lots'),
+    field('amount', 'Turnover'),
+    field('transaction_num', 'Deals'),
+    ...[...levels('bid', 5), ...levels('ask', 5)].map((c) => field(c, `P_${c}`)),
+    ...[...levels('bid_vol', 5), ...levels('ask_vol', 5)].map((c) => field(c, `L_${c}`)),
   ].join('\n'),
   trade: [
-    'dataset trade', 'symbol Code form=prefixed', 'tradedate file pattern=_(\\d{8})\\.csv', 'time Clock form=hh:mm:ss.fff',
-    'price_scale 10000', 'volume_unit lots',
-    field('trade_id', 'TradeNo'), field('price', 'Px'), field('volume', 'Lots'), field('amount', 'Turnover'),
-    'code bs_flag Side 1=B 2=S 0=N', 'code trade_code Kind', field('buy_order_id', 'BuyNo'), field('sell_order_id', 'SellNo'),
+    'dataset trade',
+    'symbol Code form=prefixed',
+    'tradedate file pattern=_(\\d{8})\\.csv',
+    'time Clock form=hh:mm:ss.fff',
+    'price_scale 10000',
+    'volume_unit lots',
+    field('trade_id', 'TradeNo'),
+    field('price', 'Px'),
+    field('volume', 'Lots'),
+    field('amount', 'Turnover'),
+    'code bs_flag Side 1=B 2=S 0=N',
+    'code trade_code Kind',
+    field('buy_order_id', 'BuyNo'),
+    field('sell_order_id', 'SellNo'),
   ].join('\n'),
   order: [
-    'dataset order', 'symbol Code form=prefixed', 'tradedate file pattern=_(\\d{8})\\.csv', 'time Clock form=hh:mm:ss.fff',
-    'price_scale 10000', 'volume_unit lots',
-    field('order_id', 'OrderNo'), field('price', 'Px'), field('volume', 'Lots'), field('amount', 'Turnover'),
-    'code side Side 1=B 2=S', 'code order_type Kind', field('order_no', 'Seq'),
+    'dataset order',
+    'symbol Code form=prefixed',
+    'tradedate file pattern=_(\\d{8})\\.csv',
+    'time Clock form=hh:mm:ss.fff',
+    'price_scale 10000',
+    'volume_unit lots',
+    field('order_id', 'OrderNo'),
+    field('price', 'Px'),
+    field('volume', 'Lots'),
+    field('amount', 'Turnover'),
+    'code side Side 1=B 2=S',
+    'code order_type Kind',
+    field('order_no', 'Seq'),
   ].join('\n'),
 };
 
@@ -133,42 +197,51 @@ async function exportVendorCsv(dataDir: string, out: string): Promise<{ folder: 
 
 const roundTrip = suite('tickvault import: round trips through DuckDB give byte-identical files');
 
-roundTrip('Parquet in our columns: the lake\'s own folders (hive date=), and DuckDB COPY files: doctor --digests equal, DuckDB reads the same rows', async () => {
-  const { dataDir } = await preparedData(DATA);
-  const want = await digests(dataDir);
+roundTrip(
+  "Parquet in our columns: the lake's own folders (hive date=), and DuckDB COPY files: doctor --digests equal, DuckDB reads the same rows",
+  async () => {
+    const { dataDir } = await preparedData(DATA);
+    const want = await digests(dataDir);
 
-  const fromFolders = fresh();
-  const r = await importCli(DATASETS.map((d) => join(dataDir, d)), fromFolders);
-  assert.is(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^read \d+ files: ([\d,]+) rows, \1 staged, 0 already there, 0 quarantined; sealed 8 dataset-days/m);
-  assert.is(await digests(fromFolders), want);
+    const fromFolders = fresh();
+    const r = await importCli(
+      DATASETS.map((d) => join(dataDir, d)),
+      fromFolders,
+    );
+    assert.is(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^read \d+ files: ([\d,]+) rows, \1 staged, 0 already there, 0 quarantined; sealed 8 dataset-days/m);
+    assert.is(await digests(fromFolders), want);
 
-  // Other writers' codecs: the general reader's SNAPPY, and GZIP, BROTLI and ZSTD through ours.
-  const exported = tempDir('tickvault-import-parquet-');
-  const codecs = { level2: 'snappy', index: 'gzip', trade: 'brotli', order: 'zstd' } as const;
-  for (const d of DATASETS) await exportParquet(dataDir, d, join(exported, `${d}.parquet`), codecs[d]);
-  const fromCopies = fresh();
-  const c = await importCli([exported], fromCopies);
-  assert.is(c.code, 0, c.stderr);
-  assert.is(await digests(fromCopies), want);
-  for (const d of DATASETS) {
-    const [a] = await duckRows(`SELECT count(*) AS n, sum(hash(COLUMNS(*))) AS h FROM read_parquet(${lakeGlob(dataDir, d)}, hive_partitioning = false)`);
-    const [b] = await duckRows(`SELECT count(*) AS n, sum(hash(COLUMNS(*))) AS h FROM read_parquet(${lakeGlob(fromCopies, d)}, hive_partitioning = false)`);
-    assert.equal(b, a, d);
-  }
-});
+    // Other writers' codecs: the general reader's SNAPPY, and GZIP, BROTLI and ZSTD through ours.
+    const exported = tempDir('tickvault-import-parquet-');
+    const codecs = { level2: 'snappy', index: 'gzip', trade: 'brotli', order: 'zstd' } as const;
+    for (const d of DATASETS) await exportParquet(dataDir, d, join(exported, `${d}.parquet`), codecs[d]);
+    const fromCopies = fresh();
+    const c = await importCli([exported], fromCopies);
+    assert.is(c.code, 0, c.stderr);
+    assert.is(await digests(fromCopies), want);
+    for (const d of DATASETS) {
+      const [a] = await duckRows(`SELECT count(*) AS n, sum(hash(COLUMNS(*))) AS h FROM read_parquet(${lakeGlob(dataDir, d)}, hive_partitioning = false)`);
+      const [b] = await duckRows(`SELECT count(*) AS n, sum(hash(COLUMNS(*))) AS h FROM read_parquet(${lakeGlob(fromCopies, d)}, hive_partitioning = false)`);
+      assert.equal(b, a, d);
+    }
+  },
+);
 
-roundTrip('CSV in a vendor layout (×10000 prices, lots, sh600000, HH:MM:SS.fff, date in the file name; .csv, .csv.gz, .csv.zst) through mappings: byte-identical', async () => {
-  const { dataDir } = await preparedData(DATA);
-  const vendor = await exportVendorCsv(dataDir, tempDir('tickvault-import-csv-'));
-  const target = fresh();
-  for (const d of DATASETS) {
-    const r = await importCli([vendor.folder(d), '--mapping', vendor.mapping(d)], target);
-    assert.is(r.code, 0, `${d}: ${r.stderr}`);
-    assert.match(r.stdout, /, 0 quarantined;/, d);
-  }
-  assert.is(await digests(target), await digests(dataDir));
-});
+roundTrip(
+  'CSV in a vendor layout (×10000 prices, lots, sh600000, HH:MM:SS.fff, date in the file name; .csv, .csv.gz, .csv.zst) through mappings: byte-identical',
+  async () => {
+    const { dataDir } = await preparedData(DATA);
+    const vendor = await exportVendorCsv(dataDir, tempDir('tickvault-import-csv-'));
+    const target = fresh();
+    for (const d of DATASETS) {
+      const r = await importCli([vendor.folder(d), '--mapping', vendor.mapping(d)], target);
+      assert.is(r.code, 0, `${d}: ${r.stderr}`);
+      assert.match(r.stdout, /, 0 quarantined;/, d);
+    }
+    assert.is(await digests(target), await digests(dataDir));
+  },
+);
 
 roundTrip('Parquet of another layout through a mapping (TIMESTAMP times, INT32 prices ×10000, sh600000, lots): byte-identical', async () => {
   const { dataDir } = await preparedData(DATA);
@@ -180,11 +253,26 @@ roundTrip('Parquet of another layout through a mapping (TIMESTAMP times, INT32 p
       `volume / 100 AS lots, amount, CASE bs_flag WHEN 'B' THEN 1 WHEN 'S' THEN 2 WHEN 'N' THEN 0 END AS side, trade_code AS kind, buy_order_id AS b, sell_order_id AS s ` +
       `FROM read_parquet(${lakeGlob(dataDir, 'trade')}, hive_partitioning = false)) TO ${sqlString(out)} (FORMAT parquet)`,
   );
-  const map = writeMap(dir, 'trades.map', [
-    'dataset trade', 'symbol code form=prefixed', 'tradedate time', 'time ts form=datetime', 'price_scale 10000', 'volume_unit lots',
-    'field trade_id no', 'field price px', 'field volume lots', 'field amount amount', 'code bs_flag side 1=B 2=S 0=N', 'code trade_code kind',
-    'field buy_order_id b', 'field sell_order_id s',
-  ].join('\n'));
+  const map = writeMap(
+    dir,
+    'trades.map',
+    [
+      'dataset trade',
+      'symbol code form=prefixed',
+      'tradedate time',
+      'time ts form=datetime',
+      'price_scale 10000',
+      'volume_unit lots',
+      'field trade_id no',
+      'field price px',
+      'field volume lots',
+      'field amount amount',
+      'code bs_flag side 1=B 2=S 0=N',
+      'code trade_code kind',
+      'field buy_order_id b',
+      'field sell_order_id s',
+    ].join('\n'),
+  );
   const target = fresh();
   const r = await importCli([out, '--mapping', map], target);
   assert.is(r.code, 0, r.stderr);
@@ -200,7 +288,9 @@ roundTrip('days are sealed as the import goes: each once no later file can hold 
   const target = fresh();
   const r = await runCli(['import', join(dataDir, 'level2'), '--data-dir', target], { env: { ...env, TICKVAULT_LOG_LEVEL: 'debug' } });
   assert.is(r.code, 0, r.stderr);
-  const events = r.stderr.split('\n').filter((l) => l.includes('"file imported"') || l.includes('"day sealed"'))
+  const events = r.stderr
+    .split('\n')
+    .filter((l) => l.includes('"file imported"') || l.includes('"day sealed"'))
     .map((l) => JSON.parse(l) as { msg: string; file?: string; tradedate?: string })
     .map((e) => (e.msg === 'day sealed' ? `sealed ${e.tradedate}` : /date=(\d{8})/.exec(e.file!)![1]));
   assert.equal(events, ['20250102', '20250102', '20250102', 'sealed 20250102', '20250103', '20250103', '20250103', 'sealed 20250103']);
@@ -223,10 +313,16 @@ again('a second import of the same files exits 0, says nothing new, quarantines 
   const target = fresh();
   const first = await importCli([input], target);
   assert.is(first.code, 1, first.stderr);
-  assert.match(first.stderr, /^tickvault import: 1 row quarantined, not imported; list them with: tickvault quarantine --source \S*bad-trade\.parquet --data-dir \S+ \(counts by reason: --count\)$/m);
+  assert.match(
+    first.stderr,
+    /^tickvault import: 1 row quarantined, not imported; list them with: tickvault quarantine --source \S*bad-trade\.parquet --data-dir \S+ \(counts by reason: --count\)$/m,
+  );
   const files = await digests(target);
   const q1 = quarantine(target);
-  assert.equal(q1.map((q) => q.source), [`${join(input, 'bad-trade.parquet')}#0`]);
+  assert.equal(
+    q1.map((q) => q.source),
+    [`${join(input, 'bad-trade.parquet')}#0`],
+  );
   assert.is(q1[0].reason, 'time is not HHMMSSmmm');
 
   // Exit 1 again: a row of these files is still not in the lake.
@@ -253,21 +349,34 @@ refuse('a file with a different row for a sealed day is refused whole: exit 2 na
   );
   const r = await importCli([changed], target);
   assert.is(r.code, 2, r.stderr);
-  assert.match(r.stderr, /both-days\.parquet refused, nothing of it staged: level2 20250102 600000\.SH \d{9}: bid1 is [\d.]+, sealed [\d.]+; a sealed day changes only through `tickvault restate`/);
+  assert.match(
+    r.stderr,
+    /both-days\.parquet refused, nothing of it staged: level2 20250102 600000\.SH \d{9}: bid1 is [\d.]+, sealed [\d.]+; a sealed day changes only through `tickvault restate`/,
+  );
   assert.is(r.stderr.trimEnd().split('\n').length, 1, 'one line');
   assert.is(await digests(target), before, 'nothing sealed');
   assert.is(stagedSymbols(target), 0, 'nothing staged');
   assert.not.ok(existsSync(join(target, 'level2', 'date=20250103')));
 });
 
-refuse('bad arguments exit 2 before anything is staged: a CSV without a mapping, an unknown field, a missing column, a file in nobody\'s columns', async () => {
+refuse("bad arguments exit 2 before anything is staged: a CSV without a mapping, an unknown field, a missing column, a file in nobody's columns", async () => {
   const dir = tempDir('tickvault-import-bad-');
   const csv = join(dir, 'snap_20250102.csv');
   writeFileSync(csv, 'Code,Clock,Px\nsh600000,09:30:00.000,102300\n');
   const cases: [string[], RegExp][] = [
     [[csv], /^tickvault import: .*snap_20250102\.csv: a CSV file needs --mapping MAP/],
-    [[csv, '--mapping', writeMap(dir, 'a.map', 'dataset level2\nsymbol Code form=prefixed\ntradedate file\ntime Clock form=hh:mm:ss.fff\nfield bidd1 Px\n')], /^tickvault import: mapping .*a\.map:5: .*bidd1/],
-    [[csv, '--mapping', writeMap(dir, 'b.map', 'dataset level2\nsymbol Code form=prefixed\ntradedate file\ntime Clock form=hh:mm:ss.fff\nfield close Px\nfield open OpenPx\n')], /^tickvault import: mapping .*b\.map:6: column OpenPx \(field open\) is not in .*snap_20250102\.csv/],
+    [
+      [csv, '--mapping', writeMap(dir, 'a.map', 'dataset level2\nsymbol Code form=prefixed\ntradedate file\ntime Clock form=hh:mm:ss.fff\nfield bidd1 Px\n')],
+      /^tickvault import: mapping .*a\.map:5: .*bidd1/,
+    ],
+    [
+      [
+        csv,
+        '--mapping',
+        writeMap(dir, 'b.map', 'dataset level2\nsymbol Code form=prefixed\ntradedate file\ntime Clock form=hh:mm:ss.fff\nfield close Px\nfield open OpenPx\n'),
+      ],
+      /^tickvault import: mapping .*b\.map:6: column OpenPx \(field open\) is not in .*snap_20250102\.csv/,
+    ],
     [[join(dir, 'missing.parquet')], /^tickvault import: .*missing\.parquet: no such file or folder/],
     [[join(dir, 'notes.txt')], /^tickvault import: .*notes\.txt: no such file or folder|not a CSV/],
   ];
@@ -300,17 +409,32 @@ refuse('a file that cannot be read (a damaged page, a truncated gzip) is refused
   mkdirSync(csvDir);
   const whole = gzipSync(Buffer.from('Code,Clock,No,Px,Lots,Side\n' + 'sh600000,09:30:00.000,1,102300,3,1\n'.repeat(50_000)));
   writeFileSync(join(csvDir, 'trades_20250102.csv.gz'), whole.subarray(0, whole.length >> 1));
-  const map = writeMap(dir, 't.map', [
-    'dataset trade', 'symbol Code form=prefixed', 'tradedate file pattern=_(\\d{8})\\.csv', 'time Clock form=hh:mm:ss.fff',
-    'price_scale 10000', 'volume_unit lots', 'field trade_id No', 'field price Px', 'field volume Lots', 'code bs_flag Side 1=B 2=S 0=N',
-  ].join('\n'));
+  const map = writeMap(
+    dir,
+    't.map',
+    [
+      'dataset trade',
+      'symbol Code form=prefixed',
+      'tradedate file pattern=_(\\d{8})\\.csv',
+      'time Clock form=hh:mm:ss.fff',
+      'price_scale 10000',
+      'volume_unit lots',
+      'field trade_id No',
+      'field price Px',
+      'field volume Lots',
+      'code bs_flag Side 1=B 2=S 0=N',
+    ].join('\n'),
+  );
   const target = fresh();
   const r = await importCli([damaged, good], target);
   assert.is(r.code, 2, r.stderr);
   assert.match(r.stderr, /^tickvault import: .*damaged\.parquet refused, nothing of it staged: cannot be read: .+$/m, r.stderr);
   assert.is(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
   const indexLines = (await digests(dataDir)).split('\n').filter((l) => l.includes(' index/'));
-  assert.equal((await digests(target)).split('\n').filter((l) => l.includes(' index/')), indexLines);
+  assert.equal(
+    (await digests(target)).split('\n').filter((l) => l.includes(' index/')),
+    indexLines,
+  );
   assert.not.ok(existsSync(join(target, 'level2')), 'nothing of the damaged file');
   const c = await importCli([csvDir, '--mapping', map], fresh());
   assert.is(c.code, 2, c.stderr);
@@ -325,33 +449,56 @@ function writeMap(dir: string, name: string, text: string): string {
 
 refuse('bad rows are quarantined with file:line and the reason, the rest imported; rows of a non-trading day are not importable', async () => {
   const dir = tempDir('tickvault-import-rows-');
-  const map = writeMap(dir, 't.map', [
-    'dataset trade', 'symbol Code form=prefixed', 'tradedate file pattern=_(\\d{8})\\.csv', 'time Clock form=hh:mm:ss.fff',
-    'price_scale 10000', 'volume_unit lots', 'field trade_id No', 'field price Px', 'field volume Lots', 'code bs_flag Side 1=B 2=S 0=N',
-  ].join('\n'));
-  writeFileSync(join(dir, 'trades_20250102.csv'), [
-    'Code,Clock,No,Px,Lots,Side',
-    'sh600000,09:30:00.000,1,102300,3,1', // 10.23 × 300 shares, B
-    'sh600000,09:30:00.500,2,102300.5,1,2', // off the ×10000 grid
-    'sh600000,09:30:01.000,3,102400,1.005,2', // 100.5 shares
-    'sh600000,09:30:02.000,4,abc,1,2',
-    '"sh600000","09:30:03.000",5,"102500",2,0', // quoted cells are fine
-    '',
-  ].join('\n'));
+  const map = writeMap(
+    dir,
+    't.map',
+    [
+      'dataset trade',
+      'symbol Code form=prefixed',
+      'tradedate file pattern=_(\\d{8})\\.csv',
+      'time Clock form=hh:mm:ss.fff',
+      'price_scale 10000',
+      'volume_unit lots',
+      'field trade_id No',
+      'field price Px',
+      'field volume Lots',
+      'code bs_flag Side 1=B 2=S 0=N',
+    ].join('\n'),
+  );
+  writeFileSync(
+    join(dir, 'trades_20250102.csv'),
+    [
+      'Code,Clock,No,Px,Lots,Side',
+      'sh600000,09:30:00.000,1,102300,3,1', // 10.23 × 300 shares, B
+      'sh600000,09:30:00.500,2,102300.5,1,2', // off the ×10000 grid
+      'sh600000,09:30:01.000,3,102400,1.005,2', // 100.5 shares
+      'sh600000,09:30:02.000,4,abc,1,2',
+      '"sh600000","09:30:03.000",5,"102500",2,0', // quoted cells are fine
+      '',
+    ].join('\n'),
+  );
   writeFileSync(join(dir, 'trades_20250104.csv'), 'Code,Clock,No,Px,Lots,Side\nsh600000,09:30:00.000,1,102300,3,1\n'); // a Saturday
   const target = fresh();
   const r = await importCli([dir, '--mapping', map], target);
   assert.is(r.code, 1, r.stderr);
   assert.match(r.stdout, /read 2 files: 6 rows, 2 staged, 0 already there, 4 quarantined/);
-  assert.ok(r.stderr.includes(`tickvault import: 4 rows quarantined in 2 files, not imported; list them with: tickvault quarantine --source '${dir}/*' --data-dir `), r.stderr);
+  assert.ok(
+    r.stderr.includes(`tickvault import: 4 rows quarantined in 2 files, not imported; list them with: tickvault quarantine --source '${dir}/*' --data-dir `),
+    r.stderr,
+  );
   const q = quarantine(target);
   const f = join(dir, 'trades_20250102.csv');
-  assert.equal(q.map((x) => x.source), [`${f}:3`, `${f}:4`, `${f}:5`, `${join(dir, 'trades_20250104.csv')}:2`]);
+  assert.equal(
+    q.map((x) => x.source),
+    [`${f}:3`, `${f}:4`, `${f}:5`, `${join(dir, 'trades_20250104.csv')}:2`],
+  );
   assert.match(q[0].reason, /off the ×10000 grid/);
   assert.match(q[1].reason, /not a whole number of shares/);
   assert.match(q[2].reason, /price/);
   assert.match(q[3].reason, /20250104 is not a trading day/);
-  const rows = await duckRows(`SELECT trade_id, price, volume, bs_flag FROM ${sqlString(join(target, 'trade', 'date=20250102', '600000.SH.parquet'))} ORDER BY trade_id`);
+  const rows = await duckRows(
+    `SELECT trade_id, price, volume, bs_flag FROM ${sqlString(join(target, 'trade', 'date=20250102', '600000.SH.parquet'))} ORDER BY trade_id`,
+  );
   assert.equal(rows, [
     { trade_id: 1n, price: 10.23, volume: 300, bs_flag: 'B' },
     { trade_id: 5n, price: 10.25, volume: 200, bs_flag: 'N' },

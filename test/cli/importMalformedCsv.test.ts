@@ -24,7 +24,14 @@ const REASON: Record<Damage, string> = {
   fewer: 'too few fields: 5, the header has 6',
 };
 /** The issue's files: a few hundred rows with the quote on line 11 (and a field more, one fewer), 200 rows with it on line 51. */
-const FILE_A = { rows: 400, damage: new Map<number, Damage>([[11, 'quote'], [120, 'extra'], [300, 'fewer']]) };
+const FILE_A = {
+  rows: 400,
+  damage: new Map<number, Damage>([
+    [11, 'quote'],
+    [120, 'extra'],
+    [300, 'fewer'],
+  ]),
+};
 const FILE_B = { rows: 200, damage: new Map<number, Damage>([[51, 'quote']]) };
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -37,7 +44,9 @@ async function importInto(file: string, map: string, dataDir = join(tempDir('tic
 
 /** `SYMBOL TRADE_ID` of every sealed trade, sorted. */
 async function sealedTrades(dataDir: string): Promise<string[]> {
-  const rows = await duckRows(`SELECT symbol, trade_id FROM read_parquet(${sqlString(join(dataDir, 'trade', '*', '*.parquet'))}, hive_partitioning = false) ORDER BY symbol, trade_id`);
+  const rows = await duckRows(
+    `SELECT symbol, trade_id FROM read_parquet(${sqlString(join(dataDir, 'trade', '*', '*.parquet'))}, hive_partitioning = false) ORDER BY symbol, trade_id`,
+  );
   return rows.map((r) => `${String(r.symbol)} ${String(r.trade_id)}`);
 }
 
@@ -53,7 +62,10 @@ function expectedTrades(rows: number, damage: ReadonlyMap<number, Damage>, symbo
 function summaryRe(rows: number, staged: number, damage: ReadonlyMap<number, Damage>, sealedFiles = 1): RegExp {
   const byReason = new Map<string, number>();
   for (const how of [...damage.entries()].sort((a, b) => a[0] - b[0]).map(([, h]) => h)) byReason.set(REASON[how], (byReason.get(REASON[how]) ?? 0) + 1);
-  const reasons = [...byReason.entries()].sort((a, b) => b[1] - a[1]).map(([r, n]) => `${fmt(n)} ${r}`).join('; ');
+  const reasons = [...byReason.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([r, n]) => `${fmt(n)} ${r}`)
+    .join('; ');
   const quarantined = damage.size === 0 ? '0 quarantined' : `${fmt(damage.size)} quarantined (${reasons})`;
   return new RegExp(
     `^read 1 file: ${escapeRe(`${fmt(rows)} rows, ${fmt(staged)} staged, 0 already there, ${quarantined}; sealed 1 dataset-day, ${sealedFiles} files, ${fmt(staged)} rows in `)}[\\d.]+ s\\n$`,
@@ -74,35 +86,42 @@ async function runNote(stderr: string): Promise<CliResult> {
 
 const t = suite('tickvault import: a malformed CSV line is quarantined alone, the rest of the file staged');
 
-t("the issue's files (quote on line 11 of 400 rows with a field more and one fewer; quote on line 51 of 200) and a clean one, into empty data directories", async () => {
-  const dir = tempDir('tickvault-badcsv-in-');
-  const map = writeTradeMapping(dir);
-  for (const [name, spec] of [['a', FILE_A], ['b', FILE_B], ['clean', { rows: 300, damage: new Map<number, Damage>() }]] as const) {
-    const { text, lines } = tradeCsvText(spec.rows, spec.damage);
-    mkdirSync(join(dir, name));
-    const file = join(dir, name, 'trades_20250102.csv');
-    writeFileSync(file, text);
-    const { r, dataDir } = await importInto(file, map);
-    const good = spec.rows - spec.damage.size;
-    assert.match(r.stdout, summaryRe(spec.rows, good, spec.damage), name);
-    assert.equal(await sealedTrades(dataDir), expectedTrades(spec.rows, spec.damage), `${name}: every good row sealed`);
-    if (spec.damage.size === 0) {
-      assert.is(r.code, 0, `${name}: ${r.stderr}`);
-      assert.is(r.stderr, '', name);
-      continue;
+t(
+  "the issue's files (quote on line 11 of 400 rows with a field more and one fewer; quote on line 51 of 200) and a clean one, into empty data directories",
+  async () => {
+    const dir = tempDir('tickvault-badcsv-in-');
+    const map = writeTradeMapping(dir);
+    for (const [name, spec] of [
+      ['a', FILE_A],
+      ['b', FILE_B],
+      ['clean', { rows: 300, damage: new Map<number, Damage>() }],
+    ] as const) {
+      const { text, lines } = tradeCsvText(spec.rows, spec.damage);
+      mkdirSync(join(dir, name));
+      const file = join(dir, name, 'trades_20250102.csv');
+      writeFileSync(file, text);
+      const { r, dataDir } = await importInto(file, map);
+      const good = spec.rows - spec.damage.size;
+      assert.match(r.stdout, summaryRe(spec.rows, good, spec.damage), name);
+      assert.equal(await sealedTrades(dataDir), expectedTrades(spec.rows, spec.damage), `${name}: every good row sealed`);
+      if (spec.damage.size === 0) {
+        assert.is(r.code, 0, `${name}: ${r.stderr}`);
+        assert.is(r.stderr, '', name);
+        continue;
+      }
+      assert.is(r.code, 1, `${name}: exit 1 when a row was quarantined: ${r.stderr}`);
+      const n = spec.damage.size;
+      assert.is(
+        r.stderr,
+        `tickvault import: ${n} row${n === 1 ? '' : 's'} quarantined, not imported; list them with: tickvault quarantine --source ${file} --data-dir ${dataDir} (counts by reason: --count)\n`,
+        name,
+      );
+      const listed = await runNote(r.stderr);
+      assert.is(listed.code, 0, listed.stderr);
+      assert.equal(listed.stdout.trimEnd().split('\n'), expectedListing(file, lines, spec.damage), name);
     }
-    assert.is(r.code, 1, `${name}: exit 1 when a row was quarantined: ${r.stderr}`);
-    const n = spec.damage.size;
-    assert.is(
-      r.stderr,
-      `tickvault import: ${n} row${n === 1 ? '' : 's'} quarantined, not imported; list them with: tickvault quarantine --source ${file} --data-dir ${dataDir} (counts by reason: --count)\n`,
-      name,
-    );
-    const listed = await runNote(r.stderr);
-    assert.is(listed.code, 0, listed.stderr);
-    assert.equal(listed.stdout.trimEnd().split('\n'), expectedListing(file, lines, spec.damage), name);
-  }
-});
+  },
+);
 
 t('the same damage in .csv.gz and .csv.zst: the same rows sealed, the same lines quarantined', async () => {
   const dir = tempDir('tickvault-badcsv-z-');
@@ -140,7 +159,10 @@ t('the corrected file, imported over the sealed day, is refused naming the trade
     r.stderr,
     `tickvault import: ${fixed} refused, nothing of it staged: trade 20250102 600000.SH 093024500 trade_id 50: no sealed row has trade_id 50; a sealed day changes only through \`tickvault restate\`\n`,
   );
-  assert.match(r.stdout, /^read 1 file: 200 rows, 0 staged, 0 already there, 0 quarantined, 200 refused \(1 file\); sealed 0 dataset-days, 0 files, 0 rows in [\d.]+ s\n$/);
+  assert.match(
+    r.stdout,
+    /^read 1 file: 200 rows, 0 staged, 0 already there, 0 quarantined, 200 refused \(1 file\); sealed 0 dataset-days, 0 files, 0 rows in [\d.]+ s\n$/,
+  );
   assert.equal(await sealedTrades(dataDir), expectedTrades(FILE_B.rows, FILE_B.damage), 'the sealed day unchanged');
 });
 

@@ -100,7 +100,25 @@ if (broker) {
 
   run.before(async () => {
     const feed = join(work, 'feed.jsonl');
-    const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '3', '--indexes', '1', '--seed', 'cmd', '--faults', '0.01', '--ticks', '0']);
+    const gen = await runCli([
+      'generate',
+      '--out',
+      feed,
+      '--from',
+      '20250102',
+      '--days',
+      '1',
+      '--stocks',
+      '3',
+      '--indexes',
+      '1',
+      '--seed',
+      'cmd',
+      '--faults',
+      '0.01',
+      '--ticks',
+      '0',
+    ]);
     assert.is(gen.code, 0, gen.stderr);
     lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
     const r = await runCli(['replay', '--data-dir', join(work, 'replayed'), feed]);
@@ -113,7 +131,21 @@ if (broker) {
 
   run('before the close it stages without sealing; metrics count; SIGTERM commits, closes and exits 0', async () => {
     const child = startCli(
-      ['ingest', '--brokers', broker.brokers, '--topics', topics, '--group', `${prefix}-g`, '--data-dir', dataDir, '--metrics-port', '0', '--session-timeout', '3000'],
+      [
+        'ingest',
+        '--brokers',
+        broker.brokers,
+        '--topics',
+        topics,
+        '--group',
+        `${prefix}-g`,
+        '--data-dir',
+        dataDir,
+        '--metrics-port',
+        '0',
+        '--session-timeout',
+        '3000',
+      ],
       { env: { TICKVAULT_NOW: '2025-01-02T14:00:00+08:00', TICKVAULT_LOG_LEVEL: 'info' } },
     );
     let stdout = '';
@@ -127,7 +159,11 @@ if (broker) {
     assert.is(metricSum(text, 'tickvault_ingest_staged_total'), lines - bad);
     assert.match(text, /tickvault_ingest_seal_duration_seconds/);
     await until('the lag gauge at zero', async () => /tickvault_ingest_lag_messages\{[^}]+\} 0/.test(await metricsText(port)), child);
-    assert.is(readCatalog(dataDir, (c) => c.fileCount(), 0), 0, 'nothing is due before 16:00');
+    assert.is(
+      readCatalog(dataDir, (c) => c.fileCount(), 0),
+      0,
+      'nothing is due before 16:00',
+    );
 
     child.kill('SIGTERM');
     const r = await exited(child);
@@ -139,8 +175,11 @@ if (broker) {
     await admin.connect();
     try {
       const d = db(ingestDb);
-      const stored = new Map((d.prepare('SELECT topic, partition, next_offset FROM kafka_offsets').all() as { topic: string; partition: number; next_offset: number }[])
-        .map((r2) => [`${r2.topic}/${r2.partition}`, String(r2.next_offset)]));
+      const stored = new Map(
+        (d.prepare('SELECT topic, partition, next_offset FROM kafka_offsets').all() as { topic: string; partition: number; next_offset: number }[]).map(
+          (r2) => [`${r2.topic}/${r2.partition}`, String(r2.next_offset)],
+        ),
+      );
       d.close();
       for (const t of topics.split(',')) {
         const [c] = await admin.fetchOffsets({ groupId: `${prefix}-g`, topics: [t] });
@@ -159,16 +198,23 @@ if (broker) {
     child.stdout!.resume();
     try {
       await until('both dataset-days sealed', () => readCatalog(dataDir, (c) => c.sealedDays().length, 0) === 2, child);
-      assert.is(readCatalog(dataDir, (c) => c.fileCount(), 0), 4);
+      assert.is(
+        readCatalog(dataDir, (c) => c.fileCount(), 0),
+        4,
+      );
       const before = count(ingestDb, 'SELECT count(*) FROM quarantine');
       const kafka = new Kafka({ brokers: [broker.brokers], logLevel: logLevel.NOTHING });
       const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
       await producer.connect();
       const late = { symbol: '600000.SH', tradedate: '20250102', time: '145959000', close: 1 };
-      await producer.send({ topic: `${prefix}.l2`, compression: CompressionTypes.GZIP, messages: [
-        { key: '600000.SH', value: JSON.stringify(late) },
-        { key: '000001.SZ', value: JSON.stringify({ ...late, tradedate: '20250103', time: '093000000' }) },
-      ] });
+      await producer.send({
+        topic: `${prefix}.l2`,
+        compression: CompressionTypes.GZIP,
+        messages: [
+          { key: '600000.SH', value: JSON.stringify(late) },
+          { key: '000001.SZ', value: JSON.stringify({ ...late, tradedate: '20250103', time: '093000000' }) },
+        ],
+      });
       await producer.disconnect();
       await until('two more quarantined', () => count(ingestDb, 'SELECT count(*) FROM quarantine') === before + 2, child);
       const d = db(ingestDb);

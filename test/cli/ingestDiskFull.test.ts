@@ -102,10 +102,26 @@ class Ingestor {
 }
 
 function startIngest(args: { brokers: string; topics: string; group: string; dataDir: string; now: string }): Ingestor {
-  return new Ingestor(startCli(
-    ['ingest', '--brokers', args.brokers, '--topics', args.topics, '--group', args.group, '--data-dir', args.dataDir, '--metrics-port', '0', '--session-timeout', '6000'],
-    { env: { TICKVAULT_NOW: args.now, TICKVAULT_LOG_LEVEL: 'info' } },
-  ));
+  return new Ingestor(
+    startCli(
+      [
+        'ingest',
+        '--brokers',
+        args.brokers,
+        '--topics',
+        args.topics,
+        '--group',
+        args.group,
+        '--data-dir',
+        args.dataDir,
+        '--metrics-port',
+        '0',
+        '--session-timeout',
+        '6000',
+      ],
+      { env: { TICKVAULT_NOW: args.now, TICKVAULT_LOG_LEVEL: 'info' } },
+    ),
+  );
 }
 
 async function metricsPort(ing: Ingestor): Promise<number> {
@@ -170,7 +186,23 @@ if (!isRoot) {
       const prefix = uniqueTopicPrefix('ingest-ro');
       const topics = `${prefix}.l2,${prefix}.ix`;
       const feed = join(work, 'feed.jsonl');
-      const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '1', '--indexes', '1', '--seed', 'ro', '--ticks', '0']);
+      const gen = await runCli([
+        'generate',
+        '--out',
+        feed,
+        '--from',
+        '20250102',
+        '--days',
+        '1',
+        '--stocks',
+        '1',
+        '--indexes',
+        '1',
+        '--seed',
+        'ro',
+        '--ticks',
+        '0',
+      ]);
       assert.is(gen.code, 0, gen.stderr);
       const lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
       assert.is((await runCli(['produce', '--brokers', broker.brokers, '--topics', topics, feed])).code, 0);
@@ -191,7 +223,11 @@ if (!isRoot) {
           assert.is(f.stage, 'open');
           assert.is(f.cause, 'read-only file system');
           assert.match(f.msg, new RegExp(`^disk fault: read-only file system while opening the data directory at ${dataDir}`));
-          await ing.until('three failed opens', async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="open"') ?? 0) >= 3, 60_000);
+          await ing.until(
+            'three failed opens',
+            async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="open"') ?? 0) >= 3,
+            60_000,
+          );
           const health = await get(port, '/healthz');
           assert.is(health.status, 503);
           assert.match(health.text, /^open: read-only file system while opening the data directory at /);
@@ -219,7 +255,23 @@ if (!isRoot) {
       const topics = topicList.join(',');
       const group = `${prefix}-g`;
       const feed = join(work, 'feed.jsonl');
-      const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '1', '--indexes', '1', '--seed', 'stop', '--ticks', '0']);
+      const gen = await runCli([
+        'generate',
+        '--out',
+        feed,
+        '--from',
+        '20250102',
+        '--days',
+        '1',
+        '--stocks',
+        '1',
+        '--indexes',
+        '1',
+        '--seed',
+        'stop',
+        '--ticks',
+        '0',
+      ]);
       assert.is(gen.code, 0, gen.stderr);
       const lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
       const fs = mountTmpfs('32m', 'tickvault-ingest-full-');
@@ -265,7 +317,23 @@ if (!isRoot) {
       const topicList = [`${prefix}.l2`, `${prefix}.ix`];
       const topics = topicList.join(',');
       const feed = join(work, 'feed.jsonl');
-      const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '3', '--indexes', '1', '--seed', 'full', '--ticks', '0']);
+      const gen = await runCli([
+        'generate',
+        '--out',
+        feed,
+        '--from',
+        '20250102',
+        '--days',
+        '1',
+        '--stocks',
+        '3',
+        '--indexes',
+        '1',
+        '--seed',
+        'full',
+        '--ticks',
+        '0',
+      ]);
       assert.is(gen.code, 0, gen.stderr);
       const lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
       const produced = await runCli(['produce', '--brokers', broker.brokers, '--topics', topics, feed]);
@@ -305,8 +373,16 @@ if (!isRoot) {
           const faultAt = ing.lines.indexOf(fault);
           // It retries (failures counted) and stays up, without a line per retry, longer than the
           // session timeout (6 s): paused, kafkajs keeps heartbeating, so the group holds.
-          await ing.until('eight failed writes (about 16 s)', async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="staging"') ?? 0) >= 8, 60_000);
-          assert.equal(ing.lines.slice(faultAt).filter((l) => /group rebalancing|crashed|partitions assigned/.test(l)), [], 'the group membership held through the fault');
+          await ing.until(
+            'eight failed writes (about 16 s)',
+            async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="staging"') ?? 0) >= 8,
+            60_000,
+          );
+          assert.equal(
+            ing.lines.slice(faultAt).filter((l) => /group rebalancing|crashed|partitions assigned/.test(l)),
+            [],
+            'the group membership held through the fault',
+          );
           const m = (await get(port, '/metrics')).text;
           assert.is(metric(m, 'tickvault_ingest_disk_fault', 'stage="staging",cause="no space left on device"'), 1);
           assert.is(metric(m, 'tickvault_ingest_disk_faults_total', 'stage="staging"'), 1);
@@ -331,11 +407,15 @@ if (!isRoot) {
           fs.resize('128m');
           let healthyMs = -1;
           let durableMs = -1;
-          await ing.until('/healthz 200 and a durable write after the remount', async () => {
-            if (durableMs < 0 && sum(storedOffsets(dataDir)) > before) durableMs = performance.now() - t0;
-            if (healthyMs < 0 && (await get(port, '/healthz')).status === 200) healthyMs = performance.now() - t0;
-            return healthyMs >= 0 && durableMs >= 0;
-          }, 30_000);
+          await ing.until(
+            '/healthz 200 and a durable write after the remount',
+            async () => {
+              if (durableMs < 0 && sum(storedOffsets(dataDir)) > before) durableMs = performance.now() - t0;
+              if (healthyMs < 0 && (await get(port, '/healthz')).status === 200) healthyMs = performance.now() - t0;
+              return healthyMs >= 0 && durableMs >= 0;
+            },
+            30_000,
+          );
           const resumed = await ing.line(/"msg":"disk writable again: staging resumed/, 10_000);
           console.log(`  staging resumed: ${resumed}`);
           console.log(`  resume after the remount (staging): /healthz 200 in ${healthyMs.toFixed(0)} ms, next durable write in ${durableMs.toFixed(0)} ms`);
@@ -348,7 +428,11 @@ if (!isRoot) {
           stopped = await ing.stop();
         }
         assert.is(stopped, 0, 'a clean stop after the fault');
-        assert.is(readCatalog(dataDir, (c) => c.fileCount(), 0), 0, 'nothing sealed before the close');
+        assert.is(
+          readCatalog(dataDir, (c) => c.fileCount(), 0),
+          0,
+          'nothing sealed before the close',
+        );
 
         // ---- 2. a start, then the seal at day close, on a full disk -------------------------
         fill(fs.dir, 'filler-2');
@@ -360,7 +444,11 @@ if (!isRoot) {
           const openFault = await sealing.line(/"msg":"disk fault: /, 60_000);
           console.log(`  start-up fault logged: ${openFault}`);
           assert.is((JSON.parse(openFault) as { stage: string }).stage, 'open');
-          await sealing.until('three failed opens', async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="open"') ?? 0) >= 3, 60_000);
+          await sealing.until(
+            'three failed opens',
+            async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="open"') ?? 0) >= 3,
+            60_000,
+          );
           const atOpen = await get(port, '/healthz');
           assert.is(atOpen.status, 503);
           assert.match(atOpen.text, new RegExp(`^open: no space left on device while opening the data directory at ${dataDir}`));
@@ -374,21 +462,33 @@ if (!isRoot) {
           assert.is(f.stage, 'seal');
           assert.is(f.cause, 'no space left on device');
           assert.ok(f.path.startsWith(dataDir), `the line names a path in the data directory: ${f.path}`);
-          await sealing.until('three failed seals', async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="seal"') ?? 0) >= 3, 60_000);
+          await sealing.until(
+            'three failed seals',
+            async () => (metric((await get(port, '/metrics')).text, 'tickvault_ingest_disk_write_failures_total', 'stage="seal"') ?? 0) >= 3,
+            60_000,
+          );
           const health = await get(port, '/healthz');
           console.log(`  /healthz during the seal fault: ${health.status} ${health.text.trim()}`);
           assert.is(health.status, 503);
           assert.match(health.text, /^seal: no space left on device while /m);
           assert.ok(sealing.alive, 'still running');
-          assert.is(readCatalog(dataDir, (c) => c.sealedDays().length, 0), 0, 'nothing sealed on the full disk');
+          assert.is(
+            readCatalog(dataDir, (c) => c.sealedDays().length, 0),
+            0,
+            'nothing sealed on the full disk',
+          );
 
           const t0 = performance.now();
           fs.resize('256m');
           let healthyMs = -1;
-          await sealing.until('/healthz 200 and both days sealed after the remount', async () => {
-            if (healthyMs < 0 && (await get(port, '/healthz')).status === 200) healthyMs = performance.now() - t0;
-            return healthyMs >= 0 && readCatalog(dataDir, (c) => c.sealedDays().length, 0) === 2;
-          }, 60_000);
+          await sealing.until(
+            '/healthz 200 and both days sealed after the remount',
+            async () => {
+              if (healthyMs < 0 && (await get(port, '/healthz')).status === 200) healthyMs = performance.now() - t0;
+              return healthyMs >= 0 && readCatalog(dataDir, (c) => c.sealedDays().length, 0) === 2;
+            },
+            60_000,
+          );
           const sealedMs = performance.now() - t0;
           console.log(`  seal resumed: ${await sealing.line(/"msg":"disk writable again: seal resumed/, 10_000)}`);
           console.log(`  resume after the remount (seal): /healthz 200 in ${healthyMs.toFixed(0)} ms, both days sealed in ${sealedMs.toFixed(0)} ms`);

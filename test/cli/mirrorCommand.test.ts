@@ -16,7 +16,14 @@ import { duckRows, sqlString } from '../support/duckdb.js';
 import type { Outcome } from '../support/load.js';
 import { closedPort, digestLines, holdSlotLoop, jsonLines, requestLines, settledLogs, type JsonLogLine } from '../support/mirror.js';
 import {
-  addAccount, DEFAULT_SERVER_NOW, httpRequest, preparedData, sealSyntheticFile, startServer, type PreparedData, type ServerHandle,
+  addAccount,
+  DEFAULT_SERVER_NOW,
+  httpRequest,
+  preparedData,
+  sealSyntheticFile,
+  startServer,
+  type PreparedData,
+  type ServerHandle,
 } from '../support/server.js';
 import { tempDir } from '../support/tempDir.js';
 
@@ -85,10 +92,12 @@ async function duckCount(path: string): Promise<number> {
 
 /** Every fetched symbol-day line is well formed; data ones name a file of the digests with its row count. */
 function checkFetched(lines: readonly JsonLogLine[], digests: readonly string[]): void {
-  const rowsOf = new Map(digests.map((l) => {
-    const [, rows, , path] = l.split('  ');
-    return [path, Number(rows)] as const;
-  }));
+  const rowsOf = new Map(
+    digests.map((l) => {
+      const [, rows, , path] = l.split('  ');
+      return [path, Number(rows)] as const;
+    }),
+  );
   for (const l of lines) {
     assert.ok(['level2', 'trade', 'order', 'index'].includes(l.dataset as string), JSON.stringify(l));
     assert.ok(DAYS.includes(l.tradedate as (typeof DAYS)[number]), JSON.stringify(l));
@@ -139,7 +148,10 @@ t('a full mirror: the same files byte for byte, each symbol-day logged once; a s
   checkFetched(fetched, upDigests);
   const withData = fetched.filter((l) => l.via !== 'nodata').map((l) => `${l.dataset}/date=${l.tradedate}/${l.symbol}.parquet`);
   assert.equal([...withData].sort(), upDigests.map((l) => l.split('  ')[3]).sort(), 'every file fetched once');
-  assert.ok(jsonLines(result.stderr).some((l) => l.msg === 'day sealed'), 'sealed days are logged');
+  assert.ok(
+    jsonLines(result.stderr).some((l) => l.msg === 'day sealed'),
+    'sealed days are logged',
+  );
 
   // DuckDB, the independent reader, sees the same rows in a mirrored file as in the upstream's.
   for (const rel of ['trade/date=20250103/600000.SH.parquet', 'level2/date=20250102/000001.SZ.parquet']) {
@@ -159,7 +171,7 @@ t('a full mirror: the same files byte for byte, each symbol-day logged once; a s
   assert.equal(await digestLines(downstream, DAYS), upDigests);
 });
 
-t('rules kept: --rate 10 under the upstream\'s 20 per second meets no 429 and no 503 (a URL ending in /api taken as is)', async () => {
+t("rules kept: --rate 10 under the upstream's 20 per second meets no 429 and no 503 (a URL ending in /api taken as is)", async () => {
   const key = addAccount(data.dataDir, 'flagship').key;
   const downstream = fresh();
   const mark = await logMark(up);
@@ -168,7 +180,7 @@ t('rules kept: --rate 10 under the upstream\'s 20 per second meets no 429 and no
   const lines = requestLines((await settledLogs(up)).slice(mark));
   assert.ok(lines.length >= FILES, `the upstream logged the mirror's requests (${lines.length})`);
   const refusedLines = lines.filter((l) => l.code === 429 || l.code === 503);
-  assert.equal(refusedLines, [], 'no request refused for breaking the upstream\'s rules');
+  assert.equal(refusedLines, [], "no request refused for breaking the upstream's rules");
   assert.equal(await digestLines(downstream, DAYS), upDigests);
 });
 
@@ -197,7 +209,10 @@ t('the Parquet quota runs out half-way: the rest of level2 comes as JSON, the fi
   assert.is(level2.filter((l) => l.via === 'parquet').length, 3, 'the 3 downloads left, as Parquet');
   assert.is(level2.filter((l) => l.via === 'json').length, DAYS.length * 3 - 3, 'the rest as JSON');
   for (const dataset of ['trade', 'order']) {
-    assert.ok(fetched.filter((l) => l.dataset === dataset).every((l) => l.via === 'parquet'), `${dataset}: its own quota, untouched, all Parquet`);
+    assert.ok(
+      fetched.filter((l) => l.dataset === dataset).every((l) => l.via === 'parquet'),
+      `${dataset}: its own quota, untouched, all Parquet`,
+    );
   }
 });
 
@@ -215,8 +230,7 @@ t('under load: an upstream limited to 2 requests a second and another client hol
     // The first download is held until the server has refused the mirror (or 20 s), so the
     // mirror meets 503 however quickly it runs; later ones are dropped at once, so its waits
     // cannot line up with the holds for ever.
-    const mirror503 = (own: readonly Outcome[]) =>
-      requestLines(loaded.logs()).filter((l) => l.code === 503).length - own.filter((s) => s === 503).length;
+    const mirror503 = (own: readonly Outcome[]) => requestLines(loaded.logs()).filter((l) => l.code === 503).length - own.filter((s) => s === 503).length;
     const holder = holdSlotLoop(loaded, key, BIG, { holdMs: 20_000, releaseWhen: (own) => mirror503(own) > 0 });
     let r: CliResult;
     let theirs: Outcome[];
@@ -246,7 +260,11 @@ t('under load: an upstream limited to 2 requests a second and another client hol
     const mine503 = count(503) - theirs.filter((s) => s === 503).length;
     assert.ok(theirs.filter((s) => s === 200).length >= 1, `the other client held the slot (${theirs.join(',')})`);
     // The server stayed up: none of the other client's connections was reset or refused.
-    assert.equal(theirs.filter((s) => typeof s !== 'number'), [], theirs.join(','));
+    assert.equal(
+      theirs.filter((s) => typeof s !== 'number'),
+      [],
+      theirs.join(','),
+    );
     assert.ok(mine429 >= 1, `the mirror met 429 (${mine429})`);
     assert.ok(mine503 >= 1, `the mirror met 503 (${mine503})`);
     // The summary counts what the upstream answered, by status, and each refusal was a wait.
@@ -260,58 +278,95 @@ t('under load: an upstream limited to 2 requests a second and another client hol
   }
 });
 
-t('a file damaged at the upstream: its day is left unsealed with one line, the rest mirrored; once the upstream is repaired, the same command fetches only it', async () => {
-  const copy = join(tempDir('tickvault-mirror-damaged-'), 'data');
-  cpSync(data.dataDir, copy, { recursive: true, filter: (src) => !/service\.db/.test(src) });
-  const rel = `level2/date=${DAYS[1]}/600000.SH.parquet`;
-  const bytes = readFileSync(join(copy, rel));
-  bytes[Math.floor(bytes.length / 2)] ^= 0x08;
-  writeFileSync(join(copy, rel), bytes);
-  const spoiled = await startServer(copy, { now: NOW });
-  try {
-    const key = addAccount(copy, 'flagship').key;
-    const downstream = fresh();
-    const args = [...upstreamArgs(spoiled, key), '--datasets', 'level2', '--log-level', 'debug'];
-    const t0 = Date.now();
-    const r = await mirror(args, downstream);
-    assert.is(r.code, 1, r.stderr.slice(-2000));
-    assert.ok(Date.now() - t0 < 60_000, 'the damaged file was not waited for');
-    const lines = problemLines(r.stderr);
-    assert.is(lines.length, 1, lines.join('\n'));
-    assert.match(lines[0], new RegExp(`^tickvault mirror: level2 ${DAYS[1]} not mirrored: the upstream's level2 of 600000\\.SH ${DAYS[1]} is damaged there \\(503: stored file ${rel.replace(/[.]/g, '\\.')} is damaged: its SHA-256 `));
-    assert.match(lines[0], /run the same command again once the upstream has repaired it/);
-    assert.not.match(r.stderr, /^ {4}at /m);
-    const level2 = (l: string) => l.split('  ')[3].startsWith('level2/');
-    assert.equal(await digestLines(downstream, [DAYS[0]]), upDigests.filter((l) => level2(l) && l.includes(`date=${DAYS[0]}/`)), 'the sound day mirrored');
-    assert.equal(await digestLines(downstream, [DAYS[1]]), [], 'the damaged day not sealed');
+t(
+  'a file damaged at the upstream: its day is left unsealed with one line, the rest mirrored; once the upstream is repaired, the same command fetches only it',
+  async () => {
+    const copy = join(tempDir('tickvault-mirror-damaged-'), 'data');
+    cpSync(data.dataDir, copy, { recursive: true, filter: (src) => !/service\.db/.test(src) });
+    const rel = `level2/date=${DAYS[1]}/600000.SH.parquet`;
+    const bytes = readFileSync(join(copy, rel));
+    bytes[Math.floor(bytes.length / 2)] ^= 0x08;
+    writeFileSync(join(copy, rel), bytes);
+    const spoiled = await startServer(copy, { now: NOW });
+    try {
+      const key = addAccount(copy, 'flagship').key;
+      const downstream = fresh();
+      const args = [...upstreamArgs(spoiled, key), '--datasets', 'level2', '--log-level', 'debug'];
+      const t0 = Date.now();
+      const r = await mirror(args, downstream);
+      assert.is(r.code, 1, r.stderr.slice(-2000));
+      assert.ok(Date.now() - t0 < 60_000, 'the damaged file was not waited for');
+      const lines = problemLines(r.stderr);
+      assert.is(lines.length, 1, lines.join('\n'));
+      assert.match(
+        lines[0],
+        new RegExp(
+          `^tickvault mirror: level2 ${DAYS[1]} not mirrored: the upstream's level2 of 600000\\.SH ${DAYS[1]} is damaged there \\(503: stored file ${rel.replace(/[.]/g, '\\.')} is damaged: its SHA-256 `,
+        ),
+      );
+      assert.match(lines[0], /run the same command again once the upstream has repaired it/);
+      assert.not.match(r.stderr, /^ {4}at /m);
+      const level2 = (l: string) => l.split('  ')[3].startsWith('level2/');
+      assert.equal(
+        await digestLines(downstream, [DAYS[0]]),
+        upDigests.filter((l) => level2(l) && l.includes(`date=${DAYS[0]}/`)),
+        'the sound day mirrored',
+      );
+      assert.equal(await digestLines(downstream, [DAYS[1]]), [], 'the damaged day not sealed');
 
-    // The upstream repaired (a verified copy renamed in): the same command completes, asking only for that file.
-    writeFileSync(join(copy, `${rel}.tmp`), readFileSync(join(data.dataDir, rel)));
-    renameSync(join(copy, `${rel}.tmp`), join(copy, rel));
-    const again = await mirror(args, downstream);
-    finished(again, 'after the upstream\'s repair');
-    assert.equal(await digestLines(downstream, DAYS), upDigests.filter(level2));
-    assert.equal(fetchedLines(again.stderr).map((l) => `${l.dataset} ${l.symbol} ${l.tradedate}`), [`level2 600000.SH ${DAYS[1]}`]);
-  } finally {
-    await spoiled.stop();
-  }
-});
+      // The upstream repaired (a verified copy renamed in): the same command completes, asking only for that file.
+      writeFileSync(join(copy, `${rel}.tmp`), readFileSync(join(data.dataDir, rel)));
+      renameSync(join(copy, `${rel}.tmp`), join(copy, rel));
+      const again = await mirror(args, downstream);
+      finished(again, "after the upstream's repair");
+      assert.equal(await digestLines(downstream, DAYS), upDigests.filter(level2));
+      assert.equal(
+        fetchedLines(again.stderr).map((l) => `${l.dataset} ${l.symbol} ${l.tradedate}`),
+        [`level2 600000.SH ${DAYS[1]}`],
+      );
+    } finally {
+      await spoiled.stop();
+    }
+  },
+);
 
 t('--symbols-file and --indexes: only those, forms accepted; a symbol the upstream lacks is recorded as no data, not fetched again', async () => {
   const key = addAccount(data.dataDir, 'flagship').key;
   const downstream = fresh();
   const list = join(tempDir('tickvault-mirror-list-'), 'book.txt');
-  writeFileSync(list, '# a desk\'s book\nsh600000\n600999.SH\n');
-  const args = ['--upstream', up.url, '--key', key, '--from', DAYS[1], '--to', DAYS[1], '--datasets', 'level2,trade,index',
-    '--symbols-file', list, '--indexes', '000300,000905', '--log-level', 'debug'];
+  writeFileSync(list, "# a desk's book\nsh600000\n600999.SH\n");
+  const args = [
+    '--upstream',
+    up.url,
+    '--key',
+    key,
+    '--from',
+    DAYS[1],
+    '--to',
+    DAYS[1],
+    '--datasets',
+    'level2,trade,index',
+    '--symbols-file',
+    list,
+    '--indexes',
+    '000300,000905',
+    '--log-level',
+    'debug',
+  ];
   const r = await mirror(args, downstream);
   finished(r, 'mirror of a list');
   const expected = [`level2/date=${DAYS[1]}/600000.SH.parquet`, `trade/date=${DAYS[1]}/600000.SH.parquet`, `index/date=${DAYS[1]}/000300.parquet`];
-  assert.equal(await digestLines(downstream, DAYS), upDigests.filter((l) => expected.includes(l.split('  ')[3])));
+  assert.equal(
+    await digestLines(downstream, DAYS),
+    upDigests.filter((l) => expected.includes(l.split('  ')[3])),
+  );
   const fetched = fetchedLines(r.stderr);
   checkFetched(fetched, upDigests);
   const seen = fetched.map((l) => `${l.dataset} ${l.symbol} ${l.via}`).sort();
-  assert.equal(seen.filter((l) => l.endsWith(' nodata')), ['index 000905 nodata', 'level2 600999.SH nodata', 'trade 600999.SH nodata']);
+  assert.equal(
+    seen.filter((l) => l.endsWith(' nodata')),
+    ['index 000905 nodata', 'level2 600999.SH nodata', 'trade 600999.SH nodata'],
+  );
   assert.is(seen.length, 6, seen.join('; '));
   assert.ok(fetched.filter((l) => l.via === 'nodata').every((l) => l.rows === 0));
 
@@ -343,7 +398,10 @@ t('SIGKILL at several points, then the same command again: the same files, fewer
       child.kill('SIGKILL');
     }
     const end = await exited(child);
-    assert.ok(end.signal === 'SIGKILL' || end.code === 0, `${what}: killed (${end.signal}) or already done (exit ${end.code}); stderr:\n${stderr.slice(-2000)}`);
+    assert.ok(
+      end.signal === 'SIGKILL' || end.code === 0,
+      `${what}: killed (${end.signal}) or already done (exit ${end.code}); stderr:\n${stderr.slice(-2000)}`,
+    );
   }
   const rest = await mirror([...upstreamArgs(up, key), '--log-level', 'debug'], downstream);
   finished(rest, 'the run after the kills');
@@ -374,7 +432,10 @@ t('a day sealed locally by something else is refused naming restate (exit 2), an
   const r = await mirror(upstreamArgs(up, key), downstream);
   assert.is(r.code, 2, r.stderr);
   assert.not.match(r.stderr, /^ {4}at /m);
-  assert.ok(problemLines(r.stderr).some((l) => /restate/.test(l)), `a line naming restate:\n${r.stderr}`);
+  assert.ok(
+    problemLines(r.stderr).some((l) => /restate/.test(l)),
+    `a line naming restate:\n${r.stderr}`,
+  );
   assert.equal(await digestLines(downstream, DAYS), before);
 });
 
@@ -384,8 +445,14 @@ t('a plan without level2 access: that interface stops with a line saying why (ex
   const r = await mirror(upstreamArgs(up, key), downstream);
   assert.is(r.code, 1, r.stderr);
   assert.not.match(r.stderr, /^ {4}at /m);
-  assert.ok(problemLines(r.stderr).some((l) => /plan/.test(l)), `a line saying why:\n${r.stderr}`);
-  assert.equal(await digestLines(downstream, DAYS), upDigests.filter((l) => l.split('  ')[3].startsWith('index/')));
+  assert.ok(
+    problemLines(r.stderr).some((l) => /plan/.test(l)),
+    `a line saying why:\n${r.stderr}`,
+  );
+  assert.equal(
+    await digestLines(downstream, DAYS),
+    upDigests.filter((l) => l.split('  ')[3].startsWith('index/')),
+  );
 });
 
 t.run();

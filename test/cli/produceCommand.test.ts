@@ -92,7 +92,12 @@ if (broker) {
     writeFileSync(feed, lines.join('\n') + '\n');
     const r = await runCli(['produce', '--brokers', broker.brokers, '--topics', `${l2},${ix}`, feed]);
     assert.is(r.code, 0, r.stderr);
-    assert.match(r.stdout, new RegExp(`^produced 7 messages from 1 file\\(s\\): 2 to ${l2.replaceAll('.', '\\.')}, 1 to ${ix.replaceAll('.', '\\.')}, 0 to md\\.trade, 0 to md\\.order, 4 bad lines flagged`));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^produced 7 messages from 1 file\\(s\\): 2 to ${l2.replaceAll('.', '\\.')}, 1 to ${ix.replaceAll('.', '\\.')}, 0 to md\\.trade, 0 to md\\.order, 4 bad lines flagged`,
+      ),
+    );
 
     const got = await consumeAll(broker.brokers, [l2, ix], 7);
     const kafka = new Kafka({ brokers: [broker.brokers], logLevel: logLevel.NOTHING });
@@ -119,12 +124,15 @@ if (broker) {
     const flagged = got.filter((g) => g.message.headers?.[REJECT_HEADER] !== undefined);
     assert.ok(flagged.every((g) => g.topic === l2));
     const reasons = new Map(flagged.map((g) => [g.message.value!.toString(), g.message.headers![REJECT_HEADER]!.toString()]));
-    assert.equal(reasons, new Map([
-      [lines[2], 'not JSON'],
-      [lines[3], 'unknown kind "futures"'],
-      [lines[4], 'kind is missing'],
-      [lines[7], 'message is not a JSON object'],
-    ]));
+    assert.equal(
+      reasons,
+      new Map([
+        [lines[2], 'not JSON'],
+        [lines[3], 'unknown kind "futures"'],
+        [lines[4], 'kind is missing'],
+        [lines[7], 'message is not a JSON object'],
+      ]),
+    );
   });
 
   publish('reads compressed feeds and publishes every line', async () => {
@@ -132,7 +140,23 @@ if (broker) {
     const prefix = uniqueTopicPrefix('produce-zst');
     for (const ext of ['jsonl.zst', 'jsonl.gz']) {
       const feed = join(dir, `feed.${ext}`);
-      const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '1', '--stocks', '1', '--indexes', '1', '--seed', ext, '--ticks', '0']);
+      const gen = await runCli([
+        'generate',
+        '--out',
+        feed,
+        '--from',
+        '20250102',
+        '--days',
+        '1',
+        '--stocks',
+        '1',
+        '--indexes',
+        '1',
+        '--seed',
+        ext,
+        '--ticks',
+        '0',
+      ]);
       assert.is(gen.code, 0, gen.stderr);
       const lines = Number(/generated (\d+) lines/.exec(gen.stdout)![1]);
       const r = await runCli(['produce', '--brokers', broker.brokers, '--topics', `${prefix}-${ext}.l2,${prefix}-${ext}.ix`, feed]);

@@ -39,11 +39,17 @@ bars('log lines written during a bar stand on their own lines; the summary is th
     TICKVAULT_PROGRESS: undefined,
   });
   const screen = screenOf(raw).filter((l) => l !== '');
-  assert.ok(screen.some((l) => l.startsWith('replay ')), `a replay bar was drawn:\n${screen.join('\n')}`);
+  assert.ok(
+    screen.some((l) => l.startsWith('replay ')),
+    `a replay bar was drawn:\n${screen.join('\n')}`,
+  );
   for (const l of screen.filter((x) => x.includes('{'))) {
     assert.ok(l.startsWith('{') && JSON.parse(l), `a whole JSON log line, got: ${l}`);
   }
-  assert.ok(screen.some((l) => l.startsWith('{') && l.includes('"feed replayed"')), screen.join('\n'));
+  assert.ok(
+    screen.some((l) => l.startsWith('{') && l.includes('"feed replayed"')),
+    screen.join('\n'),
+  );
   assert.match(screen[screen.length - 1]!, /^replayed 19804 lines: 19804 staged, 0 quarantined \(0 late\); sealed 2 dataset-days, 4 files, 19804 rows in /);
 });
 

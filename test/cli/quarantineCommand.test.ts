@@ -34,13 +34,22 @@ async function fixture(): Promise<Fixture> {
   mkdirSync(join(dir, 'in', 'jan3'), { recursive: true });
   const first = join(dir, 'in', 'jan2', 'trades_20250102.csv');
   const second = join(dir, 'in', 'jan3', 'trades_20250103.csv');
-  const a = tradeCsvText(30, new Map<number, Damage>([[11, 'quote'], [20, 'extra']]));
+  const a = tradeCsvText(
+    30,
+    new Map<number, Damage>([
+      [11, 'quote'],
+      [20, 'extra'],
+    ]),
+  );
   const b = tradeCsvText(10, new Map<number, Damage>([[4, 'fewer']]));
   const lines2 = [...b.lines];
   lines2[6] = lines2[6].replace(',09:', ',"09\t:'); // a quote never closed, and a tab in the raw text
   writeFileSync(first, a.text);
   writeFileSync(second, lines2.join('\n') + '\n');
-  for (const [file, now] of [[first, DAY1], [second, DAY2]] as const) {
+  for (const [file, now] of [
+    [first, DAY1],
+    [second, DAY2],
+  ] as const) {
     const r = await runCli(['import', file, '--mapping', map, '--data-dir', dataDir], { env: { TICKVAULT_NOW: now } });
     assert.is(r.code, 1, r.stderr);
   }
@@ -88,10 +97,13 @@ t('--json: one object a line, the raw text exact, the instant quarantined', asyn
   const r = await quarantine(f, '--json', '--source', 'trades_20250103.csv');
   assert.is(r.code, 0, r.stderr);
   const rows = out(r.stdout).map((l) => JSON.parse(l) as { source: string; reason: string; raw: string; quarantined_at: string });
-  assert.equal(rows.map(({ source, reason, raw }) => ({ source, reason, raw })), [
-    { source: `${f.second}:4`, reason: FEWER, raw: f.lines2[3] },
-    { source: `${f.second}:7`, reason: QUOTE, raw: f.lines2[6] },
-  ]);
+  assert.equal(
+    rows.map(({ source, reason, raw }) => ({ source, reason, raw })),
+    [
+      { source: `${f.second}:4`, reason: FEWER, raw: f.lines2[3] },
+      { source: `${f.second}:7`, reason: QUOTE, raw: f.lines2[6] },
+    ],
+  );
   // The clock starts at TICKVAULT_NOW and runs on: quarantined within the import's minute.
   for (const row of rows) {
     const ms = Date.parse(row.quarantined_at) - Date.parse(DAY2);
@@ -106,7 +118,13 @@ t('--count: rows by reason, the most frequent first, and the total; with --json 
   assert.is(r.code, 0, r.stderr);
   assert.equal(out(r.stdout), [`2  ${QUOTE}`, `1  ${FEWER}`, `1  ${EXTRA}`, '4 rows in quarantine']);
   const j = await quarantine(f, '--count', '--json', '--from', '20250305');
-  assert.equal(out(j.stdout).map((l) => JSON.parse(l) as unknown), [{ reason: FEWER, rows: 1 }, { reason: QUOTE, rows: 1 }]);
+  assert.equal(
+    out(j.stdout).map((l) => JSON.parse(l) as unknown),
+    [
+      { reason: FEWER, rows: 1 },
+      { reason: QUOTE, rows: 1 },
+    ],
+  );
 });
 
 t('bad arguments: one line, exit 2', async () => {

@@ -101,7 +101,11 @@ t.before(async () => {
   feedFile = data.feedFile;
   const files = readCatalog(pristine, (c) => [...c.everyFile()], []);
   for (const f of files) original.set(f.path, sha(readFileSync(join(pristine, f.path))));
-  const ofDay = (dataset: string) => files.filter((f) => f.dataset === dataset && f.tradedate === DAY).map((f) => f.path).sort();
+  const ofDay = (dataset: string) =>
+    files
+      .filter((f) => f.dataset === dataset && f.tradedate === DAY)
+      .map((f) => f.path)
+      .sort();
   L2 = ofDay('level2')[0]!;
   TRADE = ofDay('trade')[0]!;
   ORDER = ofDay('order').at(-1)!;
@@ -148,7 +152,10 @@ t('--from DIR: a flipped byte, a truncation, a deleted file and a damaged bounda
   for (const rel of [L2, TRADE]) assert.ok(lines.includes(`repaired ${rel} (from ${pristine})`), `${rel}: ${r.stdout}`);
   assert.ok(lines.includes(`repaired ${ORDER} (from ${pristine}); row text rebuilt`), r.stdout);
   assert.ok(lines.includes(`rebuilt ${boundaryPart} (boundary part, from its files here)`), r.stdout);
-  assert.match(lines[lines.length - 1], /^repair from .*: 3 damaged or missing files: 3 repaired, 0 refused, 0 not found, 0 not repaired; 1 of 1 boundary part rebuilt; 1 row text rebuilt; all repaired in /);
+  assert.match(
+    lines[lines.length - 1],
+    /^repair from .*: 3 damaged or missing files: 3 repaired, 0 refused, 0 not found, 0 not repaired; 1 of 1 boundary part rebuilt; 1 row text rebuilt; all repaired in /,
+  );
   assert.is(lines.length, 5, r.stdout);
 
   assertOriginalBytes(local, [L2, TRADE, ORDER]);
@@ -172,7 +179,10 @@ t('--from URL: the same damages and a deleted index file, from a second server o
   assert.ok(lines.includes(`repaired ${ORDER} (from ${up.url}); row text rebuilt`), r.stdout);
   assert.ok(lines.includes(`repaired ${indexFile} (from ${up.url})`), r.stdout);
   assert.ok(lines.includes(`rebuilt ${boundaryPart} (boundary part, from its files here)`), r.stdout);
-  assert.match(lines[lines.length - 1], /: 4 damaged or missing files: 4 repaired, 0 refused, 0 not found, 0 not repaired; 1 of 1 boundary part rebuilt; 1 row text rebuilt; all repaired in /);
+  assert.match(
+    lines[lines.length - 1],
+    /: 4 damaged or missing files: 4 repaired, 0 refused, 0 not found, 0 not repaired; 1 of 1 boundary part rebuilt; 1 row text rebuilt; all repaired in /,
+  );
 
   assertOriginalBytes(local, [L2, TRADE, ORDER, indexFile]);
   await doctorClean(local);
@@ -180,7 +190,7 @@ t('--from URL: the same damages and a deleted index file, from a second server o
   console.log(`  repair --from URL of 4 files (3 downloads, 1 index day mirrored) and 1 boundary part: ${ms} ms`);
 });
 
-t('--from URL with a plan without Parquet downloads: stock files rebuilt from the peer\'s pages by the mirror', async () => {
+t("--from URL with a plan without Parquet downloads: stock files rebuilt from the peer's pages by the mirror", async () => {
   const local = copyOf(pristine);
   flipByte(local, L2);
   rmSync(join(local, TRADE));
@@ -213,10 +223,15 @@ t('a server running on the damaged directory serves the repaired file without a 
   flipByte(local, L2);
   const localKey = addAccount(local, 'professional').key;
   const [, folder, name] = L2.split('/');
-  const download = () => httpRequest(`${served.url}/api`, {
-    body: JSON.stringify({ apiname: 'level2_quote_history', apikey: localKey, params: { symbol: name!.replace(/\.parquet$/, ''), tradedate: folder!.slice(5), format: 'parquet' } }),
-    headers: { 'content-type': 'application/json' },
-  });
+  const download = () =>
+    httpRequest(`${served.url}/api`, {
+      body: JSON.stringify({
+        apiname: 'level2_quote_history',
+        apikey: localKey,
+        params: { symbol: name!.replace(/\.parquet$/, ''), tradedate: folder!.slice(5), format: 'parquet' },
+      }),
+      headers: { 'content-type': 'application/json' },
+    });
   const served = await startServer(local);
   try {
     const before = await download();
@@ -267,8 +282,14 @@ t('a peer server whose file is damaged too: not repaired with its 503 at once (n
     const ms = Date.now() - started;
     assert.is(r.code, 1, `${r.stdout}${r.stderr}`);
     const lines = stdoutLines(r);
-    assert.ok(lines.some((l) => l.startsWith(`not repaired ${L2}: the peer answered 503: stored file ${L2} is damaged`)), lines.join('\n'));
-    assert.ok(lines.some((l) => l.startsWith(`not repaired ${indexFile}: index ${DAY} not mirrored: the upstream's index of `) && l.includes('is damaged there')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.startsWith(`not repaired ${L2}: the peer answered 503: stored file ${L2} is damaged`)),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some((l) => l.startsWith(`not repaired ${indexFile}: index ${DAY} not mirrored: the upstream's index of `) && l.includes('is damaged there')),
+      lines.join('\n'),
+    );
     assert.ok(ms < 30_000, `answered without waiting out the peer's Retry-After (took ${ms} ms)`);
   } finally {
     await server.stop();
@@ -299,7 +320,7 @@ t('a peer that does not answer: each file not repaired with the reason, exit 1, 
   assert.not.ok(existsSync(join(local, TRADE)));
 });
 
-t('versions: a restated day\'s current version from a server\'s download, its old version only from a directory', async () => {
+t("versions: a restated day's current version from a server's download, its old version only from a directory", async () => {
   // The peer restates one level-2 symbol-day (one bid1 changed): version 2 current, version 1 kept.
   const peer = copyOf(pristine);
   const [dataset, folder, name] = L2.split('/');
@@ -332,7 +353,12 @@ t('versions: a restated day\'s current version from a server\'s download, its ol
     assert.is(r.code, 1, `${r.stdout}${r.stderr}`);
     const lines = stdoutLines(r);
     assert.ok(lines.includes(`repaired ${V2} (from ${server.url})`), r.stdout);
-    assert.ok(lines.includes(`not repaired ${L2}: the peer's current version is 2, this file is version 1 (a download is always the current version; repair from a data directory or backup that holds version 1)`), r.stdout);
+    assert.ok(
+      lines.includes(
+        `not repaired ${L2}: the peer's current version is 2, this file is version 1 (a download is always the current version; repair from a data directory or backup that holds version 1)`,
+      ),
+      r.stdout,
+    );
   } finally {
     await server.stop();
   }

@@ -71,7 +71,10 @@ t('a correction file: version 2 beside version 1, merged by time, read back by D
   const file = writeFeed([...rows, bad]);
   const r = await restate(dataDir, '--dataset', 'level2', '--date', '20250102', file);
   assert.is(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^read 4 correction rows of level2 20250102, 1 quarantined; restated 1 symbol-day: 600000\.SH v2 \([\d,]+ rows: 3 changed, 1 added\); boundary part rebuilt\n$/);
+  assert.match(
+    r.stdout,
+    /^read 4 correction rows of level2 20250102, 1 quarantined; restated 1 symbol-day: 600000\.SH v2 \([\d,]+ rows: 3 changed, 1 added\); boundary part rebuilt\n$/,
+  );
 
   // Expected rows, from the feed and the corrections (the later of one time wins), by time.
   const byTime = new Map<string, number | null>();
@@ -79,12 +82,18 @@ t('a correction file: version 2 beside version 1, merged by time, read back by D
   const expected = [...byTime.entries()].sort((a, b) => a[0].localeCompare(b[0]));
   const v2 = join(dataDir, 'level2/date=20250102/600000.SH.v2.parquet');
   const got = await duckRows(`SELECT time, bid1 FROM read_parquet(${sqlString(v2)})`);
-  assert.equal(got.map((g) => [g.time, g.bid1]), expected);
+  assert.equal(
+    got.map((g) => [g.time, g.bid1]),
+    expected,
+  );
   // Version 1 is still on disk, as sealed (one row fewer).
   const v1 = await duckRows(`SELECT count(*) AS n FROM read_parquet(${sqlString(join(dataDir, 'level2/date=20250102/600000.SH.parquet'))})`);
   assert.is(Number(v1[0]!.n), expected.length - 1);
   const kv = await duckRows(`SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata(${sqlString(v2)})`);
-  assert.equal(kv.map((x) => [x.k, x.v]), [['tickvault.version', '2']]);
+  assert.equal(
+    kv.map((x) => [x.k, x.v]),
+    [['tickvault.version', '2']],
+  );
 
   const doctor = await runCli(['doctor', '--data-dir', dataDir]);
   assert.is(doctor.code, 0, doctor.stdout + doctor.stderr);
@@ -102,7 +111,9 @@ t('a correction file: version 2 beside version 1, merged by time, read back by D
 t('corrections in anything import reads: a CSV of trades through a mapping, a Parquet of the lake columns, a folder', async () => {
   const dataDir = lakeCopy();
   const trades = join(dataDir, 'trade/date=20250102/600000.SH.parquet');
-  const [{ id }] = await duckRows(`SELECT trade_id::BIGINT AS id FROM read_parquet(${sqlString(trades)}) WHERE trade_code = 'F' ORDER BY time, trade_id LIMIT 1 OFFSET 10`);
+  const [{ id }] = await duckRows(
+    `SELECT trade_id::BIGINT AS id FROM read_parquet(${sqlString(trades)}) WHERE trade_code = 'F' ORDER BY time, trade_id LIMIT 1 OFFSET 10`,
+  );
   const dir = tempDir('tickvault-corr-');
   const csv = join(dir, 'fix.csv');
   // DuckDB's CSV of our columns (what mappings/tickvault-trade.map reads), one price corrected.
@@ -112,23 +123,34 @@ t('corrections in anything import reads: a CSV of trades through a mapping, a Pa
   const r = await restate(dataDir, '--dataset', 'trade', '--date', '20250102', csv, '--mapping', mapping);
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /^read 1 correction rows of trade 20250102; restated 1 symbol-day: 600000\.SH v2 \([\d,]+ rows: 1 changed, 0 added\)\n$/);
-  const [before, after] = await Promise.all([trades, join(dataDir, 'trade/date=20250102/600000.SH.v2.parquet')].map((f) =>
-    duckRows(`SELECT trade_id::BIGINT AS id, price FROM read_parquet(${sqlString(f)}) ORDER BY time, trade_id`)));
+  const [before, after] = await Promise.all(
+    [trades, join(dataDir, 'trade/date=20250102/600000.SH.v2.parquet')].map((f) =>
+      duckRows(`SELECT trade_id::BIGINT AS id, price FROM read_parquet(${sqlString(f)}) ORDER BY time, trade_id`),
+    ),
+  );
   assert.is(after!.length, before!.length);
   const diff = after!.filter((row, i) => row.price !== before![i]!.price);
-  assert.equal(diff.map((d) => d.id), [id]);
+  assert.equal(
+    diff.map((d) => d.id),
+    [id],
+  );
   assert.is(diff[0]!.price, Math.round(((before!.find((b) => b.id === id)!.price as number) + 0.01) * 100) / 100);
 
   // The lake's own columns need no mapping: a folder holding one level-2 correction file.
   const folder = join(dir, 'l2');
   const snaps = join(dataDir, 'level2/date=20250102/000001.SZ.parquet');
   mkdirSync(folder);
-  await duckRows(`COPY (SELECT * REPLACE (99.5 AS ask1) FROM read_parquet(${sqlString(snaps)}) ORDER BY time LIMIT 2) TO ${sqlString(join(folder, 'part.parquet'))} (FORMAT parquet)`);
+  await duckRows(
+    `COPY (SELECT * REPLACE (99.5 AS ask1) FROM read_parquet(${sqlString(snaps)}) ORDER BY time LIMIT 2) TO ${sqlString(join(folder, 'part.parquet'))} (FORMAT parquet)`,
+  );
   const p = await restate(dataDir, '--dataset', 'level2', '--date', '20250102', folder);
   assert.is(p.code, 0, p.stderr);
   assert.match(p.stdout, /restated 1 symbol-day: 000001\.SZ v2 \([\d,]+ rows: 2 changed, 0 added\)/);
   const asks = await duckRows(`SELECT ask1 FROM read_parquet(${sqlString(join(dataDir, 'level2/date=20250102/000001.SZ.v2.parquet'))}) ORDER BY time LIMIT 3`);
-  assert.equal(asks.slice(0, 2).map((a) => a.ask1), [99.5, 99.5]);
+  assert.equal(
+    asks.slice(0, 2).map((a) => a.ask1),
+    [99.5, 99.5],
+  );
   assert.is.not(asks[2]!.ask1, 99.5);
 
   const bad = await restate(dataDir, '--dataset', 'trade', '--date', '20250102', csv);
@@ -156,8 +178,16 @@ t('bad arguments and an open day: exit 2, one line, nothing written', async () =
 });
 
 async function api(url: string, apikey: string, apiname: string, params: object, fields?: string) {
-  const res = await httpRequest(`${url}/api`, { body: JSON.stringify({ apiname, apikey, params, ...(fields ? { fields } : {}) }), headers: { 'content-type': 'application/json' } });
-  return { status: res.status, headers: res.headers, body: res.body, json: () => JSON.parse(res.text) as { code: number; message: string; data: Record<string, unknown> } };
+  const res = await httpRequest(`${url}/api`, {
+    body: JSON.stringify({ apiname, apikey, params, ...(fields ? { fields } : {}) }),
+    headers: { 'content-type': 'application/json' },
+  });
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: res.body,
+    json: () => JSON.parse(res.text) as { code: number; message: string; data: Record<string, unknown> },
+  };
 }
 
 t('a running server: a cursor pages its version to the end, new requests and downloads see the new one, tick_history too, without a restart', async () => {
@@ -174,22 +204,41 @@ t('a running server: a cursor pages its version to the end, new requests and dow
     const fix = day.slice(2000, 2002).map((r): FeedRow => ({ ...r, bid1: 99.99 }));
     const index = rowsOf('index', '000300', '20250103').filter((r) => (r.time as string).slice(11) < '10:00:00.000');
     const lastBefore: FeedRow = { ...index[index.length - 1]!, close: 4321.5 };
-    for (const [dataset, rows] of [['level2', fix], ['index', [lastBefore]]] as const) {
+    for (const [dataset, rows] of [
+      ['level2', fix],
+      ['index', [lastBefore]],
+    ] as const) {
       const r = await restate(dataDir, '--dataset', dataset, '--date', '20250103', writeFeed(rows));
       assert.is(r.code, 0, r.stderr);
     }
 
     // The cursor issued on version 1 pages version 1: the rows as sealed.
-    const second = (await api(server.url, key, 'level2_quote_history', { symbol: '600000.SH', tradedate: '20250103', page_size: 2000, cursor }, 'time,bid1')).json();
+    const second = (
+      await api(server.url, key, 'level2_quote_history', { symbol: '600000.SH', tradedate: '20250103', page_size: 2000, cursor }, 'time,bid1')
+    ).json();
     assert.is(second.data.version, 1);
     const items = second.data.items as [string, number][];
-    assert.equal(items.slice(0, 2), day.slice(2000, 2002).map((r) => [r.time, r.bid1]));
+    assert.equal(
+      items.slice(0, 2),
+      day.slice(2000, 2002).map((r) => [r.time, r.bid1]),
+    );
     // A new request reads version 2 from its first row on.
     const fresh = (await api(server.url, key, 'level2_quote_history', { symbol: '600000.SH', tradedate: '20250103', page_size: 2000 }, 'time,bid1')).json();
     assert.is(fresh.data.version, 2);
-    const page2 = (await api(server.url, key, 'level2_quote_history', { symbol: '600000.SH', tradedate: '20250103', page_size: 2000, cursor: fresh.data.next_cursor }, 'time,bid1')).json();
+    const page2 = (
+      await api(
+        server.url,
+        key,
+        'level2_quote_history',
+        { symbol: '600000.SH', tradedate: '20250103', page_size: 2000, cursor: fresh.data.next_cursor },
+        'time,bid1',
+      )
+    ).json();
     assert.is(page2.data.version, 2);
-    assert.equal((page2.data.items as [string, number][]).slice(0, 2), fix.map((r) => [r.time, 99.99]));
+    assert.equal(
+      (page2.data.items as [string, number][]).slice(0, 2),
+      fix.map((r) => [r.time, 99.99]),
+    );
 
     const dl = await api(server.url, key, 'level2_quote_history', { symbol: '600000.SH', tradedate: '20250103', format: 'parquet' });
     assert.is(dl.status, 200);
@@ -197,19 +246,34 @@ t('a running server: a cursor pages its version to the end, new requests and dow
     assert.is(createHash('sha256').update(dl.body).digest('hex'), sha256(join(dataDir, 'level2/date=20250103/600000.SH.v2.parquet')));
 
     // tick_history's boundary (through the rebuilt part) and detail read the new version.
-    const boundary = (await api(server.url, key, 'tick_history', { symbols: '000300', tradedate: '20250103', trademin: '10:00', side: 'before' }, 'time,close')).json();
+    const boundary = (
+      await api(server.url, key, 'tick_history', { symbols: '000300', tradedate: '20250103', trademin: '10:00', side: 'before' }, 'time,close')
+    ).json();
     assert.equal(boundary.data.items, [[lastBefore.time, 4321.5]]);
     const v2 = join(dataDir, 'index/date=20250103/000300.v2.parquet');
     const duck = await duckRows(`SELECT time, close FROM read_parquet(${sqlString(v2)}) WHERE time < '2025-01-03 10:00:00.000' ORDER BY time DESC LIMIT 1`);
-    assert.equal(boundary.data.items, duck.map((d) => [d.time, d.close]));
-    const detail = (await api(server.url, key, 'tick_history', { symbols: '000300', tradedate: '20250103', start_time: '09:59', end_time: '10:00' }, 'time,close')).json();
-    assert.ok((detail.data.items as [string, number][]).some(([time, close]) => time === lastBefore.time && close === 4321.5), JSON.stringify(detail.data.items));
+    assert.equal(
+      boundary.data.items,
+      duck.map((d) => [d.time, d.close]),
+    );
+    const detail = (
+      await api(server.url, key, 'tick_history', { symbols: '000300', tradedate: '20250103', start_time: '09:59', end_time: '10:00' }, 'time,close')
+    ).json();
+    assert.ok(
+      (detail.data.items as [string, number][]).some(([time, close]) => time === lastBefore.time && close === 4321.5),
+      JSON.stringify(detail.data.items),
+    );
 
     // asset=stock reads the level-2 lake's current version too (the day listed afresh).
     const t0 = fix[0]!.time as string;
     const hms = `${t0.slice(0, 2)}:${t0.slice(2, 4)}:${t0.slice(4, 6)}`;
-    const stock = (await api(server.url, key, 'tick_history', { asset: 'stock', symbols: '600000', tradedate: '20250103', start_time: hms, limit: 3 }, 'bid1')).json();
-    assert.ok((stock.data.items as [number][]).some(([bid1]) => bid1 === 99.99), JSON.stringify(stock));
+    const stock = (
+      await api(server.url, key, 'tick_history', { asset: 'stock', symbols: '600000', tradedate: '20250103', start_time: hms, limit: 3 }, 'bid1')
+    ).json();
+    assert.ok(
+      (stock.data.items as [number][]).some(([bid1]) => bid1 === 99.99),
+      JSON.stringify(stock),
+    );
 
     // Old versions go only when asked, never a current one; a cursor on a removed one is a 400.
     const v1Path = join(dataDir, 'level2/date=20250103/600000.SH.parquet');
@@ -221,7 +285,10 @@ t('a running server: a cursor pages its version to the end, new requests and dow
     assert.ok(existsSync(join(dataDir, 'level2/date=20250103/600000.SH.v2.parquet')));
     assert.ok(existsSync(join(dataDir, 'index/date=20250103/000300.parquet')), 'another dataset is left alone');
     // The list loses exactly the removed file's line (the last line is the list's own digest).
-    assert.equal((await digestLines(dataDir)).slice(0, -1), before.slice(0, -1).filter((l) => !l.endsWith('  level2/date=20250103/600000.SH.parquet')));
+    assert.equal(
+      (await digestLines(dataDir)).slice(0, -1),
+      before.slice(0, -1).filter((l) => !l.endsWith('  level2/date=20250103/600000.SH.parquet')),
+    );
     const doctor = await runCli(['doctor', '--data-dir', dataDir]);
     assert.is(doctor.code, 0, doctor.stdout);
     const gone = await api(server.url, key, 'level2_quote_history', { symbol: '600000.SH', tradedate: '20250103', page_size: 2000, cursor }, 'time,bid1');
@@ -229,7 +296,10 @@ t('a running server: a cursor pages its version to the end, new requests and dow
     assert.match(gone.json().message, /version 1 of 600000\.SH 20250103, which was removed here/);
     const twice = await runCli(['prune-versions', '--data-dir', dataDir], { env });
     assert.match(twice.stdout, /^removed 1 old version and 1 replaced boundary part of 1 dataset-day/, 'the index day now');
-    assert.match((await runCli(['prune-versions', '--data-dir', dataDir], { env })).stdout, /^removed 0 old versions and 0 replaced boundary parts of 0 dataset-days/);
+    assert.match(
+      (await runCli(['prune-versions', '--data-dir', dataDir], { env })).stdout,
+      /^removed 0 old versions and 0 replaced boundary parts of 0 dataset-days/,
+    );
     assert.is((await api(server.url, key, 'level2_quote_history', { symbol: '600000.SH', tradedate: '20250103' }, 'time')).json().data.version, 2);
   } finally {
     await server.stop();
@@ -267,8 +337,13 @@ t('late messages in quarantine: restated from there, then gone from quarantine; 
   assert.is(r.code, 0, r.stderr);
   assert.match(r.stdout, /restated 1 symbol-day: 300001\.SZ v2 \([\d,]+ rows: 1 changed, 0 added\)/);
   assert.is(lateCount(), 0);
-  const row = await duckRows(`SELECT ask1 FROM read_parquet(${sqlString(join(dataDir, 'level2/date=20250102/300001.SZ.v2.parquet'))}) WHERE time = ${sqlString(late.time as string)}`);
-  assert.equal(row.map((x) => x.ask1), [55.55]);
+  const row = await duckRows(
+    `SELECT ask1 FROM read_parquet(${sqlString(join(dataDir, 'level2/date=20250102/300001.SZ.v2.parquet'))}) WHERE time = ${sqlString(late.time as string)}`,
+  );
+  assert.equal(
+    row.map((x) => x.ask1),
+    [55.55],
+  );
   const days = await runCli(['days', '--data-dir', dataDir, '--dataset', 'level2', '--from', '20250102', '--to', '20250102', '--json'], { env });
   assert.is(days.code, 0, days.stderr);
   const status = JSON.parse(days.stdout.trim().split('\n')[0]!) as { status: string; version: number; late: number };
@@ -317,7 +392,9 @@ t('two sites: the same restatement gives identical files; a cursor of a version 
 
     assert.is((await restate(b, '--dataset', 'level2', '--date', '20250102', file)).code, 0);
     assert.equal(await digestLines(b), await digestLines(a));
-    const [pa, pb] = await Promise.all([sa, sb].map(async (s) => (await api(s.url, key, 'level2_quote_history', { ...q, cursor: atA.data.next_cursor })).json()));
+    const [pa, pb] = await Promise.all(
+      [sa, sb].map(async (s) => (await api(s.url, key, 'level2_quote_history', { ...q, cursor: atA.data.next_cursor })).json()),
+    );
     assert.is(pb.data.version, 2);
     assert.equal(pb.data.items, pa.data.items);
   } finally {

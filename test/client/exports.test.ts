@@ -31,13 +31,21 @@ function compile(source: string): { code: number | null; out: string } {
   symlinkSync(ROOT, join(dir, 'node_modules', 'tickvault'), 'dir');
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
   writeFileSync(join(dir, 'consumer.ts'), source);
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022',
-      types: ['node'], typeRoots: [join(ROOT, 'node_modules', '@types')],
-    },
-    files: ['consumer.ts'],
-  }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        types: ['node'],
+        typeRoots: [join(ROOT, 'node_modules', '@types')],
+      },
+      files: ['consumer.ts'],
+    }),
+  );
   const r = spawnSync(process.execPath, [TSC, '-p', dir], { encoding: 'utf8' });
   return { code: r.status, out: r.stdout + r.stderr };
 }

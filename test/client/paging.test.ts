@@ -33,21 +33,27 @@ async function collect<T>(pages: AsyncIterable<T>): Promise<T[]> {
 
 test('a level-2 day paged by cursor to its end equals the whole stored file', async () => {
   const path = join(dataDir, 'level2', 'date=20250103', '600000.SH.parquet');
-  const expected = (await duckRows(`SELECT * FROM read_parquet(${sqlString(path)}, hive_partitioning = false) ORDER BY time`))
-    .map((r) => SCHEMAS.level2.fieldNames.map((n) => r[n]));
+  const expected = (await duckRows(`SELECT * FROM read_parquet(${sqlString(path)}, hive_partitioning = false) ORDER BY time`)).map((r) =>
+    SCHEMAS.level2.fieldNames.map((n) => r[n]),
+  );
   const pageSize = Math.ceil(expected.length / 4);
   const pages: Level2Page[] = await collect(client.level2QuoteHistoryPages({ symbol: '600000.SH', tradedate: '20250103', page_size: pageSize }));
   assert.ok(pages.length >= 4, `${pages.length} pages of ${pageSize}`);
-  assert.equal(pages.flatMap((p) => p.items), expected);
+  assert.equal(
+    pages.flatMap((p) => p.items),
+    expected,
+  );
   assert.is(pages.at(-1)!.has_more, false);
   assert.ok(pages.slice(0, -1).every((p) => p.has_more && p.items.length === pageSize));
 });
 
 test('the fields option reaches the server; paging keeps it', async () => {
-  const pages = await collect(client.level2QuoteHistoryPages(
-    { symbol: '600000', tradedate: '20250102', start_time: '09:30', end_time: '10:00', page_size: 500 },
-    { fields: ['time', 'close'] },
-  ));
+  const pages = await collect(
+    client.level2QuoteHistoryPages(
+      { symbol: '600000', tradedate: '20250102', start_time: '09:30', end_time: '10:00', page_size: 500 },
+      { fields: ['time', 'close'] },
+    ),
+  );
   assert.ok(pages.length >= 2);
   for (const p of pages) assert.equal(p.fields, ['time', 'close']);
   const times = pages.flatMap((p) => p.items.map((r) => r[0] as string));
@@ -60,17 +66,25 @@ test('enhanced tick_history paged by offset until has_more is false equals the s
   const rows = await duckRows(
     `SELECT * FROM read_parquet(${glob}, hive_partitioning = false) WHERE tradedate BETWEEN '20250102' AND '20250106' ORDER BY tradedate, time, symbol`,
   );
-  const expected = rows.map((r) => SCHEMAS.index.fieldNames.map((f) => {
-    if (f === 'pre_close' || f === 'pct_chg') return null;
-    const v = r[f];
-    return typeof v === 'bigint' ? Number(v) : v;
-  }));
+  const expected = rows.map((r) =>
+    SCHEMAS.index.fieldNames.map((f) => {
+      if (f === 'pre_close' || f === 'pct_chg') return null;
+      const v = r[f];
+      return typeof v === 'bigint' ? Number(v) : v;
+    }),
+  );
   const symbols = [...new Set(rows.map((r) => String(r.symbol)))];
   const limit = Math.min(6000, Math.ceil(expected.length / 3));
   const pages: TickHistoryData[] = await collect(client.tickHistoryPages({ symbols, startdate: '20250102', enddate: '20250106', limit }));
   assert.ok(pages.length >= 3, `${pages.length} pages of ${limit}`);
-  assert.equal(pages.map((p) => p.offset), pages.map((_, i) => i * limit));
-  assert.equal(pages.flatMap((p) => p.items), expected);
+  assert.equal(
+    pages.map((p) => p.offset),
+    pages.map((_, i) => i * limit),
+  );
+  assert.equal(
+    pages.flatMap((p) => p.items),
+    expected,
+  );
   assert.is(pages.at(-1)!.has_more, false);
 });
 

@@ -53,9 +53,7 @@ test('Retry-After is honoured: the retry comes no sooner than it says', async ()
 });
 
 test('503 is retried up to maxAttempts, then thrown as a TickvaultError with retryAfterSec', async () => {
-  const fake = await scriptedServer([
-    envelope(503, 'the account already has a level2_quote_history request in progress', null, { 'retry-after': '0' }),
-  ]);
+  const fake = await scriptedServer([envelope(503, 'the account already has a level2_quote_history request in progress', null, { 'retry-after': '0' })]);
   scripted.push(fake);
   const { client: c } = client(fake.baseUrl, 'k', { retry: { maxAttempts: 3 } });
   const err = await rejection(c.level2QuoteHistory({ symbol: '600000' }));
@@ -87,9 +85,21 @@ async function failsOnce(name: string, c: ReturnType<typeof client>, call: (c: T
 }
 
 test('400, 401 and 403 of the real server: typed errors with the server message, one request each', async () => {
-  await failsOnce('400', client(served.server.url, addAccount(served.dataDir, 'flagship').key), (c) => c.level2QuoteHistory({ symbol: '600000', page_size: 0 }), 400, /params\.page_size/);
+  await failsOnce(
+    '400',
+    client(served.server.url, addAccount(served.dataDir, 'flagship').key),
+    (c) => c.level2QuoteHistory({ symbol: '600000', page_size: 0 }),
+    400,
+    /params\.page_size/,
+  );
   await failsOnce('401', client(served.server.url, 'not-a-key'), (c) => c.tickHistory({ symbol: '000300' }), 401, /apikey/);
-  await failsOnce('403', client(served.server.url, addAccount(served.dataDir, 'free').key), (c) => c.level2QuoteHistory({ symbol: '600000' }), 403, /free plan/);
+  await failsOnce(
+    '403',
+    client(served.server.url, addAccount(served.dataDir, 'free').key),
+    (c) => c.level2QuoteHistory({ symbol: '600000' }),
+    403,
+    /free plan/,
+  );
 });
 
 test('500 and a connection reset are not retried', async () => {

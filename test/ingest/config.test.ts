@@ -17,7 +17,10 @@ c('defaults: md.level2,md.index,md.trade,md.order, group tickvault-ingest, seal 
 
 c('flags win over TICKVAULT_* environment, which wins over defaults', () => {
   const env = {
-    TICKVAULT_BROKERS: 'a:1,b:2', TICKVAULT_TOPICS: 'x.l2,x.ix', TICKVAULT_GROUP: 'g-env', TICKVAULT_SEAL_AFTER: '17:30',
+    TICKVAULT_BROKERS: 'a:1,b:2',
+    TICKVAULT_TOPICS: 'x.l2,x.ix',
+    TICKVAULT_GROUP: 'g-env',
+    TICKVAULT_SEAL_AFTER: '17:30',
     TICKVAULT_METRICS_PORT: '9100',
   };
   const fromEnv = loadIngestConfig({}, env);
@@ -34,7 +37,10 @@ c('flags win over TICKVAULT_* environment, which wins over defaults', () => {
 });
 
 c('brokers are required, for ingest and produce alike', () => {
-  assert.throws(() => loadIngestConfig({}, {}), (e: Error) => e instanceof ConfigError && /--brokers HOST:PORT is required/.test(e.message));
+  assert.throws(
+    () => loadIngestConfig({}, {}),
+    (e: Error) => e instanceof ConfigError && /--brokers HOST:PORT is required/.test(e.message),
+  );
   assert.throws(() => loadProduceConfig({}, {}), /--brokers HOST:PORT is required/);
 });
 

@@ -34,7 +34,25 @@ async function cli(args: string[], env?: Record<string, string>): Promise<string
   return r.stdout;
 }
 
-await cli(['generate', '--out', FEED, '--from', DAYS[0], '--days', '2', '--stocks', '2', '--indexes', '2', '--faults', '0.01', '--seed', 'crash', '--ticks', '1']);
+await cli([
+  'generate',
+  '--out',
+  FEED,
+  '--from',
+  DAYS[0],
+  '--days',
+  '2',
+  '--stocks',
+  '2',
+  '--indexes',
+  '2',
+  '--faults',
+  '0.01',
+  '--seed',
+  'crash',
+  '--ticks',
+  '1',
+]);
 const EXP: Expected = expectedFromLines(feedFileLines(FEED));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -78,7 +96,8 @@ function count(dbPath: string, sql: string): number {
 }
 
 const parquetFiles = (data: string) => filesOnDisk(data).filter((p) => p.endsWith('.parquet'));
-const listedKeys = (data: string) => new Set(existsSync(join(data, 'catalog.db')) ? catalogFiles(data).map((r) => fileKey(r.dataset, r.tradedate, r.symbol)) : []);
+const listedKeys = (data: string) =>
+  new Set(existsSync(join(data, 'catalog.db')) ? catalogFiles(data).map((r) => fileKey(r.dataset, r.tradedate, r.symbol)) : []);
 
 /**
  * The quarantine after a crash and recovery. `badPasses`: how many times each bad line may
@@ -98,10 +117,18 @@ function assertQuarantine(data: string, badPasses: [number, number], listed: Set
     if (/late/i.test(r.reason)) late.set(n, (late.get(n) ?? 0) + 1);
     else bad.set(n, (bad.get(n) ?? 0) + 1);
   }
-  assert.equal([...bad.keys()].sort((a, b) => a - b), EXP.badLines, `${what}: every bad line, and only bad lines, quarantined as bad`);
+  assert.equal(
+    [...bad.keys()].sort((a, b) => a - b),
+    EXP.badLines,
+    `${what}: every bad line, and only bad lines, quarantined as bad`,
+  );
   for (const [n, c] of bad) assert.ok(c >= badPasses[0] && c <= badPasses[1], `${what}: line ${n} quarantined ${c} times`);
   const wantLate = [...EXP.goodLines].filter(([, key]) => listed.has(key)).map(([n]) => n);
-  assert.equal([...late.keys()].sort((a, b) => a - b), wantLate, `${what}: late lines are exactly the good lines of already-listed files`);
+  assert.equal(
+    [...late.keys()].sort((a, b) => a - b),
+    wantLate,
+    `${what}: late lines are exactly the good lines of already-listed files`,
+  );
   for (const [n, c] of late) assert.is(c, 1, `${what}: line ${n} late ${c} times`);
 }
 
@@ -207,7 +234,11 @@ states('a temporary file left by a crash mid-write is cleaned up by the next sea
   }
   await cli(['replay', FEED, '--data-dir', data]);
   await assertDataDirMatches(data, EXP, 'after a crash mid-write');
-  assert.equal(filesOnDisk(data).filter((p) => p.includes('.tmp-')), [], 'no temporary files remain');
+  assert.equal(
+    filesOnDisk(data).filter((p) => p.includes('.tmp-')),
+    [],
+    'no temporary files remain',
+  );
 });
 
 crash.run();

@@ -12,11 +12,11 @@ const t = suite('disk faults');
 
 const sys = (code: string, path?: string) => Object.assign(new Error(`${code}: boom`), { code, ...(path ? { path } : {}) });
 
-t('the cause is found down a stage error\'s cause chain, with the path the failing call names', () => {
+t("the cause is found down a stage error's cause chain, with the path the failing call names", () => {
   assert.equal(diskCauseOf(stagingFailed('commit', sys('ENOSPC', '/d/seg'))), { cause: 'no space left on device', path: '/d/seg' });
 });
 
-t('a stage\'s disk fault gives its own cause and path, not the stage folder', () => {
+t("a stage's disk fault gives its own cause and path, not the stage folder", () => {
   const fault = asDiskFault('seal', '/data', sys('ENOSPC', '/data/level2/x.parquet'));
   assert.equal(diskCauseOf(new Error('wrapped', { cause: fault })), { cause: 'no space left on device', path: '/data/level2/x.parquet' });
 });
@@ -27,9 +27,17 @@ t('atStage: a disk fault becomes one IngestError naming stage, path and cause; a
   }).catch((x: unknown) => x);
   assert.instance(e, IngestError);
   assert.is((e as IngestError).stage, 'seal');
-  assert.is((e as IngestError).message, 'no space left on device while sealing files into /data: free space (or make it writable) and run the same command again; nothing half-written is listed');
+  assert.is(
+    (e as IngestError).message,
+    'no space left on device while sealing files into /data: free space (or make it writable) and run the same command again; nothing half-written is listed',
+  );
   const other = new Error('not a disk');
-  assert.is(await atStage('staging', '/data', async () => { throw other; }).catch((x: unknown) => x), other);
+  assert.is(
+    await atStage('staging', '/data', async () => {
+      throw other;
+    }).catch((x: unknown) => x),
+    other,
+  );
   assert.is(await atStage('staging', '/data', async () => 7), 7);
 });
 
@@ -38,15 +46,20 @@ t('a spent quota (EDQUOT) reads like a full disk: the same one line, its own cau
     throw sys('EDQUOT', '/d/staging/seg-1');
   }).catch((x: unknown) => x);
   assert.instance(e, IngestError);
-  assert.is((e as IngestError).message, 'disk quota exceeded while staging rows in /d/staging/seg-1: free space (or make it writable) and run the same command again; nothing half-written is listed');
+  assert.is(
+    (e as IngestError).message,
+    'disk quota exceeded while staging rows in /d/staging/seg-1: free space (or make it writable) and run the same command again; nothing half-written is listed',
+  );
   // Through a seal worker (its errors cross as data) and a SQLite wrapper alike.
   assert.equal(diskCauseOf(errorFromWire(errorToWire(stagingFailed('append', sys('EDQUOT'))))), { cause: 'disk quota exceeded', path: null });
 });
 
 t('a fault made by an inner stage keeps its words through an outer one (an import seals while it stages)', async () => {
-  const e = await atStage('staging', '/d/staging', () => atStage('seal', '/d', async () => {
-    throw sys('ENOSPC');
-  })).catch((x: unknown) => x);
+  const e = await atStage('staging', '/d/staging', () =>
+    atStage('seal', '/d', async () => {
+      throw sys('ENOSPC');
+    }),
+  ).catch((x: unknown) => x);
   assert.is((e as IngestError).stage, 'seal');
   assert.match((e as IngestError).message, /^no space left on device while sealing files into \/d: /);
   // Also when it comes back from a seal worker.

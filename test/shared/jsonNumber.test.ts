@@ -17,10 +17,60 @@ function written(v: number | null): string {
 
 test('edge cases: integers across int32 and 2^53, the 0.01 and 0.0001 grids and their bounds, tiny and huge doubles', () => {
   const edge = [
-    0, -0, 1, -1, 9, 10, 99, 100, 12345, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 4294967296, 99999999, 100000000, 123456789012,
-    2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, 1e21, 1.5e300, 5e-324, 1e-7, 0.000001, 0.0001, 0.00005, 0.1, 0.2, 0.1 + 0.2, 0.5, 1.05,
-    71.96, -71.96, 10.1, 3.1416, 3.14159, 99999999999.9999, 1e10 - 0.0001, 1e10 + 0.0001, 1e12 - 0.01, 1e12 + 0.01,
-    1e11 - 0.0001, 1e11 + 0.5, 123456.78, 1234567890.12, 0.0011, 7.0001, Number.MAX_VALUE, -Number.MAX_VALUE, 1 / 3, -1 / 3, 100.1, 2.675, 1.005,
+    0,
+    -0,
+    1,
+    -1,
+    9,
+    10,
+    99,
+    100,
+    12345,
+    2 ** 31 - 1,
+    2 ** 31,
+    2 ** 31 + 1,
+    4294967296,
+    99999999,
+    100000000,
+    123456789012,
+    2 ** 53 - 1,
+    2 ** 53,
+    2 ** 53 + 2,
+    1e21,
+    1.5e300,
+    5e-324,
+    1e-7,
+    0.000001,
+    0.0001,
+    0.00005,
+    0.1,
+    0.2,
+    0.1 + 0.2,
+    0.5,
+    1.05,
+    71.96,
+    -71.96,
+    10.1,
+    3.1416,
+    3.14159,
+    99999999999.9999,
+    1e10 - 0.0001,
+    1e10 + 0.0001,
+    1e12 - 0.01,
+    1e12 + 0.01,
+    1e11 - 0.0001,
+    1e11 + 0.5,
+    123456.78,
+    1234567890.12,
+    0.0011,
+    7.0001,
+    Number.MAX_VALUE,
+    -Number.MAX_VALUE,
+    1 / 3,
+    -1 / 3,
+    100.1,
+    2.675,
+    1.005,
   ];
   for (const v of edge) assert.is(written(v), JSON.stringify(v), `value ${v}`);
 });
@@ -35,14 +85,18 @@ test('random prices, amounts, volumes and arbitrary doubles (two seeds)', () => 
 
 function randomValues(start: number): void {
   let seed = start;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   for (let i = 0; i < 100_000; i++) {
     const kind = i % 5;
     const v =
-      kind === 0 ? Math.round(rnd() * 1e6) / 100
-        : kind === 1 ? Math.round(rnd() * 1e8) / 1e4
-          : kind === 2 ? Math.floor(rnd() * 1e12) * 100
-            : kind === 3 ? Math.round(rnd() * 1e13) / 100
+      kind === 0
+        ? Math.round(rnd() * 1e6) / 100
+        : kind === 1
+          ? Math.round(rnd() * 1e8) / 1e4
+          : kind === 2
+            ? Math.floor(rnd() * 1e12) * 100
+            : kind === 3
+              ? Math.round(rnd() * 1e13) / 100
               : (rnd() - 0.5) * 10 ** Math.floor(rnd() * 40 - 20);
     assert.is(written(v), JSON.stringify(v), `value ${v}`);
     assert.is(written(-v), JSON.stringify(-v), `value ${-v}`);

@@ -5,7 +5,7 @@ import { peakRssBytes } from '../../shared/peakRss.js';
 
 const t = suite('peakRssBytes');
 
-t('a child started by a big process reports its own peak, not the parent\'s (ru_maxrss carries it across exec)', () => {
+t("a child started by a big process reports its own peak, not the parent's (ru_maxrss carries it across exec)", () => {
   const big = Buffer.alloc(600 << 20, 1); // resident: filled
   const mine = peakRssBytes();
   assert.ok(mine >= 600 << 20, `this process holds 600 MiB: ${mine}`);

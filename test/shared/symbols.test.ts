@@ -84,8 +84,23 @@ stockRejects('wrong digit counts', () => {
 
 stockRejects('letters, unknown suffixes and prefixes', () => {
   for (const s of [
-    'ABC123', '60000A', 'abcdef', '600000.SS', '600000.SHH', '600000.X', '600000.XSHGX', '600000.',
-    '.SH', 'SH', 'XSHG600000', 'XSHE000001', 'SS600000', 'S600000', '600000SH', 'SH.600000', '600000.S H',
+    'ABC123',
+    '60000A',
+    'abcdef',
+    '600000.SS',
+    '600000.SHH',
+    '600000.X',
+    '600000.XSHGX',
+    '600000.',
+    '.SH',
+    'SH',
+    'XSHG600000',
+    'XSHE000001',
+    'SS600000',
+    'S600000',
+    '600000SH',
+    'SH.600000',
+    '600000.S H',
   ]) {
     rejects(s);
   }
@@ -139,8 +154,28 @@ indexes('six digits, no suffix, kept as given', () => {
 
 indexes('suffixes, prefixes and anything else are rejected', () => {
   for (const v of [
-    '000001.SH', '000001.SZ', '399001.SZ', 'SH000001', 'sh000001', '000001.XSHG', '00001', '0000001', '',
-    ' 000001', '000001 ', '000001\n', '../000001', '000001/..', 'ABCDEF', 1, 300, null, undefined, true, {}, ['000001'],
+    '000001.SH',
+    '000001.SZ',
+    '399001.SZ',
+    'SH000001',
+    'sh000001',
+    '000001.XSHG',
+    '00001',
+    '0000001',
+    '',
+    ' 000001',
+    '000001 ',
+    '000001\n',
+    '../000001',
+    '000001/..',
+    'ABCDEF',
+    1,
+    300,
+    null,
+    undefined,
+    true,
+    {},
+    ['000001'],
   ]) {
     assert.not.ok(parseIndexSymbol(v).ok, JSON.stringify(v) ?? String(v));
   }

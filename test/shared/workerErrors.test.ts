@@ -10,7 +10,10 @@ import { errorFromWire, errorToWire, wireErrorClass } from '../../shared/workerE
 const test = suite('shared/workerErrors');
 
 class ParentError extends Error {
-  constructor(message: string, readonly n: number) {
+  constructor(
+    message: string,
+    readonly n: number,
+  ) {
     super(message);
   }
 }

@@ -60,7 +60,10 @@ test('one worker with a synchronous handler answers in the order it was sent', a
   try {
     const order: number[] = [];
     await Promise.all(Array.from({ length: 300 }, (_, i) => p.run({ op: 'echo', value: i }).then((v) => order.push(v as number))));
-    assert.equal(order, Array.from({ length: 300 }, (_, i) => i));
+    assert.equal(
+      order,
+      Array.from({ length: 300 }, (_, i) => i),
+    );
   } finally {
     await p.close();
   }
@@ -84,7 +87,7 @@ test('dispatch: to the worker with fewest in flight; several in flight on one wo
   }
 });
 
-test('a handler\'s error arrives as its own class, with its fields, cause and stack; the worker lives on', async () => {
+test("a handler's error arrives as its own class, with its fields, cause and stack; the worker lives on", async () => {
   const p = pool();
   try {
     const damaged = await rejection(p.run({ op: 'damaged', path: 'level2/date=20250102/600000.SH.parquet' }));
@@ -96,7 +99,7 @@ test('a handler\'s error arrives as its own class, with its fields, cause and st
     assert.instance(d.cause, Error);
     assert.is((d.cause as Error).name, 'RangeError');
     assert.is((d.cause as Error).message, 'offset out of range');
-    assert.match(d.stack ?? '', /workerPoolFixture/, 'the worker\'s stack');
+    assert.match(d.stack ?? '', /workerPoolFixture/, "the worker's stack");
 
     const ingest = await rejection(p.run({ op: 'ingest' }));
     assert.instance(ingest, IngestError);
@@ -129,7 +132,10 @@ test('a worker that exits: every request it held rejects with one WorkerDiedErro
       assert.is((e as WorkerDiedError).exitCode, 7);
       assert.is((e as WorkerDiedError).worker, 'fixture worker');
     }
-    assert.ok(errors.every((e) => e === errors[0]), 'one error for all');
+    assert.ok(
+      errors.every((e) => e === errors[0]),
+      'one error for all',
+    );
     const after = await p.run({ op: 'threadId' });
     assert.is.not(after, before, 'a new thread');
   } finally {
@@ -202,9 +208,7 @@ function sourceFiles(dir: string): string[] {
 test('no source file but the pool starts a Worker or speaks to a parent port', () => {
   const files = ['ingest', 'serve', 'shared', 'storage', 'cli'].flatMap((d) => sourceFiles(join(ROOT, d)));
   assert.ok(files.length > 100, `${files.length} source files read`);
-  const offenders = files
-    .filter((f) => /new Worker\(|\bparentPort\b/.test(readFileSync(f, 'utf8')))
-    .map((f) => relative(ROOT, f));
+  const offenders = files.filter((f) => /new Worker\(|\bparentPort\b/.test(readFileSync(f, 'utf8'))).map((f) => relative(ROOT, f));
   assert.equal(offenders, ['shared/workerPool.ts']);
 });
 

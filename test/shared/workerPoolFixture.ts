@@ -37,22 +37,32 @@ if (workerData === 'fixture') {
   serveWorker<FixtureRequest, unknown, number>(
     (req, progress) => {
       switch (req.op) {
-        case 'echo': return req.value;
-        case 'threadId': return threadId;
-        case 'double': return Uint8Array.from(req.bytes, (b) => b * 2);
+        case 'echo':
+          return req.value;
+        case 'threadId':
+          return threadId;
+        case 'double':
+          return Uint8Array.from(req.bytes, (b) => b * 2);
         case 'progress':
           for (let i = 1; i <= req.count; i++) progress(i);
           return 'done';
-        case 'damaged': throw new DamagedFileError(req.path, 'pages do not decompress', { cause: new RangeError('offset out of range') });
-        case 'ingest': throw new IngestError('decode', 'bad run', { retriable: true, context: { topic: 't', partition: 3 } });
-        case 'unsupported': throw new UnsupportedParquetError('snappy pages');
-        case 'odd': throw Object.assign(new OddError('odd failure'), { code: 'EODD' });
-        case 'hold': return new Promise<string>((resolve) => held.push(() => resolve('released')));
+        case 'damaged':
+          throw new DamagedFileError(req.path, 'pages do not decompress', { cause: new RangeError('offset out of range') });
+        case 'ingest':
+          throw new IngestError('decode', 'bad run', { retriable: true, context: { topic: 't', partition: 3 } });
+        case 'unsupported':
+          throw new UnsupportedParquetError('snappy pages');
+        case 'odd':
+          throw Object.assign(new OddError('odd failure'), { code: 'EODD' });
+        case 'hold':
+          return new Promise<string>((resolve) => held.push(() => resolve('released')));
         case 'release':
           for (const r of held.splice(0)) r();
           return 'release';
-        case 'later': return new Promise<string>((resolve) => setTimeout(() => resolve('later'), 20));
-        case 'exit': return process.exit(req.code);
+        case 'later':
+          return new Promise<string>((resolve) => setTimeout(() => resolve('later'), 20));
+        case 'exit':
+          return process.exit(req.code);
         case 'throwUncaught':
           setImmediate(() => {
             throw new Error('boom');

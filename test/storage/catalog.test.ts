@@ -20,13 +20,23 @@ t('a new catalog records its schema version; one written by a newer tickvault is
   again.pragma(`user_version = ${CATALOG_SCHEMA_VERSION + 1}`);
   again.close();
   const newer = CATALOG_SCHEMA_VERSION + 1;
-  assert.throws(() => openCatalog(path), new RegExp(`schema version ${newer}, newer than this tickvault knows \\(${CATALOG_SCHEMA_VERSION}\\); upgrade tickvault`));
+  assert.throws(
+    () => openCatalog(path),
+    new RegExp(`schema version ${newer}, newer than this tickvault knows \\(${CATALOG_SCHEMA_VERSION}\\); upgrade tickvault`),
+  );
   assert.throws(() => openCatalog(path, true), new RegExp(`schema version ${newer}, newer`));
 });
 
 const FILE = (symbol: string, relPath: string, rows: number, sha256: string) => ({
-  symbol, relPath, rows, firstTimeMs: 34_200_000, lastTimeMs: 34_200_000 + rows, bytes: rows * 10, sha256,
-  minuteBase: 570, minuteCounts: Uint8Array.of(rows, 0),
+  symbol,
+  relPath,
+  rows,
+  firstTimeMs: 34_200_000,
+  lastTimeMs: 34_200_000 + rows,
+  bytes: rows * 10,
+  sha256,
+  minuteBase: 570,
+  minuteCounts: Uint8Array.of(rows, 0),
 });
 
 t('a catalog of schema 1 gains versions: its files are version 1, read-only readers of it see version 1 too', () => {
@@ -57,13 +67,32 @@ t('a restatement: the new version current in one transaction, the old one kept a
   const db = openCatalog(join(tempDir(), 'catalog.db'));
   const w = new CatalogWriter(db);
   const r = new CatalogReader(db);
-  w.recordFiles('index', '20250102', 480, [FILE('000300', 'index/date=20250102/000300.parquet', 4, 'a1'), FILE('000905', 'index/date=20250102/000905.parquet', 6, 'b1')], 100);
-  const part = (name: string, symbols: string[]) => ({ relPath: `_boundary/index/date=20250102/${name}.part`, symbols, directory: Buffer.alloc(0), bytes: 1, sha256: name });
+  w.recordFiles(
+    'index',
+    '20250102',
+    480,
+    [FILE('000300', 'index/date=20250102/000300.parquet', 4, 'a1'), FILE('000905', 'index/date=20250102/000905.parquet', 6, 'b1')],
+    100,
+  );
+  const part = (name: string, symbols: string[]) => ({
+    relPath: `_boundary/index/date=20250102/${name}.part`,
+    symbols,
+    directory: Buffer.alloc(0),
+    bytes: 1,
+    sha256: name,
+  });
   w.recordBoundaryPart('index', '20250102', part('p1', ['000300', '000905']), 100);
   w.markDaySealed('index', '20250102', 100);
 
-  w.recordRestatement('index', '20250102', 480, [{ ...FILE('000300', 'index/date=20250102/000300.v2.parquet', 5, 'a2'), version: 2 }],
-    ['_boundary/index/date=20250102/p1.part'], [part('p2', ['000300', '000905'])], 200);
+  w.recordRestatement(
+    'index',
+    '20250102',
+    480,
+    [{ ...FILE('000300', 'index/date=20250102/000300.v2.parquet', 5, 'a2'), version: 2 }],
+    ['_boundary/index/date=20250102/p1.part'],
+    [part('p2', ['000300', '000905'])],
+    200,
+  );
   const now = r.file('index', '20250102', '000300')!;
   assert.equal([now.version, now.path, now.rows, now.sha256, now.sealedAtMs], [2, 'index/date=20250102/000300.v2.parquet', 5, 'a2', 200]);
   const old = r.fileVersion('index', '20250102', '000300', 1)!;
@@ -71,17 +100,34 @@ t('a restatement: the new version current in one transaction, the old one kept a
   assert.is(r.fileVersion('index', '20250102', '000300', 2)!.sha256, 'a2');
   assert.is(r.fileVersion('index', '20250102', '000300', 3), null);
   assert.is(r.file('index', '20250102', '000905')!.version, 1, 'an untouched symbol stays as sealed');
-  assert.equal(r.boundaryParts('index', '20250102').map((p) => p.path), ['_boundary/index/date=20250102/p2.part']);
+  assert.equal(
+    r.boundaryParts('index', '20250102').map((p) => p.path),
+    ['_boundary/index/date=20250102/p2.part'],
+  );
   assert.is(r.restatedGeneration('index', '20250102'), 1);
   assert.equal(r.dayVersions('index', '20250102'), { restatedSymbols: 1, highestVersion: 2 });
-  assert.equal([...r.everyOldVersion()].map((f) => [f.path, f.version]), [['index/date=20250102/000300.parquet', 1]]);
+  assert.equal(
+    [...r.everyOldVersion()].map((f) => [f.path, f.version]),
+    [['index/date=20250102/000300.parquet', 1]],
+  );
 
   // Version 3, and a symbol the day lacked (its first version).
-  w.recordRestatement('index', '20250102', 480, [
-    { ...FILE('000300', 'index/date=20250102/000300.v3.parquet', 5, 'a3'), version: 3 },
-    { ...FILE('000852', 'index/date=20250102/000852.parquet', 2, 'c1'), version: 1 },
-  ], [], [], 300);
-  assert.equal([...r.everyOldVersion()].map((f) => f.version), [1, 2]);
+  w.recordRestatement(
+    'index',
+    '20250102',
+    480,
+    [
+      { ...FILE('000300', 'index/date=20250102/000300.v3.parquet', 5, 'a3'), version: 3 },
+      { ...FILE('000852', 'index/date=20250102/000852.parquet', 2, 'c1'), version: 1 },
+    ],
+    [],
+    [],
+    300,
+  );
+  assert.equal(
+    [...r.everyOldVersion()].map((f) => f.version),
+    [1, 2],
+  );
   assert.is(r.file('index', '20250102', '000852')!.version, 1);
   assert.is(r.restatedGeneration('index', '20250102'), 2);
   assert.equal(r.dayVersions('index', '20250102'), { restatedSymbols: 1, highestVersion: 3 });

@@ -11,7 +11,10 @@ t('the cause is found on the error or down its cause chain, with the path the fa
   assert.equal(diskCauseOf(sys('EROFS')), { cause: 'read-only file system', path: null });
   assert.equal(diskCauseOf(sys('EDQUOT')), { cause: 'disk quota exceeded', path: null });
   assert.equal(diskCauseOf(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })), { cause: 'no space left on device', path: null });
-  assert.equal(diskCauseOf(new Error('outer', { cause: new Error('mid', { cause: sys('ENOSPC', '/d/y') }) })), { cause: 'no space left on device', path: '/d/y' });
+  assert.equal(diskCauseOf(new Error('outer', { cause: new Error('mid', { cause: sys('ENOSPC', '/d/y') }) })), {
+    cause: 'no space left on device',
+    path: '/d/y',
+  });
   assert.is(diskCauseOf(sys('ENOENT')), null);
   assert.is(diskCauseOf('text'), null);
   assert.is(diskCauseOf(null), null);

@@ -17,7 +17,9 @@ function day(dataset: Dataset, symbol: string, rows: number): SymbolDayColumns {
   const numeric = SCHEMAS[dataset].valueFields;
   const timesMs = new Int32Array(rows);
   for (let i = 0; i < rows; i++) timesMs[i] = 34_200_000 + i * 3000;
-  const values = numeric.map((f, c) => Float64Array.from({ length: rows }, (_, i) => (f.name === 'pre_close' ? NaN : f.type === 'int64' ? i * 7 : 10 + c + i / 100)));
+  const values = numeric.map((f, c) =>
+    Float64Array.from({ length: rows }, (_, i) => (f.name === 'pre_close' ? NaN : f.type === 'int64' ? i * 7 : 10 + c + i / 100)),
+  );
   return { dataset, symbol, tradedate: '20250102', rows, timesMs, values };
 }
 
@@ -32,12 +34,21 @@ interface FakeDir {
 async function cleanDir(): Promise<FakeDir> {
   const files = new Map<string, Uint8Array>();
   const catalog: DoctorCatalogEntry[] = [];
-  for (const [dataset, symbol, rows] of [['level2', '600000.SH', 50], ['level2', '000001.SZ', 40], ['index', '000300', 30]] as const) {
+  for (const [dataset, symbol, rows] of [
+    ['level2', '600000.SH', 50],
+    ['level2', '000001.SZ', 40],
+    ['index', '000300', 30],
+  ] as const) {
     const bytes = await encodeParquet(day(dataset, symbol, rows), { rowGroupSize: 16 });
     const path = sealedFileRelPath(dataset, '20250102', symbol);
     files.set(path, bytes);
     catalog.push({
-      dataset, tradedate: '20250102', symbol, path, rows, bytes: bytes.length,
+      dataset,
+      tradedate: '20250102',
+      symbol,
+      path,
+      rows,
+      bytes: bytes.length,
       sha256: createHash('sha256').update(bytes).digest('hex'),
     });
   }
@@ -84,7 +95,10 @@ t('a clean directory has no problems and no warnings', async () => {
   assert.is(r.catalogFiles, 3);
   assert.is(r.diskFiles, 3);
   assert.equal(r.checks, ['size', 'sha256', 'footer']);
-  assert.is(r.catalogBytes, d.catalog.reduce((a, e) => a + e.bytes, 0));
+  assert.is(
+    r.catalogBytes,
+    d.catalog.reduce((a, e) => a + e.bytes, 0),
+  );
 });
 
 t('an empty directory (no catalog, no files) is clean', async () => {
@@ -102,14 +116,20 @@ t('a catalogued file that is gone is missing, and only missing', async () => {
   d.files.delete(L2);
   const r = await checkDataDir(d.io);
   assert.not.ok(r.ok);
-  assert.equal(r.problems.map((p) => [p.kind, p.path]), [['missing', L2]]);
+  assert.equal(
+    r.problems.map((p) => [p.kind, p.path]),
+    [['missing', L2]],
+  );
 });
 
 t('one flipped byte in the data is a checksum mismatch (size unchanged)', async () => {
   const d = await cleanDir();
   flipByte(d, L2B, aThird, 0xff);
   const r = await checkDataDir(d.io);
-  assert.equal(r.problems.map((p) => p.kind), ['checksum-mismatch']);
+  assert.equal(
+    r.problems.map((p) => p.kind),
+    ['checksum-mismatch'],
+  );
   assert.is(r.problems[0].path, L2B);
   assert.match(r.problems[0].detail, /sha256/);
 });
@@ -139,7 +159,10 @@ t('a file whose footer is garbage between intact magics is unreadable', async ()
   for (let i = b.length - 8 - footerLen; i < b.length - 8; i++) b[i] = 0xff;
   d.files.set(L2, b);
   const r = await checkDataDir(d.io, { quick: true });
-  assert.equal(r.problems.map((p) => p.kind), ['unreadable']);
+  assert.equal(
+    r.problems.map((p) => p.kind),
+    ['unreadable'],
+  );
   assert.match(r.problems[0].detail, /footer/);
 });
 
@@ -148,7 +171,10 @@ t('a footer row count differing from the catalog is reported', async () => {
   const i = d.catalog.findIndex((e) => e.path === L2);
   d.catalog[i] = { ...d.catalog[i], rows: 51 };
   const r = await checkDataDir(d.io);
-  assert.equal(r.problems.map((p) => [p.kind, p.detail]), [['row-count-mismatch', 'footer says 50 rows, catalog says 51']]);
+  assert.equal(
+    r.problems.map((p) => [p.kind, p.detail]),
+    [['row-count-mismatch', 'footer says 50 rows, catalog says 51']],
+  );
 });
 
 t('a level2 file catalogued as index data is a schema mismatch, and a catalog path off the layout is named', async () => {
@@ -165,10 +191,13 @@ t('files the catalog does not list are extra; temp files are warnings that keep 
   d.files.set('index/date=20250102/999999.parquet', new Uint8Array([1, 2, 3]));
   d.files.set('level2/date=20250102/notes.txt', new Uint8Array([1]));
   const r = await checkDataDir(d.io);
-  assert.equal(r.problems.map((p) => [p.kind, p.path]), [
-    ['extra', 'index/date=20250102/999999.parquet'],
-    ['extra', 'level2/date=20250102/notes.txt'],
-  ]);
+  assert.equal(
+    r.problems.map((p) => [p.kind, p.path]),
+    [
+      ['extra', 'index/date=20250102/999999.parquet'],
+      ['extra', 'level2/date=20250102/notes.txt'],
+    ],
+  );
 
   const e = await cleanDir();
   e.files.set(`${L2}.tmp-4242`, new Uint8Array([0]));
@@ -176,7 +205,13 @@ t('files the catalog does not list are extra; temp files are warnings that keep 
   e.running.add(77);
   const w = await checkDataDir(e.io);
   assert.ok(w.ok, 'stale temps alone do not fail the check');
-  assert.equal(w.warnings.map((x) => [x.kind, x.path]), [['stale-temp', `${IDX}.tmp-77`], ['stale-temp', `${L2}.tmp-4242`]]);
+  assert.equal(
+    w.warnings.map((x) => [x.kind, x.path]),
+    [
+      ['stale-temp', `${IDX}.tmp-77`],
+      ['stale-temp', `${L2}.tmp-4242`],
+    ],
+  );
   assert.match(w.warnings[0].detail, /running: a seal may be in progress/);
   assert.match(w.warnings[1].detail, /no longer running/);
 });
@@ -196,13 +231,19 @@ t('several kinds at once: each reported once, sorted by path; progress sees ever
   d.files.set(`${L2B}.tmp-1`, new Uint8Array(1));
   let progressed = 0;
   const r = await checkDataDir(d.io, { onFile: (n) => (progressed += n), concurrency: 2 });
-  assert.equal(r.problems.map((p) => p.kind), ['checksum-mismatch', 'extra', 'missing']);
-  assert.equal(r.warnings.map((p) => p.kind), ['stale-temp']);
+  assert.equal(
+    r.problems.map((p) => p.kind),
+    ['checksum-mismatch', 'extra', 'missing'],
+  );
+  assert.equal(
+    r.warnings.map((p) => p.kind),
+    ['stale-temp'],
+  );
   assert.is(progressed, r.catalogBytes);
   assert.is(summarizeKinds(r.problems), '1 checksum-mismatch, 1 extra, 1 missing');
 });
 
-t('onDigest: the SHA-256 of the bytes on disk, not the catalog\'s; none for a missing file or with quick', async () => {
+t("onDigest: the SHA-256 of the bytes on disk, not the catalog's; none for a missing file or with quick", async () => {
   const d = await cleanDir();
   d.files.delete(L2);
   const b = flipByte(d, L2B, () => 7, 0x01);
@@ -211,7 +252,10 @@ t('onDigest: the SHA-256 of the bytes on disk, not the catalog\'s; none for a mi
   assert.equal([...seen.keys()].sort(), [IDX, L2B].sort());
   assert.equal(seen.get(L2B), { sha256: createHash('sha256').update(b).digest('hex'), rows: 40, bytes: b.length });
   assert.is.not(seen.get(L2B)!.sha256, d.catalog.find((e) => e.path === L2B)!.sha256);
-  assert.equal(r.problems.map((p) => p.kind), ['checksum-mismatch', 'missing']);
+  assert.equal(
+    r.problems.map((p) => p.kind),
+    ['checksum-mismatch', 'missing'],
+  );
 
   let quickDigests = 0;
   await checkDataDir(d.io, { quick: true, onDigest: () => quickDigests++ });
@@ -225,13 +269,22 @@ t('a boundary part gone, cut short or changed is reported; --quick checks its si
   const changed = Buffer.from(original);
   changed[5] ^= 1;
   dir.files.set(path, changed);
-  assert.equal((await checkDataDir(dir.io)).problems.map((p) => [p.kind, p.path]), [['checksum-mismatch', path]]);
+  assert.equal(
+    (await checkDataDir(dir.io)).problems.map((p) => [p.kind, p.path]),
+    [['checksum-mismatch', path]],
+  );
   assert.ok((await checkDataDir(dir.io, { quick: true })).ok);
   dir.files.set(path, original.subarray(0, 10));
-  assert.equal((await checkDataDir(dir.io, { quick: true })).problems.map((p) => [p.kind, p.path]), [['size-mismatch', path]]);
+  assert.equal(
+    (await checkDataDir(dir.io, { quick: true })).problems.map((p) => [p.kind, p.path]),
+    [['size-mismatch', path]],
+  );
   dir.files.delete(path);
   const report = await checkDataDir(dir.io);
-  assert.equal(report.problems.map((p) => [p.kind, p.path]), [['missing', path]]);
+  assert.equal(
+    report.problems.map((p) => [p.kind, p.path]),
+    [['missing', path]],
+  );
   assert.match(report.problems[0].detail, /boundary part/);
   // Not a data file: never counted or digested as one.
   assert.is(report.catalogFiles, 3);

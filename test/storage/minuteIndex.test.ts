@@ -1,12 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  buildMinuteIndex,
-  decodeMinuteCounts,
-  encodeMinuteCounts,
-  minuteStarts,
-  rowsBeforeMinute,
-} from '../../storage/minuteIndex.js';
+import { buildMinuteIndex, decodeMinuteCounts, encodeMinuteCounts, minuteStarts, rowsBeforeMinute } from '../../storage/minuteIndex.js';
 
 const ms = (h: number, m: number, s = 0, f = 0): number => ((h * 60 + m) * 60 + s) * 1000 + f;
 const minute = (h: number, m: number): number => h * 60 + m;
@@ -17,12 +11,7 @@ function naiveRowsBefore(times: readonly number[], m: number): number {
 }
 
 // A small hand-made day: 3 rows in 09:30, none in 09:31, 2 in 09:32, 1 at 11:29:59.999, 2 in 13:00.
-const TIMES = [
-  ms(9, 30, 0, 0), ms(9, 30, 3, 500), ms(9, 30, 59, 999),
-  ms(9, 32, 0, 0), ms(9, 32, 30),
-  ms(11, 29, 59, 999),
-  ms(13, 0, 0, 1), ms(13, 0, 2),
-];
+const TIMES = [ms(9, 30, 0, 0), ms(9, 30, 3, 500), ms(9, 30, 59, 999), ms(9, 32, 0, 0), ms(9, 32, 30), ms(11, 29, 59, 999), ms(13, 0, 0, 1), ms(13, 0, 2)];
 
 // ---------------------------------------------------------------------------------------------
 const build = suite('buildMinuteIndex');
@@ -37,7 +26,10 @@ build('base is the first row minute; counts cover first..last minute', () => {
   assert.is(idx.counts[minute(11, 29) - minute(9, 30)], 1);
   assert.is(idx.counts[minute(11, 30) - minute(9, 30)], 0);
   assert.is(idx.counts[idx.counts.length - 1], 2);
-  assert.is(idx.counts.reduce((a, b) => a + b, 0), TIMES.length);
+  assert.is(
+    idx.counts.reduce((a, b) => a + b, 0),
+    TIMES.length,
+  );
 });
 
 build('a minute boundary row belongs to the minute it starts', () => {

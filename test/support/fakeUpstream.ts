@@ -32,7 +32,13 @@ export async function fakeUpstream(answer: (n: number, body: { apiname: string }
         res.statusCode = a.status;
         res.setHeader('content-type', 'application/json');
         if (a.retryAfter !== undefined) res.setHeader('retry-after', a.retryAfter);
-        res.end(JSON.stringify({ code: a.status, message: a.status === 200 ? 'success' : `refused ${a.status}`, data: a.status === 200 ? (a.data ?? { fields: ['symbol'], items: [] }) : null }));
+        res.end(
+          JSON.stringify({
+            code: a.status,
+            message: a.status === 200 ? 'success' : `refused ${a.status}`,
+            data: a.status === 200 ? (a.data ?? { fields: ['symbol'], items: [] }) : null,
+          }),
+        );
       }, holdMs);
     });
   });
@@ -40,4 +46,3 @@ export async function fakeUpstream(answer: (n: number, body: { apiname: string }
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return { url, seen, maxInFlight: () => maxInFlight, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
-

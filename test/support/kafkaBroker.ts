@@ -48,7 +48,10 @@ export function startMockBroker(timeoutMs = 15_000): Promise<TestBroker> {
   killOnExit(child);
   return new Promise((resolve, reject) => {
     let seen = '';
-    const timer = setTimeout(() => fail(new BrokerUnavailableError(`kcat printed no bootstrap address within ${timeoutMs} ms:\n${seen.slice(-1000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => fail(new BrokerUnavailableError(`kcat printed no bootstrap address within ${timeoutMs} ms:\n${seen.slice(-1000)}`)),
+      timeoutMs,
+    );
     const onData = (d: Buffer) => {
       if (seen.length < 100_000) seen += d.toString();
       const m = /bootstrap\.servers=(\S+)/.exec(seen);

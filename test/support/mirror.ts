@@ -53,7 +53,8 @@ export async function settledLogs(server: { readonly url: string; logs(): string
   if (r.status !== 400) throw new Error(`the log marker got ${r.status}: ${r.text.slice(0, 200)}`);
   const deadline = Date.now() + timeoutMs;
   while (!server.logs().includes(mark)) {
-    if (Date.now() > deadline) throw new Error(`the server did not log the marker request in ${timeoutMs / 1000} s; its log ends:\n${server.logs().slice(-2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the server did not log the marker request in ${timeoutMs / 1000} s; its log ends:\n${server.logs().slice(-2000)}`);
     await sleep(20);
   }
   return server.logs();
@@ -75,7 +76,6 @@ export async function digestLines(dataDir: string, days: readonly string[], data
       return days.some((d) => folder === `date=${d}`) && (!datasets || datasets.includes(dataset));
     });
 }
-
 
 /** A loopback port that nothing listens on (bound, then closed). */
 export async function closedPort(): Promise<number> {
@@ -100,7 +100,6 @@ export interface SlotHolder {
   stop(): Promise<Outcome[]>;
 }
 
-
 export interface HoldOptions {
   /** Longest a download is held. */
   readonly holdMs?: number;
@@ -116,9 +115,7 @@ export interface HoldOptions {
  * `releaseWhen` or `holdMs`, then dropped, `gapMs` apart. A connection reset or refused is
  * an outcome it records, not an error that ends the test file.
  */
-export function holdSlotLoop(
-  server: { readonly port: number }, key: string, params: Record<string, unknown>, opts: HoldOptions = {},
-): SlotHolder {
+export function holdSlotLoop(server: { readonly port: number }, key: string, params: Record<string, unknown>, opts: HoldOptions = {}): SlotHolder {
   const { holdMs = 1500, gapMs = 300, releaseWhen = () => false } = opts;
   const outcomes: Outcome[] = [];
   let stopping = false;

@@ -54,9 +54,7 @@ export function postgresBinDir(): string | null {
     return null;
   }
   // Numeric order: '9.6' < '15' < '16' (a string sort would put 9.6 last).
-  const found = majors
-    .filter((m) => /^\d+(\.\d+)?$/.test(m) && existsSync(join(base, m, 'bin', 'initdb')))
-    .sort((a, b) => Number(a) - Number(b));
+  const found = majors.filter((m) => /^\d+(\.\d+)?$/.test(m) && existsSync(join(base, m, 'bin', 'initdb'))).sort((a, b) => Number(a) - Number(b));
   return found.length ? join(base, found[found.length - 1], 'bin') : null;
 }
 
@@ -248,7 +246,9 @@ class LocalPostgres implements TestPostgres {
   }
 
   private fail(what: string, detail: string): Error {
-    return new Error(`${what} (postgres in ${this.dir}, port ${this.port})${detail ? `: ${detail}` : ''}\n--- tail of ${join(this.dir, 'log')}:\n${logTail(this.dir)}`);
+    return new Error(
+      `${what} (postgres in ${this.dir}, port ${this.port})${detail ? `: ${detail}` : ''}\n--- tail of ${join(this.dir, 'log')}:\n${logTail(this.dir)}`,
+    );
   }
 
   /** pg_ctl start -w, then one successful query; throws with the log's tail otherwise. */

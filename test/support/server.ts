@@ -48,8 +48,23 @@ async function prepare(opts: Required<DataOptions>): Promise<PreparedData> {
   const feedFile = join(dir, 'feed.jsonl.zst');
   const env = { TICKVAULT_NOW: REPLAY_NOW };
   const gen = await runCli(
-    ['generate', '--out', feedFile, '--from', opts.from, '--days', String(opts.days), '--stocks', String(opts.stocks),
-      '--indexes', String(opts.indexes), '--seed', opts.seed, '--ticks', String(opts.ticks)],
+    [
+      'generate',
+      '--out',
+      feedFile,
+      '--from',
+      opts.from,
+      '--days',
+      String(opts.days),
+      '--stocks',
+      String(opts.stocks),
+      '--indexes',
+      String(opts.indexes),
+      '--seed',
+      opts.seed,
+      '--ticks',
+      String(opts.ticks),
+    ],
     { env },
   );
   if (gen.code !== 0) throw new Error(`generate failed: ${gen.stderr}`);
@@ -287,13 +302,17 @@ export async function postApi<D = Record<string, unknown>>(
  * valid letter, ids the row number. Returns the file's size in bytes.
  */
 export async function sealSyntheticFile(
-  dataDir: string, symbol: string, tradedate: string, rows: number, dataset: 'level2' | 'trade' | 'order' = 'level2',
+  dataDir: string,
+  symbol: string,
+  tradedate: string,
+  rows: number,
+  dataset: 'level2' | 'trade' | 'order' = 'level2',
 ): Promise<number> {
   const timesMs = new Int32Array(rows);
   const start = (9 * 60 + 30) * 60_000;
   for (let i = 0; i < rows; i++) timesMs[i] = start + i * 100;
   let seed = 12345;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const values = SCHEMAS[dataset].valueFields.map((f) => {
     const col = new Float64Array(rows);
     for (let i = 0; i < rows; i++) {
@@ -308,10 +327,25 @@ export async function sealSyntheticFile(
   const db = openCatalog(join(dataDir, 'catalog.db'));
   try {
     const idx = buildMinuteIndex(timesMs);
-    new CatalogWriter(db).recordFiles(dataset, tradedate, SCHEMAS[dataset].rowGroupSize, [{
-      symbol, relPath: rel, rows, firstTimeMs: timesMs[0], lastTimeMs: timesMs[rows - 1], bytes: data.length, sha256: createHash('sha256').update(data).digest('hex'),
-      minuteBase: idx.base, minuteCounts: encodeMinuteCounts(idx.counts),
-    }], Date.now());
+    new CatalogWriter(db).recordFiles(
+      dataset,
+      tradedate,
+      SCHEMAS[dataset].rowGroupSize,
+      [
+        {
+          symbol,
+          relPath: rel,
+          rows,
+          firstTimeMs: timesMs[0],
+          lastTimeMs: timesMs[rows - 1],
+          bytes: data.length,
+          sha256: createHash('sha256').update(data).digest('hex'),
+          minuteBase: idx.base,
+          minuteCounts: encodeMinuteCounts(idx.counts),
+        },
+      ],
+      Date.now(),
+    );
   } finally {
     db.close();
   }
@@ -330,7 +364,10 @@ export interface PausedDownload {
 }
 
 export function pausedDownload(
-  server: { readonly port: number }, key: string, params: Record<string, unknown>, apiname = 'level2_quote_history',
+  server: { readonly port: number },
+  key: string,
+  params: Record<string, unknown>,
+  apiname = 'level2_quote_history',
 ): Promise<PausedDownload> {
   const body = JSON.stringify({ apiname, apikey: key, params: { ...params, format: 'parquet' } });
   return new Promise((resolve, reject) => {

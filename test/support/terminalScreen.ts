@@ -30,12 +30,26 @@ export function screenOf(output: string): string[] {
         i += m[0].length;
         const n = Number(m[1]!.replace('?', '') || '0');
         switch (m[2]) {
-          case 'G': col = Math.max(n, 1) - 1; break;
-          case 'A': row = Math.max(0, row - Math.max(n, 1)); break;
-          case 'B': row += Math.max(n, 1); line(); break;
-          case 'K': if (m[1] === '2') rows[row] = []; else line().length = Math.min(line().length, col); break;
-          case 'J': line().length = Math.min(line().length, col); rows.length = row + 1; break;
-          default: break; // modes (cursor visibility, wrapping), colours
+          case 'G':
+            col = Math.max(n, 1) - 1;
+            break;
+          case 'A':
+            row = Math.max(0, row - Math.max(n, 1));
+            break;
+          case 'B':
+            row += Math.max(n, 1);
+            line();
+            break;
+          case 'K':
+            if (m[1] === '2') rows[row] = [];
+            else line().length = Math.min(line().length, col);
+            break;
+          case 'J':
+            line().length = Math.min(line().length, col);
+            rows.length = row + 1;
+            break;
+          default:
+            break; // modes (cursor visibility, wrapping), colours
         }
       }
     } else {

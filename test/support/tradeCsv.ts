@@ -9,8 +9,16 @@ import { join } from 'node:path';
 export const TRADE_HEADER = 'Code,Clock,No,Px,Lots,Side';
 
 export const TRADE_MAPPING = [
-  'dataset trade', 'symbol Code form=prefixed', 'tradedate file pattern=_(\\d{8})\\.csv', 'time Clock form=hh:mm:ss.fff',
-  'price_scale 10000', 'volume_unit lots', 'field trade_id No', 'field price Px', 'field volume Lots', 'code bs_flag Side 1=B 2=S 0=N',
+  'dataset trade',
+  'symbol Code form=prefixed',
+  'tradedate file pattern=_(\\d{8})\\.csv',
+  'time Clock form=hh:mm:ss.fff',
+  'price_scale 10000',
+  'volume_unit lots',
+  'field trade_id No',
+  'field price Px',
+  'field volume Lots',
+  'code bs_flag Side 1=B 2=S 0=N',
 ].join('\n');
 
 export type Damage = 'quote' | 'extra' | 'fewer';

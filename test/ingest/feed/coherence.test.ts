@@ -20,11 +20,28 @@ const glob = (dataset: string) => sqlString(join(data, dataset, 'date=*', '*.par
 const test = suite('generated trades, orders and snapshots agree, as read back from the sealed files');
 
 test.before(async () => {
-  const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '2', '--stocks', '7', '--indexes', '0', '--seed', 'coherence', '--faults', '0.002']);
+  const gen = await runCli([
+    'generate',
+    '--out',
+    feed,
+    '--from',
+    '20250102',
+    '--days',
+    '2',
+    '--stocks',
+    '7',
+    '--indexes',
+    '0',
+    '--seed',
+    'coherence',
+    '--faults',
+    '0.002',
+  ]);
   assert.is(gen.code, 0, gen.stderr);
   const rep = await runCli(['replay', feed, '--data-dir', data]);
   assert.is(rep.code, 0, rep.stderr);
-  for (const d of ['level2', 'trade', 'order']) await duckRows(`CREATE OR REPLACE VIEW ${d === 'order' ? 'orders' : d} AS SELECT * FROM read_parquet(${glob(d)}, hive_partitioning = false)`);
+  for (const d of ['level2', 'trade', 'order'])
+    await duckRows(`CREATE OR REPLACE VIEW ${d === 'order' ? 'orders' : d} AS SELECT * FROM read_parquet(${glob(d)}, hive_partitioning = false)`);
 });
 
 const one = async (sql: string): Promise<Record<string, unknown>> => (await duckRows(sql))[0];
@@ -104,7 +121,9 @@ test('the call auction: every trade at 09:25:00.000 is bs_flag N, no other trade
   assert.ok(n(r.auction) > 0, 'auction trades exist');
   assert.is(n(r.bad), 0);
   assert.is(n(r.bad_continuous), 0);
-  const phases = await one(`SELECT count(*) AS bad FROM trade WHERE trade_code = 'F' AND time <> '092500000' AND NOT (time BETWEEN '093000000' AND '113000000' OR time BETWEEN '130000000' AND '150000000')`);
+  const phases = await one(
+    `SELECT count(*) AS bad FROM trade WHERE trade_code = 'F' AND time <> '092500000' AND NOT (time BETWEEN '093000000' AND '113000000' OR time BETWEEN '130000000' AND '150000000')`,
+  );
   assert.is(n(phases.bad), 0, 'continuous trades fall in the two sessions');
 });
 
@@ -158,14 +177,14 @@ test('order types and fields: market orders without price or amount, U only in S
       count(*) FILTER (WHERE split_part(symbol, '.', 2) <> 'SZ' AND order_type = 'L' AND abs(amount - price * volume) > 0.005) AS sh_amount
     FROM orders`);
   assert.ok(n(r.market) > 0);
-  assert.equal(
-    [n(r.priced_market), n(r.u_outside_sz), n(r.unpriced_limit), n(r.sz_extras), n(r.sh_without_no), n(r.sh_amount)],
-    [0, 0, 0, 0, 0, 0],
-  );
+  assert.equal([n(r.priced_market), n(r.u_outside_sz), n(r.unpriced_limit), n(r.sz_extras), n(r.sh_without_no), n(r.sh_amount)], [0, 0, 0, 0, 0, 0]);
 });
 
 test('files: one row per id, in time then id order, ids increasing with time', async () => {
-  for (const [view, id] of [['trade', 'trade_id'], ['orders', 'order_id']] as const) {
+  for (const [view, id] of [
+    ['trade', 'trade_id'],
+    ['orders', 'order_id'],
+  ] as const) {
     const dataset = view === 'orders' ? 'order' : 'trade';
     const r = await one(`
       WITH f AS (SELECT filename, file_row_number AS rn, time, ${id} AS id FROM read_parquet(${glob(dataset)}, filename = true, file_row_number = true)),

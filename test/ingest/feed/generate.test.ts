@@ -13,7 +13,6 @@ const L2_BIDS = lv('bid', 1, 10);
 const L2_ASKS = lv('ask', 1, 10);
 const IDX_BOOK = [...lv('bid', 1, 5), ...lv('ask', 1, 5), ...lv('bid_vol', 1, 5), ...lv('ask_vol', 1, 5)];
 
-
 type Obj = Record<string, unknown>;
 
 /** HHMMSSmmm → ms, parsed here by hand. */
@@ -86,8 +85,14 @@ det('seededRandom is a stable stream in [0, 1)', () => {
   const b = seededRandom('abc');
   const c = seededRandom('abd');
   const xs = Array.from({ length: 1000 }, () => a());
-  assert.equal(Array.from({ length: 1000 }, () => b()), xs);
-  assert.not.equal(Array.from({ length: 1000 }, () => c()), xs);
+  assert.equal(
+    Array.from({ length: 1000 }, () => b()),
+    xs,
+  );
+  assert.not.equal(
+    Array.from({ length: 1000 }, () => c()),
+    xs,
+  );
   for (const x of xs) assert.ok(x >= 0 && x < 1);
   const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
   assert.ok(mean > 0.45 && mean < 0.55, `mean ${mean}`);
@@ -122,7 +127,10 @@ text('the chunks are the same lines, whole, and count them per kind by their sta
   const want = ['level2', 'index', 'trade', 'order'].map((k) => lines.filter((l) => l.startsWith(`{"kind":"${k}"`)).length);
   const got = [0, 1, 2, 3].map((k) => chunks.reduce((n, c) => n + c.perKind[k], 0));
   assert.equal(got, want);
-  assert.is(chunks.reduce((n, c) => n + c.lines, 0), lines.length);
+  assert.is(
+    chunks.reduce((n, c) => n + c.lines, 0),
+    lines.length,
+  );
 });
 
 /**
@@ -132,9 +140,18 @@ text('the chunks are the same lines, whole, and count them per kind by their sta
  */
 text('the same feed as earlier builds wrote for these seeds', () => {
   const cases: [GenerateOptions, string][] = [
-    [{ days: ['20250102', '20250103'], stocks: 7, indexes: 3, ticks: 1, faults: 0.02, seed: 'golden-a' }, 'a00ad50d06975d8097a1041ad03789159cd5163db8c26ae16d0909039e4c0041'],
-    [{ days: ['20250102'], stocks: 30, indexes: 10, ticks: 0, faults: 0, seed: 'golden-b' }, '4432420d74cb35cc703faba0f1fcd820f25fa9d6b1e3a97da56834b628bf2099'],
-    [{ days: ['20250102', '20250103', '20250106'], stocks: 5, indexes: 2, ticks: 2, faults: 0, seed: 'tickvault' }, '4935b4f583286dfde990f322896bf3d7b23708622e62589437a046c283c3a13f'],
+    [
+      { days: ['20250102', '20250103'], stocks: 7, indexes: 3, ticks: 1, faults: 0.02, seed: 'golden-a' },
+      'a00ad50d06975d8097a1041ad03789159cd5163db8c26ae16d0909039e4c0041',
+    ],
+    [
+      { days: ['20250102'], stocks: 30, indexes: 10, ticks: 0, faults: 0, seed: 'golden-b' },
+      '4432420d74cb35cc703faba0f1fcd820f25fa9d6b1e3a97da56834b628bf2099',
+    ],
+    [
+      { days: ['20250102', '20250103', '20250106'], stocks: 5, indexes: 2, ticks: 2, faults: 0, seed: 'tickvault' },
+      '4935b4f583286dfde990f322896bf3d7b23708622e62589437a046c283c3a13f',
+    ],
   ];
   for (const [o, want] of cases) {
     const h = createHash('sha256');
@@ -160,7 +177,10 @@ codes('stock codes are canonical and their exchange matches the code', () => {
     assert.not.ok(seen.has(s), `duplicate ${s}`);
     seen.add(s);
   }
-  assert.ok([...seen].some((s) => s.endsWith('.BJ')), 'BJ codes appear');
+  assert.ok(
+    [...seen].some((s) => s.endsWith('.BJ')),
+    'BJ codes appear',
+  );
 });
 
 codes('index codes are six digits and distinct', () => {
@@ -213,8 +233,14 @@ shape('rows only inside 09:15–11:30 and 13:00–15:00, and both sessions are c
   for (const [key, times] of stockTimes) {
     for (const t of times) check(inSessions(t), () => `${key}: time ${t} outside the sessions`);
     assert.ok(times[0] < ms(9, 15, 3), `${key}: starts at 09:15`);
-    assert.ok(times.some((t) => t >= ms(11, 29, 50)), `${key}: reaches 11:30`);
-    assert.ok(times.some((t) => t >= T_1300 && t < ms(13, 0, 5)), `${key}: restarts at 13:00`);
+    assert.ok(
+      times.some((t) => t >= ms(11, 29, 50)),
+      `${key}: reaches 11:30`,
+    );
+    assert.ok(
+      times.some((t) => t >= T_1300 && t < ms(13, 0, 5)),
+      `${key}: restarts at 13:00`,
+    );
     assert.ok(times[times.length - 1] >= ms(14, 59, 55), `${key}: reaches 15:00`);
   }
 });

@@ -22,7 +22,23 @@ const NOW = Date.parse('2025-01-06T16:30:00+08:00');
 test('every file of every dataset has the SHA-256 and row count of the replayed feed', async () => {
   const feed = join(root, 'feed.jsonl.zst');
   const viaFeed = join(root, 'via-feed');
-  const gen = await runCli(['generate', '--out', feed, '--from', DAYS[0], '--days', '2', '--stocks', '7', '--indexes', '3', '--seed', 'direct', '--tick-days', '1']);
+  const gen = await runCli([
+    'generate',
+    '--out',
+    feed,
+    '--from',
+    DAYS[0],
+    '--days',
+    '2',
+    '--stocks',
+    '7',
+    '--indexes',
+    '3',
+    '--seed',
+    'direct',
+    '--tick-days',
+    '1',
+  ]);
   assert.is(gen.code, 0, gen.stderr);
   const rep = await runCli(['replay', feed, '--data-dir', viaFeed]);
   assert.is(rep.code, 0, rep.stderr);
@@ -42,7 +58,8 @@ test('every file of every dataset has the SHA-256 and row count of the replayed 
   for (const kind of ['level2', 'index', 'trade', 'order'] as const) {
     assert.is(generated.perDataset[kind], lines.filter((l) => l.startsWith(`{"kind":"${kind}"`)).length, kind);
   }
-  const key = (r: { path: string; sha256: string; rows: number; minute_counts: Buffer }) => `${r.path} ${r.sha256} ${r.rows} ${r.minute_counts.toString('hex')}`;
+  const key = (r: { path: string; sha256: string; rows: number; minute_counts: Buffer }) =>
+    `${r.path} ${r.sha256} ${r.rows} ${r.minute_counts.toString('hex')}`;
   const want = catalogFiles(viaFeed).map(key);
   assert.is(want.length, 2 * 10 + 2 * 7);
   assert.equal(catalogFiles(direct).map(key), want);

@@ -12,7 +12,10 @@ function written<T>(values: readonly T[], write: (b: JsonLineBuffer, v: T) => vo
     write(b, v);
     b.endLine(-1);
   }
-  const text = b.take(true).map((c) => c.bytes.toString('latin1')).join('');
+  const text = b
+    .take(true)
+    .map((c) => c.bytes.toString('latin1'))
+    .join('');
   return text.split('\n').slice(0, -1);
 }
 
@@ -37,20 +40,59 @@ nums('prices on the cent grid, index levels on the 0.0001 grid, their sums and p
     values.push(Math.round(rnd() * 1e12) / 100);
     values.push(-Math.round(rnd() * 1e6) / 10_000);
   }
-  allEqual(values, written(values, (b, v) => b.num(v)), (v) => JSON.stringify(v));
+  allEqual(
+    values,
+    written(values, (b, v) => b.num(v)),
+    (v) => JSON.stringify(v),
+  );
 });
 
 nums('integers, arbitrary fractions and the edges', () => {
   const values: (number | null)[] = [
-    0, -0, 1, 9, 10, 99, 100, 2 ** 31 - 1, 2 ** 31, 2 ** 32 + 7, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER,
-    2 ** 53 + 2, 1e21, 1.5e300, -7, 0.1, 0.01, 0.001, 0.0001, 0.00001, 1e-7, 5e-324, 1 / 3, -2 / 3, 0.1 + 0.2,
-    999_999_999_999.99, 1e12 + 0.01, 12_345_678_901.2345, 9_999_999_999.9999, NaN, Infinity, -Infinity, null,
+    0,
+    -0,
+    1,
+    9,
+    10,
+    99,
+    100,
+    2 ** 31 - 1,
+    2 ** 31,
+    2 ** 32 + 7,
+    Number.MAX_SAFE_INTEGER,
+    -Number.MAX_SAFE_INTEGER,
+    2 ** 53 + 2,
+    1e21,
+    1.5e300,
+    -7,
+    0.1,
+    0.01,
+    0.001,
+    0.0001,
+    0.00001,
+    1e-7,
+    5e-324,
+    1 / 3,
+    -2 / 3,
+    0.1 + 0.2,
+    999_999_999_999.99,
+    1e12 + 0.01,
+    12_345_678_901.2345,
+    9_999_999_999.9999,
+    NaN,
+    Infinity,
+    -Infinity,
+    null,
   ];
   for (let i = 0; i < 100_000; i++) {
     values.push(Math.floor(rnd() * 2 ** (1 + (i % 53))) * (i % 3 === 0 ? -1 : 1));
     values.push((rnd() - 0.5) * 10 ** ((i % 30) - 10));
   }
-  allEqual(values, written(values, (b, v) => b.num(v)), (v) => JSON.stringify(v));
+  allEqual(
+    values,
+    written(values, (b, v) => b.num(v)),
+    (v) => JSON.stringify(v),
+  );
 });
 
 const times = suite('JsonLineBuffer: times and dates as the feed formats them');
@@ -58,7 +100,11 @@ const times = suite('JsonLineBuffer: times and dates as the feed formats them');
 times('level-2 times and index clock times, every millisecond of a sampled day', () => {
   const ms = Array.from({ length: 100_000 }, (_, i) => (i * 863_999) % 86_400_000);
   ms.push(0, 86_399_999, 9 * 3_600_000 + 15 * 60_000);
-  allEqual(ms, written(ms, (b, v) => b.level2Time(v)), formatLevel2Time);
+  allEqual(
+    ms,
+    written(ms, (b, v) => b.level2Time(v)),
+    formatLevel2Time,
+  );
   const got = written(ms, (b, v) => {
     b.dashedDate('20251231');
     b.ascii(' ');

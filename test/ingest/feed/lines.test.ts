@@ -82,7 +82,12 @@ function sampleLines(n: number, from = 0): string[] {
 const kinds = suite('compressionOf');
 
 kinds('by extension', () => {
-  const cases = [['a.jsonl', 'none'], ['a.jsonl.gz', 'gzip'], ['a.jsonl.zst', 'zstd'], ['/x/y.jsonl.zst', 'zstd']];
+  const cases = [
+    ['a.jsonl', 'none'],
+    ['a.jsonl.gz', 'gzip'],
+    ['a.jsonl.zst', 'zstd'],
+    ['/x/y.jsonl.zst', 'zstd'],
+  ];
   for (const [path, want] of cases) assert.is(compressionOf(path), want, path);
 });
 
@@ -284,8 +289,14 @@ text('more lines than one batch: default batch size', async () => {
   writeFileSync(p, gzipSync(Buffer.from(lines.join('\n') + '\n')));
   const r = await readAll(p);
   assert.equal(r.lines, lines);
-  assert.equal(r.batches.map((b) => b.firstLineNo), [1, 4097, 8193]);
-  assert.equal(r.batches.map((b) => b.lines.length), [4096, 4096, n - 8192]);
+  assert.equal(
+    r.batches.map((b) => b.firstLineNo),
+    [1, 4097, 8193],
+  );
+  assert.equal(
+    r.batches.map((b) => b.lines.length),
+    [4096, 4096, n - 8192],
+  );
   checkNumbering(r, 4096);
 });
 
@@ -326,7 +337,10 @@ text('multi-byte characters and CRLF split across 1 MiB read chunks', async () =
     const p = await writeFeed(suffix, raw);
     const r = await readAll(p);
     assert.is(r.lines.length, all.length, suffix);
-    assert.ok(r.lines.every((l, i) => l === all[i]), `${suffix}: every line intact`);
+    assert.ok(
+      r.lines.every((l, i) => l === all[i]),
+      `${suffix}: every line intact`,
+    );
   }
 });
 

@@ -72,7 +72,11 @@ gen('the feed is what the test expects: both days, all symbols, bad lines and du
   const exp = G.exp!;
   // level2, trade and order files of every stock, index files of every index, both days
   assert.is(exp.files.size, 2 * (5 * 3 + 3));
-  for (const ds of ['trade', 'order']) assert.ok([...exp.files.values()].some((f) => f.dataset === ds), `${ds} files expected`);
+  for (const ds of ['trade', 'order'])
+    assert.ok(
+      [...exp.files.values()].some((f) => f.dataset === ds),
+      `${ds} files expected`,
+    );
   assert.ok(exp.badLines.length > 100, `bad lines: ${exp.badLines.length}`);
   const good = exp.goodLines.size;
   const distinct = [...exp.files.values()].reduce((a, f) => a + f.rows.length, 0);
@@ -99,7 +103,11 @@ gen('the quarantine holds every bad line once with file:line, its raw text and a
 gen('columns, their order and types are the spec fields, nothing more (DESCRIBE)', async () => {
   for (const f of G.exp!.files.values()) {
     const d = await describeFile(join(G.data, relPath(f)));
-    assert.equal(d, COLUMNS[f.dataset].map((c) => [c, duckType(c)]), relPath(f));
+    assert.equal(
+      d,
+      COLUMNS[f.dataset].map((c) => [c, duckType(c)]),
+      relPath(f),
+    );
   }
 });
 
@@ -121,7 +129,7 @@ gen('call-auction rows keep levels 2–10 null and index pre_close/pct_chg are n
   assert.ok(Number(idx[0].n) > 9000);
 });
 
-gen("read_parquet over a dataset directory with hive_partitioning works and adds up", async () => {
+gen('read_parquet over a dataset directory with hive_partitioning works and adds up', async () => {
   const exp = G.exp!;
   for (const ds of ['level2', 'index'] as const) {
     const glob = join(G.data, ds, 'date=*', '*.parquet');
@@ -144,26 +152,35 @@ gen("read_parquet over a dataset directory with hive_partitioning works and adds
 
 gen('replaying the same feed again: every good line is late, bad lines keep their reasons, no file changes', async () => {
   const exp = G.exp!;
-  const before = new Map(filesOnDisk(G.data).map((p) => {
-    const st = statSync(join(G.data, p));
-    return [p, { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, sha: sha256(join(G.data, p)) }];
-  }));
+  const before = new Map(
+    filesOnDisk(G.data).map((p) => {
+      const st = statSync(join(G.data, p));
+      return [p, { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, sha: sha256(join(G.data, p)) }];
+    }),
+  );
   const catBefore = catalogFiles(G.data);
   const qBefore = quarantine(G.data).length;
   // Nothing staged: the summary still prints, and the replay says so loudly and exits 1.
   const out = await runCli(['replay', G.feed, '--data-dir', G.data]);
   assert.is(out.code, 1, out.stderr);
-  assert.match(out.stderr, new RegExp(`^tickvault replay: nothing staged: all ${exp.lineCount} lines were quarantined \\(${exp.goodLines.size} late: their days were already sealed\\); reasons in the quarantine table of .*ingest\\.db\n$`));
+  assert.match(
+    out.stderr,
+    new RegExp(
+      `^tickvault replay: nothing staged: all ${exp.lineCount} lines were quarantined \\(${exp.goodLines.size} late: their days were already sealed\\); reasons in the quarantine table of .*ingest\\.db\n$`,
+    ),
+  );
   const s = summary(out.stdout);
   assert.is(s.lines, exp.lineCount);
   assert.is(s.staged, 0);
   assert.is(s.late, exp.goodLines.size);
   assert.is(s.quarantined, exp.lineCount);
 
-  const after = new Map(filesOnDisk(G.data).map((p) => {
-    const st = statSync(join(G.data, p));
-    return [p, { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, sha: sha256(join(G.data, p)) }];
-  }));
+  const after = new Map(
+    filesOnDisk(G.data).map((p) => {
+      const st = statSync(join(G.data, p));
+      return [p, { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, sha: sha256(join(G.data, p)) }];
+    }),
+  );
   assert.equal(after, before, 'files, sizes, mtimes, inodes and contents unchanged');
   assert.equal(catalogFiles(G.data), catBefore, 'catalog rows unchanged');
 
@@ -175,7 +192,10 @@ gen('replaying the same feed again: every good line is late, bad lines keep thei
     const n = Number(r.source.slice(G.feed.length + 1));
     assert.ok(exp.goodLines.has(n), `late entry ${r.source} is a good line`);
   }
-  const notLate = q.filter((r) => !/late/i.test(r.reason)).map((r) => r.source).sort();
+  const notLate = q
+    .filter((r) => !/late/i.test(r.reason))
+    .map((r) => r.source)
+    .sort();
   assert.equal(notLate, exp.badLines.map((n) => `${G.feed}:${n}`).sort(), 'bad lines are quarantined for their own reasons');
   await assertDataDirMatches(G.data, exp, 'after a second replay');
 });
@@ -203,7 +223,21 @@ const HAND: [string, 'ok' | 'blank' | RegExp][] = [
   // 000001 the stock and 000001 the index stay apart
   [l2({ symbol: '000001', time: '093000000', close: 11.5, volume: 0, amount: 0, ask10: 11.6 }), 'ok'],
   [l2({ symbol: 'sz000001', time: '093000000', close: 11.52, volume: 0, amount: 0 }), 'ok'], // duplicate, later wins
-  [ix({ symbol: '000001', time: idxT('09:30:00.000'), open: 3200.1, close: 3200.5, pre_close: 3190, pct_chg: 0.33, vol: 1e9, amount: 1.5e10, transaction_num: 1000, bid1: 3200.4 }), 'ok'],
+  [
+    ix({
+      symbol: '000001',
+      time: idxT('09:30:00.000'),
+      open: 3200.1,
+      close: 3200.5,
+      pre_close: 3190,
+      pct_chg: 0.33,
+      vol: 1e9,
+      amount: 1.5e10,
+      transaction_num: 1000,
+      bid1: 3200.4,
+    }),
+    'ok',
+  ],
   [ix({ symbol: '000001', time: idxT('09:25:00.120'), open: 3200.1, close: 3200.1, transaction_num: null }), 'ok'],
   [ix({ symbol: '000001', time: idxT('09:30:00.000'), open: 3200.1, close: 3200.6, vol: 1e9, amount: 1.5e10, transaction_num: 1001 }), 'ok'], // dup, later wins
   // BJ stock, every numeric missing
@@ -246,11 +280,81 @@ const HAND: [string, 'ok' | 'blank' | RegExp][] = [
   // ---- tick-by-tick trades and orders (api-contract: Trades and orders) ----
   // three trades in one millisecond, sent out of id order; trade 12 re-sent corrected with a
   // later time (duplicates go by id, the later line wins, and its time counts)
-  [tr({ symbol: '000001', time: '092500000', trade_id: 12, price: 11.5, volume: 500, amount: 5750, bs_flag: 'N', trade_code: 'F', buy_order_id: 3, sell_order_id: 4 }), 'ok'],
-  [tr({ symbol: '000001.SZ', time: '093000010', trade_id: 21, price: 11.52, volume: 100, amount: 1152, bs_flag: 'B', trade_code: 'F', buy_order_id: 9, sell_order_id: 5 }), 'ok'],
-  [tr({ symbol: 'sz000001', time: '093000010', trade_id: 20, price: 11.51, volume: 200, amount: 2302, bs_flag: 'S', trade_code: 'F', buy_order_id: 6, sell_order_id: 8 }), 'ok'],
-  [tr({ symbol: '000001', time: '093000010', trade_id: 19, price: 0, volume: 300, amount: 0, bs_flag: null, trade_code: 'C', buy_order_id: 7, sell_order_id: null }), 'ok'],
-  [tr({ symbol: '000001', time: '093500000', trade_id: 12, price: 11.5, volume: 600, amount: 6900, bs_flag: 'N', trade_code: 'F', buy_order_id: 3, sell_order_id: 4 }), 'ok'],
+  [
+    tr({
+      symbol: '000001',
+      time: '092500000',
+      trade_id: 12,
+      price: 11.5,
+      volume: 500,
+      amount: 5750,
+      bs_flag: 'N',
+      trade_code: 'F',
+      buy_order_id: 3,
+      sell_order_id: 4,
+    }),
+    'ok',
+  ],
+  [
+    tr({
+      symbol: '000001.SZ',
+      time: '093000010',
+      trade_id: 21,
+      price: 11.52,
+      volume: 100,
+      amount: 1152,
+      bs_flag: 'B',
+      trade_code: 'F',
+      buy_order_id: 9,
+      sell_order_id: 5,
+    }),
+    'ok',
+  ],
+  [
+    tr({
+      symbol: 'sz000001',
+      time: '093000010',
+      trade_id: 20,
+      price: 11.51,
+      volume: 200,
+      amount: 2302,
+      bs_flag: 'S',
+      trade_code: 'F',
+      buy_order_id: 6,
+      sell_order_id: 8,
+    }),
+    'ok',
+  ],
+  [
+    tr({
+      symbol: '000001',
+      time: '093000010',
+      trade_id: 19,
+      price: 0,
+      volume: 300,
+      amount: 0,
+      bs_flag: null,
+      trade_code: 'C',
+      buy_order_id: 7,
+      sell_order_id: null,
+    }),
+    'ok',
+  ],
+  [
+    tr({
+      symbol: '000001',
+      time: '093500000',
+      trade_id: 12,
+      price: 11.5,
+      volume: 600,
+      amount: 6900,
+      bs_flag: 'N',
+      trade_code: 'F',
+      buy_order_id: 3,
+      sell_order_id: 4,
+    }),
+    'ok',
+  ],
   // every optional member missing; an id above 2^32
   [tr({ symbol: '600000.SH', time: '100000000', trade_id: 2 ** 40 + 1 }), 'ok'],
   [od({ symbol: '600000.SH', time: '091500001', order_id: 1, price: 10, volume: 1000, amount: 10000, side: 'B', order_type: 'L', order_no: 70001 }), 'ok'],
@@ -298,8 +402,14 @@ hand('files equal the expected rows; catalog, sealed days and calendar agree', a
 
 hand('spelled-out expectations: forms merge, later duplicate wins, rows sorted, nulls kept', async () => {
   const sh = await readParquet(join(H.data, `level2/date=${D}/600000.SH.parquet`), 'level2');
-  assert.equal(sh.map((r) => r.time), ['091500000', '093000000', '093003000', '093006000']);
-  assert.equal(sh.map((r) => r.close), [null, 10.01, 10.0, 10.02]);
+  assert.equal(
+    sh.map((r) => r.time),
+    ['091500000', '093000000', '093003000', '093006000'],
+  );
+  assert.equal(
+    sh.map((r) => r.close),
+    [null, 10.01, 10.0, 10.02],
+  );
   assert.is(sh[2].amount, 2001);
   assert.is(sh[2].bid1, 9.99);
   assert.is(sh[0].pre_close, 9.9);
@@ -312,7 +422,10 @@ hand('spelled-out expectations: forms merge, later duplicate wins, rows sorted, 
   assert.is(sz[0].ask10, null, 'the later duplicate replaces the whole row, not just some fields');
 
   const ind = await readParquet(join(H.data, `index/date=${D}/000001.parquet`), 'index');
-  assert.equal(ind.map((r) => r.time), [idxT('09:25:00.120'), idxT('09:30:00.000')]);
+  assert.equal(
+    ind.map((r) => r.time),
+    [idxT('09:25:00.120'), idxT('09:30:00.000')],
+  );
   assert.is(ind[0].transaction_num, null);
   assert.is(ind[1].transaction_num, 1001n);
   assert.is(ind[1].close, 3200.6);
@@ -326,7 +439,10 @@ hand('spelled-out expectations: forms merge, later duplicate wins, rows sorted, 
   assert.is(bj2[0].close, 5.5);
 
   const cy = await readParquet(join(H.data, `level2/date=${D}/300750.SZ.parquet`), 'level2');
-  assert.equal(cy.map((r) => r.time), ['000000000', '235959999']);
+  assert.equal(
+    cy.map((r) => r.time),
+    ['000000000', '235959999'],
+  );
   assert.equal([cy[1].amount, cy[1].volume, cy[1].bid1, cy[1].ask1, cy[0].amount], [123456789012.34, 1e15, 0.001, 1e-7, 9007199254740991]);
 
   const i300 = await readParquet(join(H.data, `index/date=${D}/000300.parquet`), 'index');
@@ -351,11 +467,14 @@ hand('each bad line is quarantined once with file:line and a reason that names t
 
 hand('a second feed for a sealed day: its lines are late, the files stay', async () => {
   const extra = join(root, 'hand-late.jsonl');
-  writeFileSync(extra, [
-    l2({ symbol: '600000.SH', time: '093009000', close: 10.5 }),
-    l2({ symbol: '601000', time: '093000000', close: 8 }), // a symbol with no file that day: the day is sealed
-    'not json',
-  ].join('\n') + '\n');
+  writeFileSync(
+    extra,
+    [
+      l2({ symbol: '600000.SH', time: '093009000', close: 10.5 }),
+      l2({ symbol: '601000', time: '093000000', close: 8 }), // a symbol with no file that day: the day is sealed
+      'not json',
+    ].join('\n') + '\n',
+  );
   const before = filesOnDisk(H.data).map((p) => [p, sha256(join(H.data, p))]);
   const qBefore = quarantine(H.data).length;
   const r = await runCli(['replay', extra, '--data-dir', H.data]);
@@ -365,11 +484,17 @@ hand('a second feed for a sealed day: its lines are late, the files stay', async
   assert.is(s.late, 2);
   assert.is(s.staged, 0);
   const q = quarantine(H.data).slice(qBefore);
-  assert.equal(q.map((r) => r.source), [1, 2, 3].map((n) => `${extra}:${n}`));
+  assert.equal(
+    q.map((r) => r.source),
+    [1, 2, 3].map((n) => `${extra}:${n}`),
+  );
   assert.match(q[0].reason, /late/);
   assert.match(q[1].reason, /late/);
   assert.not.match(q[2].reason, /late/);
-  assert.equal(filesOnDisk(H.data).map((p) => [p, sha256(join(H.data, p))]), before);
+  assert.equal(
+    filesOnDisk(H.data).map((p) => [p, sha256(join(H.data, p))]),
+    before,
+  );
 });
 
 // =============================================================================================
@@ -380,7 +505,25 @@ const formats = suite('replay: .jsonl, .jsonl.gz and several files at once');
 formats('one feed split over a .jsonl.gz and a .jsonl, replayed together, equals the whole', async () => {
   const dir = join(root, 'formats');
   const whole = join(root, 'fmt-whole.jsonl.gz');
-  await cli(['generate', '--out', whole, '--from', '20250107', '--days', '1', '--stocks', '2', '--indexes', '1', '--faults', '0.02', '--seed', 'fmt', '--ticks', '0']);
+  await cli([
+    'generate',
+    '--out',
+    whole,
+    '--from',
+    '20250107',
+    '--days',
+    '1',
+    '--stocks',
+    '2',
+    '--indexes',
+    '1',
+    '--faults',
+    '0.02',
+    '--seed',
+    'fmt',
+    '--ticks',
+    '0',
+  ]);
   const lines = feedFileLines(whole);
   const cut = Math.floor(lines.length / 2);
   const a = join(root, 'fmt-a.jsonl.gz');
@@ -405,7 +548,13 @@ formats('a correction in a later file of the same replay wins', async () => {
   const data = join(root, 'corr', 'data');
   await cli(['replay', a, b, '--data-dir', data]);
   const rows = await readParquet(join(data, `level2/date=${D}/601318.SH.parquet`), 'level2');
-  assert.equal(rows.map((r) => [r.time, r.close]), [['093000000', 1.5], ['093003000', 2]]);
+  assert.equal(
+    rows.map((r) => [r.time, r.close]),
+    [
+      ['093000000', 1.5],
+      ['093003000', 2],
+    ],
+  );
 });
 
 formats('a line longer than any read chunk (3 MiB), good and bad, keeps the numbering right', async () => {
@@ -424,7 +573,10 @@ formats('a line longer than any read chunk (3 MiB), good and bad, keeps the numb
   const exp = expectedFromLines(lines);
   await assertDataDirMatches(data, exp, 'long lines');
   const q = quarantine(data);
-  assert.equal(q.map((r) => r.source), [`${p}:3`, `${p}:4`]);
+  assert.equal(
+    q.map((r) => r.source),
+    [`${p}:3`, `${p}:4`],
+  );
   assert.ok(lines[2].startsWith(q[0].raw) && q[0].raw.length > 1000, 'raw text of a huge line is kept (possibly capped)');
   assert.is(q[1].raw, lines[3]);
 });
@@ -454,7 +606,11 @@ formats('a truncated .zst fails the replay and seals nothing', async () => {
   const r = await runCli(['replay', cut, '--data-dir', data]);
   assert.is.not(r.code, 0, 'a broken feed file is an error');
   assert.ok(r.stderr.trim().length > 0);
-  assert.equal(filesOnDisk(data).filter((f) => f.endsWith('.parquet')), [], 'nothing sealed from a broken file');
+  assert.equal(
+    filesOnDisk(data).filter((f) => f.endsWith('.parquet')),
+    [],
+    'nothing sealed from a broken file',
+  );
 });
 
 gen.run();

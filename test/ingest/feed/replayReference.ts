@@ -23,12 +23,38 @@ const lv = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${
 /** Columns in the order of the spec's field tables. */
 export const COLUMNS: Readonly<Record<Dataset, readonly string[]>> = {
   level2: [
-    'symbol', 'tradedate', 'time', 'open', 'high', 'low', 'close', 'pre_close', 'volume', 'amount',
-    ...lv('bid', 10), ...lv('ask', 10), ...lv('bid_vol', 10), ...lv('ask_vol', 10),
+    'symbol',
+    'tradedate',
+    'time',
+    'open',
+    'high',
+    'low',
+    'close',
+    'pre_close',
+    'volume',
+    'amount',
+    ...lv('bid', 10),
+    ...lv('ask', 10),
+    ...lv('bid_vol', 10),
+    ...lv('ask_vol', 10),
   ],
   index: [
-    'tradedate', 'symbol', 'time', 'open', 'high', 'low', 'close', 'pre_close', 'pct_chg', 'vol', 'amount',
-    'transaction_num', ...lv('bid', 5), ...lv('ask', 5), ...lv('bid_vol', 5), ...lv('ask_vol', 5),
+    'tradedate',
+    'symbol',
+    'time',
+    'open',
+    'high',
+    'low',
+    'close',
+    'pre_close',
+    'pct_chg',
+    'vol',
+    'amount',
+    'transaction_num',
+    ...lv('bid', 5),
+    ...lv('ask', 5),
+    ...lv('bid_vol', 5),
+    ...lv('ask_vol', 5),
   ],
   // api-contract: Trades and orders
   trade: ['symbol', 'tradedate', 'time', 'trade_id', 'price', 'volume', 'amount', 'bs_flag', 'trade_code', 'buy_order_id', 'sell_order_id'],
@@ -256,9 +282,19 @@ export function assertRowsEqual(actual: Row[], expected: Row[], what: string): v
 export const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 export interface CatalogFileRow {
-  dataset: string; tradedate: string; symbol: string; path: string; rows: number; first_time_ms: number;
-  last_time_ms: number; bytes: number; sha256: string; row_group_size: number; minute_base: number;
-  minute_counts: Buffer; sealed_at_ms: number;
+  dataset: string;
+  tradedate: string;
+  symbol: string;
+  path: string;
+  rows: number;
+  first_time_ms: number;
+  last_time_ms: number;
+  bytes: number;
+  sha256: string;
+  row_group_size: number;
+  minute_base: number;
+  minute_counts: Buffer;
+  sealed_at_ms: number;
 }
 
 /**
@@ -303,7 +339,11 @@ export function quarantine(dataDir: string): QuarantineRow[] {
  */
 export async function assertDataDirMatches(dataDir: string, exp: Expected, what: string): Promise<void> {
   const wantPaths = [...exp.files.values()].map(relPath).sort();
-  assert.equal(filesOnDisk(dataDir).filter((p) => p.endsWith('.parquet')), wantPaths, `${what}: the set of .parquet files`);
+  assert.equal(
+    filesOnDisk(dataDir).filter((p) => p.endsWith('.parquet')),
+    wantPaths,
+    `${what}: the set of .parquet files`,
+  );
 
   for (const f of exp.files.values()) {
     const full = join(dataDir, relPath(f));
@@ -343,14 +383,22 @@ export async function assertDataDirMatches(dataDir: string, exp: Expected, what:
       if (i < meta.length - 1) assert.is(Number(g.n), r.row_group_size, `${what}: row group ${i} of ${r.path}`);
       assert.equal(g.codecs, ['ZSTD'], `${what}: compression of ${r.path}`);
     });
-    assert.is(meta.reduce((a, g) => a + Number(g.n), 0), r.rows, `${what}: row groups of ${r.path} add up`);
+    assert.is(
+      meta.reduce((a, g) => a + Number(g.n), 0),
+      r.rows,
+      `${what}: row groups of ${r.path} add up`,
+    );
   }
 
   const wantDays = [...new Set([...exp.files.values()].map((f) => `${f.dataset}|${f.tradedate}`))].sort();
   const sealed = catalogQuery<{ dataset: string; tradedate: string }>(dataDir, 'SELECT dataset, tradedate FROM sealed_days');
   assert.equal(sealed.map((s) => `${s.dataset}|${s.tradedate}`).sort(), wantDays, `${what}: sealed_days`);
   const cal = catalogQuery<{ tradedate: string; source: string }>(dataDir, 'SELECT tradedate, source FROM calendar_days ORDER BY tradedate');
-  assert.equal(cal.map((c) => c.tradedate), [...new Set([...exp.files.values()].map((f) => f.tradedate))].sort(), `${what}: calendar_days`);
+  assert.equal(
+    cal.map((c) => c.tradedate),
+    [...new Set([...exp.files.values()].map((f) => f.tradedate))].sort(),
+    `${what}: calendar_days`,
+  );
 }
 
 /** Column names and DuckDB types of one file, in order. */

@@ -10,10 +10,8 @@ import { createHash } from 'node:crypto';
 import { generateFeed, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
 import { ms, T_0915, T_0920, T_0925, T_0930, T_1130, T_1300, T_1500, check } from './tradingDayReference.js';
 
-
 const TRADE_KEYS = ['kind', 'symbol', 'tradedate', 'time', 'trade_id', 'price', 'volume', 'amount', 'bs_flag', 'trade_code', 'buy_order_id', 'sell_order_id'];
 const ORDER_KEYS = ['kind', 'symbol', 'tradedate', 'time', 'order_id', 'price', 'volume', 'amount', 'side', 'order_type', 'order_no'];
-
 
 type Obj = Record<string, unknown>;
 
@@ -72,8 +70,10 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
   // Members, in order, and field values.
   for (const { o } of trades) {
     check(Object.keys(o).join() === TRADE_KEYS.join(), () => `${key}: trade members ${Object.keys(o).join()}`);
-    check(Number.isInteger(o.trade_id) && Number.isInteger(o.volume) && (o.volume as number) > 0 && (o.volume as number) % 100 === 0,
-      () => `${key}: trade ${JSON.stringify(o)}`);
+    check(
+      Number.isInteger(o.trade_id) && Number.isInteger(o.volume) && (o.volume as number) > 0 && (o.volume as number) % 100 === 0,
+      () => `${key}: trade ${JSON.stringify(o)}`,
+    );
     if (o.trade_code === 'F') {
       const p = o.price as number;
       check(typeof p === 'number' && p > 0 && onCentGrid(p), () => `${key}: trade price ${JSON.stringify(o)}`);
@@ -91,8 +91,10 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
     check(Object.keys(o).join() === ORDER_KEYS.join(), () => `${key}: order members ${Object.keys(o).join()}`);
     const type = o.order_type as string;
     fig.kinds.add(type);
-    check(Number.isInteger(o.order_id) && Number.isInteger(o.volume) && (o.volume as number) > 0 && (o.volume as number) % 100 === 0,
-      () => `${key}: order ${JSON.stringify(o)}`);
+    check(
+      Number.isInteger(o.order_id) && Number.isInteger(o.volume) && (o.volume as number) > 0 && (o.volume as number) % 100 === 0,
+      () => `${key}: order ${JSON.stringify(o)}`,
+    );
     check(o.side === 'B' || o.side === 'S', () => `${key}: side ${JSON.stringify(o)}`);
     check((shenzhen ? ['L', 'M', 'U'] : ['L', 'M', 'D']).includes(type), () => `${key}: order_type ${JSON.stringify(o)}`);
     if (type === 'L') check(typeof o.price === 'number' && o.price > 0 && onCentGrid(o.price), () => `${key}: limit price ${JSON.stringify(o)}`);
@@ -104,7 +106,10 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
   }
 
   // Ids: unique, from 1, rising with time along the feed.
-  for (const [list, id] of [[trades, 'trade_id'], [orders, 'order_id']] as const) {
+  for (const [list, id] of [
+    [trades, 'trade_id'],
+    [orders, 'order_id'],
+  ] as const) {
     list.forEach((e, i) => {
       if (i === 0) return check(e.o[id] === 1, () => `${key}: first ${id} ${String(e.o[id])}`);
       const prev = list[i - 1];
@@ -147,7 +152,10 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
       amountCents += cents(fills[i].o.amount as number);
     }
     check(volume === s.o.volume, () => `${key} ${s.o.time}: trades sum to ${volume}, snapshot volume ${s.o.volume}`);
-    check(Math.abs(amountCents - cents(s.o.amount as number)) <= 1, () => `${key} ${s.o.time}: trades sum to ${amountCents / 100}, snapshot amount ${s.o.amount}`);
+    check(
+      Math.abs(amountCents - cents(s.o.amount as number)) <= 1,
+      () => `${key} ${s.o.time}: trades sum to ${amountCents / 100}, snapshot amount ${s.o.amount}`,
+    );
   }
   assert.is(i, fills.length, `${key}: trades after the last snapshot`);
 
@@ -155,7 +163,11 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
   const auction = fills.filter((e) => e.o.bs_flag === 'N');
   fig.auctionTrades = auction.length;
   const opening = snaps.find((s) => s.t >= T_0925)!;
-  assert.is(auction.reduce((a, e) => a + (e.o.volume as number), 0), opening.o.volume, `${key}: auction match`);
+  assert.is(
+    auction.reduce((a, e) => a + (e.o.volume as number), 0),
+    opening.o.volume,
+    `${key}: auction match`,
+  );
 
   // The orders behind each trade; fills and cancellations within each order's volume; a
   // cancelled remainder never trades. Walked in feed order, which the checks above tie to time.
@@ -171,7 +183,10 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
         const orig = byNo.get(o.order_no as number);
         check(orig !== undefined, () => `${key}: deletion of an unknown order_no ${JSON.stringify(o)}`);
         check(orig!.o.side === o.side && orig!.o.price === o.price, () => `${key}: deletion ${JSON.stringify(o)} of ${JSON.stringify(orig!.o)}`);
-        check(!cancelled.has(orig!.o.order_id as number) && rest(orig!) === o.volume, () => `${key}: deletion ${JSON.stringify(o)} is not the remainder ${rest(orig!)}`);
+        check(
+          !cancelled.has(orig!.o.order_id as number) && rest(orig!) === o.volume,
+          () => `${key}: deletion ${JSON.stringify(o)} is not the remainder ${rest(orig!)}`,
+        );
         cancelled.set(orig!.o.order_id as number, o.volume as number);
         fig.cancels++;
       } else {
@@ -198,8 +213,10 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
     for (const side of ['B', 'S'] as const) {
       const id = o[side === 'B' ? 'buy_order_id' : 'sell_order_id'] as number;
       const ord = byId.get(id);
-      check(ord !== undefined && ord.o.side === side && ord.o.order_type !== 'D' && ord.t <= e.t,
-        () => `${key}: trade ${JSON.stringify(o)} names ${side} order ${id}: ${JSON.stringify(ord?.o)}`);
+      check(
+        ord !== undefined && ord.o.side === side && ord.o.order_type !== 'D' && ord.t <= e.t,
+        () => `${key}: trade ${JSON.stringify(o)} names ${side} order ${id}: ${JSON.stringify(ord?.o)}`,
+      );
       check(!cancelled.has(id), () => `${key}: trade ${JSON.stringify(o)} after the cancellation of order ${id}`);
       check(rest(ord!) >= (o.volume as number), () => `${key}: order ${id} overfilled by ${JSON.stringify(o)}`);
       if (rest(ord!) > (o.volume as number) || (filled.get(id) ?? 0) > 0) fig.partialFills++;
@@ -315,7 +332,10 @@ opts('tickDays: only those days get trades and orders, and they are the same as 
   const last = [...generateFeed({ ...ONE, days: DAYS, tickDays: [DAYS[1]] })];
   const dayOf = (l: string) => (JSON.parse(l) as Obj).tradedate;
   assert.ok(last.filter(isTick).every((l) => dayOf(l) === DAYS[1]));
-  assert.equal(last.filter(isTick), all.filter((l) => isTick(l) && dayOf(l) === DAYS[1]));
+  assert.equal(
+    last.filter(isTick),
+    all.filter((l) => isTick(l) && dayOf(l) === DAYS[1]),
+  );
   assert.equal(snapshotLines(last), snapshotLines(all));
 });
 
@@ -347,15 +367,21 @@ faults('bad lines of each kind, and corrected duplicates that the later line fix
       continue;
     }
     const idKey = o.kind === 'trade' ? 'trade_id' : 'order_id';
-    const bad =
-      !(idKey in o) ? `${o.kind}: missing ${idKey}`
-      : !Number.isInteger(o[idKey]) ? `${o.kind}: non-integer ${idKey}`
-      : !/^\d{9}$/.test(String(o.time)) ? `${o.kind}: bad time`
-      : o.price !== null && typeof o.price !== 'number' ? `${o.kind}: price not a number`
-      : o.kind === 'trade' && ![null, 'B', 'S', 'N'].includes(o.bs_flag as string) ? 'trade: bad bs_flag'
-      : o.kind === 'order' && o.side !== 'B' && o.side !== 'S' ? 'order: bad side'
-      : o.kind === 'order' && !['L', 'M', 'U', 'D'].includes(o.order_type as string) ? 'order: bad order_type'
-      : null;
+    const bad = !(idKey in o)
+      ? `${o.kind}: missing ${idKey}`
+      : !Number.isInteger(o[idKey])
+        ? `${o.kind}: non-integer ${idKey}`
+        : !/^\d{9}$/.test(String(o.time))
+          ? `${o.kind}: bad time`
+          : o.price !== null && typeof o.price !== 'number'
+            ? `${o.kind}: price not a number`
+            : o.kind === 'trade' && ![null, 'B', 'S', 'N'].includes(o.bs_flag as string)
+              ? 'trade: bad bs_flag'
+              : o.kind === 'order' && o.side !== 'B' && o.side !== 'S'
+                ? 'order: bad side'
+                : o.kind === 'order' && !['L', 'M', 'U', 'D'].includes(o.order_type as string)
+                  ? 'order: bad order_type'
+                  : null;
     if (bad) {
       seen.add(bad);
       continue;
@@ -374,8 +400,17 @@ faults('bad lines of each kind, and corrected duplicates that the later line fix
     }
   }
   for (const kind of [
-    'trade: missing trade_id', 'trade: non-integer trade_id', 'trade: bad time', 'trade: price not a number', 'trade: bad bs_flag',
-    'order: missing order_id', 'order: non-integer order_id', 'order: bad time', 'order: price not a number', 'order: bad side', 'order: bad order_type',
+    'trade: missing trade_id',
+    'trade: non-integer trade_id',
+    'trade: bad time',
+    'trade: price not a number',
+    'trade: bad bs_flag',
+    'order: missing order_id',
+    'order: non-integer order_id',
+    'order: bad time',
+    'order: price not a number',
+    'order: bad side',
+    'order: bad order_type',
   ]) {
     assert.ok(seen.has(kind), `no bad line of the kind "${kind}" among ${[...seen].join(', ')}`);
   }

@@ -6,7 +6,13 @@ type Seen = [string[], number, string] | ['malformed', number, string, string];
 
 const records = (text: string, delimiter = ',', first = 1): Seen[] => {
   const out: Seen[] = [];
-  forEachCsvRecord(text, delimiter, first, (cells, lineNo, raw) => out.push([cells, lineNo, raw]), (lineNo, raw, reason) => out.push(['malformed', lineNo, raw, reason]));
+  forEachCsvRecord(
+    text,
+    delimiter,
+    first,
+    (cells, lineNo, raw) => out.push([cells, lineNo, raw]),
+    (lineNo, raw, reason) => out.push(['malformed', lineNo, raw, reason]),
+  );
   return out;
 };
 
@@ -48,7 +54,13 @@ t('a line is a record: a quote not closed on its line makes that line malformed,
 
 t('the number of blank lines skipped is returned: with the records, every line is accounted for', () => {
   let n = 0;
-  const blank = forEachCsvRecord('a\n\n\r\nb\n"c\n\nd', ',', 1, () => n++, () => n++);
+  const blank = forEachCsvRecord(
+    'a\n\n\r\nb\n"c\n\nd',
+    ',',
+    1,
+    () => n++,
+    () => n++,
+  );
   assert.is(blank, 3);
   assert.is(n, 4);
 });

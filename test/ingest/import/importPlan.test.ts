@@ -18,7 +18,10 @@ t('folders are walked recursively in name order; only CSV and Parquet files are 
     mkdirSync(join(dir, p, '..'), { recursive: true });
     writeFileSync(join(dir, p), '');
   }
-  assert.equal(listImportFiles([dir]).map((p) => p.slice(dir.length + 1)), ['a.csv.zst', 'b/date=20250102/y.parquet', 'b/date=20250103/x.parquet', 'd.CSV', 'e.csv.gz']);
+  assert.equal(
+    listImportFiles([dir]).map((p) => p.slice(dir.length + 1)),
+    ['a.csv.zst', 'b/date=20250102/y.parquet', 'b/date=20250103/x.parquet', 'd.CSV', 'e.csv.gz'],
+  );
   assert.throws(() => listImportFiles([join(dir, 'c', 'notes.txt')]), /notes\.txt: not a CSV \(\.csv, \.csv\.gz, \.csv\.zst\) or Parquet/);
   assert.throws(() => listImportFiles([join(dir, 'nope')]), /nope: no such file or folder/);
 });
@@ -66,7 +69,10 @@ t('lake columns mapper: cells as they are (bigint ids as numbers), the folder da
   const cells = ['600000.SH', '093000120', 7n, 10.23, 300, 3069, 'B', 'F', null, 12n];
   assert.equal(m.map(cells), { symbol: '600000.SH', tradedate: '20250102', time: '093000120', values: [7, 10.23, 300, 3069, 'B', 'F', null, 12] });
   const withDate = lakeColumnsMapper('trade', SCHEMAS.trade.fieldNames, '20250102');
-  assert.is(withDate.map(['600000.SH', '20250103', '093000120', 7, 10.23, 300, 3069, 'B', 'F', null, 12]), 'tradedate 20250103 is not the date of its folder date=20250102');
+  assert.is(
+    withDate.map(['600000.SH', '20250103', '093000120', 7, 10.23, 300, 3069, 'B', 'F', null, 12]),
+    'tradedate 20250103 is not the date of its folder date=20250102',
+  );
 });
 
 t.run();

@@ -23,12 +23,22 @@ t('unit by unit, rows + blank lines = the newlines the chunker counted; malforme
   const lines: string[] = ['Code,Clock,No,Px,Lots,Side'];
   const want: { line: number; reason: string }[] = [];
   let blank = 0;
-  const damage = new Map<number, Damage>([[11, 'quote'], [59_900, 'extra'], [60_000, 'quote'], [123_456, 'fewer']]);
+  const damage = new Map<number, Damage>([
+    [11, 'quote'],
+    [59_900, 'extra'],
+    [60_000, 'quote'],
+    [123_456, 'fewer'],
+  ]);
   for (let k = 0; k < 150_000; k++) {
     const how = damage.get(k);
     lines.push(how === undefined ? tradeLine(k, symbols) : damaged(tradeLine(k, symbols), how));
     if (how !== undefined) {
-      const reason = how === 'quote' ? 'unterminated quote: a quoted field runs past the end of its line' : how === 'extra' ? 'too many fields: 7, the header has 6' : 'too few fields: 5, the header has 6';
+      const reason =
+        how === 'quote'
+          ? 'unterminated quote: a quoted field runs past the end of its line'
+          : how === 'extra'
+            ? 'too many fields: 7, the header has 6'
+            : 'too few fields: 5, the header has 6';
       want.push({ line: lines.length, reason });
     }
     if (k % 40_000 === 39_999) {
@@ -43,7 +53,10 @@ t('unit by unit, rows + blank lines = the newlines the chunker counted; malforme
   const [planned] = await planImport([file], { mapping: map, dataset: null });
   const catalogDb = join(dir, 'catalog.db');
   openCatalog(catalogDb).close();
-  const importer = new UnitImporter({ catalogDb, dataDir: dir, nowMs: parseInstant('2025-03-03T18:00:00+08:00')! }, new CatalogReader(openCatalog(catalogDb, true)));
+  const importer = new UnitImporter(
+    { catalogDb, dataDir: dir, nowMs: parseInstant('2025-03-03T18:00:00+08:00')! },
+    new CatalogReader(openCatalog(catalogDb, true)),
+  );
   let rows = 0;
   let blanks = 0;
   let units = 0;

@@ -250,7 +250,11 @@ values('null texts and the empty cell; text that is no number', () => {
 });
 
 values('zero_null: zero is null for the listed fields only', () => {
-  const m = mapper(l2('hhmmssmmm', 'price_scale 100\nvolume_unit lots\nzero_null bid1-10 bid_vol1-2\nfield bid1 V\nfield bid_vol1 W\nfield volume X\n'), [...STD, 'W', 'X']);
+  const m = mapper(l2('hhmmssmmm', 'price_scale 100\nvolume_unit lots\nzero_null bid1-10 bid_vol1-2\nfield bid1 V\nfield bid_vol1 W\nfield volume X\n'), [
+    ...STD,
+    'W',
+    'X',
+  ]);
   const r = mapped(m, ['600000.SH', '20250102', '093000000', '0', '0', '0']);
   assert.equal([value(r, 'bid1'), value(r, 'bid_vol1'), value(r, 'volume')], [null, null, 0]);
   const s = mapped(m, ['600000.SH', '20250102', '093000000', '1023', '2', '5']);
@@ -382,11 +386,32 @@ const HEADERS: Record<string, string[]> = {
   'tickvault-index.map': SCHEMAS.index.fieldNames as string[],
   'tickvault-trade.map': SCHEMAS.trade.fieldNames as string[],
   'tickvault-order.map': SCHEMAS.order.fieldNames as string[],
-  'ricequant-level2-tick.map': ['order_book_id', 'datetime', 'trading_date', 'open', 'last', 'high', 'low', 'prev_close', 'volume', 'total_turnover', 'limit_up', 'limit_down', ...lv('a', 5), ...lv('b', 5), ...lv('a', 5).map((a) => `${a}_v`), ...lv('b', 5).map((b) => `${b}_v`), 'change_rate', 'num_trades'],
+  'ricequant-level2-tick.map': [
+    'order_book_id',
+    'datetime',
+    'trading_date',
+    'open',
+    'last',
+    'high',
+    'low',
+    'prev_close',
+    'volume',
+    'total_turnover',
+    'limit_up',
+    'limit_down',
+    ...lv('a', 5),
+    ...lv('b', 5),
+    ...lv('a', 5).map((a) => `${a}_v`),
+    ...lv('b', 5).map((b) => `${b}_v`),
+    'change_rate',
+    'num_trades',
+  ],
 };
 
 shipped('every shipped mapping parses and compiles against its documented header', () => {
-  const files = readdirSync(join(ROOT, 'mappings')).filter((f) => f.endsWith('.map')).sort();
+  const files = readdirSync(join(ROOT, 'mappings'))
+    .filter((f) => f.endsWith('.map'))
+    .sort();
   assert.equal(files, Object.keys(HEADERS).sort());
   for (const f of files) {
     const m = readMapping(join(ROOT, 'mappings', f));
@@ -406,7 +431,12 @@ shipped('our own level2 CSV: a row comes back as the row it was', () => {
 
 shipped('our own index and trade CSVs', () => {
   const idx = compileMapping(readMapping(join(ROOT, 'mappings', 'tickvault-index.map')), HEADERS['tickvault-index.map'], 'x.csv');
-  const icells = ['20250102', '000300', '2025-01-02 09:30:03.120', ...SCHEMAS.index.valueFields.map((f) => (f.name === 'transaction_num' ? '123456' : '3950.25'))];
+  const icells = [
+    '20250102',
+    '000300',
+    '2025-01-02 09:30:03.120',
+    ...SCHEMAS.index.valueFields.map((f) => (f.name === 'transaction_num' ? '123456' : '3950.25')),
+  ];
   const ir = mapped(idx, icells);
   assert.equal([ir.symbol, ir.tradedate, ir.time, value(ir, 'transaction_num', 'index')], ['000300', '20250102', '2025-01-02 09:30:03.120', 123456]);
   assert.ok(validateFields('index', ir.symbol, ir.tradedate, ir.time, ir.values).ok);
@@ -418,12 +448,49 @@ shipped('our own index and trade CSVs', () => {
 
 shipped('RiceQuant ticks: a pre-open row, zeros as null, five levels', () => {
   const m = compileMapping(readMapping(join(ROOT, 'mappings', 'ricequant-level2-tick.map')), HEADERS['ricequant-level2-tick.map'], 'ticks.csv');
-  const row = ['000006.XSHE', '2020-01-02 09:15:09', '2020-01-02', '0', '5.36', '0', '0', '5.36', '0', '0', '5.9', '4.82',
-    '5.41', '0', '0', '0', '0', '5.41', '0', '0', '0', '0', '50000', '0', '0', '0', '0', '1100', '0', '0', '0', '0', '0', ''];
+  const row = [
+    '000006.XSHE',
+    '2020-01-02 09:15:09',
+    '2020-01-02',
+    '0',
+    '5.36',
+    '0',
+    '0',
+    '5.36',
+    '0',
+    '0',
+    '5.9',
+    '4.82',
+    '5.41',
+    '0',
+    '0',
+    '0',
+    '0',
+    '5.41',
+    '0',
+    '0',
+    '0',
+    '0',
+    '50000',
+    '0',
+    '0',
+    '0',
+    '0',
+    '1100',
+    '0',
+    '0',
+    '0',
+    '0',
+    '0',
+    '',
+  ];
   const r = mapped(m, row);
   assert.equal([r.symbol, r.tradedate, r.time], ['000006.SZ', '20200102', '091509000']);
   assert.equal([value(r, 'open'), value(r, 'close'), value(r, 'pre_close'), value(r, 'volume')], [null, 5.36, 5.36, 0]);
-  assert.equal([value(r, 'ask1'), value(r, 'ask2'), value(r, 'bid1'), value(r, 'ask_vol1'), value(r, 'bid_vol1'), value(r, 'bid6')], [5.41, null, 5.41, 50000, 1100, null]);
+  assert.equal(
+    [value(r, 'ask1'), value(r, 'ask2'), value(r, 'bid1'), value(r, 'ask_vol1'), value(r, 'bid_vol1'), value(r, 'bid6')],
+    [5.41, null, 5.41, 50000, 1100, null],
+  );
   assert.ok(validateFields('level2', r.symbol, r.tradedate, r.time, r.values).ok);
 });
 
@@ -439,12 +506,26 @@ shipped('the vendor example of the docs maps a row', () => {
   const block = [...doc.matchAll(/```map\n([\s\S]*?)```/g)].map((b) => b[1]).find((b) => b.includes('price_scale  10000'))!;
   const parsed = parseMapping(block, 'docs');
   const header = [parsed.symbol.column, parsed.time.column, ...parsed.fields.map((f) => f.column)];
-  const cell: Record<string, string> = { Symbol: 'sh600000', UpdateTime: '09:30:03.12', LastPrice: '102300', BidPrice1: '102200', BidVolume1: '15', Volume: '12345.67', Turnover: '126281000.5' };
+  const cell: Record<string, string> = {
+    Symbol: 'sh600000',
+    UpdateTime: '09:30:03.12',
+    LastPrice: '102300',
+    BidPrice1: '102200',
+    BidVolume1: '15',
+    Volume: '12345.67',
+    Turnover: '126281000.5',
+  };
   const m = compileMapping(parsed, header, '/desk/l2/snap_20250102.csv');
-  const r = mapped(m, header.map((c) => cell[c] ?? '0'));
+  const r = mapped(
+    m,
+    header.map((c) => cell[c] ?? '0'),
+  );
   assert.equal([r.symbol, r.tradedate, r.time], ['600000.SH', '20250102', '093003120']);
   // 102300 / 10000 yuan; 15 lots; 12345.67 lots is 1234567 shares; an empty level 2 is null.
-  assert.equal([value(r, 'close'), value(r, 'bid1'), value(r, 'bid_vol1'), value(r, 'volume'), value(r, 'amount'), value(r, 'bid2'), value(r, 'ask_vol10')], [10.23, 10.22, 1500, 1234567, 126281000.5, null, null]);
+  assert.equal(
+    [value(r, 'close'), value(r, 'bid1'), value(r, 'bid_vol1'), value(r, 'volume'), value(r, 'amount'), value(r, 'bid2'), value(r, 'ask_vol10')],
+    [10.23, 10.22, 1500, 1234567, 126281000.5, null, null],
+  );
   assert.ok(validateFields('level2', r.symbol, r.tradedate, r.time, r.values).ok);
 });
 

@@ -120,7 +120,10 @@ c('an overlapping chunk stages only the offsets past the stored one', async () =
     await r.stage('t', 0, messages(0, [l2('600000.SH', '093000000', 1), l2('600000.SH', '093003000', 2), 'bad-2']));
     const res = await r.stage('t', 0, messages(1, [l2('600000.SH', '093003000', 2), 'bad-2', l2('600000.SH', '093006000', 3), 'bad-4']));
     assert.equal(res, { next: 5, staged: 1, quarantined: 1, late: 0, skipped: 2, gap: 0 });
-    assert.equal(r.quarantine().map((q) => q.source), ['t/0@2', 't/0@4']);
+    assert.equal(
+      r.quarantine().map((q) => q.source),
+      ['t/0@2', 't/0@4'],
+    );
   } finally {
     r.close();
   }
@@ -139,7 +142,10 @@ c('two processes appending the same range: each quarantine entry once, the offse
     const [fb] = await b.committer.flush();
     assert.is(fa.quarantined + fb.quarantined, 1);
     assert.is(fb.skipped, 3);
-    assert.equal(a.quarantine().map((q) => q.source), ['t/0@1']);
+    assert.equal(
+      a.quarantine().map((q) => q.source),
+      ['t/0@1'],
+    );
     assert.is(a.offsets.next('t', 0), 3);
   } finally {
     a.close();
@@ -215,7 +221,18 @@ c('nothingQueued: flushed idleMs later unless another chunk comes first, without
     { maxMessages: 1_000_000, maxDelayMs: 60_000, idleMs: 150 },
   );
   const keys = new KeyCanon('level2');
-  const add = (first: number) => committer.add(decodeChunk(r.late, 't', 0, 'level2', messages(first, [l2('600000.SH', formatLevel2Time(34_200_000 + first * 3000), 1)]), keys, committer.knownNext('t', 0)));
+  const add = (first: number) =>
+    committer.add(
+      decodeChunk(
+        r.late,
+        't',
+        0,
+        'level2',
+        messages(first, [l2('600000.SH', formatLevel2Time(34_200_000 + first * 3000), 1)]),
+        keys,
+        committer.knownNext('t', 0),
+      ),
+    );
   const wait = (ms: number) => new Promise((res) => setTimeout(res, ms));
   try {
     committer.nothingQueued();
@@ -271,7 +288,10 @@ w('late rows among good ones: the worker path drops and quarantines exactly what
     // 20250103 is cut at 3 (both its symbol-days wholly late), 20250102 at 5 (one row late).
     const msgs = [
       ...messages(0, [l2('600000.SH', '093000000', 1), l2('000001.SZ', '093000000', 2), 'bad']),
-      ...messages(3, [{ ...l2('000001.SZ', '093003000', 3), tradedate: '20250103' }, { ...l2('000002.SZ', '093003000', 4), tradedate: '20250103' }]),
+      ...messages(3, [
+        { ...l2('000001.SZ', '093003000', 3), tradedate: '20250103' },
+        { ...l2('000002.SZ', '093003000', 4), tradedate: '20250103' },
+      ]),
       ...messages(5, [l2('000001.SZ', '093006000', 5)]),
     ];
     r.late.closeAt('level2', '20250103', 0, 3);
@@ -281,7 +301,10 @@ w('late rows among good ones: the worker path drops and quarantines exactly what
     assert.equal(viaWorker, inThread);
     assert.equal(inThread.rejectOffsets, [2, 3, 4, 5]);
     assert.is(inThread.late, 3);
-    assert.equal(inThread.symbolDays, [{ tradedate: '20250102', symbol: '600000.SH' }, { tradedate: '20250102', symbol: '000001.SZ' }]);
+    assert.equal(inThread.symbolDays, [
+      { tradedate: '20250102', symbol: '600000.SH' },
+      { tradedate: '20250102', symbol: '000001.SZ' },
+    ]);
     assert.equal([...inThread.symbolDayOf], [0, 1]);
   } finally {
     r.close();

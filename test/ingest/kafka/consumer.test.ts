@@ -40,13 +40,16 @@ async function until(what: string, cond: () => boolean, timeoutMs = 60_000): Pro
 }
 
 function start(brokers: string, prefix: string, log: Logger, extra: Partial<Parameters<typeof KafkaIngestor.start>[0]> = {}): Promise<KafkaIngestor> {
-  const config = loadIngestConfig(
-    { brokers, topics: `${prefix}.l2,${prefix}.ix`, group: `${prefix}-g`, 'session-timeout': '3000' },
-    {},
-  );
+  const config = loadIngestConfig({ brokers, topics: `${prefix}.l2,${prefix}.ix`, group: `${prefix}-g`, 'session-timeout': '3000' }, {});
   return KafkaIngestor.start({
-    config, dataDir: tempDir(), nowMs: () => Date.parse('2025-01-02T10:00:00+08:00'), log, encode: encodeParquet,
-    sealTickMs: 200, progressIntervalMs: 200, ...extra,
+    config,
+    dataDir: tempDir(),
+    nowMs: () => Date.parse('2025-01-02T10:00:00+08:00'),
+    log,
+    encode: encodeParquet,
+    sealTickMs: 200,
+    progressIntervalMs: 200,
+    ...extra,
   });
 }
 

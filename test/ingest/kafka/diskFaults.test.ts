@@ -40,7 +40,10 @@ t('one line when the fault begins, one a minute while it lasts, one when it ends
   r.faults.succeeded('staging');
   const last = r.lines.at(-1)!;
   assert.match(last.msg, /^disk writable again: staging resumed after 1\d\d\.\d s/);
-  assert.equal(r.changes, [['staging', true], ['staging', false]]);
+  assert.equal(r.changes, [
+    ['staging', true],
+    ['staging', false],
+  ]);
   assert.equal(r.metrics.problems(), []);
   assert.match(await r.metrics.registry.metrics(), /tickvault_ingest_disk_fault\{stage="staging",cause="none"\} 0/);
   r.faults.succeeded('staging');

@@ -27,7 +27,11 @@ t('logs when the fault begins, then once a minute while it lasts, never per retr
     const step = r.failed(now);
     if (step.log) logged.push([now, step.log]);
   }
-  assert.equal(logged, [[0, 'first'], [60_000, 'still'], [120_000, 'still']]);
+  assert.equal(logged, [
+    [0, 'first'],
+    [60_000, 'still'],
+    [120_000, 'still'],
+  ]);
 });
 
 t('a retry is due only once its delay has passed; always when there is no fault', () => {

@@ -39,7 +39,9 @@ interface Expected {
 
 function isRealDate(d: unknown): d is string {
   if (typeof d !== 'string' || !/^\d{8}$/.test(d)) return false;
-  const y = +d.slice(0, 4), m = +d.slice(4, 6), day = +d.slice(6, 8);
+  const y = +d.slice(0, 4),
+    m = +d.slice(4, 6),
+    day = +d.slice(6, 8);
   const t = new Date(Date.UTC(y, m - 1, day));
   return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === day;
 }
@@ -88,14 +90,28 @@ function expectedFromFeed(text: string): Expected {
     let row: Row | null = null;
     if (obj && obj.kind === 'level2') {
       const t = /^(\d{2})(\d{2})(\d{2})\d{3}$/.exec(String(obj.time));
-      if (typeof obj.symbol === 'string' && /^\d{6}\.(SH|SZ|BJ)$/.test(obj.symbol) && isRealDate(obj.tradedate) && typeof obj.time === 'string' && t && goodClock(t[1], t[2], t[3])) {
+      if (
+        typeof obj.symbol === 'string' &&
+        /^\d{6}\.(SH|SZ|BJ)$/.test(obj.symbol) &&
+        isRealDate(obj.tradedate) &&
+        typeof obj.time === 'string' &&
+        t &&
+        goodClock(t[1], t[2], t[3])
+      ) {
         row = expectedRow(obj, LEVEL2_FIELDS, []);
       }
       if (row) level2.set(`${row.symbol}|${row.tradedate}|${row.time}`, row);
     } else if (obj && obj.kind === 'index') {
       const t = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\.\d{3}$/.exec(String(obj.time));
-      if (typeof obj.symbol === 'string' && /^\d{6}$/.test(obj.symbol) && isRealDate(obj.tradedate) && typeof obj.time === 'string' && t
-        && `${t[1]}${t[2]}${t[3]}` === obj.tradedate && goodClock(t[4], t[5], t[6])) {
+      if (
+        typeof obj.symbol === 'string' &&
+        /^\d{6}$/.test(obj.symbol) &&
+        isRealDate(obj.tradedate) &&
+        typeof obj.time === 'string' &&
+        t &&
+        `${t[1]}${t[2]}${t[3]}` === obj.tradedate &&
+        goodClock(t[4], t[5], t[6])
+      ) {
         row = expectedRow(obj, INDEX_FIELDS, ['pre_close', 'pct_chg']);
       }
       if (row) index.set(`${row.symbol}|${row.tradedate}|${row.time}`, row);
@@ -121,7 +137,12 @@ function scalar(path: string, sql: string, ...params: unknown[]): number {
   const db = readonlyDb(path);
   if (!db) return 0;
   try {
-    return Number(db.prepare(sql).pluck().get(...params) ?? 0);
+    return Number(
+      db
+        .prepare(sql)
+        .pluck()
+        .get(...params) ?? 0,
+    );
   } catch {
     return 0; // table not created yet
   } finally {
@@ -158,7 +179,8 @@ function quarantine(dir: string): { source: string; reason: string }[] {
 async function until(what: string, cond: () => boolean, timeoutMs: number, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
-    if (child && (child.exitCode !== null || child.signalCode !== null)) throw new Error(`ingest exited (${child.exitCode ?? child.signalCode}) while waiting for ${what}`);
+    if (child && (child.exitCode !== null || child.signalCode !== null))
+      throw new Error(`ingest exited (${child.exitCode ?? child.signalCode}) while waiting for ${what}`);
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -181,7 +203,11 @@ function startIngest(brokers: string, topics: string, group: string, dataDir: st
   child.stdout!.resume();
   return {
     child,
-    logs: () => err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>),
+    logs: () =>
+      err
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }
 
@@ -196,7 +222,11 @@ async function assertCommitsNotAhead(brokers: string, group: string, topics: rea
   const stored = new Map<string, number>();
   if (db) {
     try {
-      for (const r of db.prepare('SELECT topic, partition, next_offset FROM kafka_offsets').all() as { topic: string; partition: number; next_offset: number }[]) {
+      for (const r of db.prepare('SELECT topic, partition, next_offset FROM kafka_offsets').all() as {
+        topic: string;
+        partition: number;
+        next_offset: number;
+      }[]) {
         stored.set(`${r.topic}/${r.partition}`, r.next_offset);
       }
     } catch {
@@ -212,7 +242,10 @@ async function assertCommitsNotAhead(brokers: string, group: string, topics: rea
       const [c] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
       for (const p of c.partitions) {
         if (Number(p.offset) < 0) continue;
-        assert.ok(Number(p.offset) <= (stored.get(`${topic}/${p.partition}`) ?? 0), `${topic}/${p.partition}: Kafka has ${p.offset}, the data directory ${stored.get(`${topic}/${p.partition}`)}`);
+        assert.ok(
+          Number(p.offset) <= (stored.get(`${topic}/${p.partition}`) ?? 0),
+          `${topic}/${p.partition}: Kafka has ${p.offset}, the data directory ${stored.get(`${topic}/${p.partition}`)}`,
+        );
       }
     }
   } finally {
@@ -223,7 +256,11 @@ async function assertCommitsNotAhead(brokers: string, group: string, topics: rea
 async function stopCleanly(ing: Ingest): Promise<void> {
   ing.child.kill('SIGTERM');
   const r = await exited(ing.child);
-  const tail = ing.logs().slice(-5).map((l) => JSON.stringify(l)).join('\n');
+  const tail = ing
+    .logs()
+    .slice(-5)
+    .map((l) => JSON.stringify(l))
+    .join('\n');
   assert.is(r.code, 0, `ingest must exit 0 on SIGTERM; last log lines:\n${tail}`);
 }
 
@@ -242,7 +279,9 @@ async function assertFilesMatch(dataDir: string, dataset: 'level2' | 'index', wa
     const w = wantSorted[i];
     for (const f of fields) {
       if (num(g[f.name]) !== w[f.name]) {
-        assert.unreachable(`${dataset} row ${i} (${w.symbol} ${w.tradedate} ${w.time}) column ${f.name}: file has ${String(g[f.name])}, feed says ${String(w[f.name])}`);
+        assert.unreachable(
+          `${dataset} row ${i} (${w.symbol} ${w.tradedate} ${w.time}) column ${f.name}: file has ${String(g[f.name])}, feed says ${String(w[f.name])}`,
+        );
       }
     }
   }
@@ -265,7 +304,25 @@ if (broker) {
   const single = join(work, 'single');
 
   e2e.before(async () => {
-    const gen = await runCli(['generate', '--out', feed, '--from', '20250102', '--days', '2', '--stocks', '6', '--indexes', '2', '--seed', 'kafka-e2e', '--faults', '0.01', '--tick-days', '1']);
+    const gen = await runCli([
+      'generate',
+      '--out',
+      feed,
+      '--from',
+      '20250102',
+      '--days',
+      '2',
+      '--stocks',
+      '6',
+      '--indexes',
+      '2',
+      '--seed',
+      'kafka-e2e',
+      '--faults',
+      '0.01',
+      '--tick-days',
+      '1',
+    ]);
     assert.is(gen.code, 0, gen.stderr);
     expected = expectedFromFeed(readFileSync(feed, 'utf8'));
     assert.ok(expected.bad > 100, 'the feed carries bad lines');
@@ -317,7 +374,10 @@ if (broker) {
     const q = quarantine(single);
     assert.is(q.length, expected.bad, 'every bad line quarantined exactly once');
     assert.is(new Set(q.map((e) => e.source)).size, q.length, 'no message quarantined twice');
-    assert.ok(q.every((e) => /^[\w.-]+\/\d+@\d+$/.test(e.source)), 'sources are topic/partition@offset');
+    assert.ok(
+      q.every((e) => /^[\w.-]+\/\d+@\d+$/.test(e.source)),
+      'sources are topic/partition@offset',
+    );
     assert.is(q.filter((e) => e.reason.startsWith('late')).length, 0, 'nothing was late');
     assert.is(scalar(join(single, 'ingest.db'), 'SELECT count(*) FROM open_symbols'), 0, 'nothing left staged');
   });
@@ -365,7 +425,10 @@ if (broker) {
 
     // Every partition-day was sealed exactly once, by whichever process owned the partition.
     const sealedBy = new Map<string, string[]>();
-    for (const [name, ing] of [['a', a], ['b', b]] as const) {
+    for (const [name, ing] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       for (const l of ing.logs()) {
         if (l.msg !== 'partition sealed') continue;
         const k = `${String(l.topic)}/${String(l.partition)}/${String(l.tradedate)}`;
@@ -374,7 +437,11 @@ if (broker) {
     }
     assert.is(sealedBy.size, DATASET_DAYS * 4, 'six dataset-days x four partitions');
     for (const [k, who] of sealedBy) assert.is(who.length, 1, `${k} sealed by ${who.join(',')}`);
-    const assigned = (ing: Ingest) => ing.logs().filter((l) => l.msg === 'partitions assigned').at(-1)?.assignment as Record<string, number[]> | undefined;
+    const assigned = (ing: Ingest) =>
+      ing
+        .logs()
+        .filter((l) => l.msg === 'partitions assigned')
+        .at(-1)?.assignment as Record<string, number[]> | undefined;
     const partsA = Object.values(assigned(a) ?? {}).flat().length;
     const partsB = Object.values(assigned(b) ?? {}).flat().length;
     assert.ok(partsA > 0 && partsB > 0, `both processes own partitions (a: ${partsA}, b: ${partsB})`);

@@ -3,12 +3,32 @@ import * as assert from 'uvu/assert';
 import { decodeSnapshotMessage, KeyCanon, REJECT_HEADER } from '../../../ingest/kafka/messages.js';
 
 const level2Value = {
-  symbol: '600000.SH', tradedate: '20250102', time: '093000120', open: 10.1, high: 10.2, low: 10, close: 10.15,
-  pre_close: 10, volume: 1000, amount: 10150, bid1: 10.14, ask1: 10.15,
+  symbol: '600000.SH',
+  tradedate: '20250102',
+  time: '093000120',
+  open: 10.1,
+  high: 10.2,
+  low: 10,
+  close: 10.15,
+  pre_close: 10,
+  volume: 1000,
+  amount: 10150,
+  bid1: 10.14,
+  ask1: 10.15,
 };
 const indexValue = {
-  tradedate: '20250102', symbol: '000001', time: '2025-01-02 09:30:03.000', open: 3200, high: 3201, low: 3199, close: 3200.5,
-  pre_close: 3190, pct_chg: 0.3, vol: 100, amount: 1000, transaction_num: 12,
+  tradedate: '20250102',
+  symbol: '000001',
+  time: '2025-01-02 09:30:03.000',
+  open: 3200,
+  high: 3201,
+  low: 3199,
+  close: 3200.5,
+  pre_close: 3190,
+  pct_chg: 0.3,
+  vol: 100,
+  amount: 1000,
+  transaction_num: 12,
 };
 const msg = (key: string | null, value: unknown, headers?: Record<string, string>) => ({
   key: key === null ? null : Buffer.from(key),
@@ -48,10 +68,7 @@ d('bad values are rejected with the validator reason', () => {
   const keys = new KeyCanon('level2');
   assert.equal(decodeSnapshotMessage(msg('600000.SH', '{"symbol":'), 'level2', keys), { ok: false, reason: 'not JSON' });
   assert.equal(decodeSnapshotMessage(msg('600000.SH', null), 'level2', keys), { ok: false, reason: 'message has no value' });
-  assert.equal(
-    decodeSnapshotMessage(msg('600000.SH', { ...level2Value, close: 'n/a' }), 'level2', keys),
-    { ok: false, reason: 'close is not a number' },
-  );
+  assert.equal(decodeSnapshotMessage(msg('600000.SH', { ...level2Value, close: 'n/a' }), 'level2', keys), { ok: false, reason: 'close is not a number' });
   // An index message on the level2 topic fails the level2 schema.
   assert.is(decodeSnapshotMessage(msg('000001', indexValue), 'level2', keys).ok, false);
 });
@@ -59,10 +76,10 @@ d('bad values are rejected with the validator reason', () => {
 d('a value carrying a kind must agree with its topic', () => {
   const keys = new KeyCanon('level2');
   assert.ok(decodeSnapshotMessage(msg('600000.SH', { kind: 'level2', ...level2Value }), 'level2', keys).ok);
-  assert.equal(
-    decodeSnapshotMessage(msg('600000.SH', { kind: 'futures', ...level2Value }), 'level2', keys),
-    { ok: false, reason: 'kind "futures" does not match the level2 topic' },
-  );
+  assert.equal(decodeSnapshotMessage(msg('600000.SH', { kind: 'futures', ...level2Value }), 'level2', keys), {
+    ok: false,
+    reason: 'kind "futures" does not match the level2 topic',
+  });
 });
 
 d('a message flagged by produce is rejected with the flagged reason, whatever its value', () => {

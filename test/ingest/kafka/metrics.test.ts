@@ -33,7 +33,10 @@ m('serves the counters, lag gauge and seal histogram at GET /metrics', async () 
 
 m('setLag replaces the series: partitions no longer owned disappear', async () => {
   const metrics = new IngestMetrics({ defaultMetrics: false });
-  metrics.setLag([{ topic: 't', partition: 0, lag: 1 }, { topic: 't', partition: 1, lag: 2 }]);
+  metrics.setLag([
+    { topic: 't', partition: 0, lag: 1 },
+    { topic: 't', partition: 1, lag: 2 },
+  ]);
   metrics.setLag([{ topic: 't', partition: 1, lag: 0 }]);
   const text = await metrics.registry.metrics();
   assert.not.match(text, /partition="0"/);

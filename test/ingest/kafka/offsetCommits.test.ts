@@ -22,7 +22,9 @@ function setup(assignment: Assignment | null) {
   const consumer = new FakeConsumer();
   const state = { consumer: consumer as unknown as Consumer | null, assignment };
   const committer = new OffsetCommitter({
-    consumer: () => state.consumer, assignment: () => state.assignment, log: pino({ level: 'silent' }),
+    consumer: () => state.consumer,
+    assignment: () => state.assignment,
+    log: pino({ level: 'silent' }),
   });
   return { consumer, state, committer };
 }

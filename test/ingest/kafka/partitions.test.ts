@@ -26,17 +26,17 @@ const p = suite('partitionForKey');
 function kafkajsPartition(key: string, count: number): number {
   const partitioner = Partitioners.DefaultPartitioner();
   const partitionMetadata: PartitionMetadata[] = Array.from({ length: count }, (_, i) => ({
-    partitionErrorCode: 0, partitionId: i, leader: 1, replicas: [1], isr: [1],
+    partitionErrorCode: 0,
+    partitionId: i,
+    leader: 1,
+    replicas: [1],
+    isr: [1],
   }));
   return partitioner({ topic: 't', partitionMetadata, message: { key, value: null } });
 }
 
 p('agrees with kafkajs DefaultPartitioner for every generated symbol and several partition counts', () => {
-  const keys = [
-    ...Array.from({ length: 700 }, (_, i) => stockCode(i)),
-    ...Array.from({ length: 80 }, (_, i) => indexCode(i)),
-    '', 'é', '中证500',
-  ];
+  const keys = [...Array.from({ length: 700 }, (_, i) => stockCode(i)), ...Array.from({ length: 80 }, (_, i) => indexCode(i)), '', 'é', '中证500'];
   for (const count of [1, 2, 3, 4, 7, 12, 64]) {
     for (const key of keys) assert.is(partitionForKey(key, count), kafkajsPartition(key, count), `${key} over ${count}`);
   }

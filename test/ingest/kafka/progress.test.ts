@@ -10,8 +10,7 @@ import { IngestProgressTracker, type IngestProgress } from '../../../ingest/kafk
 /** An admin client answering watermarks and the group's committed offsets from tables. */
 function fakeAdmin(high: Record<string, number[]>, committed: Record<string, Record<number, number>>): Admin {
   return {
-    fetchTopicOffsets: async (topic: string) =>
-      (high[topic] ?? []).map((h, partition) => ({ partition, low: '0', high: String(h), offset: String(h) })),
+    fetchTopicOffsets: async (topic: string) => (high[topic] ?? []).map((h, partition) => ({ partition, low: '0', high: String(h), offset: String(h) })),
     fetchOffsets: async ({ topics }: { topics: string[] }) =>
       topics.map((topic) => ({
         topic,
@@ -25,7 +24,12 @@ function setup(admin: Admin) {
   const metrics = new IngestMetrics({ defaultMetrics: false });
   const seen: IngestProgress[] = [];
   const tracker = new IngestProgressTracker({
-    admin, group: 'g', offsets, metrics, log: pino({ level: 'silent' }), onProgress: (p) => seen.push(p),
+    admin,
+    group: 'g',
+    offsets,
+    metrics,
+    log: pino({ level: 'silent' }),
+    onProgress: (p) => seen.push(p),
   });
   return { offsets, metrics, seen, tracker };
 }

@@ -43,14 +43,27 @@ function startIngest(brokers: string, topics: string, group: string, dataDir: st
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
   child.stdout!.resume();
-  return { child, logs: () => err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    child,
+    logs: () =>
+      err
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 async function until(what: string, cond: () => boolean, ing: Ingest | null, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
     if (ing && (ing.child.exitCode !== null || ing.child.signalCode !== null)) {
-      throw new Error(`ingest exited (${ing.child.exitCode ?? ing.child.signalCode}) while waiting for ${what}:\n${ing.logs().slice(-5).map((l) => JSON.stringify(l)).join('\n')}`);
+      throw new Error(
+        `ingest exited (${ing.child.exitCode ?? ing.child.signalCode}) while waiting for ${what}:\n${ing
+          .logs()
+          .slice(-5)
+          .map((l) => JSON.stringify(l))
+          .join('\n')}`,
+      );
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
@@ -78,7 +91,13 @@ function quarantine(dataDir: string): Quarantined[] {
 function digests(dataDir: string): Map<string, string> {
   const out = new Map<string, string>();
   const paths = readCatalog(dataDir, (c) => [...c.everyFile()].map((f) => f.path), [] as string[]);
-  for (const path of paths) out.set(path, createHash('sha256').update(readFileSync(join(dataDir, path))).digest('hex'));
+  for (const path of paths)
+    out.set(
+      path,
+      createHash('sha256')
+        .update(readFileSync(join(dataDir, path)))
+        .digest('hex'),
+    );
   return out;
 }
 
@@ -118,9 +137,29 @@ if (broker && cluster) {
   test('files identical on both sites, equal to a replay of the messages before the cut; the same messages late on both', async () => {
     stateUrl = await cluster.createDatabase();
     const feed = join(work, 'feed.jsonl');
-    const gen = await runCli(['generate', '--out', feed, '--from', DAY, '--days', '1', '--stocks', '4', '--indexes', '2', '--seed', 'sites', '--faults', '0.005', '--ticks', '0']);
+    const gen = await runCli([
+      'generate',
+      '--out',
+      feed,
+      '--from',
+      DAY,
+      '--days',
+      '1',
+      '--stocks',
+      '4',
+      '--indexes',
+      '2',
+      '--seed',
+      'sites',
+      '--faults',
+      '0.005',
+      '--ticks',
+      '0',
+    ]);
     assert.is(gen.code, 0, gen.stderr);
-    const lines = readFileSync(feed, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const lines = readFileSync(feed, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     // Later phases: corrections of the day's rows, spread over the feed (every symbol).
     const spread = lines.filter((_, i) => i % 97 === 0);
     const phases = [1, 2, 3].map((k) => corrections(spread, 40, k * 7));
@@ -153,8 +192,16 @@ if (broker && cluster) {
     const b2 = startIngest(broker.brokers, topics, 'site-b', siteB, stateUrl, SEAL_TIME);
     await until('site B sealing the day', () => daySealed(b2, 'level2')() && daySealed(b2, 'index')(), b2);
     // B sealed every partition-day at A's cut (from the shared database, not its own position).
-    const bCuts = b2.logs().filter((l) => l.msg === 'partition sealed').map((l) => `${l.topic}/${l.partition}@${l.cut}`).sort();
-    const aCuts = a.logs().filter((l) => l.msg === 'partition sealed').map((l) => `${l.topic}/${l.partition}@${l.cut}`).sort();
+    const bCuts = b2
+      .logs()
+      .filter((l) => l.msg === 'partition sealed')
+      .map((l) => `${l.topic}/${l.partition}@${l.cut}`)
+      .sort();
+    const aCuts = a
+      .logs()
+      .filter((l) => l.msg === 'partition sealed')
+      .map((l) => `${l.topic}/${l.partition}@${l.cut}`)
+      .sort();
     assert.is(aCuts.length, 8);
     assert.equal(bCuts, aCuts);
 
@@ -196,7 +243,11 @@ if (broker && cluster) {
     await c.connect();
     try {
       const cuts = await c.query<{ created_by: string; n: string }>('SELECT created_by, count(*) AS n FROM tickvault.seal_cuts GROUP BY created_by');
-      assert.equal(cuts.rows.map((r) => [r.created_by, Number(r.n)]), [['site-a', 8]], 'two topics × four partitions, all agreed by A');
+      assert.equal(
+        cuts.rows.map((r) => [r.created_by, Number(r.n)]),
+        [['site-a', 8]],
+        'two topics × four partitions, all agreed by A',
+      );
     } finally {
       await c.end();
     }

@@ -41,7 +41,11 @@ class Rig {
     this.late = new PartitionLateGuard(this.stores.late, sealState);
     this.committer = new GroupCommitter(
       {
-        staging: this.stores.staging, offsets: this.offsets, sealState, nowMs: () => 0, dataDir: dir,
+        staging: this.stores.staging,
+        offsets: this.offsets,
+        sealState,
+        nowMs: () => 0,
+        dataDir: dir,
         diskFaults: {
           failed: (stage, where, e) => {
             if (diskCauseOf(e) === null) return null;
@@ -86,7 +90,10 @@ t('a fault recording the offsets holds the batch back, reports nothing, and the 
   };
   try {
     r.add(100, 3);
-    const e = await r.committer.flush().then(() => null, (x: unknown) => x);
+    const e = await r.committer.flush().then(
+      () => null,
+      (x: unknown) => x,
+    );
     assert.ok(e instanceof IngestError && e.stage === 'staging' && e.retriable, `a retriable staging error: ${String(e)}`);
     assert.is(r.committer.failed, null, 'not failed for good');
     assert.is(r.errors.length, 0, 'the ingestor is not told to stop');

@@ -15,7 +15,7 @@ import { tempDir } from '../../support/tempDir.js';
 
 const t = suite('mirror: runMirror');
 
-t('a given upstream carries every request, its own requests and the mirror\'s paced together', async () => {
+t("a given upstream carries every request, its own requests and the mirror's paced together", async () => {
   const RATE = 5;
   // Every day answered with no rows, in tick_history's fields.
   const peer = await fakeUpstream(() => ({ status: 200, data: { fields: SCHEMAS.index.fields.map((f) => f.name), items: [] } }));

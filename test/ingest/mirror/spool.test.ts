@@ -15,7 +15,10 @@ async function lakeFile(dataset: Dataset, symbol: string, tradedate: string, row
   const schema = SCHEMAS[dataset];
   return encodeParquet(
     {
-      dataset, symbol, tradedate, rows,
+      dataset,
+      symbol,
+      tradedate,
+      rows,
       timesMs: Int32Array.from({ length: rows }, (_, i) => 34_200_000 + i * 3000),
       values: schema.valueFields.map((f, j) => Float64Array.from({ length: rows }, (_, i) => (f.type === 'code' ? 66 : i + j))),
     },
@@ -27,7 +30,13 @@ t('CSV cells read back by the import as the JSON values were: numbers, nulls, te
   const rows = [['600000.SH', '20250102', '093000120', 10.23, null, 0.1 + 0.2, 'a,"b"', 1e21, -0]];
   const text = spoolCsvText(['symbol', 'tradedate', 'time', 'p', 'n', 'x', 's', 'big', 'z'], [rows]);
   const read: string[][] = [];
-  forEachCsvRecord(text, ',', 1, (cells) => read.push([...cells]), (lineNo, raw, reason) => assert.unreachable(`line ${lineNo} ${raw}: ${reason}`));
+  forEachCsvRecord(
+    text,
+    ',',
+    1,
+    (cells) => read.push([...cells]),
+    (lineNo, raw, reason) => assert.unreachable(`line ${lineNo} ${raw}: ${reason}`),
+  );
   assert.equal(read[0], ['symbol', 'tradedate', 'time', 'p', 'n', 'x', 's', 'big', 'z']);
   assert.equal(read[1], ['600000.SH', '20250102', '093000120', '10.23', '', '0.30000000000000004', 'a,"b"', '1e+21', '0']);
   assert.is(Number(read[1]![5]), 0.1 + 0.2, 'the double comes back exactly');

@@ -16,10 +16,12 @@ t('the base address gets /api once; an address ending in /api is taken as is', (
 t('the pacer spaces requests 1000/rate ms apart, from whichever caller', async () => {
   const pacer = new Pacer(20);
   const at: number[] = [];
-  await Promise.all(Array.from({ length: 6 }, async () => {
-    await pacer.take();
-    at.push(Date.now());
-  }));
+  await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      await pacer.take();
+      at.push(Date.now());
+    }),
+  );
   at.sort((a, b) => a - b);
   // Six takes at 20/s span at least five gaps of 50 ms (timers never fire early).
   assert.ok(at[5]! - at[0]! >= 5 * 50 - 2, `span ${at[5]! - at[0]!} ms`);

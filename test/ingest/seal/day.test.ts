@@ -29,8 +29,14 @@ function setup(): { stores: IngestStores; deps: SealDeps; dir: string } {
 
 // 09:30:00.000 + k minutes + 1.5 s, over three minutes: counts per minute 2, 1, 3.
 const T = (min: number, ms: number) => (9 * 60 + 30 + min) * 60_000 + ms;
-const ROWS = [row('600000.SH', T(0, 1500), 10.01), row('600000.SH', T(0, 4500), 10.02), row('600000.SH', T(1, 0), 10.03),
-  row('600000.SH', T(2, 0), 10.04), row('600000.SH', T(2, 3000), 10.05), row('600000.SH', T(2, 59_999), 10.06)];
+const ROWS = [
+  row('600000.SH', T(0, 1500), 10.01),
+  row('600000.SH', T(0, 4500), 10.02),
+  row('600000.SH', T(1, 0), 10.03),
+  row('600000.SH', T(2, 0), 10.04),
+  row('600000.SH', T(2, 3000), 10.05),
+  row('600000.SH', T(2, 59_999), 10.06),
+];
 
 const sealSuite = suite('sealDay');
 
@@ -53,8 +59,12 @@ sealSuite('writes the file, lists it with its facts, drops staging, seals the da
   assert.equal([...f.minuteIndex.counts], [2, 1, 3]);
   const got = await duckRows(`SELECT time, close FROM read_parquet(${sqlString(path)})`);
   assert.equal(got, [
-    { time: '093001500', close: 10.01 }, { time: '093004500', close: 10.02 }, { time: '093100000', close: 10.03 },
-    { time: '093200000', close: 10.04 }, { time: '093203000', close: 10.05 }, { time: '093259999', close: 10.06 },
+    { time: '093001500', close: 10.01 },
+    { time: '093004500', close: 10.02 },
+    { time: '093100000', close: 10.03 },
+    { time: '093200000', close: 10.04 },
+    { time: '093203000', close: 10.05 },
+    { time: '093259999', close: 10.06 },
   ]);
   assert.equal(stores.staging.openDays(), []);
   assert.ok(new CatalogReader(stores.catalog).isDaySealed('level2', DAY));

@@ -118,7 +118,10 @@ owner('two processes with disjoint partitions split the symbols without overlap'
   const sa = [...a.values()].flat();
   const sb = [...b.values()].flat();
   assert.is(sa.length + sb.length, 50);
-  assert.equal(sa.filter((s) => sb.includes(s)), []);
+  assert.equal(
+    sa.filter((s) => sb.includes(s)),
+    [],
+  );
 });
 
 owner.run();

@@ -55,7 +55,10 @@ class Proc {
         throw e;
       },
     );
-    this.owned = new Map([[TOPICS.level2, partitions], [TOPICS.index, partitions]]);
+    this.owned = new Map([
+      [TOPICS.level2, partitions],
+      [TOPICS.index, partitions],
+    ]);
     const view: KafkaView = {
       assignment: () => this.owned,
       watermarks: async (topic): Promise<Watermarks[]> => {
@@ -65,9 +68,18 @@ class Proc {
       committed: async () => new Map(),
     };
     this.sealer = new KafkaSealer({
-      stores: this.stores, encode: encode ?? encodeParquet, offsets: this.offsets, sealState, late, view, topics: TOPICS,
+      stores: this.stores,
+      encode: encode ?? encodeParquet,
+      offsets: this.offsets,
+      sealState,
+      late,
+      view,
+      topics: TOPICS,
       ...(encode ? { workers: false } : {}),
-      sealAfterMs: 16 * 3_600_000, nowMs: () => this.now, log: pino({ level: 'silent' }), metrics: new IngestMetrics({ defaultMetrics: false }),
+      sealAfterMs: 16 * 3_600_000,
+      nowMs: () => this.now,
+      log: pino({ level: 'silent' }),
+      metrics: new IngestMetrics({ defaultMetrics: false }),
       ...(cuts ? { cuts, site: 'this-site', drainCommits: () => this.committer.flush() } : {}),
     });
   }
@@ -144,8 +156,14 @@ async function twoProcessesFed(): Promise<{ a: Proc; b: Proc }> {
   const dir = tempDir();
   const a = new Proc(dir, [0, 1]);
   const b = new Proc(dir, [2, 3]);
-  await a.feed(SYMBOLS.filter((x) => partitionForKey(x, 4) < 2), 3);
-  await b.feed(SYMBOLS.filter((x) => partitionForKey(x, 4) >= 2), 3);
+  await a.feed(
+    SYMBOLS.filter((x) => partitionForKey(x, 4) < 2),
+    3,
+  );
+  await b.feed(
+    SYMBOLS.filter((x) => partitionForKey(x, 4) >= 2),
+    3,
+  );
   return { a, b };
 }
 
@@ -165,7 +183,11 @@ s('two processes on one data directory seal their own symbols; the last marks th
     assert.is(v.staged, 0);
     assert.ok(v.late > 0);
   }
-  const moreB = await b.feed(SYMBOLS.filter((x) => partitionForKey(x, 4) >= 2), 1, 100);
+  const moreB = await b.feed(
+    SYMBOLS.filter((x) => partitionForKey(x, 4) >= 2),
+    1,
+    100,
+  );
   for (const v of moreB.values()) assert.equal(v.late, 0);
 
   const rb = await b.sealer.tick();
@@ -225,7 +247,7 @@ if (cluster) {
     await cluster.stop();
   });
 
-  cutSuite('rows staged past another site\'s cut are left out of the files and quarantined once as canonical lines', async () => {
+  cutSuite("rows staged past another site's cut are left out of the files and quarantined once as canonical lines", async () => {
     const cuts = await PostgresSealCuts.open(await cluster.createDatabase());
     const a = new Proc(tempDir(), [0, 1, 2, 3], cuts);
     try {
@@ -241,7 +263,10 @@ if (cluster) {
       // whose every row is past its cut.
       const NEW = '600099.SH';
       const staged = await a.feed([...SYMBOLS, NEW], 2, 3);
-      assert.ok([...staged.values()].every((x) => x.late === 0), 'not known yet: staged');
+      assert.ok(
+        [...staged.values()].every((x) => x.late === 0),
+        'not known yet: staged',
+      );
       const r = await a.sealer.tick();
       assert.equal(r, { due: 1, caughtUp: true, partitionsSealed: 4, daysSealed: 1 });
       assert.equal(a.files(), SYMBOLS, 'no file for the symbol whose rows all came after the cut');
@@ -249,7 +274,9 @@ if (cluster) {
       for (const sym of SYMBOLS) assert.is(catalog.file('level2', DAY, sym)!.rows, 3, `${sym}: only the rows before the cut`);
       assert.equal(a.stores.staging.openDays(), []);
       const late = a.stores.staging.db.prepare("SELECT source, reason, raw FROM quarantine WHERE reason LIKE 'late:%' ORDER BY source").all() as {
-        source: string; reason: string; raw: string;
+        source: string;
+        reason: string;
+        raw: string;
       }[];
       assert.is(late.length, (SYMBOLS.length + 1) * 2);
       for (const q of late) {
@@ -268,7 +295,10 @@ if (cluster) {
       }
       // A message arriving now is late at once, with the same kind of entry.
       const after = await a.feed([SYMBOLS[0]], 1, 9);
-      assert.equal([...after.values()].map((x) => x.late), [1]);
+      assert.equal(
+        [...after.values()].map((x) => x.late),
+        [1],
+      );
       const last = a.stores.staging.db.prepare("SELECT raw FROM quarantine WHERE reason LIKE 'late:%' ORDER BY id DESC LIMIT 1").pluck().get() as string;
       assert.is((JSON.parse(last) as Record<string, unknown>).time, formatLevel2Time(9.5 * 3_600_000 + 9 * 3000));
     } finally {
@@ -287,7 +317,10 @@ if (cluster) {
       assert.equal(waiting, { due: 1, caughtUp: true, partitionsSealed: 0, daysSealed: 0 });
       assert.equal(a.files(), []);
       const more = await a.feed(SYMBOLS, 1, 3);
-      assert.ok([...more.values()].every((x) => x.staged > 0 && x.late === 0), 'still staging');
+      assert.ok(
+        [...more.values()].every((x) => x.staged > 0 && x.late === 0),
+        'still staging',
+      );
       await cluster.start();
       const r = await a.sealer.tick();
       assert.equal(r, { due: 1, caughtUp: true, partitionsSealed: 4, daysSealed: 1 });
@@ -316,7 +349,10 @@ if (cluster) {
       const a = new Proc(dir, [0, 1, 2, 3], cuts, flaky);
       await a.feed(SYMBOLS, 3);
       for (const p of [0, 1, 2, 3]) {
-        await cuts.agree({ topic: TOPICS.level2, partition: p, dataset: 'level2', tradedate: DAY, offset: a.offsets.next(TOPICS.level2, p) ?? 0 }, 'other-site');
+        await cuts.agree(
+          { topic: TOPICS.level2, partition: p, dataset: 'level2', tradedate: DAY, offset: a.offsets.next(TOPICS.level2, p) ?? 0 },
+          'other-site',
+        );
         await cuts.agree({ topic: TOPICS.index, partition: p, dataset: 'index', tradedate: DAY, offset: 0 }, 'other-site');
       }
       await a.feed(SYMBOLS, 2, 3);
@@ -352,13 +388,16 @@ cutSuite.run();
 
 /** Partitions of the level2 day already recorded sealed (the retry seals only the rest). */
 function countSealed(p: Proc): number {
-  return (p.stores.staging.db.prepare("SELECT count(*) FROM kafka_sealed_partitions WHERE dataset = 'level2'").pluck().get() as number);
+  return p.stores.staging.db.prepare("SELECT count(*) FROM kafka_sealed_partitions WHERE dataset = 'level2'").pluck().get() as number;
 }
 
 /** Files (symbol → sha256) and late quarantine entries of a process's data directory. */
 function snapshot(p: Proc): { files: Map<string, string>; late: string[] } {
   const catalog = new CatalogReader(p.stores.catalog);
   const files = new Map(SYMBOLS.map((s) => [s, catalog.file('level2', DAY, s)!.sha256]));
-  const late = (p.stores.staging.db.prepare("SELECT source || ' ' || reason || ' ' || raw FROM quarantine WHERE reason LIKE 'late:%' ORDER BY source").pluck().all() as string[]);
+  const late = p.stores.staging.db
+    .prepare("SELECT source || ' ' || reason || ' ' || raw FROM quarantine WHERE reason LIKE 'late:%' ORDER BY source")
+    .pluck()
+    .all() as string[];
   return { files, late };
 }

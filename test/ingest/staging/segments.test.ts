@@ -32,7 +32,6 @@ function readAll(staging: Staging, symbols: string[]) {
   return out;
 }
 
-
 const stageSuite = suite('Staging.stage / readBucket');
 
 stageSuite('returns rows sorted by time, nulls kept, later duplicate wins', () => {
@@ -59,7 +58,10 @@ stageSuite('a call larger than a segment buffer keeps every row (buffer growth)'
   staging.stage(rows, []);
   const got = readAll(staging, ['600000.SH']).get('600000.SH')!;
   assert.is(got.times.length, 2000);
-  assert.equal(got.close, rows.map((r) => r.values[3]));
+  assert.equal(
+    got.close,
+    rows.map((r) => r.values[3]),
+  );
   staging.close();
 });
 
@@ -85,7 +87,7 @@ stageSuite('bytes past the committed length (a crash mid-append) are ignored', (
   staging.close();
 });
 
-stageSuite('survives reopening: a second writer sees the first one\'s committed rows', () => {
+stageSuite("survives reopening: a second writer sees the first one's committed rows", () => {
   const { staging, dir } = openStaging();
   staging.stage([row('600000.SH', 1000, 1), row('600000.SH', 2000, 2)], []);
   staging.close();
@@ -120,7 +122,7 @@ stageSuite('stagePacks stages the same rows as stage', () => {
   b.staging.close();
 });
 
-stageSuite('stageRecords stages the same rows as stage, with the records\' own order resolving duplicates', () => {
+stageSuite("stageRecords stages the same rows as stage, with the records' own order resolving duplicates", () => {
   const a = openStaging();
   const b = openStaging();
   // Offsets as orders: the later offset of 600000.SH@3000 wins, whatever the append order.
@@ -130,7 +132,10 @@ stageSuite('stageRecords stages the same rows as stage, with the records\' own o
   const records = new Uint8Array(rows.length * size);
   const view = new DataView(records.buffer);
   rows.forEach((r, i) => writeRecord(view, i * size, r.symbol, r.timeMs, r.values, r.seq!));
-  const symbolDays = [{ tradedate: '20250102', symbol: '600000.SH' }, { tradedate: '20250102', symbol: '000001.SZ' }];
+  const symbolDays = [
+    { tradedate: '20250102', symbol: '600000.SH' },
+    { tradedate: '20250102', symbol: '000001.SZ' },
+  ];
   b.staging.stageRecords([{ dataset: 'level2', records, symbolDayOf: Int32Array.from([0, 1, 0, 0]), symbolDays }], []);
   const syms = ['600000.SH', '000001.SZ'];
   assert.equal(readAll(b.staging, syms), readAll(a.staging, syms));
@@ -242,7 +247,7 @@ codecSuite('writeRecord (DataView) writes the bytes encodeRecord (Buffer) does; 
 codecSuite.run();
 
 const dropSuite = suite('Staging.drop');
-dropSuite('forgets dropped symbols; removes the day\'s segments once none is open', () => {
+dropSuite("forgets dropped symbols; removes the day's segments once none is open", () => {
   const { staging, dir } = openStaging();
   staging.stage([row('600000.SH', 1000, 1), row('000001.SZ', 1000, 2)], []);
   const segDir = join(dir, 'staging', 'level2', '20250102');

@@ -6,8 +6,34 @@ import { canonicalFeedLine } from '../../../ingest/staging/canonicalLine.js';
 // Numeric fields of each dataset in the order of the spec's field tables, written out by hand
 // (not taken from shared/schema.ts), so a slip in the schema is caught here.
 const lv = (p: string, n: number) => Array.from({ length: n }, (_, i) => `${p}${i + 1}`);
-const L2_NUMERIC = ['open', 'high', 'low', 'close', 'pre_close', 'volume', 'amount', ...lv('bid', 10), ...lv('ask', 10), ...lv('bid_vol', 10), ...lv('ask_vol', 10)];
-const IDX_NUMERIC = ['open', 'high', 'low', 'close', 'pre_close', 'pct_chg', 'vol', 'amount', 'transaction_num', ...lv('bid', 5), ...lv('ask', 5), ...lv('bid_vol', 5), ...lv('ask_vol', 5)];
+const L2_NUMERIC = [
+  'open',
+  'high',
+  'low',
+  'close',
+  'pre_close',
+  'volume',
+  'amount',
+  ...lv('bid', 10),
+  ...lv('ask', 10),
+  ...lv('bid_vol', 10),
+  ...lv('ask_vol', 10),
+];
+const IDX_NUMERIC = [
+  'open',
+  'high',
+  'low',
+  'close',
+  'pre_close',
+  'pct_chg',
+  'vol',
+  'amount',
+  'transaction_num',
+  ...lv('bid', 5),
+  ...lv('ask', 5),
+  ...lv('bid_vol', 5),
+  ...lv('ask_vol', 5),
+];
 
 /** A complete, valid level-2 feed object with distinct values per field. */
 function level2Obj(extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -52,7 +78,10 @@ good('a level-2 line becomes a row with values in spec order', () => {
   const obj = level2Obj();
   const row = expectRow(validateFeedLine(line(obj)), 'level2');
   assertRowKey(row, 'level2', '600000.SH');
-  assert.equal([...row.values], L2_NUMERIC.map((f) => obj[f]));
+  assert.equal(
+    [...row.values],
+    L2_NUMERIC.map((f) => obj[f]),
+  );
 });
 
 good('an index line becomes a row; pre_close and pct_chg are forced null', () => {
@@ -75,7 +104,10 @@ good('explicit nulls and missing numerics become null', () => {
     assert.is(row.values[i], want, f);
   });
   const bare = expectRow(validateFeedLine(line({ kind: 'index', symbol: '000001', tradedate: '20250102', time: '2025-01-02 09:30:00.000' })), 'bare index');
-  assert.equal([...bare.values], IDX_NUMERIC.map(() => null));
+  assert.equal(
+    [...bare.values],
+    IDX_NUMERIC.map(() => null),
+  );
 });
 
 good('transaction_num null or missing is null', () => {
@@ -97,9 +129,17 @@ good('pre_close/pct_chg of an index are null even when the feed sends null or no
 
 good('the level-2 symbol is canonicalised from every accepted form', () => {
   const forms: [string, string][] = [
-    ['600000', '600000.SH'], ['sh600000', '600000.SH'], ['SH600000', '600000.SH'], ['600000.sh', '600000.SH'],
-    ['600000.XSHG', '600000.SH'], ['000001', '000001.SZ'], ['000001.XSHE', '000001.SZ'], ['sz000001', '000001.SZ'],
-    ['830799', '830799.BJ'], ['bj920000', '920000.BJ'], ['430047.BJ', '430047.BJ'],
+    ['600000', '600000.SH'],
+    ['sh600000', '600000.SH'],
+    ['SH600000', '600000.SH'],
+    ['600000.sh', '600000.SH'],
+    ['600000.XSHG', '600000.SH'],
+    ['000001', '000001.SZ'],
+    ['000001.XSHE', '000001.SZ'],
+    ['sz000001', '000001.SZ'],
+    ['830799', '830799.BJ'],
+    ['bj920000', '920000.BJ'],
+    ['430047.BJ', '430047.BJ'],
   ];
   for (const [given, canonical] of forms) {
     const row = expectRow(validateFeedLine(line(level2Obj({ symbol: given }))), given);
@@ -151,7 +191,24 @@ bad('missing symbol', () => {
 });
 
 bad('malformed stock symbols', () => {
-  for (const s of ['ABC123', '600000.SS', '600000.', ' 600000', '../600000', '600000.SH/..', 'XSHG600000', '60000', '6000000', '100000', '', 600000, null, true, ['600000.SH'], { code: '600000' }]) {
+  for (const s of [
+    'ABC123',
+    '600000.SS',
+    '600000.',
+    ' 600000',
+    '../600000',
+    '600000.SH/..',
+    'XSHG600000',
+    '60000',
+    '6000000',
+    '100000',
+    '',
+    600000,
+    null,
+    true,
+    ['600000.SH'],
+    { code: '600000' },
+  ]) {
     expectReject(validateFeedLine(line(level2Obj({ symbol: s }))), /symbol/, `symbol ${JSON.stringify(s)}`);
   }
 });
@@ -176,7 +233,20 @@ bad('missing or malformed level-2 time', () => {
   const o = level2Obj();
   delete o.time;
   expectReject(validateFeedLine(line(o)), /time/, 'missing');
-  for (const t of ['25:61:00', '250000000', '096000000', '093060000', '09300000', '0930000000', '093000', '09:30:00.000', '2025-01-02 09:30:00.000', 93000000, null, '']) {
+  for (const t of [
+    '25:61:00',
+    '250000000',
+    '096000000',
+    '093060000',
+    '09300000',
+    '0930000000',
+    '093000',
+    '09:30:00.000',
+    '2025-01-02 09:30:00.000',
+    93000000,
+    null,
+    '',
+  ]) {
     expectReject(validateFeedLine(line(level2Obj({ time: t }))), /time/, `time ${JSON.stringify(t)}`);
   }
 });
@@ -197,7 +267,10 @@ bad('index time date differs from tradedate', () => {
 });
 
 bad('non-numeric numbers: string, boolean, array, object — for every numeric field', () => {
-  for (const [make, fields] of [[level2Obj, L2_NUMERIC], [indexObj, IDX_NUMERIC]] as const) {
+  for (const [make, fields] of [
+    [level2Obj, L2_NUMERIC],
+    [indexObj, IDX_NUMERIC],
+  ] as const) {
     for (const f of fields) {
       for (const v of ['12.5', 'n/a', true, false, [1], [], { v: 1 }]) {
         const r = validateFeedLine(line(make({ [f]: v })));
@@ -243,12 +316,33 @@ direct('non-objects are rejected', () => {
 const ticks = suite('trades and orders (api-contract: Trades and orders)');
 
 const tradeObj = (extra: Record<string, unknown> = {}) => ({
-  kind: 'trade', symbol: 'sz000001', tradedate: '20250102', time: '093003120', trade_id: 4242, price: 11.52, volume: 300, amount: 3456,
-  bs_flag: 'S', trade_code: 'F', buy_order_id: 17, sell_order_id: 4240, ...extra,
+  kind: 'trade',
+  symbol: 'sz000001',
+  tradedate: '20250102',
+  time: '093003120',
+  trade_id: 4242,
+  price: 11.52,
+  volume: 300,
+  amount: 3456,
+  bs_flag: 'S',
+  trade_code: 'F',
+  buy_order_id: 17,
+  sell_order_id: 4240,
+  ...extra,
 });
 const orderObj = (extra: Record<string, unknown> = {}) => ({
-  kind: 'order', symbol: '600000', tradedate: '20250102', time: '092000000', order_id: 9, price: null, volume: 1000, amount: null,
-  side: 'B', order_type: 'M', order_no: 5_000_000_001, ...extra,
+  kind: 'order',
+  symbol: '600000',
+  tradedate: '20250102',
+  time: '092000000',
+  order_id: 9,
+  price: null,
+  volume: 1000,
+  amount: null,
+  side: 'B',
+  order_type: 'M',
+  order_no: 5_000_000_001,
+  ...extra,
 });
 
 ticks('a trade: stock symbol canonical, ids as numbers, letters as their character codes, in §3b order', () => {
@@ -264,7 +358,8 @@ ticks('an order: market order with null price and amount; every order type and s
   const row = expectRow(validateFeedLine(line(orderObj())), 'order');
   assert.equal([row.dataset, row.symbol], ['order', '600000.SH']);
   assert.equal(row.values, [9, null, 1000, null, 'B'.charCodeAt(0), 'M'.charCodeAt(0), 5_000_000_001]);
-  for (const order_type of ['L', 'M', 'U', 'D']) for (const side of ['B', 'S']) expectRow(validateFeedLine(line(orderObj({ side, order_type }))), `${side} ${order_type}`);
+  for (const order_type of ['L', 'M', 'U', 'D'])
+    for (const side of ['B', 'S']) expectRow(validateFeedLine(line(orderObj({ side, order_type }))), `${side} ${order_type}`);
 });
 
 ticks('bad trades and orders are rejected with the reason naming the member', () => {

@@ -4,8 +4,18 @@ import { collectDayFacts, dayStatus, reportDays, statusJson, statusTable, type D
 import type { Dataset } from '../../../shared/schema.js';
 
 const BASE: DayFacts = {
-  dataset: 'level2', day: '20250106', sealed: true, files: 3, rows: 300, highestVersion: 1, restatedSymbols: 0,
-  stagedSymbols: 0, stagedRecords: 0, late: 0, symbols: ['A', 'B', 'C'], previous: { day: '20250103', symbols: ['A', 'B', 'C'] },
+  dataset: 'level2',
+  day: '20250106',
+  sealed: true,
+  files: 3,
+  rows: 300,
+  highestVersion: 1,
+  restatedSymbols: 0,
+  stagedSymbols: 0,
+  stagedRecords: 0,
+  late: 0,
+  symbols: ['A', 'B', 'C'],
+  previous: { day: '20250103', symbols: ['A', 'B', 'C'] },
 };
 
 const status = suite('dayStatus');
@@ -35,7 +45,9 @@ const collect = suite('collectDayFacts');
 /** A catalog of sealed level2 days 20250102 (A, B), 20250103 (A), 20250106 (A, B; B at version 2). */
 function fakeCatalog(): DayFactSource {
   const days: Record<string, Record<string, number>> = {
-    '20250102': { A: 1, B: 1 }, '20250103': { A: 1 }, '20250106': { A: 1, B: 2 },
+    '20250102': { A: 1, B: 1 },
+    '20250103': { A: 1 },
+    '20250106': { A: 1, B: 2 },
   };
   const ofDay = (d: Dataset, t: string) => (d === 'level2' ? days[t] : undefined);
   return {
@@ -54,10 +66,19 @@ collect('previous trading day by the calendar (over a weekend), late and staged 
   const staged = [{ dataset: 'level2' as const, tradedate: '20250107', symbols: 2, records: 7 }];
   const facts = collectDayFacts(fakeCatalog(), ['level2', 'index'], ['20250102', '20250103', '20250106', '20250107'], late, staged);
   const rows = facts.map(dayStatus);
-  assert.equal(rows.map((r) => `${r.dataset} ${r.day} ${r.status}`), [
-    'level2 20250102 sealed', 'level2 20250103 sealed', 'level2 20250106 restated', 'level2 20250107 not sealed',
-    'index 20250102 empty', 'index 20250103 empty', 'index 20250106 empty', 'index 20250107 empty',
-  ]);
+  assert.equal(
+    rows.map((r) => `${r.dataset} ${r.day} ${r.status}`),
+    [
+      'level2 20250102 sealed',
+      'level2 20250103 sealed',
+      'level2 20250106 restated',
+      'level2 20250107 not sealed',
+      'index 20250102 empty',
+      'index 20250103 empty',
+      'index 20250106 empty',
+      'index 20250107 empty',
+    ],
+  );
   assert.is(rows[0]!.missing, null, '20241231 is not sealed: nothing to compare with');
   assert.equal(rows[1]!.missing, { against: '20250102', count: 1, symbols: ['B'] });
   assert.is(rows[1]!.late, 4);
@@ -69,8 +90,17 @@ collect('previous trading day by the calendar (over a weekend), late and staged 
 collect('no catalog: every day empty or staged', () => {
   const facts = collectDayFacts(null, ['trade'], ['20250102'], new Map(), []);
   assert.equal(dayStatus(facts[0]!), {
-    dataset: 'trade', day: '20250102', status: 'empty', version: 1, restatedSymbols: 0, files: 0, rows: 0,
-    stagedSymbols: 0, stagedRecords: 0, late: 0, missing: null,
+    dataset: 'trade',
+    day: '20250102',
+    status: 'empty',
+    version: 1,
+    restatedSymbols: 0,
+    files: 0,
+    rows: 0,
+    stagedSymbols: 0,
+    stagedRecords: 0,
+    late: 0,
+    missing: null,
   });
 });
 
@@ -106,8 +136,17 @@ format('JSON: one object, one line, every fact', () => {
   const line = statusJson(dayStatus(BASE));
   assert.not.ok(line.includes('\n'));
   assert.equal(JSON.parse(line), {
-    dataset: 'level2', day: '20250106', status: 'sealed', version: 1, restatedSymbols: 0, files: 3, rows: 300,
-    stagedSymbols: 0, stagedRecords: 0, late: 0, missing: { against: '20250103', count: 0, symbols: [] },
+    dataset: 'level2',
+    day: '20250106',
+    status: 'sealed',
+    version: 1,
+    restatedSymbols: 0,
+    files: 3,
+    rows: 300,
+    stagedSymbols: 0,
+    stagedRecords: 0,
+    late: 0,
+    missing: { against: '20250103', count: 0, symbols: [] },
   });
 });
 

@@ -8,7 +8,15 @@ import { loadOrCreateCursorKey } from '../../../serve/access/cursorKey.js';
 import { CursorCodec, type CursorState } from '../../../serve/detailedHistory/cursor.js';
 import { tempDir } from '../../support/tempDir.js';
 
-const state: CursorState = { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: 53_999_999, position: 4321, version: 1 };
+const state: CursorState = {
+  apiname: 'level2_quote_history',
+  symbol: '600000.SH',
+  tradedate: '20250102',
+  startMs: 34_200_000,
+  endMs: 53_999_999,
+  position: 4321,
+  version: 1,
+};
 
 const keys = suite('cursor key file');
 
@@ -37,13 +45,17 @@ keys('concurrent first use by several processes yields one key', async () => {
   const module = join(fileURLToPath(import.meta.url), '..', '..', '..', '..', 'serve', 'access', 'cursorKey.js');
   const script = `import(${JSON.stringify(module)}).then(m => process.stdout.write(m.loadOrCreateCursorKey(${JSON.stringify(path)}).toString('hex')))`;
   const outputs = await Promise.all(
-    Array.from({ length: 6 }, () => new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
-    })),
+    Array.from(
+      { length: 6 },
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script]);
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.on('error', reject);
+          child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
+        }),
+    ),
   );
   const onDisk = readFileSync(path).toString('hex');
   for (const o of outputs) assert.is(o, onDisk);

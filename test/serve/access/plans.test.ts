@@ -36,7 +36,10 @@ test('latest 30 trading days, the 30th included, by the calendar in Beijing time
   assert.is(earliestAllowedDate(pro, MON_0210_0030_BEIJING), '20241220');
   assert.equal(checkAccess(PLANS.professional, 'level2_quote_history', ['20241220'], MON_0210_0030_BEIJING), { ok: true });
   assert.equal(checkAccess(PLANS.professional, 'level2_quote_history', ['20241219'], MON_0210_0030_BEIJING), {
-    ok: false, reason: 'too-old', date: '20241219', earliest: '20241220',
+    ok: false,
+    reason: 'too-old',
+    date: '20241219',
+    earliest: '20241220',
   });
   assert.equal(checkAccess(PLANS['weekly-card'], 'level2_quote_history', ['20241219'], MON_0210_0030_BEIJING).ok, false);
 });

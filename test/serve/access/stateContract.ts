@@ -66,10 +66,19 @@ export function stateContract(name: string, open: () => Promise<SharedState>): v
     const mine = list.find((x) => x.id === acct.id)!;
     assert.is(mine.plan, 'professional');
     assert.is(mine.keys.length, 2);
-    assert.equal(mine.keys.map((k) => k.revokedAtMs), [4, null]);
-    assert.ok(mine.keys.every((k) => k.hint.endsWith('…') && k.hint.length <= 8), 'hints only, never keys');
+    assert.equal(
+      mine.keys.map((k) => k.revokedAtMs),
+      [4, null],
+    );
+    assert.ok(
+      mine.keys.every((k) => k.hint.endsWith('…') && k.hint.length <= 8),
+      'hints only, never keys',
+    );
     assert.ok(list.some((x) => x.id === chosen.id && x.plan === 'trial'));
-    assert.not.ok(list.some((x) => x.plan === 'flagship' && x.createdAtMs === 7), 'the refused account was rolled back');
+    assert.not.ok(
+      list.some((x) => x.plan === 'flagship' && x.createdAtMs === 7),
+      'the refused account was rolled back',
+    );
   });
 
   t('per-second limit: a burst from two processes admits exactly the limit in one window', async () => {
@@ -82,7 +91,11 @@ export function stateContract(name: string, open: () => Promise<SharedState>): v
     const admitted = burst.filter((r) => r.ok).length;
     assert.is(admitted, 50, `admitted ${admitted} of 120`);
     const counts = burst.flatMap((r) => (r.ok ? [r.count] : [])).sort((x, y) => x - y);
-    assert.equal(counts, Array.from({ length: 50 }, (_, i) => i + 1), 'each admission saw its own count');
+    assert.equal(
+      counts,
+      Array.from({ length: 50 }, (_, i) => i + 1),
+      'each admission saw its own count',
+    );
     assert.ok(burst.every((r) => r.ok || r.retryAfterSec === 1));
     assert.ok((await s.a.hitRate(id + 100_000, 50)).ok, 'another account is independent');
     await sleep(1100);

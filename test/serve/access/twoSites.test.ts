@@ -15,7 +15,18 @@ import { PostgresStateStore } from '../../../serve/access/postgresState.js';
 import { runCli } from '../../support/cli.js';
 import { postgresForTests } from '../../support/postgres.js';
 import {
-  httpRequest, pausedDownload, postApi, type HttpResponse, preparedData, REPLAY_NOW, sealSyntheticFile, startServer, startServers, DEFAULT_SERVER_NOW, type ApiResponse, type ServerHandle,
+  httpRequest,
+  pausedDownload,
+  postApi,
+  type HttpResponse,
+  preparedData,
+  REPLAY_NOW,
+  sealSyntheticFile,
+  startServer,
+  startServers,
+  DEFAULT_SERVER_NOW,
+  type ApiResponse,
+  type ServerHandle,
 } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 import { startLoad } from '../../support/load.js';
@@ -64,7 +75,10 @@ if (cluster) {
       await sealSyntheticFile(dir, SMALL.symbol, SMALL.tradedate, 300);
     }
     // Started together on an empty database: both create-or-find one schema and one cursor key.
-    [a, b] = await startServers([{ dataDir: siteA, opts: { env: env() } }, { dataDir: siteB, opts: { env: env() } }]);
+    [a, b] = await startServers([
+      { dataDir: siteA, opts: { env: env() } },
+      { dataDir: siteB, opts: { env: env() } },
+    ]);
     store = await PostgresStateStore.open({ url: stateUrl });
   });
 
@@ -134,16 +148,23 @@ if (cluster) {
     const pool = new pg.Pool({ connectionString: stateUrl, max: 1 });
     try {
       const exchange = await unreadExchange(a.port, await calls(key));
-      for (let t = Date.now(); !(await slotRow(pool, id)); ) {
+      for (let t = Date.now(); !(await slotRow(pool, id));) {
         assert.ok(Date.now() - t < 30_000, 'the download never took its slot');
         await sleep(10);
       }
       const probes = [() => q(b, key), () => q(b, otherKey, { ...file, format: 'parquet' }), () => q(a, otherKey)];
-      const watch = await watchHeldSlot(() => slotRow(pool, id), (i) => probes[i % probes.length]!(), LEASE_SECONDS * 1000 * 2.5);
+      const watch = await watchHeldSlot(
+        () => slotRow(pool, id),
+        (i) => probes[i % probes.length]!(),
+        LEASE_SECONDS * 1000 * 2.5,
+      );
       assert.ok(watch.renewals >= 2, `the lease was renewed while held (${watch.renewals} renewals)`);
       const answers = await exchange.readAll();
       const download = answers[answers.length - 1]!;
-      assert.equal(answers.map((r) => r.status), answers.map(() => 200));
+      assert.equal(
+        answers.map((r) => r.status),
+        answers.map(() => 200),
+      );
       assert.ok(download.body.equals(readFileSync(join(siteA, `level2/date=${file.tradedate}/${file.symbol}.parquet`))), 'the stored file, byte for byte');
       // Released before its last byte left site A: site B finds it free at once.
       assert.is(await slotRow(pool, id), undefined);
@@ -158,10 +179,13 @@ if (cluster) {
   test('a small download pipelined at site A behind four unread pages of other accounts: site B answers 503 until it is read', async () => {
     // ~12 MB of answers ahead of it, more than an unread loopback connection absorbs (~4 MB).
     const strangers = await Promise.all(Array.from({ length: 4 }, () => newAccount('flagship')));
-    await heldUntilRead(async (key) => [
-      ...strangers.map((s) => ({ apiname: API, apikey: s.key, params: { ...BIG, page_size: 10000 } })),
-      { apiname: API, apikey: key, params: { ...SMALL, format: 'parquet' } },
-    ], SMALL);
+    await heldUntilRead(
+      async (key) => [
+        ...strangers.map((s) => ({ apiname: API, apikey: s.key, params: { ...BIG, page_size: 10000 } })),
+        { apiname: API, apikey: key, params: { ...SMALL, format: 'parquet' } },
+      ],
+      SMALL,
+    );
   });
 
   test('a download larger than the socket buffers, never read, at site A: site B answers 503 until it is read', async () => {
@@ -182,7 +206,8 @@ if (cluster) {
       });
       statuses.push(r.status);
       if (r.status === 200) assert.ok(r.body.equals(bytesA), 'the stored file itself');
-      else assert.match(r.text, /30 Parquet files per Beijing day on level2_quote_history are used up/, `download ${i + 1}: ${r.status} ${r.text.slice(0, 200)}`);
+      else
+        assert.match(r.text, /30 Parquet files per Beijing day on level2_quote_history are used up/, `download ${i + 1}: ${r.status} ${r.text.slice(0, 200)}`);
     }
     assert.is(statuses.filter((s) => s === 200).length, 30);
     assert.equal(statuses.slice(30), Array(30).fill(429), 'the first 30 served, then refused');
@@ -198,8 +223,13 @@ if (cluster) {
     // tick_history has no slot: ten at a time on both sites, and the count is still exact.
     const tick: ApiResponse[] = [];
     for (let i = 0; i < 110; i += 10) {
-      tick.push(...(await Promise.all(Array.from({ length: 10 }, (_, j) =>
-        postApi(j % 2 ? a : b, { apiname: 'tick_history', apikey: key, params: { symbol: '000001', tradedate: '20250106' } })))));
+      tick.push(
+        ...(await Promise.all(
+          Array.from({ length: 10 }, (_, j) =>
+            postApi(j % 2 ? a : b, { apiname: 'tick_history', apikey: key, params: { symbol: '000001', tradedate: '20250106' } }),
+          ),
+        )),
+      );
     }
     assert.is(tick.filter((r) => r.status === 200).length, 100);
     const refused = tick.filter((r) => r.status === 429);
@@ -209,7 +239,10 @@ if (cluster) {
 
   test('the per-second limit counts requests at both sites together', async () => {
     const limited = { ...env(), TICKVAULT_RATE_LIMIT: '10' };
-    const [c, d] = await startServers([{ dataDir: siteA, opts: { env: limited } }, { dataDir: siteB, opts: { env: limited } }]);
+    const [c, d] = await startServers([
+      { dataDir: siteA, opts: { env: limited } },
+      { dataDir: siteB, opts: { env: limited } },
+    ]);
     try {
       const { key } = await newAccount('flagship');
       let best = 0;
@@ -318,7 +351,10 @@ if (cluster) {
   test('serve exits non-zero with one clear line when the state database cannot be reached', async () => {
     const r = await runCli(['serve', '--port', '0', '--data-dir', siteA, '--state-url', 'postgres://tv:pw@127.0.0.1:1/tickvault']);
     assert.is(r.code, 1);
-    const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('{'));
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !l.startsWith('{'));
     assert.is(lines.length, 1, r.stderr);
     assert.match(lines[0], /^tickvault serve: failed: state database postgres:\/\/tv:\*\*\*@127\.0\.0\.1:1\/tickvault unreachable: .*ECONNREFUSED/);
   });

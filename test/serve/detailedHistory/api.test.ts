@@ -16,8 +16,15 @@ import { duckRows, sqlString } from '../../support/duckdb.js';
 import { isEnvelopeError, pagesByCursor, type DetailedPage } from '../../support/pages.js';
 import { runCli } from '../../support/cli.js';
 import {
-  addAccount, addKey, DEFAULT_SERVER_NOW, httpRequest, postApi, preparedData, startServer,
-  type ApiResponse, type ServerHandle,
+  addAccount,
+  addKey,
+  DEFAULT_SERVER_NOW,
+  httpRequest,
+  postApi,
+  preparedData,
+  startServer,
+  type ApiResponse,
+  type ServerHandle,
 } from '../../support/server.js';
 
 type Level2Data = DetailedPage;
@@ -39,7 +46,10 @@ async function expectedRows(symbol: string, date: string): Promise<unknown[][]> 
   if (!duckCache.has(k)) {
     const path = join(dataDir, 'level2', `date=${date}`, `${symbol}.parquet`);
     const rows = await duckRows(`SELECT * FROM read_parquet(${sqlString(path)}, hive_partitioning = false) ORDER BY time`);
-    duckCache.set(k, rows.map((r) => NAMES.map((n) => r[n])));
+    duckCache.set(
+      k,
+      rows.map((r) => NAMES.map((n) => r[n])),
+    );
   }
   return duckCache.get(k)!;
 }
@@ -91,7 +101,13 @@ json('rows equal the generated feed, field by field, in chronological order', as
   const r = await query({ symbol: '600000.SH', tradedate: '20250103' });
   const items = r.json.data!.items;
   assert.is(items.length, feed.length);
-  items.forEach((row, i) => assert.equal(row, NAMES.map((n) => feed[i][n] ?? null), `row ${i}`));
+  items.forEach((row, i) =>
+    assert.equal(
+      row,
+      NAMES.map((n) => feed[i][n] ?? null),
+      `row ${i}`,
+    ),
+  );
   const times = items.map((row) => row[2] as string);
   assert.equal(times, [...times].sort(), 'chronological');
 });
@@ -111,7 +127,10 @@ json('fields: exactly those columns in the order named, duplicates removed; empt
   const r = await query({ symbol: '300001.SZ', tradedate: '20250102' }, { fields: 'close,time,close,bid_vol10,symbol' });
   const pick = ['close', 'time', 'bid_vol10', 'symbol'].map((n) => NAMES.indexOf(n));
   assert.equal(r.json.data!.fields, ['close', 'time', 'bid_vol10', 'symbol']);
-  assert.equal(r.json.data!.items, all.map((row) => pick.map((i) => row[i])));
+  assert.equal(
+    r.json.data!.items,
+    all.map((row) => pick.map((i) => row[i])),
+  );
   const empty = await query({ symbol: '300001.SZ', tradedate: '20250102', page_size: 3 }, { fields: '' });
   assert.equal(empty.json.data!.fields, [...NAMES]);
   const unknown = await query({ symbol: '300001.SZ' }, { fields: 'time,volume,vol' });
@@ -130,7 +149,10 @@ json('paging by next_cursor returns every row exactly once, in order', async () 
     assert.is(p.next_cursor === null, last);
     assert.ok(p.items.length <= 1234);
   });
-  assert.equal(pages.flatMap((p) => p.items), expected);
+  assert.equal(
+    pages.flatMap((p) => p.items),
+    expected,
+  );
 });
 
 json('page_size above 10000 is served as 10000; 0 or a fraction is a 400', async () => {
@@ -179,7 +201,10 @@ json('both cursor kinds page to the same rows; the older kind counts after the t
   const byToken = await allPages(base);
   const all = await expectedRows('000001.SZ', '20250102');
   const filtered = all.filter((r) => (r[2] as string) >= '100000000' && (r[2] as string) <= '140000000');
-  assert.equal(byToken.flatMap((p) => p.items), filtered);
+  assert.equal(
+    byToken.flatMap((p) => p.items),
+    filtered,
+  );
   for (let i = 0; i < byToken.length; i++) {
     const r = await query({ ...base, cursor: String(i * 700) });
     assert.equal(r.json.data!.items, byToken[i].items, `page ${i}`);
@@ -209,7 +234,8 @@ json('a cursor is bound to its symbol and date and cannot be altered', async () 
 });
 
 json('no data: a non-trading day, a trading day not stored, a stock not stored, an index sent as a stock', async () => {
-  const hint = (six: string) => `no data; ${six}.SZ is not stored for 20250102 (${six} was read as the stock ${six}.SZ; the index ${six} is served by tick_history)`;
+  const hint = (six: string) =>
+    `no data; ${six}.SZ is not stored for 20250102 (${six} was read as the stock ${six}.SZ; the index ${six} is served by tick_history)`;
   for (const [symbol, tradedate, message] of [
     ['600000', '20250104', 'no data; 20250104 is not a trading day'],
     ['600000', '20241231', 'no data; 600000.SH is not stored for 20241231'],
@@ -227,7 +253,12 @@ json('no data: a non-trading day, a trading day not stored, a stock not stored, 
     assert.is(r.json.code, 200);
     assert.is(r.json.message, message);
     assert.equal(r.json.data, {
-      fields: [...NAMES], items: [], tradedate, page_size: 10000, next_cursor: null, has_more: false,
+      fields: [...NAMES],
+      items: [],
+      tradedate,
+      page_size: 10000,
+      next_cursor: null,
+      has_more: false,
     });
   }
 });
@@ -251,10 +282,7 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
 
 parquet('the response is the stored file itself, as an attachment, Range ignored, one unit deducted', async () => {
   const pro = addAccount(dataDir, 'professional');
-  const r = await post(
-    { apiname: API, apikey: pro.key, params: { symbol: 'sz300001', tradedate: '20250103', format: 'parquet' } },
-    { range: 'bytes=0-99' },
-  );
+  const r = await post({ apiname: API, apikey: pro.key, params: { symbol: 'sz300001', tradedate: '20250103', format: 'parquet' } }, { range: 'bytes=0-99' });
   assert.is(r.status, 200);
   assert.is(r.headers['content-type'], 'application/vnd.apache.parquet');
   assert.is(r.headers['content-disposition'], 'attachment; filename="300001.SZ_20250103.parquet"');
@@ -295,7 +323,11 @@ parquet('a plan with no downloads at all is a 403 naming the plan, and costs no 
   const trial = addAccount(dataDir, 'trial');
   for (let i = 0; i < 3; i++) {
     const r = await postApi(server, { ...body, apikey: trial.key });
-    isEnvelopeError(r, 403, /^the trial plan has no Parquet downloads of level2_quote_history; use format=json or a plan with downloads \(professional, weekly-card, flagship\)$/);
+    isEnvelopeError(
+      r,
+      403,
+      /^the trial plan has no Parquet downloads of level2_quote_history; use format=json or a plan with downloads \(professional, weekly-card, flagship\)$/,
+    );
     assert.is(r.headers['retry-after'], undefined);
   }
   const db = openServiceDb(join(dataDir, 'service.db'));
@@ -381,7 +413,7 @@ access('apikey missing, unknown or revoked: 401', async () => {
   const revoke = await runCli(['accounts', 'revoke', '--key', key, '--data-dir', dataDir]);
   assert.is(revoke.code, 0, revoke.stderr);
   isEnvelopeError(await query({ symbol: '600000' }, {}, key), 401, /apikey is unknown or revoked/);
-  assert.is((await query({ symbol: '600000', page_size: 1 }, {}, second)).status, 200, 'the account\'s other key still works');
+  assert.is((await query({ symbol: '600000', page_size: 1 }, {}, second)).status, 200, "the account's other key still works");
 });
 
 access('malformed bodies and unknown members: 400; oversized bodies: 413; every error is the envelope', async () => {

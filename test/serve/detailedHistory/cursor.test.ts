@@ -6,7 +6,15 @@ import { CursorCodec, type CursorState } from '../../../serve/detailedHistory/cu
 const test = suite('cursor codec');
 const key = Buffer.alloc(32, 7);
 const codec = new CursorCodec(key);
-const state: CursorState = { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: 53_999_999, position: 4321, version: 1 };
+const state: CursorState = {
+  apiname: 'level2_quote_history',
+  symbol: '600000.SH',
+  tradedate: '20250102',
+  startMs: 34_200_000,
+  endMs: 53_999_999,
+  position: 4321,
+  version: 1,
+};
 
 test('a token round-trips every member, with and without time filters', () => {
   const t = codec.encode(state);
@@ -34,7 +42,11 @@ test('a token names its interface; a level-2 token issued before trades and orde
   const mac = createHmac('sha256', key).update(p).digest().subarray(0, 16);
   const old = 'c1' + Buffer.concat([p, mac]).toString('base64url');
   assert.equal(codec.parse(old), {
-    ok: true, cursor: { kind: 'token', state: { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 99, version: 1 } },
+    ok: true,
+    cursor: {
+      kind: 'token',
+      state: { apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 99, version: 1 },
+    },
   });
   // An unknown interface byte, correctly signed, is still not a cursor of ours.
   p[0] = 9;

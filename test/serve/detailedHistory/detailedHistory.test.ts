@@ -17,8 +17,17 @@ import { isEnvelopeError, pagesByCursor, type DetailedPage } from '../../support
 import { tempDir } from '../../support/tempDir.js';
 import { TickvaultClient } from '../../../client/index.js';
 import {
-  addAccount, DEFAULT_SERVER_NOW, httpRequest, pausedDownload, postApi, preparedData, sealSyntheticFile, startServer,
-  type ApiResponse, type HttpResponse, type ServerHandle,
+  addAccount,
+  DEFAULT_SERVER_NOW,
+  httpRequest,
+  pausedDownload,
+  postApi,
+  preparedData,
+  sealSyntheticFile,
+  startServer,
+  type ApiResponse,
+  type HttpResponse,
+  type ServerHandle,
 } from '../../support/server.js';
 
 type Page = DetailedPage;
@@ -45,7 +54,10 @@ const call = (apiname: string, params: Record<string, unknown>, key = flagship, 
 
 /** A Parquet download: the raw response (the body is the file, not an envelope). */
 const download = (apiname: string, params: Record<string, unknown>, key = flagship): Promise<HttpResponse> =>
-  httpRequest(`${server.url}/api`, { body: JSON.stringify({ apiname, apikey: key, params: { ...params, format: 'parquet' } }), headers: { 'content-type': 'application/json' } });
+  httpRequest(`${server.url}/api`, {
+    body: JSON.stringify({ apiname, apikey: key, params: { ...params, format: 'parquet' } }),
+    headers: { 'content-type': 'application/json' },
+  });
 
 const plain = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v);
 
@@ -60,7 +72,6 @@ async function stored(apiname: string, symbol: string, date = DAY, where = ''): 
 
 const allPages = (apiname: string, params: Record<string, unknown>, more: Record<string, unknown> = {}): Promise<Page[]> =>
   pagesByCursor((p) => call(apiname, p, flagship, more), params);
-
 
 function limits<T>(fn: (l: Limits) => T): T {
   const db = openServiceDb(join(dataDir, 'service.db'));
@@ -112,7 +123,10 @@ pages('default page: the whole stock-day of trades (≤ 10,000 rows) on one page
   const codes = new Set(d.items.map((row) => row[8]));
   assert.equal([...bs].sort(), ['B', 'N', 'S', null].sort(), 'bs_flag: B, S, N (auction), null (cancellations)');
   assert.equal([...codes].sort(), ['C', 'F'], 'trade_code: Shenzhen reports cancellations as trades');
-  assert.ok(d.items.every((row) => Number.isInteger(row[3])), 'trade_id an integer');
+  assert.ok(
+    d.items.every((row) => Number.isInteger(row[3])),
+    'trade_id an integer',
+  );
   // The raw bytes write a letter as a JSON string and an absent one as null.
   assert.match(r.text, /,"(?:B|S|N)","F",\d+,\d+\]/);
   assert.match(r.text, /,null,"C",(?:\d+,null|null,\d+)\]/);
@@ -120,11 +134,19 @@ pages('default page: the whole stock-day of trades (≤ 10,000 rows) on one page
 
 pages('fields and an inclusive time window, paged, equal DuckDB filtering the file', async () => {
   const fields = ['time', 'order_id', 'side', 'order_type', 'price'];
-  const want = (await stored(ORDER, '600000.SH', DAY, "WHERE time BETWEEN '100000000' AND '103000000'"))
-    .map((row) => fields.map((f) => row[FIELDS[ORDER].indexOf(f)]));
+  const want = (await stored(ORDER, '600000.SH', DAY, "WHERE time BETWEEN '100000000' AND '103000000'")).map((row) =>
+    fields.map((f) => row[FIELDS[ORDER].indexOf(f)]),
+  );
   assert.ok(want.length > 300);
-  const got = await allPages(ORDER, { symbol: 'sh600000', tradedate: DAY, start_time: '10:00', end_time: '10:30', page_size: 200 }, { fields: fields.join(',') });
-  assert.equal(got.flatMap((p) => p.items), want);
+  const got = await allPages(
+    ORDER,
+    { symbol: 'sh600000', tradedate: DAY, start_time: '10:00', end_time: '10:30', page_size: 200 },
+    { fields: fields.join(',') },
+  );
+  assert.equal(
+    got.flatMap((p) => p.items),
+    want,
+  );
   assert.ok(got.every((p) => p.fields.join() === fields.join()));
 });
 
@@ -178,9 +200,17 @@ cursors.before(setup);
 cursors("a trade cursor sent to the order interface, or level 2's to trades, is a 400; a forged one too", async () => {
   const first = await call(TRADE, { symbol: '600000', tradedate: DAY, page_size: 100 });
   const cursor = first.json.data!.next_cursor!;
-  isEnvelopeError(await call(ORDER, { symbol: '600000', cursor }), 400, /^params\.cursor was issued by level2_trade_history; it pages only that interface, not level2_order_history$/);
+  isEnvelopeError(
+    await call(ORDER, { symbol: '600000', cursor }),
+    400,
+    /^params\.cursor was issued by level2_trade_history; it pages only that interface, not level2_order_history$/,
+  );
   const l2 = await call('level2_quote_history', { symbol: '600000', tradedate: DAY, page_size: 100 });
-  isEnvelopeError(await call(TRADE, { symbol: '600000', cursor: l2.json.data!.next_cursor }), 400, /issued by level2_quote_history; it pages only that interface, not level2_trade_history/);
+  isEnvelopeError(
+    await call(TRADE, { symbol: '600000', cursor: l2.json.data!.next_cursor }),
+    400,
+    /issued by level2_quote_history; it pages only that interface, not level2_trade_history/,
+  );
   const forged = cursor.slice(0, -2) + (cursor.endsWith('A') ? 'BB' : 'AA');
   isEnvelopeError(await call(TRADE, { symbol: '600000', cursor: forged }), 400, /params\.cursor is not a cursor issued by this service/);
   // The genuine one still pages on.
@@ -231,7 +261,11 @@ limitsSuite('Parquet: 30 files a day per interface for professional; the 31st tr
     const r = await download(TRADE, { symbol: STOCKS[i % 4], tradedate: DAY }, pro.key);
     assert.is(r.status, 200, `download ${i + 1}: ${r.text.slice(0, 200)}`);
   }
-  isEnvelopeError(await call(TRADE, { symbol: '600000', tradedate: DAY, format: 'parquet' }, pro.key), 429, /30 Parquet files per Beijing day on level2_trade_history are used up/);
+  isEnvelopeError(
+    await call(TRADE, { symbol: '600000', tradedate: DAY, format: 'parquet' }, pro.key),
+    429,
+    /30 Parquet files per Beijing day on level2_trade_history are used up/,
+  );
   const order = await download(ORDER, { symbol: '600000', tradedate: DAY }, pro.key);
   assert.is(order.status, 200);
   assert.is(order.headers['content-type'], 'application/vnd.apache.parquet');
@@ -240,7 +274,9 @@ limitsSuite('Parquet: 30 files a day per interface for professional; the 31st tr
     assert.is(l.daily(pro.id, ORDER as ApiName, 'parquet', NOW), 1);
   });
   // /account shows each interface's own count.
-  const acct = (await (await fetch(`${server.url}/account`, { method: 'POST', body: JSON.stringify({ apikey: pro.key }), headers: { 'content-type': 'application/json' } })).json()) as {
+  const acct = (await (
+    await fetch(`${server.url}/account`, { method: 'POST', body: JSON.stringify({ apikey: pro.key }), headers: { 'content-type': 'application/json' } })
+  ).json()) as {
     data: { operations: Record<string, { parquet_files: { used: number; left: number } }> };
   };
   assert.equal(acct.data.operations[TRADE].parquet_files, { limit: 30, used: 30, left: 0 });

@@ -28,14 +28,24 @@ async function run(params: Record<string, unknown>, fields?: string) {
     acquireSlot: async () => void calls.push('slot'),
     chargeParquet: async () => void calls.push('parquet'),
   };
-  const level2 = detailedHistoryOperation('level2_quote_history', { dataDir, catalog, columns, cursors: new CursorCodec(Buffer.alloc(32, 3)), rowJson: null, rowText: null });
+  const level2 = detailedHistoryOperation('level2_quote_history', {
+    dataDir,
+    catalog,
+    columns,
+    cursors: new CursorCodec(Buffer.alloc(32, 3)),
+    rowJson: null,
+    rowText: null,
+  });
   const result: OperationResult = await level2.handle({ apiname: 'level2_quote_history', apikey: 'k', fields, params }, ctx);
   assert.is(result.kind, 'rawJson');
   const body = result.kind === 'rawJson' ? result.body : '';
   const text = Array.isArray(body) ? Buffer.concat(body as Buffer[]).toString() : body.toString();
   const json = JSON.parse(text) as { data: { items: unknown[][]; next_cursor: string | null } };
   // Cache keys are `path#rowGroup#column`: which row groups and columns were decoded.
-  const decoded = columns.lru.keys().filter((k) => /#\d+#\d+$/.test(k)).map((k) => k.split('#').slice(1).join('#'));
+  const decoded = columns.lru
+    .keys()
+    .filter((k) => /#\d+#\d+$/.test(k))
+    .map((k) => k.split('#').slice(1).join('#'));
   return { json, decoded, calls };
 }
 
@@ -52,10 +62,13 @@ test('a minute-aligned start_time needs no times: the minute index alone places 
   assert.is(json.data.items.length, 10);
   const groups = new Set(decoded.map((k) => k.split('#')[0]));
   assert.is(groups.size, 1, `one row group decoded: ${decoded.join(' ')}`);
-  assert.not.ok(decoded.some((k) => k.endsWith('#2')), 'the time column was not decoded');
+  assert.not.ok(
+    decoded.some((k) => k.endsWith('#2')),
+    'the time column was not decoded',
+  );
 });
 
-test('a start_time inside a minute reads the times of that minute\'s row group only', async () => {
+test("a start_time inside a minute reads the times of that minute's row group only", async () => {
   const { json, decoded } = await run({ symbol: '600000', tradedate: '20250102', start_time: '14:30:01', page_size: 5 }, 'close');
   assert.is(json.data.items.length, 5);
   const groups = new Set(decoded.map((k) => k.split('#')[0]));

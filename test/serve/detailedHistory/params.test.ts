@@ -25,16 +25,31 @@ const ok = suite('level2 params: accepted');
 ok('defaults: json, every field in spec order, page size 10000, first page, latest day', () => {
   const q = parse({ symbol: '600000' });
   assert.equal(q, {
-    symbol: '600000.SH', tradedate: null, format: 'json', startMs: null, endMs: null, pageSize: 10000,
-    start: { kind: 'first' }, fields: SCHEMAS.level2.fieldNames.map((_, i) => i),
+    symbol: '600000.SH',
+    tradedate: null,
+    format: 'json',
+    startMs: null,
+    endMs: null,
+    pageSize: 10000,
+    start: { kind: 'first' },
+    fields: SCHEMAS.level2.fieldNames.map((_, i) => i),
   });
 });
 
 ok('symbol forms of api-contract: Symbols all become NNNNNN.XX', () => {
   const forms: [string, string][] = [
-    ['600000', '600000.SH'], ['600000.SH', '600000.SH'], ['600000.sh', '600000.SH'], ['SH600000', '600000.SH'],
-    ['sh600000', '600000.SH'], ['600000.XSHG', '600000.SH'], ['000001', '000001.SZ'], ['000001.XSHE', '000001.SZ'],
-    ['sz300001', '300001.SZ'], ['830799', '830799.BJ'], ['920001', '920001.BJ'], ['430001.BJ', '430001.BJ'],
+    ['600000', '600000.SH'],
+    ['600000.SH', '600000.SH'],
+    ['600000.sh', '600000.SH'],
+    ['SH600000', '600000.SH'],
+    ['sh600000', '600000.SH'],
+    ['600000.XSHG', '600000.SH'],
+    ['000001', '000001.SZ'],
+    ['000001.XSHE', '000001.SZ'],
+    ['sz300001', '300001.SZ'],
+    ['830799', '830799.BJ'],
+    ['920001', '920001.BJ'],
+    ['430001.BJ', '430001.BJ'],
   ];
   for (const [input, canonical] of forms) assert.is(parse({ symbol: input }).symbol, canonical, input);
 });
@@ -72,7 +87,15 @@ ok('null members count as omitted', () => {
 
 ok('an older cursor with tradedate; a new cursor supplies date and time filters', () => {
   assert.equal(parse({ symbol: '600000', tradedate: '20250102', cursor: '1200' }).start, { kind: 'offset', offset: 1200 });
-  const token = codec.encode({ apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250103', startMs: 1000, endMs: null, position: 77, version: 1 });
+  const token = codec.encode({
+    apiname: 'level2_quote_history',
+    symbol: '600000.SH',
+    tradedate: '20250103',
+    startMs: 1000,
+    endMs: null,
+    position: 77,
+    version: 1,
+  });
   const q = parse({ symbol: 'sh600000', cursor: token });
   assert.equal([q.tradedate, q.startMs, q.endMs, q.start], ['20250103', 1000, null, { kind: 'token', position: 77, version: 1 }]);
   // Restating the same date and filters is fine.
@@ -98,7 +121,8 @@ bad('symbol missing, wrong type, malformed, unknown exchange, several', () => {
 });
 
 bad('tradedate not a YYYYMMDD date', () => {
-  for (const d of ['2025-01-02', '20251301', '20250230', 20250102, '']) rejects({ symbol: '600000', tradedate: d }, /params\.tradedate must be a date YYYYMMDD/);
+  for (const d of ['2025-01-02', '20251301', '20250230', 20250102, ''])
+    rejects({ symbol: '600000', tradedate: d }, /params\.tradedate must be a date YYYYMMDD/);
 });
 
 bad('format other than json or parquet', () => {
@@ -127,12 +151,28 @@ bad('cursor: wrong type, forged, older kind without tradedate', () => {
   rejects({ symbol: '600000', cursor: 'c1abcdef' }, /params\.cursor is not a cursor issued by this service/);
   rejects({ symbol: '600000', cursor: 'hello' }, /params\.cursor is not a cursor issued/);
   rejects({ symbol: '600000', cursor: '1200' }, /params\.cursor of the older kind .* needs params\.tradedate/);
-  const foreign = new CursorCodec(Buffer.alloc(32, 2)).encode({ apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 5, version: 1 });
+  const foreign = new CursorCodec(Buffer.alloc(32, 2)).encode({
+    apiname: 'level2_quote_history',
+    symbol: '600000.SH',
+    tradedate: '20250102',
+    startMs: null,
+    endMs: null,
+    position: 5,
+    version: 1,
+  });
   rejects({ symbol: '600000', cursor: foreign }, /params\.cursor is not a cursor issued/);
 });
 
-bad('a cursor pages only the interface that issued it; fields are the interface\'s own', () => {
-  const trade = codec.encode({ apiname: 'level2_trade_history', symbol: '600000.SH', tradedate: '20250102', startMs: null, endMs: null, position: 10, version: 1 });
+bad("a cursor pages only the interface that issued it; fields are the interface's own", () => {
+  const trade = codec.encode({
+    apiname: 'level2_trade_history',
+    symbol: '600000.SH',
+    tradedate: '20250102',
+    startMs: null,
+    endMs: null,
+    position: 10,
+    version: 1,
+  });
   rejects({ symbol: '600000', cursor: trade }, /params\.cursor was issued by level2_trade_history; it pages only that interface, not level2_quote_history/);
   const asOrder = () => parseLevel2Query(req({ symbol: '600000', cursor: trade }), codec, 'level2_order_history');
   assertApiError(asOrder, 400, /issued by level2_trade_history; it pages only that interface, not level2_order_history/, 'trade cursor on orders');
@@ -144,7 +184,15 @@ bad('a cursor pages only the interface that issued it; fields are the interface\
 });
 
 bad('a new cursor with another symbol, another date, other time filters', () => {
-  const token = codec.encode({ apiname: 'level2_quote_history', symbol: '600000.SH', tradedate: '20250102', startMs: 34_200_000, endMs: null, position: 10, version: 1 });
+  const token = codec.encode({
+    apiname: 'level2_quote_history',
+    symbol: '600000.SH',
+    tradedate: '20250102',
+    startMs: 34_200_000,
+    endMs: null,
+    position: 10,
+    version: 1,
+  });
   rejects({ symbol: '000001', cursor: token }, /params\.cursor belongs to symbol 600000\.SH, not 000001\.SZ/);
   rejects({ symbol: '600000', cursor: token, tradedate: '20250103' }, /params\.tradedate 20250103 differs from the cursor's date 20250102/);
   rejects({ symbol: '600000', cursor: token, start_time: '09:31' }, /params\.start_time differs from the cursor's/);

@@ -39,7 +39,11 @@ test('every row group of level-2, trade and order files: the same bytes and offs
         for (let g = 0; g < n; g++) {
           const [m] = await cache.rowGroups(file, [g], fields);
           const rows = Math.min(file.rowGroupSize, file.rows - g * file.rowGroupSize);
-          const mine = serializeRows(fields.map((c) => m.get(c)!), 0, rows);
+          const mine = serializeRows(
+            fields.map((c) => m.get(c)!),
+            0,
+            rows,
+          );
           assert.ok(made[g] !== null, `${file.path}#${g}`);
           assert.ok(made[g]!.bytes.equals(mine.bytes), `${file.path}#${g} bytes`);
           assert.equal(Array.from(made[g]!.offsets), Array.from(mine.offsets), `${file.path}#${g} offsets`);
@@ -53,16 +57,28 @@ test('every row group of level-2, trade and order files: the same bytes and offs
   }
 });
 
-test('a whole-day page from the workers is DuckDB\'s rows', async () => {
+test("a whole-day page from the workers is DuckDB's rows", async () => {
   const { dataDir, files: all } = await files();
   const file = all.find((f) => f.dataset === 'level2')!;
   const pool = new RowJsonPool({ dataDir }, 2);
   try {
-    const pieces = await piecesText(await pageRowsJson(new FileColumnCache(dataDir, 64 << 20), file, 0, file.rows, SCHEMAS.level2.fields.map((_, i) => i), { rowText: null, pool }));
+    const pieces = await piecesText(
+      await pageRowsJson(
+        new FileColumnCache(dataDir, 64 << 20),
+        file,
+        0,
+        file.rows,
+        SCHEMAS.level2.fields.map((_, i) => i),
+        { rowText: null, pool },
+      ),
+    );
     const got = JSON.parse(`[${Buffer.concat(pieces).toString('utf8')}]`) as unknown[][];
     const want = await duckRows(`SELECT * FROM read_parquet(${sqlString(join(dataDir, file.path))}, hive_partitioning = false) ORDER BY time`);
     assert.is(got.length, file.rows);
-    assert.equal(got, want.map((r) => SCHEMAS.level2.fieldNames.map((n) => r[n] ?? null)));
+    assert.equal(
+      got,
+      want.map((r) => SCHEMAS.level2.fieldNames.map((n) => r[n] ?? null)),
+    );
   } finally {
     await pool.close();
   }
@@ -85,9 +101,11 @@ test('a file outside the dedicated reader is handed back; a file unlike its cata
     assert.is(await pool.rows(duck, 0, 1024), null);
     // …and the page is made on this thread instead, with the same rows.
     const fields = SCHEMAS.level2.fields.map((_, i) => i);
-    const viaPool = Buffer.concat(await piecesText(await pageRowsJson(new FileColumnCache(other, 64 << 20), duck, 0, file.rows, fields, { rowText: null, pool })));
+    const viaPool = Buffer.concat(
+      await piecesText(await pageRowsJson(new FileColumnCache(other, 64 << 20), duck, 0, file.rows, fields, { rowText: null, pool })),
+    );
     const original = Buffer.concat(await piecesText(await pageRowsJson(new FileColumnCache(dataDir, 64 << 20), file, 0, file.rows, fields)));
-    assert.ok(viaPool.equals(original), 'the general reader\'s page differs');
+    assert.ok(viaPool.equals(original), "the general reader's page differs");
     try {
       await pool.rows({ ...file, path: 'level2/same.parquet', rows: file.rows + 1 }, 0, 1024);
       assert.unreachable('served a file whose row count differs from the catalog');

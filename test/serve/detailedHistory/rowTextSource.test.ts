@@ -25,7 +25,9 @@ const lake = () => preparedFiles({ ticks: 1 });
 const allFields = (f: CatalogFile) => SCHEMAS[f.dataset].fields.map((_, i) => i);
 
 async function page(dataDir: string, file: CatalogFile, first: number, end: number, rowText: RowTextSource | null): Promise<Buffer> {
-  return Buffer.concat(await piecesText(await pageRowsJson(new FileColumnCache(dataDir, 64 << 20), file, first, end, allFields(file), { rowText, pool: null })));
+  return Buffer.concat(
+    await piecesText(await pageRowsJson(new FileColumnCache(dataDir, 64 << 20), file, first, end, allFields(file), { rowText, pool: null })),
+  );
 }
 
 test('level-2, trade and order pages from row text equal pages made from the file, inside row groups too', async () => {
@@ -44,7 +46,12 @@ test('level-2, trade and order pages from row text equal pages made from the fil
       assert.is(pieces.filter((p) => isStoredRows(p)).length, groups, `${file.path}: stored pieces`);
       assert.is(cache.lru.keys().filter((k) => k.endsWith('#rowjson')).length, 0, 'nothing inflated yet');
       const size = file.rowGroupSize;
-      const ranges: [number, number][] = [[0, file.rows], [5, Math.min(17, file.rows)], [Math.max(0, size - 7), Math.min(file.rows, size + 13)], [file.rows - 1, file.rows]];
+      const ranges: [number, number][] = [
+        [0, file.rows],
+        [5, Math.min(17, file.rows)],
+        [Math.max(0, size - 7), Math.min(file.rows, size + 13)],
+        [file.rows - 1, file.rows],
+      ];
       for (const [a, b] of ranges) {
         const fromText = await page(dataDir, file, a, b, new RowTextSource(dataDir, new FileColumnCache(dataDir, 64 << 20), (p) => reports.push(p)));
         const fromFile = await page(dataDir, file, a, b, null);
@@ -57,7 +64,7 @@ test('level-2, trade and order pages from row text equal pages made from the fil
   assert.ok(compared >= 20, `${compared} pages`);
 });
 
-test('missing, stale or damaged row text: the file\'s own page; only damage is reported, once', async () => {
+test("missing, stale or damaged row text: the file's own page; only damage is reported, once", async () => {
   const { dataDir, files } = await lake();
   const file = files.find((f) => f.dataset === 'level2' && f.rows > 2 * f.rowGroupSize)!;
   const dir = tempDir();

@@ -7,7 +7,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  addAccount, addKey, pausedDownload, postApi, sealSyntheticFile, startServer, startServers, type ApiResponse, type ServerHandle,
+  addAccount,
+  addKey,
+  pausedDownload,
+  postApi,
+  sealSyntheticFile,
+  startServer,
+  startServers,
+  type ApiResponse,
+  type ServerHandle,
 } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 import { join } from 'node:path';
@@ -76,7 +84,10 @@ test.before(async () => {
   await sealSyntheticFile(dataDir, SMALL.symbol, SMALL.tradedate, 300);
   // Started together on a fresh directory: both must end up with the one cursor key.
   const env = { TICKVAULT_LEASE_SECONDS: String(LEASE_SECONDS), TICKVAULT_RATE_LIMIT: '1000' };
-  [a, b] = await startServers([{ dataDir, opts: { env } }, { dataDir, opts: { env } }]);
+  [a, b] = await startServers([
+    { dataDir, opts: { env } },
+    { dataDir, opts: { env } },
+  ]);
 });
 
 test.after(async () => {
@@ -124,8 +135,7 @@ function slotRow(accountId: number): SlotRow | undefined {
   const db = openServiceDb(join(dataDir, 'service.db'));
   try {
     const row = db.prepare('SELECT holder, expires_at_ms FROM slots WHERE account_id = ? AND apiname = ?').get(accountId, API) as
-      | { holder: string; expires_at_ms: number }
-      | undefined;
+      { holder: string; expires_at_ms: number } | undefined;
     return row && { holder: row.holder, expiresAtMs: row.expires_at_ms, nowMs: Date.now() };
   } finally {
     db.close();
@@ -139,21 +149,32 @@ test('a small download pipelined behind four unread pages of another account hol
   const otherKey = addKey(dataDir, id);
   // Four other accounts (one account's pipelined pages would meet its own slot): ~12 MB of
   // answers, more than an unread loopback connection absorbs (~4 MB here).
-  const pages: ApiCall[] = Array.from({ length: 4 }, () => ({ apiname: API, apikey: addAccount(dataDir, 'flagship').key, params: { ...BIG, page_size: 10000 } }));
+  const pages: ApiCall[] = Array.from({ length: 4 }, () => ({
+    apiname: API,
+    apikey: addAccount(dataDir, 'flagship').key,
+    params: { ...BIG, page_size: 10000 },
+  }));
   const download: ApiCall = { apiname: API, apikey: key, params: { ...SMALL, format: 'parquet' } };
   const small = fileBytes(SMALL);
   assert.ok(small.length < 64 * 1024, `the file fits the buffers (${small.length} bytes)`);
   const exchange = await unreadExchange(a.port, [...pages, download]);
   // Until the download's request is in, its slot row is not there yet.
-  for (let t = Date.now(); !slotRow(id); ) {
+  for (let t = Date.now(); !slotRow(id);) {
     assert.ok(Date.now() - t < 30_000, 'the download never took its slot');
     await new Promise((r) => setTimeout(r, 10));
   }
   const probes = [() => q(b, key), () => q(a, otherKey), () => q(b, otherKey, { ...SMALL, format: 'parquet' })];
-  const watch = await watchHeldSlot(() => slotRow(id), (i) => probes[i % probes.length]!(), LEASE_SECONDS * 1000 * 2.5);
+  const watch = await watchHeldSlot(
+    () => slotRow(id),
+    (i) => probes[i % probes.length]!(),
+    LEASE_SECONDS * 1000 * 2.5,
+  );
   assert.ok(watch.renewals >= 2, `the lease was renewed while held (${watch.renewals} renewals)`);
   const answers = await exchange.readAll();
-  assert.equal(answers.map((r) => r.status), [200, 200, 200, 200, 200]);
+  assert.equal(
+    answers.map((r) => r.status),
+    [200, 200, 200, 200, 200],
+  );
   for (const r of answers.slice(0, 4)) assert.is((JSON.parse(r.body.toString()) as { data: { items: unknown[] } }).data.items.length, 10000);
   assert.ok(answers[4]!.body.equals(small), 'the download is the stored file, byte for byte');
   await releasedBeforeLapse(id, 0);
@@ -165,11 +186,15 @@ test('a small download pipelined behind four unread pages of another account hol
 test('a download larger than the socket buffers on a connection never read holds the slot until it is read', async () => {
   const { id, key } = addAccount(dataDir, 'flagship');
   const exchange = await unreadExchange(a.port, [{ apiname: API, apikey: key, params: { ...BIG, format: 'parquet' } }]);
-  for (let t = Date.now(); !slotRow(id); ) {
+  for (let t = Date.now(); !slotRow(id);) {
     assert.ok(Date.now() - t < 30_000, 'the download never took its slot');
     await new Promise((r) => setTimeout(r, 10));
   }
-  const watch = await watchHeldSlot(() => slotRow(id), (i) => q(i % 2 ? a : b, key), LEASE_SECONDS * 1000 * 2.5);
+  const watch = await watchHeldSlot(
+    () => slotRow(id),
+    (i) => q(i % 2 ? a : b, key),
+    LEASE_SECONDS * 1000 * 2.5,
+  );
   assert.ok(watch.renewals >= 2, `the lease was renewed while held (${watch.renewals} renewals)`);
   const [answer] = await exchange.readAll();
   assert.is(answer!.status, 200);

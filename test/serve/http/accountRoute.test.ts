@@ -31,7 +31,10 @@ t.after(async () => {
 t('a trial account: both interfaces, all history, 100 calls a day each, counted as used; no Parquet files', async () => {
   const { key } = addAccount(dataDir, 'trial');
   for (let i = 0; i < 2; i++) {
-    assert.is((await postApi(server, { apiname: 'level2_quote_history', apikey: key, params: { symbol: '600000.SH', tradedate: '20250106', page_size: 1 } })).status, 200);
+    assert.is(
+      (await postApi(server, { apiname: 'level2_quote_history', apikey: key, params: { symbol: '600000.SH', tradedate: '20250106', page_size: 1 } })).status,
+      200,
+    );
   }
   await new Promise((r) => setTimeout(r, 1100)); // the per-second window
   assert.is((await postApi(server, { apiname: 'tick_history', apikey: key, params: { symbol: '000001', tradedate: '20250106' } })).status, 200);
@@ -46,12 +49,18 @@ t('a trial account: both interfaces, all history, 100 calls a day each, counted 
   assert.is(d.counters_reset_at, '2025-01-07T00:00:00+08:00');
   assert.is(d.rate_limit_per_second, 2);
   assert.equal(d.operations.level2_quote_history, {
-    allowed: true, history: { from: null, to: '20250106', trading_days: null },
-    daily_calls: { limit: 100, used: 2, left: 98 }, parquet_files: { limit: 0, used: 0, left: 0 }, in_flight: false,
+    allowed: true,
+    history: { from: null, to: '20250106', trading_days: null },
+    daily_calls: { limit: 100, used: 2, left: 98 },
+    parquet_files: { limit: 0, used: 0, left: 0 },
+    in_flight: false,
   });
   assert.equal(d.operations.tick_history, {
-    allowed: true, history: { from: null, to: '20250106', trading_days: null },
-    daily_calls: { limit: 100, used: 1, left: 99 }, parquet_files: null, in_flight: null,
+    allowed: true,
+    history: { from: null, to: '20250106', trading_days: null },
+    daily_calls: { limit: 100, used: 1, left: 99 },
+    parquet_files: null,
+    in_flight: null,
   });
   assert.not.ok(r.text.includes(key) || r.text.includes(hashKey(key)), 'never the key, nor its hash');
 });
@@ -88,7 +97,10 @@ t('counts against no limit: many /account calls in one second, then /api is stil
   const { key } = addAccount(dataDir, 'flagship');
   await new Promise((r) => setTimeout(r, 1100));
   const many = await Promise.all(Array.from({ length: 8 }, () => account({ apikey: key })));
-  assert.equal(many.map((r) => r.status), Array(8).fill(200));
+  assert.equal(
+    many.map((r) => r.status),
+    Array(8).fill(200),
+  );
   assert.is((await postApi(server, { apiname: 'tick_history', apikey: key, params: { symbol: '000001', tradedate: '20250106' } })).status, 200);
 });
 

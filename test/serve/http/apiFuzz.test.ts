@@ -27,18 +27,86 @@ const nest = (depth: number, inner: unknown): unknown => {
 const DEEP = 'tickvault-fuzz-deep';
 const DEEP_TEXT = '['.repeat(20_000) + ']'.repeat(20_000);
 
-const DATES = ['20250102', '20250103', '20250106', '20250104', '20250107', '20241231', '20150101', '20261231', '20270101',
-  '99991231', '00000000', '00010101', '19900101', '20250230', '2025-01-02', '2025010', '202501021', '', ' 20250102', 20250102, -1];
-const TIMES = ['09:30', '10:00:00', '10:00:00.500', '093000', '093000000', '235959999', '00:00', '24:00', '25:00:00', '9:30',
-  '0930', '10:00:00.5', '', '99:99:99.999', 930, '12:60'];
-const STOCKS = ['600000', '600000.SH', 'sh600000', 'SZ000001', '000001.XSHE', '002001.SZ', '000300', '399001', '830799.BJ',
-  '600000,600001', '../../etc/passwd', '600000/../x', '%2e%2e', '', ' ', '6000000', 'ÄÖÜ', '600000.XX', '\u0000'];
-const INDEXES = ['000001', '000300', '399001', '999999', '000001.SH', '00030', 'abcdef', '../x', '000001,000300',
-  ' 000300 ', '', '000300,000300'];
-const NUMBERS = [0, 1, -1, 2.5, 6000, 6001, 10000, 10001, 1e300, -1e300, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2,
-  -10000, -10001, 1e-9];
-const WILD: unknown[] = [null, true, false, {}, [], { a: 1 }, 'x'.repeat(5000), '\ud800', '🙂', DEEP, nest(1000, 1), nest(50, '600000'),
-  Array.from({ length: 300 }, (_, i) => String(i).padStart(6, '0')), Array.from({ length: 5 }, () => '000300')];
+const DATES = [
+  '20250102',
+  '20250103',
+  '20250106',
+  '20250104',
+  '20250107',
+  '20241231',
+  '20150101',
+  '20261231',
+  '20270101',
+  '99991231',
+  '00000000',
+  '00010101',
+  '19900101',
+  '20250230',
+  '2025-01-02',
+  '2025010',
+  '202501021',
+  '',
+  ' 20250102',
+  20250102,
+  -1,
+];
+const TIMES = [
+  '09:30',
+  '10:00:00',
+  '10:00:00.500',
+  '093000',
+  '093000000',
+  '235959999',
+  '00:00',
+  '24:00',
+  '25:00:00',
+  '9:30',
+  '0930',
+  '10:00:00.5',
+  '',
+  '99:99:99.999',
+  930,
+  '12:60',
+];
+const STOCKS = [
+  '600000',
+  '600000.SH',
+  'sh600000',
+  'SZ000001',
+  '000001.XSHE',
+  '002001.SZ',
+  '000300',
+  '399001',
+  '830799.BJ',
+  '600000,600001',
+  '../../etc/passwd',
+  '600000/../x',
+  '%2e%2e',
+  '',
+  ' ',
+  '6000000',
+  'ÄÖÜ',
+  '600000.XX',
+  '\u0000',
+];
+const INDEXES = ['000001', '000300', '399001', '999999', '000001.SH', '00030', 'abcdef', '../x', '000001,000300', ' 000300 ', '', '000300,000300'];
+const NUMBERS = [0, 1, -1, 2.5, 6000, 6001, 10000, 10001, 1e300, -1e300, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, -10000, -10001, 1e-9];
+const WILD: unknown[] = [
+  null,
+  true,
+  false,
+  {},
+  [],
+  { a: 1 },
+  'x'.repeat(5000),
+  '\ud800',
+  '🙂',
+  DEEP,
+  nest(1000, 1),
+  nest(50, '600000'),
+  Array.from({ length: 300 }, (_, i) => String(i).padStart(6, '0')),
+  Array.from({ length: 5 }, () => '000300'),
+];
 
 const PARAM_VALUES: Readonly<Record<string, readonly unknown[]>> = {
   symbol: [...STOCKS, ...INDEXES],
@@ -102,7 +170,9 @@ function body(r: () => number, keys: readonly string[]): string {
   if (shape < 0.06) return JSON.stringify({ ...b, params: pick(r, WILD) });
   if (shape < 0.07) return JSON.stringify({ ...b, extra: 1 });
   // Builders skip the own property "__proto__"; write it as a client would.
-  return JSON.stringify(b).replaceAll(`"${DEEP}"`, DEEP_TEXT).replace('"params":{', `"params":{${r() < 0.05 ? '"__proto__":{"x":1},' : ''}`);
+  return JSON.stringify(b)
+    .replaceAll(`"${DEEP}"`, DEEP_TEXT)
+    .replace('"params":{', `"params":{${r() < 0.05 ? '"__proto__":{"x":1},' : ''}`);
 }
 
 let server: ServerHandle;
@@ -163,7 +233,10 @@ test(`${REQUESTS} generated bodies: never a 5xx, always a short envelope, /healt
   assert.equal(failures, [], failures.slice(0, 5).join('\n'));
   // The generator reached every layer: parse errors, auth, plans, data.
   for (const code of [200, 400, 401, 403]) assert.ok(seen.get(code) > 20, `only ${seen.get(code)} answers ${code}: ${seen}`);
-  const stderr = server.logs().split('\n').filter((l) => l !== '');
+  const stderr = server
+    .logs()
+    .split('\n')
+    .filter((l) => l !== '');
   for (const line of stderr) {
     let entry: { level?: number; msg?: string };
     try {

@@ -18,25 +18,28 @@ import { tempDir } from '../../support/tempDir.js';
 
 const t = suite('compression');
 
-t('the coding: highest q among ours, ties to zstd, then br, then gzip (or gzip first when its bytes are stored); * and q=0 understood; none is identity', () => {
-  assert.is(chooseCoding(undefined), 'identity');
-  assert.is(chooseCoding(''), 'identity');
-  assert.is(chooseCoding('identity'), 'identity');
-  assert.is(chooseCoding('gzip, deflate'), 'gzip'); // requests and httpx without brotli
-  assert.is(chooseCoding('gzip, deflate, br'), 'br'); // with brotli
-  assert.is(chooseCoding('gzip, deflate, br, zstd'), 'zstd'); // Chromium
-  assert.is(chooseCoding('br;q=0.5, gzip;q=0.9'), 'gzip');
-  assert.is(chooseCoding('zstd;q=0, br;q=0, gzip'), 'gzip');
-  assert.is(chooseCoding('gzip;q=0'), 'identity');
-  assert.is(chooseCoding('*'), 'zstd');
-  assert.is(chooseCoding('*;q=0.1, gzip'), 'gzip');
-  assert.is(chooseCoding('GZIP ; Q=1'), 'gzip');
-  assert.is(chooseCoding('deflate, compress'), 'identity');
-  const storedGzip = ['gzip', 'zstd', 'br'] as const;
-  assert.is(chooseCoding('gzip, deflate, br, zstd', storedGzip), 'gzip');
-  assert.is(chooseCoding('br, gzip;q=0.9', storedGzip), 'br');
-  assert.is(chooseCoding('zstd, br', storedGzip), 'zstd');
-});
+t(
+  'the coding: highest q among ours, ties to zstd, then br, then gzip (or gzip first when its bytes are stored); * and q=0 understood; none is identity',
+  () => {
+    assert.is(chooseCoding(undefined), 'identity');
+    assert.is(chooseCoding(''), 'identity');
+    assert.is(chooseCoding('identity'), 'identity');
+    assert.is(chooseCoding('gzip, deflate'), 'gzip'); // requests and httpx without brotli
+    assert.is(chooseCoding('gzip, deflate, br'), 'br'); // with brotli
+    assert.is(chooseCoding('gzip, deflate, br, zstd'), 'zstd'); // Chromium
+    assert.is(chooseCoding('br;q=0.5, gzip;q=0.9'), 'gzip');
+    assert.is(chooseCoding('zstd;q=0, br;q=0, gzip'), 'gzip');
+    assert.is(chooseCoding('gzip;q=0'), 'identity');
+    assert.is(chooseCoding('*'), 'zstd');
+    assert.is(chooseCoding('*;q=0.1, gzip'), 'gzip');
+    assert.is(chooseCoding('GZIP ; Q=1'), 'gzip');
+    assert.is(chooseCoding('deflate, compress'), 'identity');
+    const storedGzip = ['gzip', 'zstd', 'br'] as const;
+    assert.is(chooseCoding('gzip, deflate, br, zstd', storedGzip), 'gzip');
+    assert.is(chooseCoding('br, gzip;q=0.9', storedGzip), 'br');
+    assert.is(chooseCoding('zstd, br', storedGzip), 'zstd');
+  },
+);
 
 const DATA = { days: 2, stocks: 2, indexes: 2, ticks: 0.1 } as const;
 let server: ServerHandle;
@@ -69,7 +72,8 @@ const BODIES: readonly [string, Record<string, unknown>, string | undefined, boo
   ['tick_history', { asset: 'stock', symbols: '600000', tradedate: '20250103', start_time: '10:00', end_time: '10:10' }, 'symbol,time,close,vol', false],
 ];
 
-const bodyOf = (apiname: string, params: Record<string, unknown>, fields?: string) => JSON.stringify({ apiname, apikey: key, params, ...(fields ? { fields } : {}) });
+const bodyOf = (apiname: string, params: Record<string, unknown>, fields?: string) =>
+  JSON.stringify({ apiname, apikey: key, params, ...(fields ? { fields } : {}) });
 
 async function raw(path: string, acceptEncoding: string | null, body?: string) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -146,7 +150,11 @@ t('/openapi.json and the console assets are compressed; a Parquet download and a
     assert.is(r.headers['content-encoding'], 'gzip', path);
     assert.ok(gunzipSync(r.body).equals(plain.body), path);
   }
-  const parquet = await raw('/api', 'gzip, deflate, br, zstd', bodyOf('level2_quote_history', { symbol: '600000.SH', tradedate: '20250103', format: 'parquet' }));
+  const parquet = await raw(
+    '/api',
+    'gzip, deflate, br, zstd',
+    bodyOf('level2_quote_history', { symbol: '600000.SH', tradedate: '20250103', format: 'parquet' }),
+  );
   assert.is(parquet.status, 200);
   assert.is(parquet.headers['content-encoding'], undefined);
   assert.is(parquet.headers['content-type'], 'application/vnd.apache.parquet');
@@ -169,14 +177,17 @@ t('Python httpx and requests, default headers: their decoded bytes equal the unc
     return;
   }
   const script = join(tempDir(), 'fetch.py');
-  writeFileSync(script, [
-    'import hashlib, json, sys, httpx, requests',
-    'url, body = sys.argv[1], sys.argv[2]',
-    'h = httpx.post(url, content=body, headers={"content-type": "application/json"})',
-    'r = requests.post(url, data=body, headers={"content-type": "application/json"})',
-    'print(json.dumps({"httpx": [h.headers.get("content-encoding"), hashlib.sha256(h.content).hexdigest()],',
-    '                  "requests": [r.headers.get("content-encoding"), hashlib.sha256(r.content).hexdigest()]}))',
-  ].join('\n'));
+  writeFileSync(
+    script,
+    [
+      'import hashlib, json, sys, httpx, requests',
+      'url, body = sys.argv[1], sys.argv[2]',
+      'h = httpx.post(url, content=body, headers={"content-type": "application/json"})',
+      'r = requests.post(url, data=body, headers={"content-type": "application/json"})',
+      'print(json.dumps({"httpx": [h.headers.get("content-encoding"), hashlib.sha256(h.content).hexdigest()],',
+      '                  "requests": [r.headers.get("content-encoding"), hashlib.sha256(r.content).hexdigest()]}))',
+    ].join('\n'),
+  );
   for (const [apiname, params, fields] of BODIES) {
     const body = bodyOf(apiname, params, fields);
     const plain = await raw('/api', null, body);

@@ -112,7 +112,10 @@ if (browser) {
     assert.is(await run(), 'code 200 · success');
     const body = JSON.parse((await page.textContent('#request-json')) ?? '{}');
     assert.equal(body, { apiname: 'level2_quote_history', apikey: key, params: { symbol: '600000.SH', tradedate: '20250106', page_size: 1000 } });
-    assert.match((await page.textContent('#curl')) ?? '', /^curl -sS http:\/\/127\.0\.0\.1:\d+\/api -H 'Content-Type: application\/json' -d '\{"apiname":"level2_quote_history"/);
+    assert.match(
+      (await page.textContent('#curl')) ?? '',
+      /^curl -sS http:\/\/127\.0\.0\.1:\d+\/api -H 'Content-Type: application\/json' -d '\{"apiname":"level2_quote_history"/,
+    );
     assert.match((await page.textContent('#python')) ?? '', /requests\.post\("http:\/\/127\.0\.0\.1:\d+\/api", json=body/);
     let direct = await postApi<{ items: unknown[][]; next_cursor: string | null }>(server, body);
     for (let p = 0; p < 3; p++) {
@@ -174,7 +177,10 @@ if (browser) {
     const panel = await openSignedIn(key);
     assert.match(panel, /level2_trade_history/);
     assert.match(panel, /level2_order_history/);
-    for (const [op, fields] of [['level2_trade_history', 'trade_id'], ['level2_order_history', 'order_id']] as const) {
+    for (const [op, fields] of [
+      ['level2_trade_history', 'trade_id'],
+      ['level2_order_history', 'order_id'],
+    ] as const) {
       await page.click(`button.op[data-op=${op}]`);
       assert.is(await page.inputValue('#query-form [name=symbol]'), '600000.SH');
       await page.fill('#query-form [name=tradedate]', '20250106');
@@ -231,10 +237,12 @@ if (browser) {
     const seen: { url: string; method: string; encoding: string | undefined; body: Buffer; post: string | null }[] = [];
     const pending: Promise<void>[] = [];
     const listener = (r: Response) => {
-      pending.push((async () => {
-        const headers = await r.allHeaders();
-        seen.push({ url: r.url(), method: r.request().method(), encoding: headers['content-encoding'], body: await r.body(), post: r.request().postData() });
-      })());
+      pending.push(
+        (async () => {
+          const headers = await r.allHeaders();
+          seen.push({ url: r.url(), method: r.request().method(), encoding: headers['content-encoding'], body: await r.body(), post: r.request().postData() });
+        })(),
+      );
     };
     page.on('response', listener);
     try {
@@ -251,7 +259,10 @@ if (browser) {
     const page1 = seen.find((x) => x.method === 'POST' && x.url.endsWith('/api') && x.body.length > 1024);
     // Chromium sends `gzip, deflate, br, zstd`: zstd wins the tie, except for a page whose rows'
     // gzip is stored (api-contract: Compression).
-    for (const [what, got, coding] of [['console.js', script, 'zstd'], ['a page of rows', page1, 'gzip']] as const) {
+    for (const [what, got, coding] of [
+      ['console.js', script, 'zstd'],
+      ['a page of rows', page1, 'gzip'],
+    ] as const) {
       assert.ok(got, `${what} was fetched`);
       assert.is(got!.encoding, coding, `${what}: Chromium asks for zstd and gets ${coding}`);
       const plain = await httpRequest(got!.url, got!.post === null ? { method: 'GET' } : { body: got!.post, headers: { 'content-type': 'application/json' } });

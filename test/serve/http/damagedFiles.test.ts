@@ -38,7 +38,10 @@ test('a damaged symbol-day answers 503 with its reason; the rest of the lake is 
 
   // Many requests a second from one key: a limit far above them, so only the files decide.
   const opts = { args: ['--rate-limit', '10000'] };
-  const [spoiled, whole] = await startServers([{ dataDir, opts }, { dataDir: original, opts }]);
+  const [spoiled, whole] = await startServers([
+    { dataDir, opts },
+    { dataDir: original, opts },
+  ]);
   try {
     const key = addAccount(dataDir, 'flagship').key;
     const wholeKey = addAccount(original, 'flagship').key;
@@ -74,7 +77,12 @@ test('a damaged symbol-day answers 503 with its reason; the rest of the lake is 
       assert.equal([(e as TickvaultError).code, (e as TickvaultError).reason, (e as TickvaultError).retryAfterSec], [503, 'damaged', 60]);
     }
     assert.ok(Date.now() - t0 < 10_000, `answered in ${Date.now() - t0} ms, not after a wait`);
-    const messages = await Promise.all(refused.slice(0, 1).concat(refused.slice(3)).map(([apiname, params]) => ask(spoiled, key, apiname, params)));
+    const messages = await Promise.all(
+      refused
+        .slice(0, 1)
+        .concat(refused.slice(3))
+        .map(([apiname, params]) => ask(spoiled, key, apiname, params)),
+    );
     assert.match(messages[0].json.message, /: its SHA-256 [0-9a-f]{64} differs from the catalog's /);
     assert.match(messages[1].json.message, new RegExp(`: it is ${Math.floor(truncated.bytes / 2)} bytes, the catalog lists ${truncated.bytes};`));
     assert.match(messages[2].json.message, /: it is missing;/);
@@ -92,22 +100,37 @@ test('a damaged symbol-day answers 503 with its reason; the rest of the lake is 
     }
 
     // One error line per damaged file, naming it, without a stack; never a 500.
-    const lines = spoiled.logs().split('\n').filter((l) => l.includes('stored file damaged'));
+    const lines = spoiled
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes('stored file damaged'));
     assert.equal(lines.map((l) => (JSON.parse(l) as { file: string }).file).sort(), [flipped.path, truncated.path, missing.path].sort());
     assert.not.match(lines.join('\n'), /"stack"/);
     assert.not.match(spoiled.logs(), /"code":500/);
     const metrics = (await httpRequest(`${spoiled.url}/metrics`, { method: 'GET' })).text;
     assert.is(metric(metrics, /^tickvault_damaged_files (\d+)$/m), 3);
-    const damagedCount = [...metrics.matchAll(/^tickvault_quota_rejections_total\{apiname="[a-z0-9_]+",reason="damaged_file"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
-    assert.is(damagedCount, refused.length * 2 + 1 + 3, "two rounds, the client once (not retried), three messages");
+    const damagedCount = [...metrics.matchAll(/^tickvault_quota_rejections_total\{apiname="[a-z0-9_]+",reason="damaged_file"\} (\d+)$/gm)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
+    assert.is(damagedCount, refused.length * 2 + 1 + 3, 'two rounds, the client once (not retried), three messages');
 
     // What tickvault repair does: a verified copy under a temporary name, renamed over.
     const path = join(dataDir, flipped.path);
     copyFileSync(join(original, flipped.path), `${path}.tmp-repair`);
     renameSync(`${path}.tmp-repair`, path);
-    for (const params of [{ symbol: a, tradedate: DAY }, { symbol: a, tradedate: DAY, format: 'parquet' }]) {
-      const got = await httpRequest(`${spoiled.url}/api`, { body: JSON.stringify({ apiname: 'level2_quote_history', apikey: key, params }), headers: { 'content-type': 'application/json' } });
-      const want = await httpRequest(`${whole.url}/api`, { body: JSON.stringify({ apiname: 'level2_quote_history', apikey: wholeKey, params }), headers: { 'content-type': 'application/json' } });
+    for (const params of [
+      { symbol: a, tradedate: DAY },
+      { symbol: a, tradedate: DAY, format: 'parquet' },
+    ]) {
+      const got = await httpRequest(`${spoiled.url}/api`, {
+        body: JSON.stringify({ apiname: 'level2_quote_history', apikey: key, params }),
+        headers: { 'content-type': 'application/json' },
+      });
+      const want = await httpRequest(`${whole.url}/api`, {
+        body: JSON.stringify({ apiname: 'level2_quote_history', apikey: wholeKey, params }),
+        headers: { 'content-type': 'application/json' },
+      });
       assert.is(got.status, 200, got.text.slice(0, 200));
       assert.ok(got.body.equals(want.body), `${JSON.stringify(params)}: the same bytes as the original's`);
     }

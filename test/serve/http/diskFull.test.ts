@@ -23,7 +23,10 @@ const BOUND_MS = 5_000;
 function fill(dir: string): void {
   const filler = join(dir, 'filler');
   mkdirSync(filler, { recursive: true });
-  for (const [bs, count] of [['64k', '256'], ['1', '65536']] as const) {
+  for (const [bs, count] of [
+    ['64k', '256'],
+    ['1', '65536'],
+  ] as const) {
     for (let i = 0; ; i++) {
       const r = spawnSync('dd', ['if=/dev/zero', `of=${join(filler, `${bs}-${i}`)}`, `bs=${bs}`, `count=${count}`], { stdio: 'ignore' });
       if (r.status !== 0) break;
@@ -62,7 +65,11 @@ if (!isRoot) {
       server = await startServer(dataDir, { env: { TICKVAULT_LOG_LEVEL: 'info' } });
       const s = server;
       const before = [await postApi(s, QUOTES(key)), await postApi(s, TICKS(key))];
-      assert.equal(before.map((r) => r.status), [200, 200], before.map((r) => r.text).join('\n'));
+      assert.equal(
+        before.map((r) => r.status),
+        [200, 200],
+        before.map((r) => r.text).join('\n'),
+      );
 
       fill(fs.dir);
       const df = spawnSync('df', ['-B1', '--output=avail', fs.dir], { encoding: 'utf8' }).stdout.trim().split('\n').pop();
@@ -78,7 +85,9 @@ if (!isRoot) {
         }
       }
       const worst = Math.max(...times);
-      console.log(`  full disk: ${times.length} requests, each 503 "${(await postApi(s, QUOTES(key))).json.message}" (Retry-After ${String((await postApi(s, QUOTES(key))).headers['retry-after'])}), slowest ${worst.toFixed(1)} ms`);
+      console.log(
+        `  full disk: ${times.length} requests, each 503 "${(await postApi(s, QUOTES(key))).json.message}" (Retry-After ${String((await postApi(s, QUOTES(key))).headers['retry-after'])}), slowest ${worst.toFixed(1)} ms`,
+      );
       assert.ok(worst < BOUND_MS, `slowest answer ${worst} ms`);
 
       const health = await httpRequest(`${s.url}/healthz`, { method: 'GET' });
@@ -106,8 +115,15 @@ if (!isRoot) {
       const back = await httpRequest(`${s.url}/healthz`, { method: 'GET' });
       assert.is(back.status, 200, back.text);
       const after = [await postApi(s, QUOTES(key)), await postApi(s, TICKS(key))];
-      assert.equal(after.map((r) => r.status), [200, 200], after.map((r) => r.text).join('\n'));
-      assert.equal(after.map((r) => r.json.data), before.map((r) => r.json.data));
+      assert.equal(
+        after.map((r) => r.status),
+        [200, 200],
+        after.map((r) => r.text).join('\n'),
+      );
+      assert.equal(
+        after.map((r) => r.json.data),
+        before.map((r) => r.json.data),
+      );
       assert.is(s.logs().match(/service\.db takes writes again/g)?.length, 1, s.logs());
       console.log('  room again: /healthz 200, the same requests 200 with the same rows');
     } finally {
@@ -126,7 +142,10 @@ if (!isRoot) {
       const oneLine = (r: CliResult, cause: string) => {
         assert.is(r.code, 1, r.stdout + r.stderr);
         assert.is(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
-        assert.is(r.stderr.trimEnd(), `tickvault serve: failed: ${cause} while opening the data directory at ${dataDir}: SQLite writes an index beside each database even to read it, and the server writes service.db on every request; free space (or make it writable) and start the server again`);
+        assert.is(
+          r.stderr.trimEnd(),
+          `tickvault serve: failed: ${cause} while opening the data directory at ${dataDir}: SQLite writes an index beside each database even to read it, and the server writes service.db on every request; free space (or make it writable) and start the server again`,
+        );
         console.log(`  ${r.stderr.trimEnd()}`);
       };
       fill(fs.dir);

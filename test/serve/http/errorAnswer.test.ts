@@ -10,7 +10,9 @@ const test = suite('error answers');
 
 test('an exposed ApiError answers with its own code, message and Retry-After', () => {
   assert.equal(errorAnswerOf(badRequest('params.page_size must be a positive integer')), {
-    code: 400, message: 'params.page_size must be a positive integer', reason: 'param',
+    code: 400,
+    message: 'params.page_size must be a positive integer',
+    reason: 'param',
   });
   assert.equal(errorAnswerOf(tooManyRequests('quota', 'used up', 3600)), { code: 429, message: 'used up', reason: 'quota', retryAfterSec: 3600 });
   assert.equal(errorAnswerOf(busy('in progress', 1)), { code: 503, message: 'in progress', reason: 'slot', retryAfterSec: 1 });
@@ -26,7 +28,11 @@ test('an unreachable shared state is a 503 with Retry-After, saying nothing was 
 });
 
 test('a state write the disk refused is a 503 "disk" with a longer Retry-After, naming the cause but not the path', () => {
-  const a = errorAnswerOf(new StateDiskError('no space left on device', '/srv/data/service.db', { cause: Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }) }));
+  const a = errorAnswerOf(
+    new StateDiskError('no space left on device', '/srv/data/service.db', {
+      cause: Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }),
+    }),
+  );
   assert.is(a.code, 503);
   assert.is(a.reason, 'disk');
   assert.is(a.retryAfterSec, 10);
@@ -40,13 +46,18 @@ test('a damaged stored file is a 503 "damaged" naming the file, what is wrong an
     code: 503,
     reason: 'damaged',
     retryAfterSec: 60,
-    message: 'stored file level2/date=20250106/600998.SH.parquet is damaged: it is 500 bytes, the catalog lists 41022; '
-      + 'its rows are not served until it is repaired on this site (the operator is told); retry later or ask another site',
+    message:
+      'stored file level2/date=20250106/600998.SH.parquet is damaged: it is 500 bytes, the catalog lists 41022; ' +
+      'its rows are not served until it is repaired on this site (the operator is told); retry later or ask another site',
   });
 });
 
 test('anything else, and internal ApiErrors, are a fixed 500', () => {
-  assert.equal(errorAnswerOf(new TypeError("Cannot read properties of undefined (reading 'x')")), { code: 500, message: 'internal server error', reason: 'internal' });
+  assert.equal(errorAnswerOf(new TypeError("Cannot read properties of undefined (reading 'x')")), {
+    code: 500,
+    message: 'internal server error',
+    reason: 'internal',
+  });
   assert.equal(errorAnswerOf(internal('authorize called twice')), { code: 500, message: 'internal server error', reason: 'internal' });
   assert.equal(errorAnswerOf('a thrown string'), { code: 500, message: 'internal server error', reason: 'internal' });
 });

@@ -15,7 +15,7 @@ import { serializeRows, sliceRows, type SerializedRows, type StoredRowText } fro
 const test = suite('serve/http gzip splice');
 
 let seed = 7;
-const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 
 /** Rows with their stored chunk, as row text gives them. */
 async function storedRows(n: number): Promise<SerializedRows> {
@@ -27,7 +27,9 @@ async function storedRows(n: number): Promise<SerializedRows> {
 /** A row group's rows as a stored piece (rows.ts gives such pieces for groups a page holds whole). */
 function stored(rows: SerializedRows, onText: () => void = () => undefined): StoredRowText {
   return {
-    chunk: rows.deflated!.chunk, textBytes: rows.bytes.length, textCrc32: rows.deflated!.textCrc32,
+    chunk: rows.deflated!.chunk,
+    textBytes: rows.bytes.length,
+    textCrc32: rows.deflated!.textCrc32,
     text: async () => {
       onText();
       return rows.bytes;
@@ -37,7 +39,7 @@ function stored(rows: SerializedRows, onText: () => void = () => undefined): Sto
 
 const textOf = (p: JsonPiece): Buffer => (Buffer.isBuffer(p) ? p : inflateRawSync(p.chunk, { finishFlush: constants.Z_SYNC_FLUSH }));
 
-test('stored chunks and request-time pieces in any order: one member, the pieces\' text, CRC and length checked', async () => {
+test("stored chunks and request-time pieces in any order: one member, the pieces' text, CRC and length checked", async () => {
   const a = await storedRows(1200);
   const b = await storedRows(700);
   const c = await storedRows(3);
@@ -65,12 +67,20 @@ test('stored chunks and request-time pieces in any order: one member, the pieces
   assert.not.ok(hasStoredChunks([head, sliceRows(a, 0, 1199), tail]));
 });
 
-test('rows still stored (never inflated) splice by their text\'s CRC-32 and length alone', async () => {
+test("rows still stored (never inflated) splice by their text's CRC-32 and length alone", async () => {
   const asked: string[] = [];
   const a = await storedRows(1200);
   const b = await storedRows(1200);
   const head = Buffer.from('{"items":[');
-  const pieces: JsonPiece[] = [head, stored(a, () => asked.push('a')), Buffer.from(','), stored(b, () => asked.push('b')), Buffer.from(','), sliceRows(b, 3, 9), Buffer.from(']}')];
+  const pieces: JsonPiece[] = [
+    head,
+    stored(a, () => asked.push('a')),
+    Buffer.from(','),
+    stored(b, () => asked.push('b')),
+    Buffer.from(','),
+    sliceRows(b, 3, 9),
+    Buffer.from(']}'),
+  ];
   const text = Buffer.concat([head, a.bytes, Buffer.from(','), b.bytes, Buffer.from(','), sliceRows(b, 3, 9), Buffer.from(']}')]);
   const gz = await gzipSpliced(pieces);
   assert.ok(gunzipSync(gz).equals(text));
@@ -79,7 +89,15 @@ test('rows still stored (never inflated) splice by their text\'s CRC-32 and leng
 });
 
 test('crc32Combine: the CRC-32 of a concatenation, as zlib computes it over the whole', () => {
-  for (const [la, lb] of [[0, 0], [0, 5], [5, 0], [1, 1], [17, 1000], [4096, 65_537], [1, 1_000_003]]) {
+  for (const [la, lb] of [
+    [0, 0],
+    [0, 5],
+    [5, 0],
+    [1, 1],
+    [17, 1000],
+    [4096, 65_537],
+    [1, 1_000_003],
+  ]) {
     const a = Buffer.from(Array.from({ length: la }, () => Math.floor(rnd() * 256)));
     const b = Buffer.from(Array.from({ length: lb }, () => Math.floor(rnd() * 256)));
     assert.is(crc32Combine(crc32(a), crc32(b), b.length), crc32(Buffer.concat([a, b])), `${la} + ${lb} bytes`);

@@ -29,14 +29,22 @@ function parseMetrics(text: string): Map<string, number> {
     if (line === '' || line.startsWith('#')) continue;
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m) continue;
-    const labels = m[2] ? m[2].split(/,(?=\w+=")/).sort().join(',') : '';
+    const labels = m[2]
+      ? m[2]
+          .split(/,(?=\w+=")/)
+          .sort()
+          .join(',')
+      : '';
     out.set(labels ? `${m[1]}{${labels}}` : m[1], Number(m[3]));
   }
   return out;
 }
 
 const key = (name: string, labels: Record<string, string> = {}) => {
-  const l = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).sort().join(',');
+  const l = Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .sort()
+    .join(',');
   return l ? `${name}{${l}}` : name;
 };
 
@@ -106,12 +114,20 @@ t('requests by apiname and code, latency, bytes and every kind of quota rejectio
   const p429 = await l2(pro.key, { symbol: '600000.SH', tradedate: '20250103', format: 'parquet' });
   assert.is(p429.status, 429, p429.text);
   // the account's slot held elsewhere
-  prefill('INSERT INTO slots (account_id, apiname, holder, expires_at_ms) VALUES (?, ?, ?, ?)', busy.id, 'level2_quote_history', 'other-process', Date.now() + 60_000);
+  prefill(
+    'INSERT INTO slots (account_id, apiname, holder, expires_at_ms) VALUES (?, ?, ?, ?)',
+    busy.id,
+    'level2_quote_history',
+    'other-process',
+    Date.now() + 60_000,
+  );
   const b503 = await l2(busy.key, { symbol: '600000.SH', tradedate: '20250103', page_size: 1 });
   assert.is(b503.status, 503, b503.text);
   // per-second limit: a burst well above it within one or two seconds
   const t0 = Date.now();
-  const codes = await Promise.all(Array.from({ length: 3 * RATE }, () => postApi(server, { apiname: 'tick_history', apikey: burst.key, params: { symbol: 'bad' } }).then((r) => r.status)));
+  const codes = await Promise.all(
+    Array.from({ length: 3 * RATE }, () => postApi(server, { apiname: 'tick_history', apikey: burst.key, params: { symbol: 'bad' } }).then((r) => r.status)),
+  );
   // At most RATE pass in each wall-clock second the burst touched (more than two on a loaded machine).
   const windows = Math.floor(Date.now() / 1000) - Math.floor(t0 / 1000) + 1;
   const limited = codes.filter((c) => c === 429).length;

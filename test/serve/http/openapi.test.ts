@@ -139,10 +139,24 @@ t('requests: the documented body schema accepts served requests and rejects what
   assert.is.not(validate(req, { apiname: 'level2_quote_history', apikey: 'k', params: {} }), null, 'symbol is required');
   assert.is.not(validate(req, { apiname: 'level2_quote_history', apikey: 'k', fields: 'time,nope', params: { symbol: '600000' } }), null, 'unknown field');
   assert.is.not(validate(req, { apiname: 'other', apikey: 'k', params: {} }), null, 'unknown apiname');
-  assert.is(validate(req, { apiname: 'level2_trade_history', apikey: 'k', fields: 'time,trade_id,bs_flag', params: { symbol: '000001', cursor: 'c1x' } }), null);
-  assert.is(validate(req, { apiname: 'level2_order_history', apikey: 'k', fields: 'order_type,side', params: { symbol: '600000.SH', format: 'parquet' } }), null);
-  assert.is.not(validate(req, { apiname: 'level2_trade_history', apikey: 'k', fields: 'time,side', params: { symbol: '000001' } }), null, 'an order field on trades');
-  assert.is.not(validate(req, { apiname: 'level2_order_history', apikey: 'k', fields: 'close', params: { symbol: '000001' } }), null, 'a level-2 field on orders');
+  assert.is(
+    validate(req, { apiname: 'level2_trade_history', apikey: 'k', fields: 'time,trade_id,bs_flag', params: { symbol: '000001', cursor: 'c1x' } }),
+    null,
+  );
+  assert.is(
+    validate(req, { apiname: 'level2_order_history', apikey: 'k', fields: 'order_type,side', params: { symbol: '600000.SH', format: 'parquet' } }),
+    null,
+  );
+  assert.is.not(
+    validate(req, { apiname: 'level2_trade_history', apikey: 'k', fields: 'time,side', params: { symbol: '000001' } }),
+    null,
+    'an order field on trades',
+  );
+  assert.is.not(
+    validate(req, { apiname: 'level2_order_history', apikey: 'k', fields: 'close', params: { symbol: '000001' } }),
+    null,
+    'a level-2 field on orders',
+  );
   assert.is.not(validate(req, { apiname: 'tick_history', apikey: 'k', params: {}, extra: true }), null, 'unknown body member');
 });
 

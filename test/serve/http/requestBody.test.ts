@@ -153,7 +153,12 @@ test('a few hundred ordinary requests leave nothing but JSON lines on stderr', a
   assert.is(ok, 225);
   // The server logs a request when its answer has finished, and stderr arrives on its own pipe:
   // the last line may still be on its way when the last answer is read.
-  const logLines = () => s.server.logs().slice(before).split('\n').filter((l) => l !== '');
+  const logLines = () =>
+    s.server
+      .logs()
+      .slice(before)
+      .split('\n')
+      .filter((l) => l !== '');
   const deadline = Date.now() + 10_000;
   while (logLines().length < 300 && Date.now() < deadline) {
     await new Promise<void>((resolve) => {

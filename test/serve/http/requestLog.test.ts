@@ -56,15 +56,31 @@ t('API requests are logged once each with account, code, rows, bytes and ms; key
   const server: ServerHandle = await startServer(dataDir, { env: { TICKVAULT_LOG_LEVEL: 'info' } });
   const bodies: { text: string; rows: number }[] = [];
   try {
-    const page = await postApi(server, { apiname: 'level2_quote_history', apikey: flagship.key, params: { symbol: '600000.SH', tradedate: '20250102', page_size: 7 } });
+    const page = await postApi(server, {
+      apiname: 'level2_quote_history',
+      apikey: flagship.key,
+      params: { symbol: '600000.SH', tradedate: '20250102', page_size: 7 },
+    });
     assert.is(page.status, 200);
     const file = await httpRequest(`${server.url}/api`, {
-      body: JSON.stringify({ apiname: 'level2_quote_history', apikey: flagship.key, params: { symbol: '600000.SH', tradedate: '20250102', format: 'parquet' } }),
+      body: JSON.stringify({
+        apiname: 'level2_quote_history',
+        apikey: flagship.key,
+        params: { symbol: '600000.SH', tradedate: '20250102', format: 'parquet' },
+      }),
       headers: { 'content-type': 'application/json' },
     });
     assert.is(file.status, 200);
-    const boundary = await postApi(server, { apiname: 'tick_history', apikey: flagship.key, params: { tradedate: '20250102', trademin: '1000', side: 'after' } });
-    const enhanced = await postApi(server, { apiname: 'tick_history', apikey: flagship.key, params: { symbols: '000001,000300', tradedate: '20250102', limit: 50 } });
+    const boundary = await postApi(server, {
+      apiname: 'tick_history',
+      apikey: flagship.key,
+      params: { tradedate: '20250102', trademin: '1000', side: 'after' },
+    });
+    const enhanced = await postApi(server, {
+      apiname: 'tick_history',
+      apikey: flagship.key,
+      params: { symbols: '000001,000300', tradedate: '20250102', limit: 50 },
+    });
     for (const r of [page, boundary, enhanced]) bodies.push({ text: r.text, rows: (r.json.data as { items: unknown[] }).items.length });
     assert.is((await postApi(server, { apiname: 'tick_history', apikey: bogusKey, params: {} })).status, 401);
     assert.is((await postApi(server, { apiname: 'tick_history', apikey: free.key, params: { symbol: '000001' } })).status, 403);

@@ -69,7 +69,7 @@ test('handed to the socket: a pipelined answer queued behind an unread one is no
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
     socket.pause();
     socket.write('GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /small HTTP/1.1\r\nHost: x\r\n\r\n');
-    for (let t = Date.now(); !second; ) {
+    for (let t = Date.now(); !second;) {
       assert.ok(Date.now() - t < 10_000, 'the second request never arrived');
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -101,7 +101,11 @@ test('a source that stops short of the length still ends only after the gate', a
 });
 
 test('a source error becomes the body stream error', async () => {
-  const source = new Readable({ read() { this.destroy(new Error('EIO: read failed')); } });
+  const source = new Readable({
+    read() {
+      this.destroy(new Error('EIO: read failed'));
+    },
+  });
   const out = holdLastChunk(source, 10, () => Promise.resolve());
   out.on('data', () => undefined);
   const err = await new Promise<Error>((r) => out.on('error', r));

@@ -49,13 +49,14 @@ server('per-second limit per account: beyond it 429 with Retry-After 1, other ac
 server('the rate limit is shared by two server processes', async () => {
   const { dataDir } = await preparedData();
   const env = { TICKVAULT_RATE_LIMIT: '4' };
-  const [s1, s2] = await startServers([{ dataDir, opts: { env } }, { dataDir, opts: { env } }]);
+  const [s1, s2] = await startServers([
+    { dataDir, opts: { env } },
+    { dataDir, opts: { env } },
+  ]);
   try {
     const { key } = addAccount(dataDir, 'flagship');
     const t0 = Date.now();
-    const burst = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => postApi(i % 2 ? s1 : s2, { apiname: API, apikey: key, params: {} })),
-    );
+    const burst = await Promise.all(Array.from({ length: 16 }, (_, i) => postApi(i % 2 ? s1 : s2, { apiname: API, apikey: key, params: {} })));
     const windows = secondsSpanned(t0, Date.now());
     const passed = burst.filter((r) => r.status === 400).length;
     // Two processes with separate counters would let up to 2 × 4 through in every second.
@@ -104,7 +105,8 @@ server('a clock past the calendar known range: answers carry a Warning, no-data 
   const inRange = await startServer(dataDir);
   try {
     const { key } = addAccount(dataDir, 'flagship');
-    const warning = /^299 tickvault "the latest trading day 20270105 is past the trading calendar's known range \(through 20261231\); closures after it are unknown"$/;
+    const warning =
+      /^299 tickvault "the latest trading day 20270105 is past the trading calendar's known range \(through 20261231\); closures after it are unknown"$/;
     const r = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000' } });
     assert.is(r.status, 200);
     assert.match(String(r.headers.warning), warning);
@@ -115,7 +117,10 @@ server('a clock past the calendar known range: answers carry a Warning, no-data 
     const tick = await postApi(s, { apiname: 'tick_history', apikey: key, params: { symbol: '000300', tradedate: '20270106' } });
     assert.is(tick.status, 400);
     assert.match(String(tick.headers.warning), warning);
-    assert.match(tick.json.message, /^params\.tradedate 20270106 is outside 20150101-20270105 \(the trading calendar's known range 20150101-20261231, then weekdays up to the latest trading day\)$/);
+    assert.match(
+      tick.json.message,
+      /^params\.tradedate 20270106 is outside 20150101-20270105 \(the trading calendar's known range 20150101-20261231, then weekdays up to the latest trading day\)$/,
+    );
     assert.match(s.logs(), /"msg":"the latest trading day 20270105 is past the trading calendar's known range/);
     // Inside the known range no answer carries the warning.
     const plain = await postApi(inRange, { apiname: API, apikey: key, params: { symbol: '600000', page_size: 1 } });
@@ -126,35 +131,44 @@ server('a clock past the calendar known range: answers carry a Warning, no-data 
   }
 });
 
-server('a stored file that does not decode though its bytes are the catalog\'s is a 503 "damaged", logged once naming the file; the server keeps serving', async () => {
-  const dataDir = tempDir();
-  await sealSyntheticFile(dataDir, '600998.SH', '20250106', 3000);
-  const rel = join('level2', 'date=20250106', '600998.SH.parquet');
-  truncateSync(join(dataDir, rel), 500);
-  // The catalog vouches for these bytes (as if sealed so): the SHA-256 check passes, the footer does not parse.
-  const bytes = readFileSync(join(dataDir, rel));
-  const db = openCatalog(join(dataDir, 'catalog.db'));
-  db.prepare('UPDATE files SET bytes = ?, sha256 = ? WHERE path = ?').run(bytes.length, createHash('sha256').update(bytes).digest('hex'), rel);
-  db.close();
-  const s = await startServer(dataDir);
-  try {
-    const { key } = addAccount(dataDir, 'flagship');
-    for (let i = 0; i < 3; i++) {
-      const r = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600998.SH' } });
-      assert.is(r.status, 503, r.text);
-      assert.is(r.headers['retry-after'], '60');
-      assert.match(r.json.message, /^stored file level2\/date=20250106\/600998\.SH\.parquet is damaged: .+; its rows are not served until it is repaired on this site/);
-      assert.not.match(r.text, /\bat |Error/);
+server(
+  'a stored file that does not decode though its bytes are the catalog\'s is a 503 "damaged", logged once naming the file; the server keeps serving',
+  async () => {
+    const dataDir = tempDir();
+    await sealSyntheticFile(dataDir, '600998.SH', '20250106', 3000);
+    const rel = join('level2', 'date=20250106', '600998.SH.parquet');
+    truncateSync(join(dataDir, rel), 500);
+    // The catalog vouches for these bytes (as if sealed so): the SHA-256 check passes, the footer does not parse.
+    const bytes = readFileSync(join(dataDir, rel));
+    const db = openCatalog(join(dataDir, 'catalog.db'));
+    db.prepare('UPDATE files SET bytes = ?, sha256 = ? WHERE path = ?').run(bytes.length, createHash('sha256').update(bytes).digest('hex'), rel);
+    db.close();
+    const s = await startServer(dataDir);
+    try {
+      const { key } = addAccount(dataDir, 'flagship');
+      for (let i = 0; i < 3; i++) {
+        const r = await postApi(s, { apiname: API, apikey: key, params: { symbol: '600998.SH' } });
+        assert.is(r.status, 503, r.text);
+        assert.is(r.headers['retry-after'], '60');
+        assert.match(
+          r.json.message,
+          /^stored file level2\/date=20250106\/600998\.SH\.parquet is damaged: .+; its rows are not served until it is repaired on this site/,
+        );
+        assert.not.match(r.text, /\bat |Error/);
+      }
+      // Logged once, though asked three times (the slot was released with each refusal).
+      const lines = s
+        .logs()
+        .split('\n')
+        .filter((l) => l.includes('stored file damaged'));
+      assert.is(lines.length, 1, s.logs());
+      assert.match(lines[0], /"file":"level2\/date=20250106\/600998\.SH\.parquet"/);
+      assert.is((await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000' } })).status, 200);
+    } finally {
+      await s.stop();
     }
-    // Logged once, though asked three times (the slot was released with each refusal).
-    const lines = s.logs().split('\n').filter((l) => l.includes('stored file damaged'));
-    assert.is(lines.length, 1, s.logs());
-    assert.match(lines[0], /"file":"level2\/date=20250106\/600998\.SH\.parquet"/);
-    assert.is((await postApi(s, { apiname: API, apikey: key, params: { symbol: '600000' } })).status, 200);
-  } finally {
-    await s.stop();
-  }
-});
+  },
+);
 
 server('a damaged boundary part: the same answer from the files, and an error line naming the part', async () => {
   const { dataDir: original } = await preparedData({ days: 1, stocks: 6, indexes: 9, seed: 'boundary-parts' });
@@ -173,7 +187,11 @@ server('a damaged boundary part: the same answer from the files, and an error li
     const rows = (want.json.data as { items: unknown[] }).items.length;
     assert.ok(rows >= 9, `${rows} rows`);
     assert.equal(got.json, want.json);
-    const line = spoiled.logs().split('\n').find((l) => l.includes('boundary part damaged')) ?? '';
+    const line =
+      spoiled
+        .logs()
+        .split('\n')
+        .find((l) => l.includes('boundary part damaged')) ?? '';
     assert.match(line, new RegExp(`"file":"${part.path.replace(/[.]/g, '\\.')}"`), spoiled.logs());
     assert.match(line, /"type":"DamagedFileError"/);
   } finally {
@@ -194,15 +212,38 @@ const config = suite('serve configuration');
 
 config('flags over TICKVAULT_* environment over defaults', () => {
   const threads = Math.min(4, availableParallelism());
-  assert.equal(loadServeConfig({}, {}), { port: 8080, host: '127.0.0.1', rateLimitPerSec: 20, leaseMs: 30_000, cacheBytes: 768 * 1024 * 1024, jsonThreads: threads });
-  const env = { TICKVAULT_PORT: '9000', TICKVAULT_HOST: '0.0.0.0', TICKVAULT_RATE_LIMIT: '50', TICKVAULT_LEASE_SECONDS: '5', TICKVAULT_CACHE_MB: '64', TICKVAULT_JSON_THREADS: '0' };
+  assert.equal(loadServeConfig({}, {}), {
+    port: 8080,
+    host: '127.0.0.1',
+    rateLimitPerSec: 20,
+    leaseMs: 30_000,
+    cacheBytes: 768 * 1024 * 1024,
+    jsonThreads: threads,
+  });
+  const env = {
+    TICKVAULT_PORT: '9000',
+    TICKVAULT_HOST: '0.0.0.0',
+    TICKVAULT_RATE_LIMIT: '50',
+    TICKVAULT_LEASE_SECONDS: '5',
+    TICKVAULT_CACHE_MB: '64',
+    TICKVAULT_JSON_THREADS: '0',
+  };
   assert.equal(loadServeConfig({}, env), { port: 9000, host: '0.0.0.0', rateLimitPerSec: 50, leaseMs: 5000, cacheBytes: 64 * 1024 * 1024, jsonThreads: 0 });
   assert.is(loadServeConfig({ 'json-threads': '3' }, env).jsonThreads, 3);
-  assert.throws(() => loadServeConfig({ 'json-threads': '-1' }, {}), (e: unknown) => e instanceof ConfigError && /whole number/.test(e.message));
+  assert.throws(
+    () => loadServeConfig({ 'json-threads': '-1' }, {}),
+    (e: unknown) => e instanceof ConfigError && /whole number/.test(e.message),
+  );
   assert.is(loadServeConfig({ port: '9100', 'rate-limit': '7' }, env).port, 9100);
   assert.is(loadServeConfig({ port: '9100', 'rate-limit': '7' }, env).rateLimitPerSec, 7);
-  assert.throws(() => loadServeConfig({ 'lease-seconds': '-1' }, {}), (e: unknown) => e instanceof ConfigError);
-  assert.throws(() => loadServeConfig({}, { TICKVAULT_CACHE_MB: 'lots' }), (e: unknown) => e instanceof ConfigError);
+  assert.throws(
+    () => loadServeConfig({ 'lease-seconds': '-1' }, {}),
+    (e: unknown) => e instanceof ConfigError,
+  );
+  assert.throws(
+    () => loadServeConfig({}, { TICKVAULT_CACHE_MB: 'lots' }),
+    (e: unknown) => e instanceof ConfigError,
+  );
 });
 
 server.run();

@@ -46,9 +46,20 @@ test.before(async () => {
   catalogDb = openCatalog(layout.catalogDb, true);
   state = new SlowReleaseState({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
   const catalog = new CatalogReader(catalogDb);
-  const { operations } = createOperations({ dataDir, catalog, cursorKey: await state.cursorKey(), cacheBytes: 64 << 20, jsonThreads: 0, log: createLogger('warn', 'test') });
+  const { operations } = createOperations({
+    dataDir,
+    catalog,
+    cursorKey: await state.cursorKey(),
+    cacheBytes: 64 << 20,
+    jsonThreads: 0,
+    log: createLogger('warn', 'test'),
+  });
   const app = createApp({
-    catalog, state, clock: offsetClock(nowMs), log: createLogger('warn', 'test'), operations,
+    catalog,
+    state,
+    clock: offsetClock(nowMs),
+    log: createLogger('warn', 'test'),
+    operations,
     config: { rateLimitPerSec: 1000, leaseMs: 30_000 },
   });
   server = createServer(app.koa.callback());

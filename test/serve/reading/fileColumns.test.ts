@@ -65,7 +65,10 @@ test('a file in a layout this reader does not handle is decoded by the general r
   );
   const mine = await new FileColumnCache(dataDir, 64 << 20).get(file);
   const theirs = await new FileColumnCache(other, 64 << 20).get(cataloguedAs(file, other, 'level2/copy.parquet'));
-  assert.equal(theirs.columns.map((c) => Array.from(c)), mine.columns.map((c) => Array.from(c)));
+  assert.equal(
+    theirs.columns.map((c) => Array.from(c)),
+    mine.columns.map((c) => Array.from(c)),
+  );
 });
 
 test('a truncated file is a DamagedFileError naming it, not wrong data', async () => {

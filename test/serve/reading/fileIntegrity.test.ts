@@ -10,7 +10,7 @@ import { FileIntegrity } from '../../../serve/reading/fileIntegrity.js';
 import { preparedFiles } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
-const test = suite('serve/fileIntegrity: a file is served only while it holds the catalog\'s bytes');
+const test = suite("serve/fileIntegrity: a file is served only while it holds the catalog's bytes");
 
 const DATA = { days: 1, stocks: 3, indexes: 1, ticks: 0.1 } as const;
 
@@ -45,8 +45,14 @@ test('whole files pass; a flipped byte, a truncation and a missing file are each
 
   await integrity.check(whole);
   const sha = createHash('sha256').update(bytes).digest('hex');
-  assert.is((await rejection(integrity.check(flipped))).message, `stored file ${flipped.path} is damaged: its SHA-256 ${sha} differs from the catalog's ${flipped.sha256}`);
-  assert.is((await rejection(integrity.check(truncated))).message, `stored file ${truncated.path} is damaged: it is ${truncated.bytes - 1} bytes, the catalog lists ${truncated.bytes}`);
+  assert.is(
+    (await rejection(integrity.check(flipped))).message,
+    `stored file ${flipped.path} is damaged: its SHA-256 ${sha} differs from the catalog's ${flipped.sha256}`,
+  );
+  assert.is(
+    (await rejection(integrity.check(truncated))).message,
+    `stored file ${truncated.path} is damaged: it is ${truncated.bytes - 1} bytes, the catalog lists ${truncated.bytes}`,
+  );
   assert.is((await rejection(integrity.check(missing))).message, `stored file ${missing.path} is damaged: it is missing`);
   // Asked again: the same answers, and nothing reported twice.
   for (const f of [flipped, truncated, missing]) await rejection(integrity.check(f));

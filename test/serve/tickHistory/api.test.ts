@@ -41,8 +41,20 @@ setup(compatible);
 
 compatible('the fixture spans the month boundary and the holiday', () => {
   assert.equal(d.days, [
-    '20250120', '20250121', '20250122', '20250123', '20250124', '20250127',
-    '20250205', '20250206', '20250207', '20250210', '20250211', '20250212', '20250213', '20250214',
+    '20250120',
+    '20250121',
+    '20250122',
+    '20250123',
+    '20250124',
+    '20250127',
+    '20250205',
+    '20250206',
+    '20250207',
+    '20250210',
+    '20250211',
+    '20250212',
+    '20250213',
+    '20250214',
   ]);
   assert.is(d.symbols.length, 6);
 });
@@ -68,7 +80,10 @@ compatible('rows equal the feed lines, with pre_close and pct_chg reported null'
   const items = res.json.data!.items;
   assert.is(items.length, feed.length);
   const fromFeed = [...feed].sort((a, b) => String(a.time).localeCompare(String(b.time)));
-  assert.ok(fromFeed.some((o) => o.pre_close !== null && o.pct_chg !== null), 'the feed carries pre_close/pct_chg');
+  assert.ok(
+    fromFeed.some((o) => o.pre_close !== null && o.pct_chg !== null),
+    'the feed carries pre_close/pct_chg',
+  );
   items.forEach((row, i) => {
     FIELDS.forEach((f, c) => {
       const want = f === 'pre_close' || f === 'pct_chg' ? null : (fromFeed[i][f] ?? null);
@@ -90,7 +105,10 @@ compatible('fields picks and orders columns; pre_close stays null', async () => 
   const res = await tick(server, key, { symbol: sym, tradedate: '20250121' }, 'time,close,pre_close,transaction_num,time');
   const data = res.json.data!;
   assert.equal(data.fields, ['time', 'close', 'pre_close', 'transaction_num']);
-  assert.equal(data.items, await expectedRows({ where: `tradedate = '20250121' AND symbol = '${sym}'`, fields: ['time', 'close', 'pre_close', 'transaction_num'] }));
+  assert.equal(
+    data.items,
+    await expectedRows({ where: `tradedate = '20250121' AND symbol = '${sym}'`, fields: ['time', 'close', 'pre_close', 'transaction_num'] }),
+  );
 });
 
 compatible('a holiday, an unknown index, a day not stored: 200 no data with fields listed', async () => {
@@ -127,7 +145,11 @@ enhanced('several symbols, one day: default limit 6000, sorted by time then symb
 enhanced('a range over months reads the end month only and says so; deep offset', async () => {
   const syms = d.symbols.slice(0, 4);
   const res = await tick(server, key, {
-    symbols: [...syms, syms[0]], startdate: '20250120', enddate: '20250214', offset: 100_003, limit: 777,
+    symbols: [...syms, syms[0]],
+    startdate: '20250120',
+    enddate: '20250214',
+    offset: 100_003,
+    limit: 777,
   });
   assert.is(res.json.message, 'success; requested 20250120-20250214, effective 20250201-20250214');
   const data = res.json.data!;
@@ -143,7 +165,10 @@ enhanced('a page crossing from one day into the next, ascending and descending',
   for (const order_dir of ['asc', 'desc'] as const) {
     const res = await tick(server, key, { symbols: syms, startdate: '20250205', enddate: '20250207', order_dir, offset: perDay - 100, limit: 300 });
     const items = res.json.data!.items;
-    assert.equal(items, await expectedRows({ where: `tradedate BETWEEN '20250205' AND '20250207' AND ${symbolWhere(syms)}`, order: order_dir, limit: 300, offset: perDay - 100 }));
+    assert.equal(
+      items,
+      await expectedRows({ where: `tradedate BETWEEN '20250205' AND '20250207' AND ${symbolWhere(syms)}`, order: order_dir, limit: 300, offset: perDay - 100 }),
+    );
     assert.is(new Set(items.map((r) => r[0])).size, 2, `${order_dir} page spans two days`);
   }
 });
@@ -229,8 +254,14 @@ enhanced('enddate alone is that one day, with the range message', async () => {
 enhanced('an end month without data gives no data and names both ranges', async () => {
   for (const [params, message] of [
     // 1 to 3 February 2025: a weekend and the Spring Festival closure.
-    [{ startdate: '20250127', enddate: '20250203' }, 'no data; requested 20250127-20250203, effective 20250201-20250203; the effective range holds no trading day'],
-    [{ startdate: '20250120', enddate: '20250303' }, 'no data; requested 20250120-20250303, effective 20250301-20250303; the effective range begins after the latest trading day 20250214'],
+    [
+      { startdate: '20250127', enddate: '20250203' },
+      'no data; requested 20250127-20250203, effective 20250201-20250203; the effective range holds no trading day',
+    ],
+    [
+      { startdate: '20250120', enddate: '20250303' },
+      'no data; requested 20250120-20250303, effective 20250301-20250303; the effective range begins after the latest trading day 20250214',
+    ],
   ] as const) {
     const res = await tick(server, key, { symbols: d.symbols[0], ...params });
     assert.is(res.status, 200);
@@ -269,7 +300,14 @@ boundary('listed symbols only; before is strictly earlier, after is at or later'
 });
 
 boundary('over the lunch break, at the open and after the close', async () => {
-  for (const [hhmm, side] of [['1200', 'before'], ['1200', 'after'], ['0925', 'after'], ['1501', 'before'], ['0900', 'after'], ['2359', 'before']] as const) {
+  for (const [hhmm, side] of [
+    ['1200', 'before'],
+    ['1200', 'after'],
+    ['0925', 'after'],
+    ['1501', 'before'],
+    ['0900', 'after'],
+    ['2359', 'before'],
+  ] as const) {
     const res = await tick(server, key, { trademin: hhmm, side, tradedate: '20250207' });
     assert.equal(res.json.data!.items, await expectedBoundary('20250207', hhmm, side), `${hhmm} ${side}`);
     assert.is(res.json.data!.items.length, d.symbols.length);
@@ -310,12 +348,18 @@ boundary('limit and offset page the boundary rows by symbol; trademin HH:MM equa
   const past = await tick(server, key, { trademin: '1337', side: 'after', tradedate: '20250211', offset: all.length });
   assert.equal([past.json.message, past.json.data!.items.length, past.json.data!.has_more], ['success', 0, false]);
   const before = await tick(server, key, { trademin: '13:37', side: 'before', tradedate: '20250211' }, 'symbol,time');
-  assert.equal(before.json.data!.items, (await expectedBoundary('20250211', '1337', 'before')).map((r) => [r[1], r[2]]));
+  assert.equal(
+    before.json.data!.items,
+    (await expectedBoundary('20250211', '1337', 'before')).map((r) => [r[1], r[2]]),
+  );
 });
 
 boundary('latest day by default; one-day enddate and tradedate_offset; symbol alone is a list', async () => {
   const latest = await tick(server, key, { trademin: '1415', side: 'before' }, 'symbol,time,close');
-  assert.equal(latest.json.data!.items, (await expectedBoundary('20250214', '1415', 'before')).map((r) => [r[1], r[2], r[6]]));
+  assert.equal(
+    latest.json.data!.items,
+    (await expectedBoundary('20250214', '1415', 'before')).map((r) => [r[1], r[2], r[6]]),
+  );
   const one = await tick(server, key, { symbol: d.symbols[2], trademin: '1415', side: 'after', enddate: '20250213' });
   assert.is(one.json.message, 'success; requested 20250213-20250213, effective 20250213-20250213');
   assert.equal(one.json.data!.items, await expectedBoundary('20250213', '1415', 'after', [d.symbols[2]]));

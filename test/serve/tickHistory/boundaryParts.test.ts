@@ -54,7 +54,10 @@ test('every minute of the day, both sides: parts answer exactly as the full file
   for (const dataset of ['index', 'level2'] as const) {
     const files = new TickDays(catalog, dataset).day(DAY).files;
     assert.ok(files.length >= 6, `${dataset}: ${files.length} files`);
-    assert.ok(files.every((f) => f.boundary !== null), `${dataset}: a file without its part`);
+    assert.ok(
+      files.every((f) => f.boundary !== null),
+      `${dataset}: a file without its part`,
+    );
     const fromFiles: DayFile[] = files.map((f) => ({ ...f, boundary: null }));
     const parts = index();
     const full = index();

@@ -25,10 +25,18 @@ const S = '000300';
 
 const CASES: readonly [string, Record<string, unknown>, RegExp, string?][] = [
   ['asset other than index or stock', { symbol: S, asset: 'bond' }, /^params\.asset must be "index" or "stock"$/],
-  ['tradedate with startdate', { symbols: S, tradedate: '20250205', startdate: '20250201' }, /^params\.tradedate cannot be combined with params\.startdate or params\.enddate$/],
+  [
+    'tradedate with startdate',
+    { symbols: S, tradedate: '20250205', startdate: '20250201' },
+    /^params\.tradedate cannot be combined with params\.startdate or params\.enddate$/,
+  ],
   ['tradedate with enddate', { symbols: S, tradedate: '20250205', enddate: '20250206' }, /^params\.tradedate cannot be combined/],
   ['compatible tradedate with enddate', { symbol: S, tradedate: '20250205', enddate: '20250206' }, /^params\.tradedate cannot be combined/],
-  ['recentdays with tradedate', { symbols: S, recentdays: 3, tradedate: '20250205' }, /^params\.recentdays cannot be combined with params\.tradedate, params\.startdate or params\.enddate$/],
+  [
+    'recentdays with tradedate',
+    { symbols: S, recentdays: 3, tradedate: '20250205' },
+    /^params\.recentdays cannot be combined with params\.tradedate, params\.startdate or params\.enddate$/,
+  ],
   ['recentdays with startdate', { symbols: S, recentdays: 3, startdate: '20250205' }, /^params\.recentdays cannot be combined/],
   ['recentdays with enddate', { symbols: S, recentdays: 3, enddate: '20250205' }, /^params\.recentdays cannot be combined/],
   ['tradedate_offset with tradedate', { symbols: S, tradedate_offset: -1, tradedate: '20250205' }, /^params\.tradedate_offset cannot be combined/],
@@ -36,26 +44,58 @@ const CASES: readonly [string, Record<string, unknown>, RegExp, string?][] = [
   ['tradedate_offset positive', { symbols: S, tradedate_offset: 1 }, /^params\.tradedate_offset must be an integer from -10000 to 0$/],
   ['recentdays zero', { symbols: S, recentdays: 0 }, /^params\.recentdays must be an integer from 1 to 10000$/],
   ['recentdays as text', { symbols: S, recentdays: '5' }, /^params\.recentdays must be an integer/],
-  ['startdate after enddate', { symbols: S, startdate: '20250210', enddate: '20250205' }, /^params\.startdate 20250210 must not be after params\.enddate 20250205$/],
-  ['startdate alone after the latest trading day', { symbols: S, startdate: '20250217' }, /^params\.startdate 20250217 must not be after the latest trading day 20250214$/],
+  [
+    'startdate after enddate',
+    { symbols: S, startdate: '20250210', enddate: '20250205' },
+    /^params\.startdate 20250210 must not be after params\.enddate 20250205$/,
+  ],
+  [
+    'startdate alone after the latest trading day',
+    { symbols: S, startdate: '20250217' },
+    /^params\.startdate 20250217 must not be after the latest trading day 20250214$/,
+  ],
   ['malformed tradedate', { symbol: S, tradedate: '2025-02-05' }, /^params\.tradedate must be a date written YYYYMMDD$/],
-  ['trademin with start_time', { symbols: S, trademin: '1030', start_time: '10:30:00' }, /^params\.trademin cannot be combined with params\.start_time or params\.end_time$/],
+  [
+    'trademin with start_time',
+    { symbols: S, trademin: '1030', start_time: '10:30:00' },
+    /^params\.trademin cannot be combined with params\.start_time or params\.end_time$/,
+  ],
   ['trademin with end_time', { symbols: S, trademin: '1030', end_time: '10:31:00' }, /^params\.trademin cannot be combined/],
   ['side without trademin', { symbols: S, side: 'before', tradedate: '20250205' }, /^params\.side needs params\.trademin/],
-  ['side over several days (startdate..enddate)', { trademin: '1030', side: 'after', startdate: '20250205', enddate: '20250207' }, /^params\.side needs a single trading day, but the dates cover 20250205-20250207$/],
-  ['side over several days (recentdays)', { trademin: '1030', side: 'after', recentdays: 2 }, /^params\.side needs a single trading day, but the dates cover 20250213-20250214$/],
+  [
+    'side over several days (startdate..enddate)',
+    { trademin: '1030', side: 'after', startdate: '20250205', enddate: '20250207' },
+    /^params\.side needs a single trading day, but the dates cover 20250205-20250207$/,
+  ],
+  [
+    'side over several days (recentdays)',
+    { trademin: '1030', side: 'after', recentdays: 2 },
+    /^params\.side needs a single trading day, but the dates cover 20250213-20250214$/,
+  ],
   ['side over several days (startdate alone)', { trademin: '1030', side: 'before', startdate: '20250212' }, /^params\.side needs a single trading day/],
-  ['side with order_dir', { trademin: '1030', side: 'after', order_dir: 'desc' }, /^params\.order_dir cannot be combined with params\.side: boundary rows are ordered by symbol$/],
+  [
+    'side with order_dir',
+    { trademin: '1030', side: 'after', order_dir: 'desc' },
+    /^params\.order_dir cannot be combined with params\.side: boundary rows are ordered by symbol$/,
+  ],
   ['side with limit zero', { trademin: '1030', side: 'after', limit: 0 }, /^params\.limit must be a positive integer$/],
   ['side with offset negative', { trademin: '1030', side: 'after', offset: -1 }, /^params\.offset must be an integer of 0 or more$/],
   ['trademin with one-digit hour', { trademin: '9:30', side: 'after' }, /^params\.trademin must be a minute written HHMM or HH:MM/],
   ['side value', { trademin: '1030', side: 'around' }, /^params\.side must be "before" or "after"$/],
   ['trademin format', { symbols: S, trademin: '10.30' }, /^params\.trademin must be a minute written HHMM or HH:MM \(00-23, 00-59\)$/],
   ['trademin out of range', { symbols: S, trademin: '2460' }, /^params\.trademin must be a minute written HHMM/],
-  ['start_time with one-digit hours', { symbols: S, start_time: '9:30:00' }, /^params\.start_time must be a time HH:MM, HH:MM:SS, HH:MM:SS\.mmm, HHMMSS or HHMMSSmmm$/],
+  [
+    'start_time with one-digit hours',
+    { symbols: S, start_time: '9:30:00' },
+    /^params\.start_time must be a time HH:MM, HH:MM:SS, HH:MM:SS\.mmm, HHMMSS or HHMMSSmmm$/,
+  ],
   ['end_time malformed', { symbols: S, end_time: '1030' }, /^params\.end_time must be a time HH:MM/],
   ['start_time not before end_time', { symbols: S, start_time: '10:30:00', end_time: '10:30:00' }, /^params\.start_time must be earlier than params\.end_time/],
-  ['more than 200 symbols', { symbols: Array.from({ length: 201 }, (_, i) => String(i).padStart(6, '0')) }, /^params\.symbols names 201 codes; at most 200 are allowed$/],
+  [
+    'more than 200 symbols',
+    { symbols: Array.from({ length: 201 }, (_, i) => String(i).padStart(6, '0')) },
+    /^params\.symbols names 201 codes; at most 200 are allowed$/,
+  ],
   ['a symbol with a suffix', { symbols: '000300,000905.SH' }, /^params\.symbols must be a six-digit index code without suffix, got "000905\.SH"$/],
   ['an empty symbol in the list', { symbols: '000300,,000905' }, /^params\.symbols contains an empty code$/],
   ['symbols of the wrong type', { symbols: 300 }, /^params\.symbols must be a comma-separated string or an array/],
@@ -115,7 +155,7 @@ plans('trial: 100 calls per Beijing day on tick_history, data or no data, 400s n
   for (let i = 0; i < 3; i++) assert.is((await tick(server, trial, { symbols: S, limit: 0 })).status, 400);
   for (let i = 0; i < 100; i++) {
     // Alternate data and no-data calls: both count.
-    const res = await tick(server, trial, i % 2 === 0 ? { symbol: d.symbols[0], tradedate: '20250205', } : { symbol: S, tradedate: '20250131' });
+    const res = await tick(server, trial, i % 2 === 0 ? { symbol: d.symbols[0], tradedate: '20250205' } : { symbol: S, tradedate: '20250131' });
     assert.is(res.status, 200, `call ${i + 1}`);
   }
   const over = await tick(server, trial, { symbol: d.symbols[0], tradedate: '20250205' });

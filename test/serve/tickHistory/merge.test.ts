@@ -77,7 +77,16 @@ merge('pages at every kind of rank equal the brute-force order, both directions'
   for (const dir of ['asc', 'desc'] as const) {
     const all = bruteForce(fx, dir);
     assert.is(all.length, total);
-    for (const [rank, take] of [[0, 1], [0, 50], [17, 3], [1234, 500], [total - 5, 10], [total - 1, 1], [4000, 6000], [0, total + 10]]) {
+    for (const [rank, take] of [
+      [0, 1],
+      [0, 50],
+      [17, 3],
+      [1234, 500],
+      [total - 5, 10],
+      [total - 1, 1],
+      [4000, 6000],
+      [0, total + 10],
+    ]) {
       assert.equal(page(fx, rank, take, dir), all.slice(rank, rank + take), `${dir} rank ${rank} take ${take}`);
     }
   }

@@ -26,8 +26,16 @@ modes('symbol alone, with tradedate, asset or fields: compatible', () => {
 
 modes('any enhanced-only parameter makes symbol a one-symbol enhanced list', () => {
   for (const extra of [
-    { startdate: '20250205' }, { enddate: '20250205' }, { recentdays: 2 }, { tradedate_offset: 0 }, { trademin: '1030' },
-    { start_time: '10:00:00' }, { end_time: '10:00:00' }, { limit: 5 }, { offset: 0 }, { order_dir: 'asc' },
+    { startdate: '20250205' },
+    { enddate: '20250205' },
+    { recentdays: 2 },
+    { tradedate_offset: 0 },
+    { trademin: '1030' },
+    { start_time: '10:00:00' },
+    { end_time: '10:00:00' },
+    { limit: 5 },
+    { offset: 0 },
+    { order_dir: 'asc' },
   ]) {
     const q = parse({ symbol: '000300', ...extra });
     assert.is(q.mode, 'enhanced', JSON.stringify(extra));

@@ -83,7 +83,10 @@ test('boundary: every stock of the day at the 09:25 boundary, sorted by six-digi
   assert.is(r.json.message, 'success');
   assert.equal(r.json.data!.items, want);
   const listed = await tick({ symbols: '600000,000001', trademin: '0925', side: 'before', tradedate: '20250103', limit: 200 });
-  assert.equal(listed.json.data!.items, want.filter((row) => row[1] === '000001' || row[1] === '600000'));
+  assert.equal(
+    listed.json.data!.items,
+    want.filter((row) => row[1] === '000001' || row[1] === '600000'),
+  );
   const second = await tick({ trademin: '09:25', side: 'before', tradedate: '20250103', limit: 2, offset: 2 });
   assert.equal(second.json.data!.items, want.slice(2, 4));
   assert.is(second.json.data!.has_more, true);
@@ -112,7 +115,10 @@ test('plans: level 2 access and depth, counted on tick_history; no in-flight slo
   assert.is((await tick({ symbol: '600000', tradedate: '20250103' }, pro)).status, 200);
   const old = await tick({ symbol: '600000', tradedate: '20241122' }, pro);
   assert.is(old.status, 403);
-  assert.match(old.json.message, /^tradedate 20241122 is outside the professional plan's history depth for level2_quote_history data \(the latest 30 trading days, from 20241125\)$/);
+  assert.match(
+    old.json.message,
+    /^tradedate 20241122 is outside the professional plan's history depth for level2_quote_history data \(the latest 30 trading days, from 20241125\)$/,
+  );
   // Trial: counted on tick_history's counter, not level 2's.
   const trial = addAccount(s.dataDir, 'trial');
   for (let i = 0; i < 3; i++) assert.is((await tick({ symbol: '600000', tradedate: '20250103' }, trial.key)).status, 200);
@@ -126,7 +132,10 @@ test('plans: level 2 access and depth, counted on tick_history; no in-flight slo
   }
   // No slot: concurrent stock queries of one account are all answered.
   const all = await Promise.all(Array.from({ length: 4 }, () => tick({ symbol: '600000', tradedate: '20250103' })));
-  assert.equal(all.map((r) => r.status), [200, 200, 200, 200]);
+  assert.equal(
+    all.map((r) => r.status),
+    [200, 200, 200, 200],
+  );
 });
 
 test.run();

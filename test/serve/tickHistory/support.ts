@@ -37,8 +37,12 @@ export function tickData(): Promise<TickData> {
   data ??= (async () => {
     const d = await preparedData(DATA);
     const glob = sqlString(join(d.dataDir, 'index', '*', '*.parquet'));
-    const symbols = (await duckRows(`SELECT DISTINCT symbol FROM read_parquet(${glob}, hive_partitioning = false) ORDER BY symbol`)).map((r) => String(r.symbol));
-    const days = (await duckRows(`SELECT DISTINCT tradedate FROM read_parquet(${glob}, hive_partitioning = false) ORDER BY tradedate`)).map((r) => String(r.tradedate));
+    const symbols = (await duckRows(`SELECT DISTINCT symbol FROM read_parquet(${glob}, hive_partitioning = false) ORDER BY symbol`)).map((r) =>
+      String(r.symbol),
+    );
+    const days = (await duckRows(`SELECT DISTINCT tradedate FROM read_parquet(${glob}, hive_partitioning = false) ORDER BY tradedate`)).map((r) =>
+      String(r.tradedate),
+    );
     return { dataDir: d.dataDir, feedFile: d.feedFile, symbols, days };
   })();
   return data;

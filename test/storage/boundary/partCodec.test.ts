@@ -9,7 +9,7 @@ const MINUTE = 60_000;
 /** A random ascending day of times: bursts, empty minutes, a lunch gap. */
 function randomTimes(seed: number, n: number): Int32Array {
   let x = seed;
-  const rnd = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
   const out: number[] = [];
   let t = (9 * 60 + 25) * MINUTE;
   for (let i = 0; i < n; i++) {
@@ -37,7 +37,7 @@ candidates('candidatePositions are exactly the first and last row of every minut
   }
 });
 
-candidates('minuteOfRow is each row\'s own minute, from the minute index alone', () => {
+candidates("minuteOfRow is each row's own minute, from the minute index alone", () => {
   for (const seed of [7, 8, 9]) {
     const times = randomTimes(seed, 3000);
     const idx = buildMinuteIndex(times);
@@ -51,16 +51,24 @@ const codec = suite('boundary part blocks');
 function files(): FileCandidates[] {
   // Given out of symbol order: the part sorts them.
   return [
-    { symbol: 'B', positions: Int32Array.from([0, 4, 5, 9]), minutes: Int16Array.from([570, 570, 571, 575]), texts: ['["b0"]', '["b4"]', '["b5 é"]', '["b9"]'] },
+    {
+      symbol: 'B',
+      positions: Int32Array.from([0, 4, 5, 9]),
+      minutes: Int16Array.from([570, 570, 571, 575]),
+      texts: ['["b0"]', '["b4"]', '["b5 é"]', '["b9"]'],
+    },
     { symbol: 'A', positions: Int32Array.from([0, 1, 2]), minutes: Int16Array.from([570, 571, 571]), texts: ['["a0"]', '["a1"]', '["a2 中"]'] },
   ];
 }
 
-codec('blocks by minute hold each file\'s rows of that minute; texts read back by (symbol, position)', () => {
+codec("blocks by minute hold each file's rows of that minute; texts read back by (symbol, position)", () => {
   const { symbols, blocks: made } = partBlocks(files());
   const blocks = [...made];
   assert.equal(symbols, ['A', 'B']);
-  assert.equal(blocks.map((b) => b.minute), [570, 571, 575]);
+  assert.equal(
+    blocks.map((b) => b.minute),
+    [570, 571, 575],
+  );
   const [m570, m571, m575] = blocks.map((b) => new BoundaryBlock(b.raw));
   assert.is(m570.rows, 3);
   assert.is(m570.text(0, 0), '["a0"]');
@@ -77,7 +85,10 @@ codec('blocks by minute hold each file\'s rows of that minute; texts read back b
 });
 
 codec('the directory round-trips; a torn one is refused', () => {
-  const entries = [{ minute: 570, offset: 4, length: 100 }, { minute: 1439, offset: 104, length: 70_000 }];
+  const entries = [
+    { minute: 570, offset: 4, length: 100 },
+    { minute: 1439, offset: 104, length: 70_000 },
+  ];
   const dir = decodeDirectory(encodeDirectory(entries));
   assert.equal([...dir.values()], entries);
   assert.throws(() => decodeDirectory(encodeDirectory(entries).subarray(0, 15)), /not a whole number/);

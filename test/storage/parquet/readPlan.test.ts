@@ -80,9 +80,15 @@ t('repeated columns are planned once; row groups keep the order asked', () => {
 });
 
 t('a row group or column the file lacks is a RangeError', () => {
-  assert.throws(() => planRowGroupReads(ctx.footer!, [4], [0]), (e: unknown) => e instanceof RangeError && /row group 4/.test(e.message));
+  assert.throws(
+    () => planRowGroupReads(ctx.footer!, [4], [0]),
+    (e: unknown) => e instanceof RangeError && /row group 4/.test(e.message),
+  );
   const n = SCHEMAS.level2.fieldNames.length;
-  assert.throws(() => planRowGroupReads(ctx.footer!, [0], [n]), (e: unknown) => e instanceof RangeError && new RegExp(`column ${n}`).test(e.message));
+  assert.throws(
+    () => planRowGroupReads(ctx.footer!, [0], [n]),
+    (e: unknown) => e instanceof RangeError && new RegExp(`column ${n}`).test(e.message),
+  );
 });
 
 t.run();

@@ -85,7 +85,11 @@ t('time and close of every row group: bytes read are exactly those chunks (DuckD
   assert.ok(bytesRead < span, `${bytesRead} bytes read, against ${span} for the old first-to-last range`);
   console.log(`  time,close of ${GROUPS.length} row groups: ${bytesRead} bytes read (old min..max range: ${span})`);
 
-  assert.equal(groups.map((m) => [...m.keys()]), GROUPS.map(() => [time, close]), 'exactly the requested columns');
+  assert.equal(
+    groups.map((m) => [...m.keys()]),
+    GROUPS.map(() => [time, close]),
+    'exactly the requested columns',
+  );
   const [duckTime, duckClose] = await duckColumns(ctx.con, path, ['time', 'close']);
   assert.equal(concatColumn(groups, time), duckTime);
   assert.equal(concatColumn(groups, close), duckClose);

@@ -48,7 +48,8 @@ function level2Day(rows: number): SymbolDayColumns {
       if (level >= 2 && auction) v = NaN;
       else if (f.name === 'volume') v = volume;
       else if (f.name === 'amount') v = amount;
-      else if (f.name.includes('_vol')) v = ((i * (c + 3)) % 50) * 100; // includes zeros
+      else if (f.name.includes('_vol'))
+        v = ((i * (c + 3)) % 50) * 100; // includes zeros
       else if (auction && ['open', 'high', 'low', 'close'].includes(f.name)) v = NaN;
       else v = cents(price + (f.name.startsWith('ask') ? level : -level) * 0.01);
       values[c][i] = v;
@@ -214,8 +215,16 @@ async function readWithFastReader(path: string, dataset: Dataset): Promise<Recor
   const fields = SCHEMAS[dataset].fields;
   return withFile(path, async (fh) => {
     const footer = await readFooter(fh, (await fh.stat()).size);
-    assert.equal(footer.columns.map((c) => c.name), SCHEMAS[dataset].fieldNames);
-    const groups = await readRowGroups(fh, footer, footer.rowGroups.map((_, g) => g), fields.map((_, c) => c));
+    assert.equal(
+      footer.columns.map((c) => c.name),
+      SCHEMAS[dataset].fieldNames,
+    );
+    const groups = await readRowGroups(
+      fh,
+      footer,
+      footer.rowGroups.map((_, g) => g),
+      fields.map((_, c) => c),
+    );
     const rows: Record<string, unknown>[] = [];
     groups.forEach((cols, g) => {
       for (let r = 0; r < footer.rowGroups[g].numRows; r++) {
@@ -335,17 +344,15 @@ for (const c of cases) {
       schema.fields.map((f) => [f.name, duckType[f.type]]),
     );
 
-    const physical = await query(
-      `select name, type, repetition_type, converted_type, logical_type from parquet_schema('${path}') where num_children is null`,
-    );
+    const physical = await query(`select name, type, repetition_type, converted_type, logical_type from parquet_schema('${path}') where num_children is null`);
     assert.equal(
       physical.map((r) => [r.name, r.type, r.repetition_type, r.converted_type, r.logical_type]),
       schema.fields.map((f) =>
         f.type === 'string'
           ? [f.name, 'BYTE_ARRAY', 'REQUIRED', 'UTF8', 'StringType()']
           : f.type === 'code'
-          ? [f.name, 'BYTE_ARRAY', 'OPTIONAL', 'UTF8', 'StringType()']
-          : [f.name, f.type === 'int64' ? 'INT64' : 'DOUBLE', 'OPTIONAL', null, null],
+            ? [f.name, 'BYTE_ARRAY', 'OPTIONAL', 'UTF8', 'StringType()']
+            : [f.name, f.type === 'int64' ? 'INT64' : 'DOUBLE', 'OPTIONAL', null, null],
       ),
     );
 
@@ -365,7 +372,11 @@ for (const c of cases) {
       const end = Math.min(day.rows, start + c.rowGroupSize);
       const want = expectedStats(day, start, end);
       const chunks = meta.filter((m) => m.row_group_id === BigInt(g));
-      assert.equal(chunks.map((m) => m.path_in_schema), schema.fieldNames, `row group ${g} columns`);
+      assert.equal(
+        chunks.map((m) => m.path_in_schema),
+        schema.fieldNames,
+        `row group ${g} columns`,
+      );
       for (const m of chunks) {
         const name = String(m.path_in_schema);
         const w = want.get(name)!;

@@ -11,7 +11,12 @@ import { join } from 'node:path';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { rowTextRelPath } from '../../../storage/layout.js';
 import {
-  decodeRowTextGroup, decodeWholeRowTextIndex, encodeRowText, RowTextDamagedError, ROW_TEXT_TRAILER_BYTES, type RowTextIndex,
+  decodeRowTextGroup,
+  decodeWholeRowTextIndex,
+  encodeRowText,
+  RowTextDamagedError,
+  ROW_TEXT_TRAILER_BYTES,
+  type RowTextIndex,
 } from '../../../storage/rowText/rowTextFile.js';
 import { serializeRows } from '../../../storage/rowText/rowJson.js';
 import { rowTextOf } from '../../../storage/rowText/rowTextBuild.js';
@@ -37,10 +42,10 @@ async function allText(buf: Buffer, index: RowTextIndex): Promise<string> {
 
 /** A DuckDB value as our JSON writes it: int64 as a number, everything else as it is. */
 function plain(v: unknown): unknown {
-  return typeof v === 'bigint' ? Number(v) : v ?? null;
+  return typeof v === 'bigint' ? Number(v) : (v ?? null);
 }
 
-test('the seal wrote row text for every level-2, trade and order file, none for indexes: DuckDB\'s rows, bound to the file', async () => {
+test("the seal wrote row text for every level-2, trade and order file, none for indexes: DuckDB's rows, bound to the file", async () => {
   const { dataDir, files } = await lake();
   const counts: Record<string, number> = {};
   for (const file of files) {
@@ -72,14 +77,17 @@ test('made again from the Parquet bytes (doctor --rebuild), row text is byte-ide
   }
 });
 
-test('damage is caught, never read as rows: a flipped byte in a frame or the index, a truncation, another file\'s bytes', async () => {
+test("damage is caught, never read as rows: a flipped byte in a frame or the index, a truncation, another file's bytes", async () => {
   const cols = [{ kind: 'number' as const, values: Float64Array.from({ length: 50 }, (_, i) => i * 1.25) }];
   const groups = [serializeRows(cols, 0, 20), serializeRows(cols, 20, 40), serializeRows(cols, 40, 50)];
   const sha = 'ab'.repeat(32);
   const good = await encodeRowText(groups, sha);
   const index = await parse(good);
   assert.is(index.parquetSha256, sha);
-  assert.equal(index.groups.map((g) => g.rows), [20, 20, 10]);
+  assert.equal(
+    index.groups.map((g) => g.rows),
+    [20, 20, 10],
+  );
   assert.is(await allText(good, index), groups.map((g) => g.bytes.toString()).join(','));
 
   const damaged = async (buf: Buffer, what: string) => {

@@ -58,8 +58,14 @@ t('rows in the order quarantined, filtered by source, reason (any case) and the 
   assert.equal(sources({ from: '20250305' }), []);
   const [first] = quarantinedRows(db, { source: 'md.trade/*' });
   assert.equal(first, { id: 4, atMs: day2 + 5, source: 'md.trade/0@9', reason: 'late: trade 20250102 600000.SH is already sealed', raw: '{}' });
-  assert.equal(quarantineCounts(db, { reason: 'quote' }), [{ reason: 'Unterminated Quote', rows: 1 }, { reason: 'unterminated quote', rows: 1 }]);
-  assert.equal(quarantineCounts(db, { source: 'a/*' }), [{ reason: 'too many fields: 3, the header has 2', rows: 1 }, { reason: 'unterminated quote', rows: 1 }]);
+  assert.equal(quarantineCounts(db, { reason: 'quote' }), [
+    { reason: 'Unterminated Quote', rows: 1 },
+    { reason: 'unterminated quote', rows: 1 },
+  ]);
+  assert.equal(quarantineCounts(db, { source: 'a/*' }), [
+    { reason: 'too many fields: 3, the header has 2', rows: 1 },
+    { reason: 'unterminated quote', rows: 1 },
+  ]);
   db.close();
 });
 

@@ -40,7 +40,10 @@ test('a day staged by the writer is listed and read back through a read-only han
     // Two buckets' segments, their committed lengths whole records.
     const segs = StagingReader.segments(db);
     assert.is(segs.length, 2);
-    assert.is(segs.reduce((n, x) => n + x.committedBytes, 0), 4 * recordBytes('level2'));
+    assert.is(
+      segs.reduce((n, x) => n + x.committedBytes, 0),
+      4 * recordBytes('level2'),
+    );
     for (const x of segs) assert.ok(statSync(join(dir, x.path)).size >= x.committedBytes, x.path);
     const reader = new StagingReader(db, dir);
     assert.equal(reader.openDays(), [{ dataset: 'level2', tradedate: '20250102' }]);
