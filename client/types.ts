@@ -1,5 +1,5 @@
 /**
- * Request and response shapes of `POST /api`, as the spec and docs/api-contract.md define them.
+ * Request and response shapes of `POST /api`, as docs/api-contract.md defines them.
  * Rows stay `unknown[][]`: which columns they hold depends on `fields`, so `data.fields`
  * names them by position.
  */
@@ -93,7 +93,7 @@ export interface TickHistoryData {
 
 /** Options of one call. */
 export interface CallOptions {
-  /** Columns, as a comma-separated string or a list; omitted means every field in spec order. */
+  /** Columns, as a comma-separated string or a list; omitted means every field in the contract's order. */
   readonly fields?: string | readonly string[];
   readonly signal?: AbortSignal;
 }

@@ -1,7 +1,7 @@
 /**
  * Numbers written into bytes exactly as JSON.stringify writes them, for the two writers that
  * make JSON without strings: the feed generator's lines (ingest/feed/jsonLineBuffer.ts) and the
- * detailed-history rows (serve/detailedHistory/jsonBytes.ts). V8's number-to-string plus
+ * detailed-history rows (storage/rowText/jsonBytes.ts). V8's number-to-string plus
  * string building cost several times what writing digits into a buffer does.
  *
  * Integers are written digit by digit (two at a time from a table below 2^31). A value on the

@@ -1,5 +1,5 @@
 /**
- * The datasets' fields, in the spec's order (api-contract: Trades and orders for trade and order), with their
+ * The datasets' fields, in the contract's order (api-contract: Detailed history; Trades and orders for trade and order), with their
  * types. This one definition drives feed validation, staging, the Parquet writer, and the
  * server's `fields` handling.
  */
@@ -77,7 +77,7 @@ export const ORDER_FIELDS: readonly FieldDef[] = [
   { name: 'order_no', type: 'int64' },
 ];
 
-/** Index fields the service always reports as null, whatever the feed carried (spec). */
+/** Index fields the service always reports as null, whatever the feed carried (api-contract: tick_history). */
 export const INDEX_ALWAYS_NULL: readonly string[] = ['pre_close', 'pct_chg'];
 
 export interface DatasetSchema {

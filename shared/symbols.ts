@@ -56,7 +56,7 @@ export function parseStockSymbol(input: unknown): SymbolResult {
   return { ok: false, reason: 'is not a stock code (NNNNNN, NNNNNN.SH/.SZ/.BJ, SH/SZ/BJNNNNNN or NNNNNN.XSHG/.XSHE)' };
 }
 
-/** Index codes are exactly six digits with no suffix (spec). */
+/** Index codes are exactly six digits with no suffix (api-contract: Symbols). */
 export function parseIndexSymbol(input: unknown): SymbolResult {
   if (typeof input !== 'string') return { ok: false, reason: 'must be a string' };
   if (!BARE.test(input)) return { ok: false, reason: 'is not a six-digit index code' };

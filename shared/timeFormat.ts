@@ -100,7 +100,7 @@ export function isValidDateText(text: unknown): text is string {
 export const API_TIME_FORMS = 'HH:MM, HH:MM:SS, HH:MM:SS.mmm, HHMMSS or HHMMSSmmm';
 
 /**
- * API time for `start_time`/`end_time` of both operations: every unambiguous form the spec
+ * API time for `start_time`/`end_time` of both operations: every unambiguous form the contract
  * names for either, `HH:MM`, `HH:MM:SS`, `HH:MM:SS.mmm`, `HHMMSS` and `HHMMSSmmm` (level 2
  * named four, tick_history two; clients send one operation's form to the other). Shorter
  * forms mean the start of the minute/second (api-contract: Detailed history); inclusivity is each operation's.
@@ -117,7 +117,7 @@ export function parseApiTime(text: unknown): number | null {
 /** `trademin` is `HHMM` or `HH:MM`; returns the minute's start in ms. */
 export function parseTrademin(text: unknown): number | null {
   if (typeof text !== 'string') return null;
-  // HHMM as the spec writes it, HH:MM as clients in the field also send it (api-contract: tick_history).
+  // HHMM as the contract writes it, HH:MM as clients in the field also send it (api-contract: tick_history).
   const m = /^(\d{2}):?(\d{2})$/.exec(text);
   if (!m) return null;
   return hmsToMs(+m[1], +m[2], 0, 0);

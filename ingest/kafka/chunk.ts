@@ -1,7 +1,7 @@
 /**
  * The first half of staging a chunk of consecutive messages of one partition: validate each
  * (bad → a quarantine entry naming `topic/partition@offset`), late ones → quarantine entries,
- * good ones → staging records. The group commit (commits.ts) appends the records of many
+ * good ones → staging records. The group commit (stagingCommits.ts) appends the records of many
  * chunks at once, makes them durable, and then records the quarantine entries and the
  * partition's next offset.
  *

@@ -4,7 +4,7 @@
  *
  * - Offsets are managed by hand. Each batch is queued as it arrives and validated in a worker
  *   thread while kafkajs fetches the next (queue.ts, decodeWorker.ts); a
- *   group commit (commits.ts) appends the rows of many batches to staging, fsyncs them and
+ *   group commit (stagingCommits.ts) appends the rows of many batches to staging, fsyncs them and
  *   records, in one transaction, the quarantine entries and each partition's next offset; only
  *   after that are the offsets committed to Kafka. On assignment the consumer seeks to the
  *   data directory's offsets, so what a crash left uncommitted in Kafka is not read again, and

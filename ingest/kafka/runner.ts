@@ -1,7 +1,7 @@
 /**
  * The run loop (kafkajs's runner.js hands each fetched batch to eachBatch; this is our
  * eachBatch): a batch is queued for decoding in a worker thread while kafkajs fetches the next
- * (queue.ts, decodeWorker.ts), each decoded slice goes to the group commit (commits.ts), and
+ * (queue.ts, decodeWorker.ts), each decoded slice goes to the group commit (stagingCommits.ts), and
  * only kafkajs's fetch position moves here — Kafka commits follow the group commit.
  */
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';

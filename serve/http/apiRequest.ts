@@ -1,5 +1,5 @@
 /**
- * The common request body (spec: apiname, apikey, fields, params), validated. Unknown
+ * The common request body (api-contract: Request bodies: apiname, apikey, fields, params), validated. Unknown
  * members are rejected (api-contract: Envelope) so a misspelling never silently changes a query.
  */
 import type { DatasetSchema } from '../../shared/schema.js';
@@ -46,7 +46,7 @@ export function checkParamNames(params: Readonly<Record<string, unknown>>, allow
 
 /**
  * `fields` (api-contract: Envelope): given, exactly those columns in the order named, duplicates
- * removed, an unknown name a 400; omitted, null or empty, every field in spec order.
+ * removed, an unknown name a 400; omitted, null or empty, every field in the contract's order.
  * Returns field positions in the schema.
  */
 export function selectFields(fields: string | null | undefined, schema: DatasetSchema): number[] {

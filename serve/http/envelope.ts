@@ -1,8 +1,8 @@
 /**
- * The envelope every answer is (spec, api-contract: Envelope): `{"code","message","data"}`, HTTP status
+ * The envelope every answer is (api-contract: Envelope): `{"code","message","data"}`, HTTP status
  * = code. Written here and nowhere else. Success bodies are assembled as text around rows the
  * operations have already serialised (or cached as bytes), so rows are spliced in, never
- * parsed and written again; member order is the spec's: fields, items, then the rest.
+ * parsed and written again; member order is the contract's: fields, items, then the rest.
  */
 import type { JsonPiece } from './jsonPieces.js';
 

@@ -25,7 +25,7 @@ const ALLOWANCE: Schema = {
 /**
  * The OpenAPI 3.1 description of the service, served at GET /openapi.json. Field names, limits
  * and media types come from the modules that enforce them, so the document cannot drift from
- * the server; what is prose here (rules, messages) follows api-spec.md and docs/api-contract.md.
+ * the server; what is prose here (rules, messages) follows docs/api-contract.md.
  */
 
 // ---- a typed subset of OpenAPI 3.1 -----------------------------------------------------------

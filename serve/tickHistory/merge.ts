@@ -15,7 +15,7 @@ export interface MergeSource {
   readonly lo: number;
   readonly hi: number;
   readonly minuteIndex: MinuteIndex;
-  /** Cumulative minute starts of `minuteIndex` (shared/minuteIndex.ts `minuteStarts`). */
+  /** Cumulative minute starts of `minuteIndex` (storage/minuteIndex.ts `minuteStarts`). */
   readonly starts: Uint32Array;
 }
 
