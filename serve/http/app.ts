@@ -5,8 +5,8 @@
  * become answers in one place (errorAnswer.ts); answers leave through `ctx.body`, written by
  * Koa. Only cli/serveCommand.ts listens; tests and benches may too.
  *
- * Middleware, outermost first: request log, metrics and their routes (they see every request
- * and its final status) → the error mapper → the body reader → the routes → unrouted.
+ * Middleware, outermost first, all mounted here: request log → metrics → compression → GET
+ * /metrics → GET /openapi.json → the error mapper → the body reader → the routes → unrouted.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -19,7 +19,10 @@ import { databaseErrorForLog } from '../../shared/postgres/pool.js';
 import type { Operation } from './operation.js';
 import type { ServeConfig } from './serveConfig.js';
 import { SlotLeases, type Slot } from '../access/slots.js';
-import { serveExtras, type ServeMetrics } from './metrics.js';
+import { ServeMetrics } from './metrics.js';
+import { compression } from './compression.js';
+import { openapiRoute } from './openapiRoute.js';
+import { requestLog } from './requestLog.js';
 import { addAccountRoute } from './accountRoute.js';
 import { addConsoleRoutes } from './consoleRoute.js';
 import { addHealthRoute } from './healthRoute.js';
@@ -75,14 +78,20 @@ export function createApp(deps: AppDeps): App {
   });
 
   const app = new Koa();
-  const extras = serveExtras({ log, slotsHeld: () => heldSlots.size, lateWaiting: deps.lateWaiting, damagedFiles: deps.damagedFiles });
-  for (const m of extras.middleware) app.use(m);
+  const metrics = new ServeMetrics({ slotsHeld: () => heldSlots.size, lateWaiting: deps.lateWaiting, damagedFiles: deps.damagedFiles });
+  // The log and the counters first: they see every request, its final status and the bytes sent.
+  app.use(requestLog(log));
+  app.use(metrics.middleware());
+  // Inside them (they count the coded bytes), outside every body it may code.
+  app.use(compression());
+  app.use(metrics.route());
+  app.use(openapiRoute());
   app.use(answerErrors(log));
   app.use(requestBody());
   app.use(router.routes());
   app.use(unrouted(methodsOf(router)));
   logResponseErrors(app, log);
-  return { koa: app, heldSlots, metrics: extras.metrics };
+  return { koa: app, heldSlots, metrics };
 }
 
 /** The one method each routed path takes (for 405 and its Allow header), read off the router. */

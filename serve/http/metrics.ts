@@ -25,11 +25,8 @@
 import type { Context, Middleware, Next } from 'koa';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { knownRangeEndMs } from '../../calendar/tradingCalendar.js';
-import type { Logger } from '../../shared/logger.js';
 import type { ErrorReason } from './apiError.js';
-import { compression } from './compression.js';
-import { openapiRoute } from './openapiRoute.js';
-import { apinameOf, isApiRequest, requestLog, summarize } from './requestLog.js';
+import { apinameOf, isApiRequest, summarize } from './requestLog.js';
 import { onResponseDone } from './responseDone.js';
 
 export const METRICS_PATH = '/metrics';
@@ -185,19 +182,4 @@ export class ServeMetrics {
       ctx.body = await this.registry.metrics();
     };
   }
-}
-
-export interface ServeExtrasOptions extends MetricsOptions {
-  readonly log: Logger;
-}
-
-/**
- * Everything this module family adds to the app, in mounting order, to be `app.use`d before
- * the app's own envelope middleware so that they see every request and its final status:
- * request log, metrics, GET /metrics, GET /openapi.json.
- */
-export function serveExtras(opts: ServeExtrasOptions): { readonly metrics: ServeMetrics; readonly middleware: readonly Middleware[] } {
-  const metrics = new ServeMetrics(opts);
-  // Compression inside the log and the counters (they see the bytes sent), outside every body.
-  return { metrics, middleware: [requestLog(opts.log), metrics.middleware(), compression(), metrics.route(), openapiRoute()] };
 }
