@@ -12,10 +12,12 @@
  */
 import { promisify } from 'node:util';
 import { brotliCompress as brotliCb, constants, gzip as gzipCb } from 'node:zlib';
+import { Readable } from 'node:stream';
 import type { Context, Middleware, Next } from 'koa';
 import { zstdCompress } from '../../storage/parquet/zstd.js';
 import { gzipSpliced, hasStoredChunks } from './gzipSplice.js';
 import { pieceLength, piecesText, type JsonPiece } from './jsonPieces.js';
+import { PiecesBody } from './responseBody.js';
 
 const gzip = promisify(gzipCb);
 const brotliCompress = promisify(brotliCb);
@@ -86,13 +88,27 @@ export async function compress(coding: Exclude<ContentCoding, 'identity'>, input
 }
 
 /**
- * What the response holds in memory, as one buffer, or null for a stream. A page's pieces
- * (responseBody.ts) are left on `ctx.state.jsonPieces` beside the stream made of them.
+ * A coded answer as the response body, with the text it codes: the request log reads rows and
+ * error messages from the text, not the coded bytes.
  */
+export class CodedBody extends Readable {
+  constructor(
+    readonly coded: Buffer,
+    readonly plain: Buffer,
+  ) {
+    super();
+  }
+
+  override _read(): void {
+    this.push(this.coded);
+    this.push(null);
+  }
+}
+
+/** What the response holds in memory, as pieces (a page's, responseBody.ts), or null for a stream. */
 function bodyPieces(ctx: Context): readonly JsonPiece[] | null {
-  const pieces = (ctx.state as { jsonPieces?: readonly JsonPiece[] }).jsonPieces;
-  if (pieces !== undefined) return pieces;
   const body: unknown = ctx.body;
+  if (body instanceof PiecesBody) return body.pieces;
   if (typeof body === 'string') return [Buffer.from(body)];
   if (Buffer.isBuffer(body)) return [body];
   return null;
@@ -120,9 +136,8 @@ export function compression(): Middleware {
     const texts = await piecesText(pieces);
     const plain = texts.length === 1 ? texts[0]! : Buffer.concat(texts);
     const packed = await compress(coding, plain);
-    // The request log reads rows and error messages from the text, not the coded bytes.
-    (ctx.state as { plainBody?: Buffer }).plainBody = plain;
-    ctx.body = packed;
+    ctx.body = new CodedBody(packed, plain);
+    ctx.length = packed.length;
     ctx.set('Content-Encoding', coding);
   };
 }

@@ -14,6 +14,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../../shared/logger.js';
 import { API_NAMES, type ApiName } from '../access/plans.js';
+import { CodedBody } from './compression.js';
 import { onResponseDone } from './responseDone.js';
 import type { ErrorReason } from './apiError.js';
 
@@ -97,9 +98,9 @@ function isJsonBody(body: unknown): body is string | Buffer {
  */
 export function summarize(ctx: Context, apiname: ApiName | 'unknown' | null, startedNs: bigint, aborted: boolean, countRows = true): RequestSummary {
   const code = ctx.status;
-  const state = ctx.state as { accountId?: unknown; rows?: unknown; errorReason?: ErrorReason; plainBody?: Buffer };
+  const state = ctx.state as { accountId?: unknown; rows?: unknown; errorReason?: ErrorReason };
   // A compressed answer keeps its text beside it (compression.ts): rows and messages are read there.
-  const body: unknown = state.plainBody ?? ctx.body;
+  const body: unknown = ctx.body instanceof CodedBody ? ctx.body.plain : ctx.body;
   const accountId = state.accountId;
   const length = ctx.response.length;
   return {

@@ -32,9 +32,7 @@ export async function setResultBody(ctx: Context, result: OperationResult, befor
     }
     // Pieces go out as they are: no per-request copy of a 1.6 MB page into one buffer.
     const pieces = body as readonly JsonPiece[];
-    // Kept for compression.ts, which codes the pieces themselves rather than the stream.
-    ctx.state.jsonPieces = pieces;
-    ctx.body = piecesStream(pieces);
+    ctx.body = new PiecesBody(pieces);
     ctx.length = pieces.reduce((n, p) => n + pieceLength(p), 0);
     return;
   }
@@ -49,46 +47,51 @@ export async function setResultBody(ctx: Context, result: OperationResult, befor
 }
 
 /**
- * Pieces as a byte stream, pushed as fast as the socket takes them. Stored pieces' texts are
- * all asked for at the first read, so they are made at once on the thread pool's threads, and
- * each goes out when the stream reaches it; a stream never read (compression.ts answered from
- * the pieces) asks for none.
+ * A JSON answer made of pieces (jsonPieces.ts) as the response body: a byte stream pushed as
+ * fast as the socket takes it, and the pieces themselves, which compression.ts codes instead
+ * of reading the stream. Stored pieces' texts are all asked for at the first read, so they are
+ * made at once on the thread pool's threads, and each goes out when the stream reaches it; a
+ * stream never read (compression answered from the pieces) asks for none.
  */
-export function piecesStream(pieces: readonly JsonPiece[]): Readable {
-  let next = 0;
-  let waiting = false;
-  let texts: (Promise<Buffer> | null)[] | null = null;
-  return new Readable({
-    read() {
-      if (waiting) return;
-      texts ??= pieces.map((p) => {
-        if (!isStoredRows(p)) return null;
-        const made = p.text();
-        // A stream destroyed before it reaches this piece never awaits it: not an unhandled rejection.
-        made.catch(() => undefined);
-        return made;
-      });
-      while (next < pieces.length) {
-        const p = pieces[next]!;
-        const stored = texts[next];
-        if (stored) {
-          waiting = true;
-          stored.then(
-            (text) => {
-              waiting = false;
-              next++;
-              if (this.push(text)) this.read(0);
-            },
-            (e: unknown) => this.destroy(e as Error),
-          );
-          return;
-        }
-        next++;
-        if (!this.push(p as Buffer)) return;
+export class PiecesBody extends Readable {
+  private next = 0;
+  private waiting = false;
+  private texts: (Promise<Buffer> | null)[] | null = null;
+
+  constructor(readonly pieces: readonly JsonPiece[]) {
+    super();
+  }
+
+  override _read(): void {
+    if (this.waiting) return;
+    const pieces = this.pieces;
+    const texts = (this.texts ??= pieces.map((p) => {
+      if (!isStoredRows(p)) return null;
+      const made = p.text();
+      // A stream destroyed before it reaches this piece never awaits it: not an unhandled rejection.
+      made.catch(() => undefined);
+      return made;
+    }));
+    while (this.next < pieces.length) {
+      const p = pieces[this.next]!;
+      const stored = texts[this.next];
+      if (stored) {
+        this.waiting = true;
+        stored.then(
+          (text) => {
+            this.waiting = false;
+            this.next++;
+            if (this.push(text)) this._read();
+          },
+          (e: unknown) => this.destroy(e as Error),
+        );
+        return;
       }
-      this.push(null);
-    },
-  });
+      this.next++;
+      if (!this.push(p as Buffer)) return;
+    }
+    this.push(null);
+  }
 }
 
 /**

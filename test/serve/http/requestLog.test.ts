@@ -121,4 +121,29 @@ t('API requests are logged once each with account, code, rows, bytes and ms; key
   for (const b of bodies) assert.is(countItems(b.text), b.rows);
 });
 
+t('a compressed answer is logged with the rows of its text and the bytes sent', async () => {
+  const { dataDir } = await preparedData(SMALL_DATA);
+  const flagship = addAccount(dataDir, 'flagship');
+  const server: ServerHandle = await startServer(dataDir, { env: { TICKVAULT_LOG_LEVEL: 'info' } });
+  const body = JSON.stringify({ apiname: 'tick_history', apikey: flagship.key, params: { symbols: '000001,000300', tradedate: '20250102', limit: 80 } });
+  let coded: Awaited<ReturnType<typeof httpRequest>>;
+  let rows: number;
+  let plainBytes: number;
+  try {
+    const plain = await postApi(server, JSON.parse(body) as never);
+    rows = (plain.json.data as { items: unknown[] }).items.length;
+    plainBytes = Buffer.byteLength(plain.text);
+    assert.ok(plainBytes > 1024, 'large enough to be compressed');
+    coded = await httpRequest(`${server.url}/api`, { body, headers: { 'content-type': 'application/json', 'accept-encoding': 'br' } });
+    assert.is(coded.status, 200);
+    assert.is(coded.headers['content-encoding'], 'br');
+  } finally {
+    await server.stop();
+  }
+  const [, line] = requestLines(server.logs());
+  // Rows read off the text the coded bytes hold; bytes as sent, fewer than the text's.
+  assert.equal([line!.code, line!.rows, line!.bytes], [200, rows, coded.body.length]);
+  assert.ok(coded.body.length < plainBytes, `${coded.body.length} coded bytes of ${plainBytes}`);
+});
+
 t.run();

@@ -4,7 +4,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
-import { handedToSocket, holdLastChunk, piecesStream } from '../../../serve/http/responseBody.js';
+import { handedToSocket, holdLastChunk, PiecesBody } from '../../../serve/http/responseBody.js';
 
 /**
  * The slot rule's demand on the writing (serve/http/responseBody.ts): a download's bytes flow
@@ -115,7 +115,7 @@ test('a source error becomes the body stream error', async () => {
 test('pieces come out in order, byte for byte', async () => {
   const pieces = [Buffer.from('{"a":['), Buffer.alloc(100_000, 0x31), Buffer.from(']}')];
   const got: Buffer[] = [];
-  for await (const c of piecesStream(pieces)) got.push(c as Buffer);
+  for await (const c of new PiecesBody(pieces)) got.push(c as Buffer);
   assert.ok(Buffer.concat(got).equals(Buffer.concat(pieces)));
 });
 
