@@ -4,7 +4,9 @@
  * share a database with other things). Every process runs
  * `migratePostgres` at start; an advisory lock makes concurrent starts on several sites apply
  * each migration once, and a database newer than this program is refused rather than
- * misread.
+ * misread. The state tables a migration makes are held to their one definition
+ * (serve/access/stateTables.ts, which service.db is rendered from) by
+ * test/serve/access/stateTables.test.ts: a new migration changes that definition too.
  */
 import type pg from 'pg';
 
