@@ -117,6 +117,11 @@ export function sqliteColumnName(c: StateColumn): string {
   return c.type === 'instant' ? `${c.name}_ms` : c.name;
 }
 
+/** A column's type in SQLite. */
+export function sqliteType(c: StateColumn): 'TEXT' | 'BLOB' | 'INTEGER' {
+  return c.type === 'text' ? 'TEXT' : c.type === 'bytes' ? 'BLOB' : 'INTEGER';
+}
+
 /** SQLite's schema of the tables (idempotent: CREATE … IF NOT EXISTS). */
 export function sqliteStateSchema(tables: readonly StateTable[] = STATE_TABLES): string {
   return tables
@@ -127,7 +132,7 @@ export function sqliteStateSchema(tables: readonly StateTable[] = STATE_TABLES):
       const keyType = t.primaryKey.length === 1 ? t.columns.find((c) => c.name === t.primaryKey[0])?.type : undefined;
       const idKey = keyType === 'id' || keyType === 'ref';
       const lines = t.columns.map((c) => {
-        const type = c.type === 'text' ? 'TEXT' : c.type === 'bytes' ? 'BLOB' : 'INTEGER';
+        const type = sqliteType(c);
         const key = idKey && c.name === t.primaryKey[0] ? ' PRIMARY KEY' : '';
         const ref = c.references ? ` REFERENCES ${c.references}` : '';
         const note = c.note ? ` -- ${c.note}` : '';

@@ -130,3 +130,10 @@ export async function watchHeldSlot(
   }
   return { holder: first.holder, renewals, statuses };
 }
+
+/** Waits until the slot row is there (the download's request has taken it). */
+export async function whenHeld(readRow: () => SlotRow | undefined | Promise<SlotRow | undefined>, timeoutMs = 30_000): Promise<void> {
+  for (const started = Date.now(); !(await readRow()); await new Promise((r) => setTimeout(r, 10))) {
+    if (Date.now() - started > timeoutMs) throw new Error('the download never took its slot');
+  }
+}

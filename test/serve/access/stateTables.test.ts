@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openServiceDb } from '../../../serve/access/serviceDb.js';
 import { PostgresStateStore } from '../../../serve/access/postgresState.js';
-import { POSTGRES_TYPE, sqliteColumnName, STATE_TABLES } from '../../../serve/access/stateTables.js';
+import { POSTGRES_TYPE, sqliteColumnName, sqliteType, STATE_TABLES } from '../../../serve/access/stateTables.js';
 import { postgresForTests } from '../../support/postgres.js';
 import { tempDir } from '../../support/tempDir.js';
 
@@ -57,7 +57,7 @@ t('service.db holds exactly the defined tables, columns, types, nullability, key
         {
           columns: table.columns.map((c) => ({
             name: sqliteColumnName(c),
-            type: c.type === 'text' ? 'TEXT' : c.type === 'bytes' ? 'BLOB' : 'INTEGER',
+            type: sqliteType(c),
             nullable: c.nullable === true,
           })),
           primaryKey: table.primaryKey.map((k) => sqliteColumnName(table.columns.find((c) => c.name === k)!)),

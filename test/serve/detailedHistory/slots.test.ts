@@ -21,7 +21,7 @@ import { tempDir } from '../../support/tempDir.js';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { openServiceDb } from '../../../serve/access/serviceDb.js';
-import { unreadExchange, watchHeldSlot, type ApiCall, type SlotRow } from '../../support/heldSlot.js';
+import { unreadExchange, watchHeldSlot, whenHeld, type ApiCall, type SlotRow } from '../../support/heldSlot.js';
 
 const API = 'level2_quote_history';
 const BIG = { symbol: '600999.SH', tradedate: '20250106' };
@@ -159,10 +159,7 @@ test('a small download pipelined behind four unread pages of another account hol
   assert.ok(small.length < 64 * 1024, `the file fits the buffers (${small.length} bytes)`);
   const exchange = await unreadExchange(a.port, [...pages, download]);
   // Until the download's request is in, its slot row is not there yet.
-  for (let t = Date.now(); !slotRow(id);) {
-    assert.ok(Date.now() - t < 30_000, 'the download never took its slot');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await whenHeld(() => slotRow(id));
   const probes = [() => q(b, key), () => q(a, otherKey), () => q(b, otherKey, { ...SMALL, format: 'parquet' })];
   const watch = await watchHeldSlot(
     () => slotRow(id),
@@ -186,10 +183,7 @@ test('a small download pipelined behind four unread pages of another account hol
 test('a download larger than the socket buffers on a connection never read holds the slot until it is read', async () => {
   const { id, key } = addAccount(dataDir, 'flagship');
   const exchange = await unreadExchange(a.port, [{ apiname: API, apikey: key, params: { ...BIG, format: 'parquet' } }]);
-  for (let t = Date.now(); !slotRow(id);) {
-    assert.ok(Date.now() - t < 30_000, 'the download never took its slot');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await whenHeld(() => slotRow(id));
   const watch = await watchHeldSlot(
     () => slotRow(id),
     (i) => q(i % 2 ? a : b, key),
