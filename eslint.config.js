@@ -14,9 +14,13 @@ const ABOVE = {
   // The shared state knows nothing of the operations and the HTTP layer above it (listed after
   // serve/: the later entry is the one its files get, so it repeats serve/'s floors).
   'serve/access': ['ingest', 'cli', 'bench', 'level2', 'detailedHistory', 'tickHistory', 'http', 'reading'],
-  // The published client stands alone: a user installs it without the server.
+  // The published client stands alone: a user installs it without the server. Of shared/ it
+  // takes only retry/ (the one retry policy and error base, which import nothing): ALLOWED.
   client: ['shared', 'storage', 'calendar', 'ingest', 'serve', 'cli', 'bench'],
 };
+
+/** Folders under a forbidden one that a folder may still import (gitignore-style negations). */
+const ALLOWED = { client: ['shared/retry'] };
 
 const floors = Object.entries(ABOVE).map(([folder, above]) => ({
   files: [`${folder}/**/*.ts`],
@@ -25,13 +29,25 @@ const floors = Object.entries(ABOVE).map(([folder, above]) => ({
       'error',
       {
         patterns: above.map((a) => ({
-          group: [`**/${a}/*`, `**/${a}/**`],
+          group: [`**/${a}/*`, `**/${a}/**`, ...(ALLOWED[folder] ?? []).filter((ok) => ok.startsWith(`${a}/`)).flatMap((ok) => [`!**/${ok}`, `!**/${ok}/**`])],
           message: `${folder}/ must not import from ${a}/: the tree's arrows point down (the README's map of the tree).`,
         })),
       },
     ],
   },
 }));
+
+// What the client takes of shared/ stays self-contained: it imports nothing outside its folder, so
+// the published client carries those files and nothing else of the server's tree.
+const selfContained = {
+  files: ['shared/retry/**/*.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      { patterns: [{ group: ['../*', '../**'], message: 'shared/retry/ imports nothing outside itself: the published client carries it.' }] },
+    ],
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'clients/python/**', 'data/**', 'serve/http/console/**/*.js'] },
@@ -46,4 +62,5 @@ export default tseslint.config(
     },
   },
   ...floors,
+  selfContained,
 );

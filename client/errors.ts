@@ -1,10 +1,25 @@
 /**
  * Failures as typed values, so callers branch on `code` (the HTTP status, which always equals
- * the envelope's `code`) and never on message text.
+ * the envelope's `code`) and `retriable`, never on message text. Every one extends the one
+ * hierarchy's base (shared/retry/baseError.ts), so a caller asks `retriable` of any of them.
  */
+import { TickvaultBaseError } from '../shared/retry/baseError.js';
+
+export { isRetriable, TickvaultBaseError } from '../shared/retry/baseError.js';
+
+/**
+ * Whether an error answer says "the same request later may succeed": only 429 (a limit that
+ * lifts: per-second limit, trial calls, Parquet quota) and 503 (the account's one request in
+ * progress, the state briefly unreachable). 400/401/403/413/415 would fail the same way again,
+ * 500 is a fault whose cause a blind retry does not fix, and a file damaged at the site (503
+ * `damaged`) stays so until an operator repairs it. The one place statuses are matched.
+ */
+export function isRetriableAnswer(code: number, reason: string | undefined): boolean {
+  return (code === 429 || code === 503) && reason !== 'damaged';
+}
 
 /** An error answer of the server: 400, 401, 403, 413, 415, 429, 500 or 503. */
-export class TickvaultError extends Error {
+export class TickvaultError extends TickvaultBaseError {
   override readonly name = 'TickvaultError';
   constructor(
     /** The envelope's `code` (equal to the HTTP status). */
@@ -19,7 +34,7 @@ export class TickvaultError extends Error {
      */
     readonly reason?: string,
   ) {
-    super(message);
+    super(message, { retriable: isRetriableAnswer(code, reason) });
   }
 }
 
@@ -28,18 +43,21 @@ export class TickvaultError extends Error {
  * `application/vnd.apache.parquet`, or a body that broke off or did not match its
  * Content-Length. Never retried: the attempt already cost a quota unit.
  */
-export class TickvaultDownloadError extends Error {
+export class TickvaultDownloadError extends TickvaultBaseError {
   override readonly name = 'TickvaultDownloadError';
   constructor(
     readonly reason: 'media-type' | 'interrupted',
     message: string,
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(message, { retriable: false, cause: options?.cause });
   }
 }
 
-/** Paging that would loop: the server handed back a cursor (or offset) already used. */
-export class TickvaultPagingError extends Error {
+/** Paging that would loop: the server handed back a cursor (or offset) already used. Retrying loops again. */
+export class TickvaultPagingError extends TickvaultBaseError {
   override readonly name = 'TickvaultPagingError';
+  constructor(message: string) {
+    super(message, { retriable: false });
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * `tickvault/client`: a typed client of `POST /api` on Node's global fetch, no other
  * dependency. One method per operation, async iterators for paging, a Parquet download,
- * and failures as typed errors (TickvaultError, TickvaultDownloadError, TickvaultPagingError).
+ * and failures as typed errors (TickvaultError, TickvaultDownloadError, TickvaultPagingError),
+ * each saying whether it is `retriable` (their base, TickvaultBaseError; `isRetriable`).
  */
 import { writeParquet, type DownloadResult, type DownloadTarget } from './download.js';
 import { level2Pages, tickPages } from './paging.js';
@@ -98,7 +99,7 @@ export class TickvaultClient {
   }
 }
 
-export { TickvaultDownloadError, TickvaultError, TickvaultPagingError } from './errors.js';
+export { isRetriable, TickvaultBaseError, TickvaultDownloadError, TickvaultError, TickvaultPagingError } from './errors.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retryPolicy.js';
 export { PARQUET_MEDIA_TYPE, type DownloadResult, type DownloadTarget } from './download.js';
 export type * from './types.js';

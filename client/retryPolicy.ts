@@ -1,9 +1,14 @@
 /**
- * When to retry, as a pure function of the answer: only 429 (a limit that lifts: per-second
- * limit, trial calls, Parquet quota) and 503 (the account's one level2 request in progress)
- * say "the same request later may succeed". 400/401/403/413/415 would fail the same way
- * again, and 500 is a fault whose cause a blind retry does not fix.
+ * The client's retry options, on the one retry policy (shared/retry/backoff.ts): whether an
+ * answer is worth another try is the TickvaultError's to say (`retriable`: 429, a limit that
+ * lifts, and 503, the account's one request in progress, but not a file damaged at the site);
+ * how long to wait is the server's Retry-After (1 s, its usual value, when it sends none), plus
+ * jitter, within `maxAttempts` tries and `maxWaitSec`.
  */
+import { backoff, nextDelayMs, type Backoff } from '../shared/retry/backoff.js';
+import { isRetriableAnswer } from './errors.js';
+
+export { parseRetryAfter } from '../shared/retry/backoff.js';
 
 export interface RetryPolicy {
   /** Tries in all, the first included. Default 4. */
@@ -23,25 +28,32 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, maxWaitSec: 30, jitter: 0.2 };
 
-/** Statuses worth another try after Retry-After. */
-export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+/** The wait when a 429/503 carries no Retry-After: the server's usual value. */
+const DEFAULT_WAIT_MS = 1000;
 
-/**
- * Retry-After as whole seconds: the delta-seconds form the server sends, or an HTTP date
- * (counted from `nowMs`); undefined when absent or unreadable.
- */
-export function parseRetryAfter(header: string | null | undefined, nowMs: number): number | undefined {
-  if (header === null || header === undefined || header.trim() === '') return undefined;
-  const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
+/** The client's options as the one policy: a constant wait, the server's when it names one. */
+export function backoffOf(policy: RetryPolicy): Backoff {
+  return backoff({
+    firstDelayMs: DEFAULT_WAIT_MS,
+    multiplier: 1,
+    jitter: policy.jitter,
+    jitterFloorMs: 100,
+    maxAttempts: policy.maxAttempts,
+    maxWaitMs: policy.maxWaitSec * 1000,
+  });
 }
 
 /**
- * Milliseconds to wait before the next try, or null for "do not retry". `attempt` counts
- * the tries made so far (1 after the first). A 429/503 without Retry-After waits 1 s, the
- * server's usual value; `random` is in [0, 1).
+ * Milliseconds to wait before the next try of an answer that is retriable, or null for "do
+ * not retry". `attempt` counts the tries made so far (1 after the first); `random` is in [0, 1).
+ */
+export function waitMs(retryAfterSec: number | undefined, attempt: number, policy: RetryPolicy, random: number): number | null {
+  return nextDelayMs(backoffOf(policy), { attempt, askedWaitMs: retryAfterSec === undefined ? undefined : retryAfterSec * 1000, random });
+}
+
+/**
+ * The same decision from the status line alone (no TickvaultError at hand): null for an answer
+ * that is not retriable, else `waitMs`.
  */
 export function retryDelayMs(
   status: number,
@@ -52,12 +64,5 @@ export function retryDelayMs(
   /** The server's X-Tickvault-Reason, when it sent one. */
   reason?: string,
 ): number | null {
-  if (!RETRIED_STATUSES.has(status)) return null;
-  // A file damaged at the site stays so until an operator repairs it: not worth a client's wait.
-  if (reason === 'damaged') return null;
-  if (attempt >= policy.maxAttempts) return null;
-  const waitSec = retryAfterSec ?? 1;
-  if (waitSec > policy.maxWaitSec) return null;
-  const baseMs = waitSec * 1000;
-  return baseMs + Math.floor(random * Math.max(100, baseMs * policy.jitter));
+  return isRetriableAnswer(status, reason) ? waitMs(retryAfterSec, attempt, policy, random) : null;
 }

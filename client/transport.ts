@@ -1,7 +1,7 @@
 /**
  * One `POST /api` exchange over the global `fetch`, with the retry policy applied to the
- * status line only: a 429/503 answer is read, waited for and sent again; any other error
- * answer becomes a TickvaultError. A 200 response comes back unread, so a download can
+ * status line only: an error answer is read into a TickvaultError, and one that says it is
+ * `retriable` (429/503) is waited for and sent again; any other is thrown. A 200 response comes back unread, so a download can
  * stream it; nothing here retries once a 200 has arrived.
  *
  * Network errors (a reset, a timeout, a refused connection) are thrown as fetch throws them
@@ -11,7 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TickvaultError } from './errors.js';
-import { parseRetryAfter, retryDelayMs, type RetryPolicy } from './retryPolicy.js';
+import { parseRetryAfter, waitMs, type RetryPolicy } from './retryPolicy.js';
 import type { Envelope } from './types.js';
 
 export interface TransportOptions {
@@ -41,7 +41,8 @@ export class Transport {
       });
       if (res.status === 200) return res;
       const error = await errorOf(res);
-      const delay = retryDelayMs(res.status, error.retryAfterSec, attempt, this.opts.retry, this.opts.random(), error.reason);
+      if (!error.retriable) throw error;
+      const delay = waitMs(error.retryAfterSec, attempt, this.opts.retry, this.opts.random());
       if (delay === null) throw error;
       await sleep(delay, undefined, { signal });
     }

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { TickvaultDownloadError, TickvaultError, TickvaultPagingError, isRetriable } from '../../client/index.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter, retryDelayMs } from '../../client/retryPolicy.js';
 
 /** The retry decision as a pure function: which statuses, how long, how often. */
@@ -33,6 +34,16 @@ test('capped: no retry once maxAttempts tries are made, nor when Retry-After exc
   assert.is(retryDelayMs(429, 11, 1, policy, 0), null);
   assert.is(retryDelayMs(429, 10, 1, policy, 0), 10_000);
   assert.is(retryDelayMs(429, 3600, 1, DEFAULT_RETRY_POLICY, 0), null, 'the Parquet quota until Beijing midnight is not waited for');
+});
+
+test('the errors say retriable themselves: 429 and 503 but a damaged file; nothing else', () => {
+  for (const code of [400, 401, 403, 413, 415, 500]) assert.is(new TickvaultError(code, 'x').retriable, false, String(code));
+  assert.is(new TickvaultError(429, 'x', 1, 'rate').retriable, true);
+  assert.is(new TickvaultError(503, 'x', 1, 'slot').retriable, true);
+  assert.is(new TickvaultError(503, 'x').retriable, true, "a vendor's 503, no reason");
+  assert.is(new TickvaultError(503, 'x', 1, 'damaged').retriable, false);
+  assert.is(isRetriable(new TickvaultDownloadError('interrupted', 'x')), false, 'a download already cost a quota unit');
+  assert.is(isRetriable(new TickvaultPagingError('x')), false);
 });
 
 test('Retry-After: delta seconds, an HTTP date, or nothing', () => {
