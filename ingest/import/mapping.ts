@@ -9,10 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { hiveFolderOf } from './hiveFolder.js';
-import { DATASETS, SCHEMAS, type Dataset, type FieldDef } from '../../shared/schema.js';
+import { SCHEMAS, type Dataset, type FieldDef } from '../../shared/schema.js';
 import { formatIndexTime, formatLevel2Time, isValidDateText } from '../../shared/timeFormat.js';
-import { symbolReader, SYMBOL_FORMS, type SymbolForm } from './sourceSymbol.js';
-import { timeFormHasDate, timeReader, TIME_FORMS, type TimeForm } from './sourceTime.js';
+import { DIRECTIVES, emptyDraft, isDirective, type Directive, type MappingDraft } from './mappingDirectives.js';
+import { symbolReader, type SymbolForm } from './sourceSymbol.js';
+import { timeFormHasDate, timeReader, type TimeForm } from './sourceTime.js';
 import { fieldUnit, NullTexts, valueWriter, type ValueWriter } from './sourceValue.js';
 
 /** A mapping that cannot be read, or does not fit a data file: `mapping FILE:LINE: detail`. */
@@ -133,230 +134,57 @@ function tokenize(line: string): string[] | null {
   }
 }
 
-const DELIMITER_NAMES: Readonly<Record<string, string>> = { tab: '\t', comma: ',', semicolon: ';', pipe: '|', space: ' ' };
-
-/** Every value field name of any dataset: a mapping without a dataset line is checked against these. */
-const ANY_FIELD = new Set(DATASETS.flatMap((d) => SCHEMAS[d].valueFields.map((f) => f.name)));
-const KEY_FIELDS = new Set(['symbol', 'tradedate', 'time']);
-
-/** `bid1-10` → bid1 … bid10; a plain name → itself. */
-function expandRange(token: string): string[] | null {
-  const m = /^([a-z_]*[a-z_])(\d+)-(\d+)$/.exec(token);
-  if (!m) return [token];
-  const from = +m[2];
-  const to = +m[3];
-  if (from > to || to - from > 100) return null;
-  return Array.from({ length: to - from + 1 }, (_, k) => `${m[1]}${from + k}`);
-}
-
-/** `key=value` tokens → pairs; null when a token has no `=`. */
-function pairs(tokens: readonly string[]): [string, string][] | null {
-  const out: [string, string][] = [];
-  for (const t of tokens) {
-    const eq = t.indexOf('=');
-    if (eq <= 0) return null;
-    out.push([t.slice(0, eq), t.slice(eq + 1)]);
-  }
-  return out;
-}
-
 function fieldOf(dataset: Dataset, name: string): FieldDef | undefined {
   return SCHEMAS[dataset].valueFields.find((f) => f.name === name);
 }
 
-const DEFAULT_FILE_DATE = /(?<!\d)(\d{8})(?!\d)/;
-
 /** Reads a mapping's text; `path` names it in errors. Throws MappingError at the first fault. */
 export function parseMapping(text: string, path: string): Mapping {
+  const draft = emptyDraft();
+  const seen = new Map<Directive, number>(); // single-use directive → its line
+  text.split('\n').forEach((raw, k) => readLine(raw, { path, line: k + 1 }, draft, seen));
+  return assemble(draft, path);
+}
+
+/** One line through the directive table (mappingDirectives.ts), after the checks all lines share. */
+function readLine(raw: string, where: { path: string; line: number }, draft: MappingDraft, seen: Map<Directive, number>): void {
+  const fail = (detail: string): never => {
+    throw new MappingError(where.path, where.line, detail);
+  };
+  const tokens = tokenize(raw);
+  if (tokens === null) return fail('unclosed quote');
+  if (tokens.length === 0) return;
+  const [directive, ...args] = tokens;
+  if (!isDirective(directive)) return fail(`unknown directive ${directive} (${Object.keys(DIRECTIVES).join(', ')})`);
+  const parser = DIRECTIVES[directive];
+  if (parser.once) {
+    const first = seen.get(directive);
+    if (first !== undefined) fail(`${directive} is already given on line ${first}`);
+    seen.set(directive, where.line);
+  }
+  const [min, max, usage] = parser.arity;
+  if (args.length < min || args.length > max) fail(`${directive} takes ${usage}`);
+  parser.parse({ line: where.line, args, fail }, draft);
+}
+
+/** What the lines say together: the lines a mapping needs, the date's source, the fields. */
+function assemble(draft: MappingDraft, path: string): Mapping {
   const fail = (line: number | null, detail: string): never => {
     throw new MappingError(path, line, detail);
   };
-  let dataset: Dataset | null = null;
-  let datasetLine: number | null = null;
-  let delimiter = ',';
-  const nulls: string[] = [];
-  let symbol: SymbolSource | null = null;
-  let tradedate: TradedateSource | null = null;
-  let time: TimeSource | null = null;
-  let priceScale = 1;
-  let volumeUnit: 'shares' | 'lots' = 'shares';
-  const zeroNull = new Map<string, number>();
-  const fields: FieldMapping[] = [];
-  const seen = new Map<string, number>(); // single-use directive → its line
-
-  const lines = text.split('\n');
-  for (let k = 0; k < lines.length; k++) {
-    const ln = k + 1;
-    const toks = tokenize(lines[k]);
-    if (toks === null) fail(ln, 'unclosed quote');
-    if (toks!.length === 0) continue;
-    const [directive, ...args] = toks!;
-    const once = () => {
-      const first = seen.get(directive);
-      if (first !== undefined) fail(ln, `${directive} is already given on line ${first}`);
-      seen.set(directive, ln);
-    };
-    const arity = (min: number, max: number, usage: string) => {
-      if (args.length < min || args.length > max) fail(ln, `${directive} takes ${usage}`);
-    };
-    switch (directive) {
-      case 'dataset': {
-        once();
-        arity(1, 1, `one of ${DATASETS.join(', ')}`);
-        if (!(DATASETS as readonly string[]).includes(args[0])) fail(ln, `unknown dataset ${args[0]} (${DATASETS.join(', ')})`);
-        dataset = args[0] as Dataset;
-        datasetLine = ln;
-        break;
-      }
-      case 'delimiter': {
-        once();
-        arity(1, 1, 'one character, or tab, comma, semicolon, pipe or space');
-        const d = DELIMITER_NAMES[args[0]] ?? args[0];
-        if (d.length !== 1 || d === '"' || d === '\n' || d === '\r')
-          fail(ln, `delimiter ${JSON.stringify(args[0])} is not one character other than a quote (or tab, comma, semicolon, pipe, space)`);
-        delimiter = d;
-        break;
-      }
-      case 'null': {
-        arity(1, Infinity, 'the texts meaning null, e.g. null NA - ""');
-        nulls.push(...args);
-        break;
-      }
-      case 'symbol': {
-        once();
-        arity(1, Infinity, 'a column, then form=prefixed|suffixed|bare|bare+exchange:COLUMN and, for an exchange column, VALUE=SH|SZ|BJ pairs');
-        const opts = pairs(args.slice(1));
-        if (opts === null) fail(ln, 'symbol takes a column, then key=value options');
-        let form: SymbolForm | null = null;
-        let exchangeColumn: string | null = null;
-        const letters = new Map<string, string>();
-        for (const [key, value] of opts!) {
-          if (key === 'form') {
-            const plus = value.startsWith('bare+exchange:') ? value.slice('bare+exchange:'.length) : null;
-            if (plus !== null) {
-              if (plus === '') fail(ln, 'form=bare+exchange: names no exchange column');
-              form = 'bare+exchange';
-              exchangeColumn = plus;
-            } else if ((SYMBOL_FORMS as readonly string[]).includes(value) && value !== 'bare+exchange') form = value as SymbolForm;
-            else fail(ln, `unknown symbol form ${value} (prefixed, suffixed, bare, bare+exchange:COLUMN)`);
-          } else {
-            if (!/^(SH|SZ|BJ)$/i.test(value)) fail(ln, `exchange value ${key}=${value}: the exchange must be SH, SZ or BJ`);
-            letters.set(key, value.toUpperCase());
-          }
-        }
-        if (form === null) fail(ln, 'symbol needs form=prefixed|suffixed|bare|bare+exchange:COLUMN');
-        if (letters.size > 0 && form !== 'bare+exchange') fail(ln, 'exchange values (1=SH …) only go with form=bare+exchange:COLUMN');
-        symbol = { line: ln, column: args[0], form: form!, exchangeColumn, exchangeLetters: letters };
-        break;
-      }
-      case 'tradedate': {
-        once();
-        arity(1, 2, 'a column, column=NAME, file [pattern=REGEX], hive or time');
-        const [what, opt] = args;
-        if (what === 'file') {
-          let pattern = DEFAULT_FILE_DATE;
-          if (opt !== undefined) {
-            if (!opt.startsWith('pattern=')) fail(ln, `tradedate file takes pattern=REGEX, not ${opt}`);
-            try {
-              pattern = new RegExp(opt.slice('pattern='.length));
-            } catch (e) {
-              fail(ln, `pattern is not a regular expression: ${(e as Error).message}`);
-            }
-            // One capture group, so there is no doubt which part is the date.
-            const groups = new RegExp(`${pattern.source}|`).exec('')!.length - 1;
-            if (groups !== 1) fail(ln, `pattern ${pattern.source} must have exactly one capture group (the 8-digit date), has ${groups}`);
-          }
-          tradedate = { line: ln, from: 'file', pattern };
-        } else if (opt !== undefined) fail(ln, `tradedate ${what} takes nothing more`);
-        else if (what === 'hive') tradedate = { line: ln, from: 'hive' };
-        else if (what === 'time') tradedate = { line: ln, from: 'time' };
-        else tradedate = { line: ln, from: 'column', column: what.startsWith('column=') ? what.slice('column='.length) : what };
-        break;
-      }
-      case 'time': {
-        once();
-        arity(2, 2, `a column and form=${TIME_FORMS.join('|')}`);
-        const form = args[1].startsWith('form=') ? args[1].slice('form='.length) : null;
-        if (form === null || !(TIME_FORMS as readonly string[]).includes(form)) fail(ln, `time form must be form=${TIME_FORMS.join('|')}, not ${args[1]}`);
-        time = { line: ln, column: args[0], form: form as TimeForm };
-        break;
-      }
-      case 'price_scale': {
-        once();
-        arity(1, 1, 'a whole number ≥ 1 (10000 for prices stored ×10000)');
-        const s = Number(args[0]);
-        if (!Number.isSafeInteger(s) || s < 1) fail(ln, `price_scale ${args[0]} is not a whole number ≥ 1`);
-        priceScale = s;
-        break;
-      }
-      case 'volume_unit': {
-        once();
-        arity(1, 1, 'lots or shares');
-        if (args[0] !== 'lots' && args[0] !== 'shares') fail(ln, `volume_unit ${args[0]} is not lots or shares`);
-        volumeUnit = args[0] as 'lots' | 'shares';
-        break;
-      }
-      case 'zero_null': {
-        arity(1, Infinity, 'field names or ranges like bid1-10');
-        for (const t of args) {
-          const names = expandRange(t);
-          if (names === null) fail(ln, `bad field range ${t}`);
-          for (const name of names!) {
-            if (!ANY_FIELD.has(name)) fail(ln, `unknown field ${name}`);
-            zeroNull.set(name, ln);
-          }
-        }
-        break;
-      }
-      case 'field':
-      case 'code': {
-        if (directive === 'field') arity(2, 2, 'a field name and a column');
-        else arity(2, Infinity, 'a code field, a column and VALUE=LETTER pairs');
-        const [field, column, ...rest] = args;
-        if (KEY_FIELDS.has(field)) fail(ln, `${field} has its own line: ${field} COLUMN …`);
-        if (!ANY_FIELD.has(field)) fail(ln, `unknown field ${field}${dataset === null ? '' : ` for ${dataset}`}`);
-        const prev = fields.find((f) => f.field === field);
-        if (prev) fail(ln, `field ${field} is already mapped on line ${prev.line}`);
-        const kv = pairs(rest);
-        if (kv === null) fail(ln, 'code letters are written VALUE=LETTER, e.g. 1=B 2=S');
-        const letters = new Map<string, string>();
-        for (const [value, letter] of kv!) {
-          if (letters.has(value)) fail(ln, `value ${value} is given two letters`);
-          letters.set(value, letter);
-        }
-        fields.push({ line: ln, field, column, letters, directive });
-        break;
-      }
-      default:
-        fail(ln, `unknown directive ${directive} (dataset, delimiter, null, symbol, tradedate, time, price_scale, volume_unit, zero_null, field, code)`);
-    }
-  }
-
-  if (symbol === null) fail(null, 'has no symbol line');
-  if (time === null) fail(null, 'has no time line');
-  const t = time!;
-  if (tradedate === null) {
-    // A time that carries its date needs no other source of it.
-    if (timeFormHasDate(t.form)) tradedate = { line: t.line, from: 'time' };
-    else fail(null, 'has no tradedate line (a column, file [pattern=REGEX], hive, or time with a datetime or epoch time)');
-  }
-  const td = tradedate!;
-  if (td.from === 'time' && !timeFormHasDate(t.form))
-    fail(td.line, `tradedate time needs a time form that carries the date (datetime, epoch_ms, epoch_us), not ${t.form}`);
-  const mapping: Mapping = {
-    path,
-    dataset,
-    datasetLine,
-    delimiter,
-    nulls,
-    symbol: symbol!,
-    tradedate: td,
-    time: t,
-    priceScale,
-    volumeUnit,
-    zeroNull,
-    fields,
-  };
+  const { symbol, time } = draft;
+  if (symbol === null) return fail(null, 'has no symbol line');
+  if (time === null) return fail(null, 'has no time line');
+  // A time that carries its date needs no other source of it.
+  const tradedate: TradedateSource =
+    draft.tradedate ??
+    (timeFormHasDate(time.form)
+      ? { line: time.line, from: 'time' }
+      : fail(null, 'has no tradedate line (a column, file [pattern=REGEX], hive, or time with a datetime or epoch time)'));
+  if (tradedate.from === 'time' && !timeFormHasDate(time.form))
+    fail(tradedate.line, `tradedate time needs a time form that carries the date (datetime, epoch_ms, epoch_us), not ${time.form}`);
+  const { dataset, datasetLine, delimiter, nulls, priceScale, volumeUnit, zeroNull, fields } = draft;
+  const mapping: Mapping = { path, dataset, datasetLine, delimiter, nulls, symbol, tradedate, time, priceScale, volumeUnit, zeroNull, fields };
   if (dataset !== null) checkFields(mapping, dataset);
   return mapping;
 }
