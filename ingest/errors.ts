@@ -1,7 +1,8 @@
 /**
  * The one error type of the ingest side. kafkajs's src/errors.js is the model: a single class
  * carrying what a caller decides on — is it worth retrying — and the context a log line
- * needs, instead of a subclass per failure that callers must know by name.
+ * needs, instead of a subclass per failure that callers must know by name. It joins the one
+ * hierarchy (shared/retry/baseError.ts), so `isRetriable` asks it as it asks any other.
  *
  * Whoever catches one decides whether to go on: the ingestor stops with exit code 1 on any it
  * cannot handle, for a supervisor to restart it (the offsets stored in the data directory
@@ -12,6 +13,7 @@
  * The CLI turns it into an exit code in one place (cli/exitCode.ts).
  */
 
+import { TickvaultBaseError } from '../shared/retry/baseError.js';
 import { wireErrorClass } from '../shared/workerErrors.js';
 
 /** Where on the ingest path it failed. */
@@ -24,9 +26,8 @@ export interface IngestErrorOptions {
   readonly context?: Readonly<Record<string, unknown>>;
 }
 
-export class IngestError extends Error {
+export class IngestError extends TickvaultBaseError {
   override name = 'IngestError';
-  readonly retriable: boolean;
   readonly context: Readonly<Record<string, unknown>>;
 
   constructor(
@@ -34,8 +35,7 @@ export class IngestError extends Error {
     message: string,
     opts: IngestErrorOptions = {},
   ) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.retriable = opts.retriable ?? false;
+    super(message, { retriable: opts.retriable ?? false, cause: opts.cause });
     this.context = opts.context ?? {};
   }
 }

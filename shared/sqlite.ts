@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { backoff, nextDelayMs } from './retry/backoff.js';
 
 export type Db = Database.Database;
 
@@ -23,6 +24,11 @@ export function openDb(path: string, opts: { readonly?: boolean; schema?: string
 const BUSY_TIMEOUT_MS = 10_000;
 /** Waited on (never notified) for a synchronous pause between set-up attempts. */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+/**
+ * Set-up retries: 1 ms doubling to 100 ms (the race is usually over within a few ms, and a
+ * longer one costs at most 10 polls a second), until the busy timeout has passed.
+ */
+const SET_UP_RETRY = backoff({ firstDelayMs: 1, maxDelayMs: 100, giveUpAfterMs: BUSY_TIMEOUT_MS });
 
 /** WAL, durability and the schema: each step idempotent, so a busy one is simply run again. */
 function setUp(db: Db, schema: string | undefined, version: number | undefined): void {
@@ -43,15 +49,18 @@ function setUp(db: Db, schema: string | undefined, version: number | undefined):
  * here, backing off, for as long as the busy timeout allows.
  */
 function retryWhileBusy(step: () => void): void {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  for (let attempt = 0; ; attempt++) {
+  const startMs = Date.now();
+  for (let attempt = 1; ; attempt++) {
     try {
       step();
       return;
     } catch (e) {
-      if ((e as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw e;
+      // better-sqlite3's errors say no `retriable`: SQLITE_BUSY is the one code worth another try.
+      if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
+      const delayMs = nextDelayMs(SET_UP_RETRY, { attempt, elapsedMs: Date.now() - startMs });
+      if (delayMs === null) throw e;
       // Opening is start-up work: a synchronous pause keeps openDb synchronous for its callers.
-      Atomics.wait(PAUSE, 0, 0, Math.min(100, 2 ** attempt));
+      Atomics.wait(PAUSE, 0, 0, delayMs);
     }
   }
 }

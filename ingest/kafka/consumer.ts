@@ -50,6 +50,7 @@ import type { SealCutStore } from '../seal/sealCuts.js';
 import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';
 import { KafkaSealState, PartitionLateGuard } from '../seal/sealState.js';
 import { DiskFaults, type RetriedStage } from './diskFaults.js';
+import { backoff, nextDelayMs } from '../../shared/retry/backoff.js';
 
 export type { IngestCounts, IngestProgress } from './progress.js';
 
@@ -86,6 +87,11 @@ export interface IngestorOptions {
 
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 10 * 60_000;
+/**
+ * The last Kafka commits before leaving the group: a rebalance may refuse one, so 5 tries half
+ * a second apart (a rebalance settles in that time; stopping must not hang on a broker gone).
+ */
+const FINAL_COMMIT_RETRY = backoff({ firstDelayMs: 500, multiplier: 1, maxAttempts: 5 });
 
 export class KafkaIngestor {
   readonly metrics: IngestMetrics;
@@ -466,15 +472,16 @@ export class KafkaIngestor {
         // rebalance nothing is owned and nothing can be committed, so wait (bounded) for its end
         // first: leaving then would leave the group's offsets behind the data directory's with no
         // new message to move them (a member killed earlier and expiring now causes exactly that).
-        for (let attempt = 0; attempt < 5; attempt++) {
-          if (this.kafkaCommits.pendingCount === 0) break;
+        for (let attempt = 1; this.kafkaCommits.pendingCount > 0; attempt++) {
           const deadline = Date.now() + 15_000;
           while (this.assigned === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
           if (this.assigned === null) break;
           this.kafkaCommits.commit([]);
           await withTimeout('final Kafka commit', this.kafkaCommits.settled, 30_000);
           if (this.kafkaCommits.pendingCount === 0) break;
-          await new Promise((r) => setTimeout(r, 500));
+          const delayMs = nextDelayMs(FINAL_COMMIT_RETRY, { attempt });
+          if (delayMs === null) break;
+          await new Promise((r) => setTimeout(r, delayMs));
         }
         this.assigned = null;
         await withTimeout('consumer disconnect', this.consumer?.disconnect() ?? Promise.resolve(), 30_000);

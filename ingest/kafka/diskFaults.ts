@@ -9,7 +9,7 @@
  */
 import type { Logger } from '../../shared/logger.js';
 import { diskFaultText } from '../diskFault.js';
-import { DiskRetry, type RetryPolicy } from './diskRetry.js';
+import { DiskRetry, type DiskRetryPolicy } from './diskRetry.js';
 import type { IngestMetrics } from './metrics.js';
 
 /** The writing stages of the running ingestor that retry on a full disk ('open': at start). */
@@ -32,7 +32,7 @@ export interface DiskFaultsDeps {
   readonly onChange?: (stage: RetriedStage, faulted: boolean) => void;
   /** Wall time for durations (not the ingest clock, which tests may freeze). */
   readonly nowMs?: () => number;
-  readonly policy?: RetryPolicy;
+  readonly policy?: DiskRetryPolicy;
   /** The stages whose gauge starts at 0 (default staging and seal, the running ingestor's). */
   readonly stages?: readonly RetriedStage[];
 }

@@ -3,21 +3,23 @@
  * says so: pure arithmetic over the times it is given, no timers or I/O (diskFaults.ts does
  * those), so the cadence is tested without a disk or a clock.
  *
- * - Retries back off from `firstDelayMs`, doubling, up to `maxDelayMs`: space freed by an
- *   operator is noticed within a few seconds, and a disk that stays full costs one failed
- *   write every few seconds, not a busy loop.
+ * - Retries back off from `firstDelayMs`, doubling, up to `maxDelayMs`, by the one retry
+ *   policy (shared/retry/backoff.ts), never giving up: space freed by an operator is noticed
+ *   within a few seconds, and a disk that stays full costs one failed write every few seconds,
+ *   not a busy loop; a restart would only meet the same disk.
  * - The fault is logged once when it starts, then once every `logEveryMs` while it lasts:
  *   an operator sees it at once and is reminded, without a line per retry filling the log
  *   (and, on the same disk, the last free bytes).
  */
+import { backoff, nextDelayMs, type Backoff } from '../../shared/retry/backoff.js';
 
-export interface RetryPolicy {
+export interface DiskRetryPolicy {
   readonly firstDelayMs: number;
   readonly maxDelayMs: number;
   readonly logEveryMs: number;
 }
 
-export const DISK_RETRY: RetryPolicy = { firstDelayMs: 100, maxDelayMs: 5000, logEveryMs: 60_000 };
+export const DISK_RETRY: DiskRetryPolicy = { firstDelayMs: 100, maxDelayMs: 5000, logEveryMs: 60_000 };
 
 /** What to do after a failed write. */
 export interface FailedStep {
@@ -42,8 +44,11 @@ export class DiskRetry {
   private attempts = 0;
   private lastLogMs = 0;
   private nextRetryMs = 0;
+  private readonly backoff: Backoff;
 
-  constructor(private readonly policy: RetryPolicy = DISK_RETRY) {}
+  constructor(private readonly policy: DiskRetryPolicy = DISK_RETRY) {
+    this.backoff = backoff({ firstDelayMs: policy.firstDelayMs, maxDelayMs: policy.maxDelayMs });
+  }
 
   get faulted(): boolean {
     return this.sinceMs !== null;
@@ -63,9 +68,9 @@ export class DiskRetry {
       this.lastLogMs = nowMs;
     }
     this.attempts++;
-    const { firstDelayMs, maxDelayMs, logEveryMs } = this.policy;
-    // 2^(attempts-1) stays finite: the exponent is capped once the delay reaches the maximum.
-    const retryInMs = Math.min(maxDelayMs, firstDelayMs * 2 ** Math.min(this.attempts - 1, 30));
+    const { logEveryMs } = this.policy;
+    // Never null: this backoff has no bound on tries, time or wait.
+    const retryInMs = nextDelayMs(this.backoff, { attempt: this.attempts })!;
     this.nextRetryMs = nowMs + retryInMs;
     let log: FailedStep['log'] = first ? 'first' : null;
     if (!first && nowMs - this.lastLogMs >= logEveryMs) {

@@ -5,12 +5,15 @@
  * interface; tick_history gets the same courtesy). 429 and 503 are waited out by their
  * Retry-After inside the client (tickvault/client's transport); a Retry-After longer than
  * MAX_WAIT_SEC (a quota spent until Beijing midnight) comes back as the error instead. Every
- * answer's status is counted, for the summary.
+ * answer's status is counted, for the summary, and every answer the client waits out (its
+ * error would say `retriable`) as a wait.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TickvaultClient } from '../../client/index.js';
-import { parseRetryAfter } from '../../client/retryPolicy.js';
+import { isRetriableAnswer } from '../../client/errors.js';
 import { Limiter } from '../../shared/limiter.js';
+import { TickvaultBaseError } from '../../shared/retry/baseError.js';
+import { parseRetryAfter } from '../../shared/retry/backoff.js';
 
 /** Waits longer than this are not waited for: the upstream means hours (a daily quota). */
 export const MAX_WAIT_SEC = 120;
@@ -57,9 +60,16 @@ export function apiBaseOf(url: string): string {
   return trimmed.endsWith('/api') ? trimmed.slice(0, -'/api'.length) : trimmed;
 }
 
-/** The upstream could not be reached or broke the connection; a rerun continues where this stopped. */
-export class UpstreamUnreachableError extends Error {
+/**
+ * The upstream could not be reached or broke the connection; a rerun continues where this
+ * stopped. Not retriable, as the client retries no network error: whether the request reached
+ * the upstream is unknown, and if it did, a quota unit or a trial call may be spent on it.
+ */
+export class UpstreamUnreachableError extends TickvaultBaseError {
   override name = 'UpstreamUnreachableError';
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, { retriable: false, cause: options.cause });
+  }
 }
 
 /** fetch's "fetch failed" hides the reason in its cause: ECONNREFUSED, ENOTFOUND, a reset. */
@@ -88,7 +98,7 @@ export class Upstream {
         throw new UpstreamUnreachableError(`${apiBaseOf(url)}/api did not answer: ${causeOf(e)}`, { cause: e });
       }
       this.counts.byStatus.set(res.status, (this.counts.byStatus.get(res.status) ?? 0) + 1);
-      if (res.status === 429 || res.status === 503) {
+      if (isRetriableAnswer(res.status, res.headers.get('x-tickvault-reason') ?? undefined)) {
         this.counts.waits++;
         this.counts.waitedSec += parseRetryAfter(res.headers.get('retry-after'), Date.now()) ?? 1;
       }

@@ -17,6 +17,7 @@
  * 503 with Retry-After), never another error, and recovers by itself when it returns. A write
  * refused by a full or read-only disk (service.db) is its subclass StateDiskError.
  */
+import { TickvaultBaseError } from '../../shared/retry/baseError.js';
 import type { Account, AccountListing } from './accounts.js';
 import type { ApiName, PlanName } from './plans.js';
 
@@ -70,11 +71,10 @@ export interface StateStore {
  * The shared state cannot be reached (database down, network cut, statement timed out).
  * Retriable: the same request may succeed in a few seconds; nothing was counted.
  */
-export class StateUnavailableError extends Error {
+export class StateUnavailableError extends TickvaultBaseError {
   override name = 'StateUnavailableError';
-  readonly retriable = true;
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, { retriable: true, cause: options?.cause });
   }
 }
 

@@ -4,6 +4,7 @@ import { ClosureFileError } from '../../calendar/closureFile.js';
 import { exitCodeOf } from '../../cli/exitCode.js';
 import { IngestError, isStagingFailure, stagingFailed } from '../../ingest/errors.js';
 import { ConfigError } from '../../shared/config.js';
+import { isRetriable, TickvaultBaseError } from '../../shared/retry/baseError.js';
 
 const t = suite('IngestError and its exit code');
 
@@ -21,6 +22,9 @@ t('keeps flags, cause and context', () => {
   const cause = new Error('ECONNREFUSED');
   const e = new IngestError('produce', 'publishing failed', { retriable: true, cause, context: { file: 'a.gz', messages: 3 } });
   assert.is(e.retriable, true);
+  assert.ok(e instanceof TickvaultBaseError, 'one hierarchy');
+  assert.is(isRetriable(e), true);
+  assert.is(isRetriable(new IngestError('consumer', 'gone')), false);
   assert.is(e.cause, cause);
   assert.equal(e.context, { file: 'a.gz', messages: 3 });
 });

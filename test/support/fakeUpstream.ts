@@ -12,7 +12,10 @@ interface Seen {
   readonly atMs: number;
 }
 
-export async function fakeUpstream(answer: (n: number, body: { apiname: string }) => { status: number; retryAfter?: string; data?: unknown }, holdMs = 0) {
+export async function fakeUpstream(
+  answer: (n: number, body: { apiname: string }) => { status: number; retryAfter?: string; reason?: string; data?: unknown },
+  holdMs = 0,
+) {
   const seen: Seen[] = [];
   const inFlight = new Map<string, number>();
   let maxInFlight = 0;
@@ -32,6 +35,7 @@ export async function fakeUpstream(answer: (n: number, body: { apiname: string }
         res.statusCode = a.status;
         res.setHeader('content-type', 'application/json');
         if (a.retryAfter !== undefined) res.setHeader('retry-after', a.retryAfter);
+        if (a.reason !== undefined) res.setHeader('x-tickvault-reason', a.reason);
         res.end(
           JSON.stringify({
             code: a.status,

@@ -65,6 +65,20 @@ t('a Retry-After beyond what is worth waiting (a daily quota) comes back as the 
   }
 });
 
+t('a file damaged at the upstream (503 damaged) is not waited for: the error comes back at once, not counted as a wait', async () => {
+  const up = await fakeUpstream(() => ({ status: 503, retryAfter: '1', reason: 'damaged' }));
+  try {
+    const upstream = new Upstream(up.url, 'k', 100);
+    const err = await upstream.on('level2_quote_history', (c) => c.level2QuoteHistory({ symbol: '600000.SH' })).catch((e: unknown) => e);
+    assert.instance(err, TickvaultError);
+    assert.equal([(err as TickvaultError).code, (err as TickvaultError).reason, (err as TickvaultError).retriable], [503, 'damaged', false]);
+    assert.is(up.seen.length, 1);
+    assert.equal([upstream.counts.waits, upstream.counts.waitedSec, upstream.counts.byStatus.get(503)], [0, 0, 1]);
+  } finally {
+    await up.close();
+  }
+});
+
 t('an upstream that does not answer is UpstreamUnreachableError naming the address and the cause', async () => {
   const up = await fakeUpstream(() => ({ status: 200 }));
   await up.close(); // the port is now closed
@@ -72,6 +86,7 @@ t('an upstream that does not answer is UpstreamUnreachableError naming the addre
   const err = await upstream.on('tick_history', (c) => c.tickHistory({ symbol: '000300' })).catch((e: unknown) => e);
   assert.instance(err, UpstreamUnreachableError);
   assert.match((err as Error).message, `${up.url}/api did not answer: ECONNREFUSED`);
+  assert.is((err as UpstreamUnreachableError).retriable, false, 'the request may have reached it: not repeated blindly');
 });
 
 t.run();
