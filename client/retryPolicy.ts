@@ -32,7 +32,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 4, maxWaitSec: 3
 const DEFAULT_WAIT_MS = 1000;
 
 /** The client's options as the one policy: a constant wait, the server's when it names one. */
-export function backoffOf(policy: RetryPolicy): Backoff {
+function backoffOf(policy: RetryPolicy): Backoff {
   return backoff({
     firstDelayMs: DEFAULT_WAIT_MS,
     multiplier: 1,
