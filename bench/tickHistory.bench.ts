@@ -25,9 +25,8 @@
  * once with them evicted before every trial (dd iflag=nocache, i.e. POSIX_FADV_DONTNEED).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -35,14 +34,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { tradingDaysFrom } from '../calendar/tradingCalendar.js';
 import { indexCode, seededRandom } from '../ingest/feed/generate.js';
-import { encodeParquet, type SymbolDayColumns } from '../storage/parquet/writer.js';
+import type { SymbolDayColumns } from '../storage/parquet/writer.js';
 import { CatalogReader, CatalogWriter, openCatalog, type NewCatalogFile } from '../storage/catalog.js';
 import { evictFromPageCache, pageCacheState, residentBytes } from './pageCache.js';
 import { stopChild } from './serverLoad.js';
 import { layoutFor, sealedDayDir, sealedFileRelPath } from '../storage/layout.js';
-import { buildMinuteIndex, encodeMinuteCounts } from '../storage/minuteIndex.js';
+import { writeSymbolDay } from '../storage/symbolDayFile.js';
 import { SCHEMAS } from '../shared/schema.js';
-import { fileCandidates, type FileCandidates } from '../storage/boundary/candidates.js';
+import type { FileCandidates } from '../storage/boundary/candidates.js';
 import { writeBoundaryPart } from '../storage/boundary/partFile.js';
 import { openServiceDb } from '../serve/access/serviceDb.js';
 import { AccountStore } from '../serve/access/accounts.js';
@@ -177,7 +176,7 @@ function symbolsOn(scale: Scale, dayIndex: number): string[] {
   return Array.from({ length: n }, (_, i) => indexCode(i));
 }
 
-/** Writes the sealed files, boundary parts and catalog rows the sealer would (same encoder, same columns). */
+/** Writes the sealed files, boundary parts and catalog rows the sealer would (same writer, same columns). */
 async function generate(dataDir: string, scale: Scale, log: (l: string) => void): Promise<{ rows: number; files: number }> {
   const layout = layoutFor(dataDir);
   mkdirSync(dataDir, { recursive: true });
@@ -194,22 +193,10 @@ async function generate(dataDir: string, scale: Scale, log: (l: string) => void)
     for (const symbol of symbolsOn(scale, di)) {
       const job = (async () => {
         const cols = symbolDay(symbol, day, 1);
-        const data = await encodeParquet(cols, { rowGroupSize: SCHEMAS.index.rowGroupSize });
-        const rel = sealedFileRelPath('index', day, symbol);
-        await writeFile(join(dataDir, rel), data);
-        const idx = buildMinuteIndex(cols.timesMs);
-        written.push({
-          symbol,
-          relPath: rel,
-          rows: cols.rows,
-          firstTimeMs: cols.timesMs[0],
-          lastTimeMs: cols.timesMs[cols.rows - 1],
-          bytes: data.length,
-          sha256: createHash('sha256').update(data).digest('hex'),
-          minuteBase: idx.base,
-          minuteCounts: encodeMinuteCounts(idx.counts),
-        });
-        candidates.push(fileCandidates(cols, idx)!);
+        // The sealer's own writer (fsync included), so the files are the ones a seal writes.
+        const { file, candidates: c } = await writeSymbolDay({ dataDir }, cols);
+        written.push(file);
+        candidates.push(c!);
         rows += cols.rows;
         files++;
       })();

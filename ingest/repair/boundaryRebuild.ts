@@ -10,11 +10,11 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { currentColumns } from '../restate/restateDay.js';
 import { DATASETS, type Dataset } from '../../shared/schema.js';
-import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';
+import type { FileCandidates } from '../../storage/boundary/candidates.js';
 import { writeBoundaryPart } from '../../storage/boundary/partFile.js';
 import type { CatalogReader } from '../../storage/catalog.js';
 import type { DoctorPartEntry } from '../../storage/doctorCheck.js';
-import { buildMinuteIndex } from '../../storage/minuteIndex.js';
+import { symbolDayCandidates } from '../../storage/symbolDayFile.js';
 
 export type PartOutcome = { readonly kind: 'rebuilt' } | { readonly kind: 'not-rebuilt'; readonly reason: string };
 
@@ -37,7 +37,7 @@ export async function rebuildPart(dataDir: string, reader: CatalogReader, part: 
       return { kind: 'not-rebuilt', reason: `its file ${file.path} is not the catalog's; repair that first, then run repair again` };
     }
     const cols = await currentColumns(dataDir, reader, dataset, tradedate, symbol);
-    const c = cols === null ? null : fileCandidates(cols, buildMinuteIndex(cols.timesMs));
+    const c = cols === null ? null : symbolDayCandidates(cols);
     if (c !== null) candidates.push(c);
   }
   const written = await writeBoundaryPart(dataDir, dataset, tradedate, candidates);

@@ -21,7 +21,7 @@ import { runMirror } from '../mirror/mirrorRun.js';
 import { downloadStoredFile } from '../mirror/symbolDayFetch.js';
 import { Upstream, UpstreamUnreachableError } from '../mirror/upstream.js';
 import { openIngestStores } from '../staging/stores.js';
-import { VERSION_KEY } from '../restate/restateDay.js';
+import { VERSION_KEY } from '../../storage/symbolDayFile.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Dataset } from '../../shared/schema.js';
 import type { DoctorCatalogEntry } from '../../storage/doctorCheck.js';

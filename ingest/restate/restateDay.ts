@@ -1,8 +1,9 @@
 /**
  * One restatement of a sealed dataset-day (api-contract: Corrections). Order, for crash safety
  * at any instant:
- *   1. each touched symbol-day's next version is written beside the current one by the seal's
- *      writer (temporary name, fsync, rename), and the directory fsynced;
+ *   1. each touched symbol-day's next version is written beside the current one by the lake's
+ *      one writer (storage/symbolDayFile.ts: temporary name, fsync, rename), and the directory
+ *      fsynced;
  *   2. the day's boundary parts that named a touched symbol are rebuilt as a new part;
  *   3. one catalog transaction makes the new versions and the part current (the old versions
  *      stay listed, and on disk, for cursors issued on them);
@@ -10,20 +11,18 @@
  * A crash before 3 leaves unlisted files the same command writes again, byte for byte; after
  * 3, the same command finds nothing left to change and finishes step 4.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError } from '../../shared/config.js';
 import type { Db } from '../../shared/sqlite.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';
+import type { FileCandidates } from '../../storage/boundary/candidates.js';
 import { writeBoundaryPart } from '../../storage/boundary/partFile.js';
 import { CatalogReader, CatalogWriter, type NewCatalogFile } from '../../storage/catalog.js';
-import { hasRowText, rowTextOfColumns, writeRowText } from '../../storage/rowText/rowTextBuild.js';
-import { fsyncDir, writeDurably } from '../../shared/durableFile.js';
-import { sealedDayDir, versionedFileRelPath } from '../../storage/layout.js';
-import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
-import { encodeParquet, type SymbolDayColumns } from '../../storage/parquet/writer.js';
+import { fsyncDir } from '../../shared/durableFile.js';
+import { sealedDayDir } from '../../storage/layout.js';
+import type { SymbolDayColumns } from '../../storage/parquet/writer.js';
+import { symbolDayCandidates, writeSymbolDay } from '../../storage/symbolDayFile.js';
 import { readSealedDay } from '../import/sealedRows.js';
 import type { Staging } from '../staging/segments.js';
 import type { CorrectionRows } from './corrections.js';
@@ -33,9 +32,6 @@ import { mergeVersion } from './mergeVersion.js';
 export class RestateInputError extends ConfigError {
   override name = 'RestateInputError';
 }
-
-/** The key-value metadata naming a restated file's version (version 1 files carry none). */
-export const VERSION_KEY = 'tickvault.version';
 
 export interface RestateDeps {
   readonly dataDir: string;
@@ -75,8 +71,9 @@ export async function restateDay(
   const schema = SCHEMAS[dataset];
   const restated: RestatedSymbol[] = [];
   const unchanged: string[] = [];
-  const written: (NewCatalogFile & { version: number })[] = [];
-  const newCols = new Map<string, SymbolDayColumns>();
+  const written: (NewCatalogFile & { readonly version: number })[] = [];
+  const newVersions = new Set<string>();
+  const newCandidates = new Map<string, FileCandidates>();
   const dir = sealedDayDir(deps.dataDir, dataset, tradedate);
   mkdirSync(dir, { recursive: true });
   for (const symbol of [...corrections.bySymbol.keys()].sort()) {
@@ -91,40 +88,26 @@ export async function restateDay(
       throw new RestateInputError(`${dataset} ${tradedate} ${symbol}: --replace with no rows would leave the symbol-day empty; nothing written`);
     const version = (file?.version ?? 0) + 1;
     const cols: SymbolDayColumns = { dataset, symbol, tradedate, rows: merged.rows, timesMs: merged.timesMs, values: merged.values };
-    const data = await encodeParquet(cols, {
-      rowGroupSize: schema.rowGroupSize,
-      keyValues: version === 1 ? [] : [[VERSION_KEY, String(version)]],
-    });
-    const relPath = versionedFileRelPath(dataset, tradedate, symbol, version);
-    await writeDurably(join(deps.dataDir, relPath), data);
-    const sha256 = createHash('sha256').update(data).digest('hex');
-    if (hasRowText(dataset)) await writeRowText(deps.dataDir, relPath, await rowTextOfColumns(cols, schema.rowGroupSize, sha256));
-    const idx = buildMinuteIndex(cols.timesMs);
-    written.push({
-      symbol,
-      relPath,
-      rows: cols.rows,
-      firstTimeMs: cols.timesMs[0]!,
-      lastTimeMs: cols.timesMs[cols.rows - 1]!,
-      bytes: data.length,
-      sha256,
-      minuteBase: idx.base,
-      minuteCounts: encodeMinuteCounts(idx.counts),
-      version,
-    });
-    newCols.set(symbol, cols);
+    const { file: entry, candidates: c } = await writeSymbolDay({ dataDir: deps.dataDir }, cols, version);
+    written.push(entry);
+    if (c !== null) newCandidates.set(symbol, c);
+    newVersions.add(symbol);
     restated.push({ symbol, version, rows: merged.rows, changed: merged.changed, added: merged.added, removed: merged.removed });
   }
   if (written.length > 0) await fsyncDir(dir);
 
   // Parts that named a restated symbol give way to one part over all of their symbols.
-  const touched = reader.boundaryParts(dataset, tradedate).filter((p) => p.symbols.some((s) => newCols.has(s)));
-  const cover = new Set([...touched.flatMap((p) => p.symbols), ...newCols.keys()]);
+  const touched = reader.boundaryParts(dataset, tradedate).filter((p) => p.symbols.some((s) => newVersions.has(s)));
+  const cover = new Set([...touched.flatMap((p) => p.symbols), ...newVersions]);
   const candidates: FileCandidates[] = [];
   for (const symbol of [...cover].sort()) {
-    const cols = newCols.get(symbol) ?? (await currentColumns(deps.dataDir, reader, dataset, tradedate, symbol));
-    if (cols === null) continue;
-    const c = fileCandidates(cols, buildMinuteIndex(cols.timesMs));
+    if (newVersions.has(symbol)) {
+      const c = newCandidates.get(symbol);
+      if (c !== undefined) candidates.push(c);
+      continue;
+    }
+    const cols = await currentColumns(deps.dataDir, reader, dataset, tradedate, symbol);
+    const c = cols === null ? null : symbolDayCandidates(cols);
     if (c !== null) candidates.push(c);
   }
   const parts = candidates.length > 0 ? [await writeBoundaryPart(deps.dataDir, dataset, tradedate, candidates)] : [];

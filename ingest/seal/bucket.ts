@@ -1,24 +1,20 @@
 /**
- * Step 1 of sealing for one staging bucket: each symbol-day's file written to a temporary
- * name, fsynced and renamed into place. Returns the facts the catalog records; recording them
+ * Step 1 of sealing for one staging bucket: each symbol-day's file written by the lake's one
+ * writer (storage/symbolDayFile.ts), a few at once. Returns the facts the catalog records; recording them
  * (step 2) and dropping the staged rows (step 3) stay with the caller, in one process, so the
  * catalog has a single writer. Runs in-process or in a seal worker alike.
  */
-import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
-import { SCHEMAS, type Dataset } from '../../shared/schema.js';
+import type { Dataset } from '../../shared/schema.js';
 import type { NewCatalogFile } from '../../storage/catalog.js';
-import { rowTextRelPath, sealedFileRelPath } from '../../storage/layout.js';
-import { writeDurably } from '../../shared/durableFile.js';
-import { buildMinuteIndex, encodeMinuteCounts } from '../../storage/minuteIndex.js';
-import { hasRowText, rowTextOfColumns, writeRowText } from '../../storage/rowText/rowTextBuild.js';
-import { fileCandidates, type FileCandidates } from '../../storage/boundary/candidates.js';
+import type { FileCandidates } from '../../storage/boundary/candidates.js';
 import { readStagedBucket, type StagedRecord } from '../../storage/staging/bucketRead.js';
+import { writeSymbolDay, type Encoder } from '../../storage/symbolDayFile.js';
 import { atStage } from '../diskFault.js';
-import type { EncodeOptions, SymbolDayColumns } from '../../storage/parquet/writer.js';
 
-export type Encoder = (cols: SymbolDayColumns, opts: EncodeOptions) => Promise<Uint8Array>;
+export type { Encoder };
+
+const sealGuard = (path: string, write: () => Promise<void>): Promise<void> => atStage('seal', path, write);
 
 /** Symbol-days encoded at once: enough to keep the zstd threads busy, few enough to bound memory. */
 const IN_FLIGHT = 4;
@@ -62,31 +58,9 @@ export async function sealBucket(env: BucketSealEnv, job: BucketJob): Promise<Bu
   let failure: unknown = null;
   for (const cols of readStagedBucket(env.ingestDb, env.dataDir, dataset, tradedate, job.bucket, new Set(job.symbols), job.belowOrder, pastCut)) {
     const task = (async () => {
-      const data = await env.encode({ dataset, tradedate, ...cols }, { rowGroupSize: SCHEMAS[dataset].rowGroupSize });
-      const relPath = sealedFileRelPath(dataset, tradedate, cols.symbol);
       // A disk fault names the file it met: its words cross back from a seal worker as they are.
-      const path = join(env.dataDir, relPath);
-      await atStage('seal', path, () => writeDurably(path, data));
-      const sha256 = createHash('sha256').update(data).digest('hex');
-      // Before the catalog lists the file, so a listed file has its row text unless a crash
-      // or a disk fault intervened (then pages are made from the file; doctor --rebuild).
-      if (hasRowText(dataset)) {
-        const text = await rowTextOfColumns({ dataset, tradedate, ...cols }, SCHEMAS[dataset].rowGroupSize, sha256);
-        await atStage('seal', join(env.dataDir, rowTextRelPath(relPath)), () => writeRowText(env.dataDir, relPath, text));
-      }
-      const idx = buildMinuteIndex(cols.timesMs);
-      written.push({
-        symbol: cols.symbol,
-        relPath,
-        rows: cols.rows,
-        firstTimeMs: cols.timesMs[0],
-        lastTimeMs: cols.timesMs[cols.rows - 1],
-        bytes: data.length,
-        sha256,
-        minuteBase: idx.base,
-        minuteCounts: encodeMinuteCounts(idx.counts),
-      });
-      const c = fileCandidates({ dataset, tradedate, ...cols }, idx);
+      const { file, candidates: c } = await writeSymbolDay({ dataDir: env.dataDir, encode: env.encode, guard: sealGuard }, { dataset, tradedate, ...cols });
+      written.push(file);
       if (c) candidates.push(c);
       env.onFile?.(cols.rows);
     })();
