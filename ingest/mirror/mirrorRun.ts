@@ -98,6 +98,7 @@ interface MirrorRun {
   readonly sealing: Limiter;
   /** One listing per asset and day, shared by the lanes that need it (level2, trade, order). */
   readonly listings: Map<string, Promise<string[]>>;
+  /** Progress: symbol-days listed so far, and those done (fetched, resumed or damaged at the upstream). */
   known: number;
   done: number;
   /**
