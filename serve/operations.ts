@@ -1,14 +1,17 @@
 /**
  * Every operation the server answers, made once per app from the services they read through.
- * The one memory budget (`--cache-mb`) is split here between the two caches, so no cache is
- * sized anywhere else: decoded columns and serialised rows of sealed files (FileColumnCache,
- * every operation) and the boundary candidate rows of tick_history (BoundaryIndex).
+ * The one memory budget (`--cache-mb`) is split here (reading/memoryBudget.ts splitBudget), so
+ * no cache is sized anywhere else: the detail cache (FileColumnCache: columns, rows, footers,
+ * verdicts, row-text indexes, day listings), the boundary candidate rows of tick_history
+ * (BoundaryIndex), the row-JSON workers' footers and the damage records.
  */
 import type { CatalogReader } from '../storage/catalog.js';
 import type { Logger } from '../shared/logger.js';
 import type { Operation } from './http/operation.js';
 import { DamagedFileError } from '../storage/damagedFile.js';
 import { FileColumnCache } from './reading/fileColumns.js';
+import { DamageRecords } from './reading/damageRecords.js';
+import { splitBudget } from './reading/memoryBudget.js';
 import { CursorCodec } from './detailedHistory/cursor.js';
 import { RowJsonPool } from './detailedHistory/rowJsonPool.js';
 import { RowTextSource } from './detailedHistory/rowTextSource.js';
@@ -28,13 +31,6 @@ export interface OperationsDeps {
   readonly log: Logger;
 }
 
-/**
- * The boundary candidates' share of the budget. A whole market's boundary rows for a day are
- * ~170 MB; the detail caches want the rest. At the default budget (768 MiB) this gives 512 MiB
- * to boundary rows and 256 MiB to columns, the sizes each had when they were set apart.
- */
-export const BOUNDARY_SHARE = 2 / 3;
-
 export interface ServedOperations {
   readonly operations: readonly Operation[];
   /** The column cache, for the bench's per-file memory figure. */
@@ -46,15 +42,19 @@ export interface ServedOperations {
 }
 
 export function createOperations(deps: OperationsDeps): ServedOperations {
-  const boundaryBytes = Math.floor(deps.cacheBytes * BOUNDARY_SHARE);
+  const shares = splitBudget(deps.cacheBytes, deps.jsonThreads);
   // A damaged file is logged once, when found; each request it refuses is a 503 counted in /metrics.
-  const columns = new FileColumnCache(deps.dataDir, deps.cacheBytes - boundaryBytes, (err) =>
-    deps.log.error(
-      { file: err.path, reason: err.message },
-      'stored file damaged; its symbol-day answers 503 until it is repaired: run tickvault doctor, then tickvault repair',
-    ),
+  const columns = new FileColumnCache(
+    deps.dataDir,
+    shares.detailBytes,
+    (err) =>
+      deps.log.error(
+        { file: err.path, reason: err.message },
+        'stored file damaged; its symbol-day answers 503 until it is repaired: run tickvault doctor, then tickvault repair',
+      ),
+    new DamageRecords(shares.damageBytes),
   );
-  const rowJson = deps.jsonThreads > 0 ? new RowJsonPool({ dataDir: deps.dataDir }, deps.jsonThreads) : null;
+  const rowJson = deps.jsonThreads > 0 ? new RowJsonPool({ dataDir: deps.dataDir, footerBytes: shares.workerFooterBytes }, deps.jsonThreads) : null;
   // A damaged row text costs speed, not answers (pages come from the file): logged once per file.
   const rowText = new RowTextSource(deps.dataDir, columns, (file, reason) =>
     deps.log.error({ file, reason }, 'row text damaged; pages of this file are made from its Parquet file; run tickvault doctor --rebuild'),
@@ -68,7 +68,7 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
       dataDir: deps.dataDir,
       catalog: deps.catalog,
       columns,
-      boundaryBytes,
+      boundaryBytes: shares.boundaryBytes,
       onDamagedPart: (err) => deps.log.error({ err, file: err.path }, 'boundary part damaged; answering from the files; run tickvault doctor'),
     }),
   ];

@@ -13,9 +13,14 @@ import { withSyncFile } from '../../storage/parquet/byteSource.js';
 import { checkFooter, type FileFacts } from '../reading/fileColumns.js';
 import { ALL_FIELDS, serializeRows } from '../../storage/rowText/rowJson.js';
 import { groupRowCount } from '../reading/rowSearch.js';
+import { ByteLru } from '../reading/byteLru.js';
+import { footerHeapBytes } from '../reading/memoryBudget.js';
+import { SCHEMAS } from '../../shared/schema.js';
 
 export interface RowJsonWorkerInput {
   readonly dataDir: string;
+  /** This worker's bound on its footers' heap (its share of --cache-mb: memoryBudget.ts). */
+  readonly footerBytes: number;
 }
 
 export interface RowJsonRequest {
@@ -35,26 +40,21 @@ export interface RowJsonRows {
   readonly offsets: Uint32Array;
 }
 
-/** Footers of files recently read (files are immutable); a few hundred bytes to a few KB each. */
-const MAX_FOOTERS = 512;
-
 if (workerData) {
-  const { dataDir } = workerData as RowJsonWorkerInput;
-  const footers = new Map<string, Promise<ParquetFooter>>();
+  const { dataDir, footerBytes } = workerData as RowJsonWorkerInput;
+  // Footers of files recently read (files are immutable), in bytes of this worker's own heap.
+  const footers = new ByteLru(footerBytes);
 
-  const footerOf = (file: FileFacts): Promise<ParquetFooter> => {
-    let f = footers.get(file.path);
-    if (!f) {
-      f = withSyncFile(join(dataDir, file.path), (source, bytes) => readFooter(source, bytes)).then((footer) => {
+  const footerOf = (file: FileFacts): Promise<ParquetFooter> =>
+    footers.get<ParquetFooter>(file.path) ??
+    footers.set(
+      file.path,
+      footerHeapBytes(SCHEMAS[file.dataset].fields.length, Math.ceil(file.rows / file.rowGroupSize)),
+      withSyncFile(join(dataDir, file.path), (source, bytes) => readFooter(source, bytes)).then((footer) => {
         checkFooter(file, footer);
         return footer;
-      });
-      f.catch(() => footers.delete(file.path));
-      footers.set(file.path, f);
-      if (footers.size > MAX_FOOTERS) footers.delete(footers.keys().next().value!);
-    }
-    return f;
-  };
+      }),
+    );
 
   serveWorker<RowJsonRequest, RowJsonRows>(
     async ({ file, group, sizeHint }) => {

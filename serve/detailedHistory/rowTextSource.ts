@@ -47,8 +47,6 @@ interface Located {
 export class RowTextSource {
   /** Whole row texts just read for an index, kept until the event loop turns (see index()). */
   private readonly justRead = new Map<string, Buffer>();
-  /** Row texts found damaged (reported once each). */
-  private readonly reported = new Set<string>();
 
   constructor(
     private readonly dataDir: string,
@@ -93,10 +91,7 @@ export class RowTextSource {
       return await work();
     } catch (e) {
       if (!(e instanceof RowTextDamagedError)) throw e;
-      if (!this.reported.has(path)) {
-        this.reported.add(path);
-        this.onDamaged(path, e.message);
-      }
+      if (this.cache.damage.firstReport('rowtext', path)) this.onDamaged(path, e.message);
       return null;
     }
   }

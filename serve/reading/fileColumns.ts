@@ -5,7 +5,8 @@
  *     null) or strings (~40 B each);
  *   - anything derived from them that callers memoise (`memo`), e.g. level2's serialised rows;
  *   - parsed footers (a few KB each).
- * Sizes are estimates of V8 heap use, good to a factor well under 2.
+ *   - tick_history's day listings (dayFiles.ts), so a month of a whole market's days stays inside too.
+ * Sizes are estimates of V8 heap use, good to a factor well under 2 (memoryBudget.ts).
  *
  * Two ways in:
  *   - `rowGroups(file, groups, columns)`: typed columns of chosen row groups (level2 paging
@@ -13,7 +14,7 @@
  *   - `get(file)`: the whole file as plain arrays in schema order (tick_history).
  */
 import { join } from 'node:path';
-import { LRUCache } from 'lru-cache';
+import { ByteLru } from './byteLru.js';
 import { readFile } from 'node:fs/promises';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { SCHEMAS, type FieldType } from '../../shared/schema.js';
@@ -25,6 +26,8 @@ import { readNamedColumns } from '../../storage/parquet/generalReader.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
 import { groupRowCount } from './rowSearch.js';
 import { FileIntegrity } from './fileIntegrity.js';
+import { DamageRecords } from './damageRecords.js';
+import { footerHeapBytes } from './memoryBudget.js';
 
 export type ColumnValues = ArrayLike<string | number | bigint | null>;
 
@@ -44,65 +47,23 @@ export type RowGroupColumns = ReadonlyMap<number, DecodedColumn>;
 const STRING_BYTES = 40;
 const ENTRY_OVERHEAD = 200;
 
-/**
- * A byte-bounded LRU of promises (lru-cache, sized by the caller's estimate); a rejected
- * promise is dropped so the next call retries. An entry larger than the whole budget is
- * handed back but not kept: caching it would evict everything else for one value.
- */
-export class ByteLru {
-  private readonly cache: LRUCache<string, Promise<unknown>>;
-
-  constructor(readonly maxBytes: number) {
-    this.cache = new LRUCache<string, Promise<unknown>>({ maxSize: maxBytes, sizeCalculation: () => 1 });
-  }
-
-  get<T>(key: string): Promise<T> | undefined {
-    return this.cache.get(key) as Promise<T> | undefined;
-  }
-
-  set<T>(key: string, bytes: number, value: Promise<T>): Promise<T> {
-    this.cache.set(key, value, { size: Math.max(1, bytes) });
-    value.catch(() => {
-      if (this.cache.peek(key) === value) this.cache.delete(key);
-    });
-    return value;
-  }
-
-  get usedBytes(): number {
-    return this.cache.calculatedSize;
-  }
-
-  has(key: string): boolean {
-    return this.cache.has(key, { updateAgeOnHas: false });
-  }
-
-  delete(key: string): void {
-    this.cache.delete(key);
-  }
-
-  get size(): number {
-    return this.cache.size;
-  }
-
-  /** Keys from least to most recently used (for tests and diagnostics). */
-  keys(): string[] {
-    return [...this.cache.rkeys()];
-  }
-}
-
 export class FileColumnCache {
   readonly lru: ByteLru;
   /** Every file is checked against the catalog before its first byte is decoded (fileIntegrity.ts). */
   readonly integrity: FileIntegrity;
 
-  /** `onDamaged`: told once of each stored file found damaged (the server logs it). */
+  /**
+   * `onDamaged`: told once of each stored file found damaged (the server logs it). `damage`:
+   * what is remembered of damaged files, parts and row texts (its own share of the budget).
+   */
   constructor(
     private readonly dataDir: string,
     maxBytes: number,
     onDamaged?: (e: DamagedFileError) => void,
+    readonly damage: DamageRecords = new DamageRecords(1 << 20),
   ) {
     this.lru = new ByteLru(maxBytes);
-    this.integrity = new FileIntegrity(dataDir, this.lru, onDamaged);
+    this.integrity = new FileIntegrity(dataDir, this.lru, onDamaged, damage);
   }
 
   get usedBytes(): number {
@@ -120,7 +81,8 @@ export class FileColumnCache {
   }
 
   footer(file: CatalogFile): Promise<ParquetFooter> {
-    return this.memo(`${file.path}#footer`, 4096 + file.rowGroupSize, async () => {
+    const groups = Math.ceil(file.rows / file.rowGroupSize);
+    return this.memo(`${file.path}#footer`, footerHeapBytes(SCHEMAS[file.dataset].fields.length, groups), async () => {
       const verified: { bytes?: Buffer } = {};
       await this.integrity.check(file, (bytes) => (verified.bytes = bytes));
       const path = join(this.dataDir, file.path);

@@ -18,6 +18,7 @@ import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { DamagedFileError } from '../../storage/damagedFile.js';
+import { DamageRecords } from './damageRecords.js';
 
 /** Where verdicts are kept: the column cache's byte-bounded LRU (fileColumns.ts ByteLru). */
 export interface VerdictCache {
@@ -44,18 +45,17 @@ const VERDICT_BYTES = 64;
 const UNREADABLE = new Set(['ENOENT', 'EIO', 'EISDIR', 'ENOTDIR']);
 
 export class FileIntegrity {
-  /** Damaged files by catalog path; only damaged ones, so it stays as small as the damage. */
-  private readonly damaged = new Map<string, KnownDamage>();
-
   constructor(
     private readonly dataDir: string,
     private readonly verdicts: VerdictCache,
     private readonly onFound: (e: DamagedFileError) => void = () => {},
+    /** Damaged files by catalog path, in the damage records' share of the budget (damageRecords.ts). */
+    private readonly damaged: DamageRecords = new DamageRecords(1 << 20),
   ) {}
 
-  /** Files found damaged and not (yet) seen replaced. */
+  /** Files found damaged and not (yet) seen replaced (as far as remembered). */
   get damagedCount(): number {
-    return this.damaged.size;
+    return this.damaged.count('file');
   }
 
   /**
@@ -64,11 +64,11 @@ export class FileIntegrity {
    * was known), so the caller need not read the file again for its footer; nothing keeps them.
    */
   async check(file: CatalogFile, onVerified?: (bytes: Buffer) => void): Promise<void> {
-    const known = this.damaged.get(file.path);
+    const known = this.damaged.recall<KnownDamage>('file', file.path);
     if (known) {
       if ((await this.identityOf(file.path)) === known.identity) throw known.error;
       // Another file now: repaired (or damaged anew); judged again from its bytes.
-      this.damaged.delete(file.path);
+      this.damaged.forget('file', file.path);
     }
     const key = verdictKey(file);
     return this.verdicts.get<void>(key) ?? this.verdicts.set(key, VERDICT_BYTES, this.verify(file, onVerified));
@@ -79,7 +79,7 @@ export class FileIntegrity {
    * after the check): remembered as if the check had found it, so later touches answer at once.
    */
   async found(e: DamagedFileError): Promise<void> {
-    if (this.damaged.has(e.path)) return;
+    if (this.damaged.recall('file', e.path) !== undefined) return;
     this.record(e, await this.identityOf(e.path));
     this.verdicts.delete(verdictKey(e));
   }
@@ -125,9 +125,9 @@ export class FileIntegrity {
   }
 
   private record(e: DamagedFileError, identity: Identity): DamagedFileError {
-    const known = this.damaged.get(e.path);
+    const known = this.damaged.recall<KnownDamage>('file', e.path);
     if (known?.identity === identity) return known.error;
-    this.damaged.set(e.path, { identity, error: e });
+    this.damaged.remember('file', e.path, { identity, error: e });
     this.onFound(e);
     return e;
   }

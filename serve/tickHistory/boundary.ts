@@ -19,7 +19,8 @@ import { Limiter } from '../../shared/limiter.js';
 import { asDamaged, DamagedFileError } from '../../storage/damagedFile.js';
 import { SCHEMAS } from '../../shared/schema.js';
 import { rowsBeforeMinute } from '../../storage/minuteIndex.js';
-import { ByteLru, type FileColumnCache } from '../reading/fileColumns.js';
+import { ByteLru } from '../reading/byteLru.js';
+import type { FileColumnCache } from '../reading/fileColumns.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
 import type { DayFile } from './dayFiles.js';
 import { ALL_TICK_FIELDS, candidatePositions, minuteOfRow } from '../../storage/boundary/candidates.js';
@@ -59,9 +60,6 @@ export class BoundaryIndex {
   private readonly lru: ByteLru;
   /** Row groups decoded at once while building: bounds transient memory and file handles. */
   private readonly builds = new Limiter(BUILD_CONCURRENCY);
-
-  /** Parts already reported damaged (each is reported once). */
-  private readonly reported = new Set<string>();
 
   constructor(
     private readonly dataDir: string,
@@ -135,10 +133,8 @@ export class BoundaryIndex {
   /** Reports a damaged part once (an error of the disk itself is raised instead); the caller falls back to the files. */
   private damaged(e: Error): null {
     if (!(e instanceof DamagedFileError)) throw e;
-    if (!this.reported.has(e.path)) {
-      this.reported.add(e.path);
-      this.onDamagedPart(e);
-    }
+    // Each part is reported once (while the damage records remember it).
+    if (this.columns.damage.firstReport('part', e.path)) this.onDamagedPart(e);
     return null;
   }
 

@@ -2,13 +2,15 @@
  * The index files of a trading day as tick_history reads them: sorted by symbol, with the
  * minute index's cumulative starts computed once. A file is visible as soon as its catalog
  * row exists (it is complete and immutable by then), like level2's. Once the day is marked
- * sealed its listing can no longer change, so it is kept in memory; a day still being sealed
+ * sealed its listing can no longer change, so it is kept in the budget's LRU; a day still being sealed
  * (partition by partition under Kafka ingest) is listed afresh on every request. A restatement
  * (api-contract: Corrections) changes a sealed day's listing: the catalog's generation of the
  * day, asked on each use, says when a kept listing is stale.
  */
 import type { CatalogBoundaryPart, CatalogFile, CatalogReader } from '../../storage/catalog.js';
 import { minuteStarts } from '../../storage/minuteIndex.js';
+import type { ByteLru } from '../reading/byteLru.js';
+import { listedFileHeapBytes, listedPartHeapBytes } from '../reading/memoryBudget.js';
 import { MS_PER_DAY } from '../../shared/timeFormat.js';
 
 export interface DayFile {
@@ -27,44 +29,40 @@ export interface DayFiles {
   readonly bySymbol: ReadonlyMap<string, DayFile>;
 }
 
-/** Sealed days kept in memory: about 1 KB per file, so 64 whole-market days are ~64 MB. */
-const MAX_CACHED_DAYS = 64;
-
 export class TickDays {
-  private readonly days = new Map<string, DayFiles>();
-
   constructor(
     private readonly catalog: CatalogReader,
     /** index files, or level-2 files for asset=stock. */
-    private readonly dataset: 'index' | 'level2' = 'index',
+    private readonly dataset: 'index' | 'level2',
+    /**
+     * Where sealed days' listings are kept: the detail cache's LRU, inside --cache-mb
+     * (memoryBudget.ts). A whole market's level-2 day lists ~15 MB; a count of days was no bound.
+     */
+    private readonly cache: ByteLru,
   ) {}
 
   /** The day's listed files of the dataset. */
   day(tradedate: string): DayFiles {
     const generation = this.catalog.restatedGeneration(this.dataset, tradedate);
-    const hit = this.days.get(tradedate);
-    if (hit && hit.generation === generation) {
-      this.days.delete(tradedate);
-      this.days.set(tradedate, hit);
-      return hit;
-    }
+    const key = `listing:${this.dataset}:${tradedate}`;
+    const hit = this.cache.value<DayFiles>(key);
+    if (hit && hit.generation === generation) return hit;
     // Asked before listing: a day sealed in between is listed complete and cached next time.
     const sealed = this.catalog.isDaySealed(this.dataset, tradedate);
     // Files first: a part is listed after its files, so every part found names listed files.
     const listed = this.catalog.filesOfDay(this.dataset, tradedate);
     const inPart = new Map<string, DayFile['boundary']>();
+    let bytes = 200;
     for (const part of this.catalog.boundaryParts(this.dataset, tradedate)) {
       part.symbols.forEach((symbol, i) => inPart.set(symbol, { part, symbol: i }));
+      bytes += listedPartHeapBytes(part.symbols.length, part.directory.size);
     }
     const files = listed
       .filter((f) => f.rows > 0)
       .map((file): DayFile => ({ file, starts: minuteStarts(file.minuteIndex), boundary: inPart.get(file.symbol) ?? null }));
+    for (const f of files) bytes += listedFileHeapBytes(f.file.minuteIndex.counts.length);
     const day: DayFiles = { tradedate, generation, files, bySymbol: new Map(files.map((f) => [f.file.symbol, f])) };
-    if (!sealed) return day;
-    this.days.delete(tradedate);
-    this.days.set(tradedate, day);
-    if (this.days.size > MAX_CACHED_DAYS) this.days.delete(this.days.keys().next().value!);
-    return day;
+    return sealed ? this.cache.keep(key, bytes, day) : day;
   }
 
   /** Days with files within [from, to] (both YYYYMMDD), ascending. */

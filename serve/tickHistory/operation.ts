@@ -34,7 +34,10 @@ export interface TickHistoryDeps {
 
 export function tickHistoryOperation(deps: TickHistoryDeps): Operation {
   // Index files, and level-2 files read as stock ticks.
-  const catalogs: Readonly<Record<Asset, TickDays>> = { index: new TickDays(deps.catalog, 'index'), stock: new TickDays(deps.catalog, 'level2') };
+  const catalogs: Readonly<Record<Asset, TickDays>> = {
+    index: new TickDays(deps.catalog, 'index', deps.columns.lru),
+    stock: new TickDays(deps.catalog, 'level2', deps.columns.lru),
+  };
   // Boundary candidates of both (keyed by file).
   const boundaryIndex = new BoundaryIndex(deps.dataDir, deps.columns, deps.boundaryBytes, deps.onDamagedPart);
   return {

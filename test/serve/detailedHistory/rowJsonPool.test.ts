@@ -25,7 +25,7 @@ const files = () => preparedFiles({ ticks: 1 });
 
 test('every row group of level-2, trade and order files: the same bytes and offsets as this thread makes', async () => {
   const { dataDir, files: all } = await files();
-  const pool = new RowJsonPool({ dataDir }, 2);
+  const pool = new RowJsonPool({ dataDir, footerBytes: 8 << 20 }, 2);
   try {
     const cache = new FileColumnCache(dataDir, 256 << 20);
     let groups = 0;
@@ -60,7 +60,7 @@ test('every row group of level-2, trade and order files: the same bytes and offs
 test("a whole-day page from the workers is DuckDB's rows", async () => {
   const { dataDir, files: all } = await files();
   const file = all.find((f) => f.dataset === 'level2')!;
-  const pool = new RowJsonPool({ dataDir }, 2);
+  const pool = new RowJsonPool({ dataDir, footerBytes: 8 << 20 }, 2);
   try {
     const pieces = await piecesText(
       await pageRowsJson(
@@ -95,7 +95,7 @@ test('a file outside the dedicated reader is handed back; a file unlike its cata
       `(FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE ${file.rowGroupSize})`,
   );
   copyFileSync(join(dataDir, file.path), join(other, 'level2', 'same.parquet'));
-  const pool = new RowJsonPool({ dataDir: other }, 1);
+  const pool = new RowJsonPool({ dataDir: other, footerBytes: 8 << 20 }, 1);
   try {
     const duck = cataloguedAs(file, other, 'level2/duck.parquet');
     assert.is(await pool.rows(duck, 0, 1024), null);

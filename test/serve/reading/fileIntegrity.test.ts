@@ -5,7 +5,7 @@ import { copyFileSync, cpSync, readFileSync, renameSync, rmSync, statSync, trunc
 import { join } from 'node:path';
 import type { CatalogFile } from '../../../storage/catalog.js';
 import { DamagedFileError } from '../../../storage/damagedFile.js';
-import { ByteLru } from '../../../serve/reading/fileColumns.js';
+import { ByteLru } from '../../../serve/reading/byteLru.js';
 import { FileIntegrity } from '../../../serve/reading/fileIntegrity.js';
 import { preparedFiles } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';

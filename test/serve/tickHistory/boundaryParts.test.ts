@@ -17,6 +17,7 @@ import { SCHEMAS } from '../../../shared/schema.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { BoundaryIndex, boundaryRowTexts } from '../../../serve/tickHistory/boundary.js';
 import { TickDays, type DayFile } from '../../../serve/tickHistory/dayFiles.js';
+import { ByteLru } from '../../../serve/reading/byteLru.js';
 import { preparedData } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 
@@ -52,7 +53,7 @@ test('every minute of the day, both sides: parts answer exactly as the full file
   const some = ['symbol', 'time', 'close', 'bid_vol5'].map((f) => SCHEMAS.index.position.get(f)!);
   const every = SCHEMAS.index.fields.map((_, i) => i);
   for (const dataset of ['index', 'level2'] as const) {
-    const files = new TickDays(catalog, dataset).day(DAY).files;
+    const files = new TickDays(catalog, dataset, new ByteLru(64 << 20)).day(DAY).files;
     assert.ok(files.length >= 6, `${dataset}: ${files.length} files`);
     assert.ok(
       files.every((f) => f.boundary !== null),
@@ -94,7 +95,7 @@ test('a part gone costs speed, not answers: the rows come from the files', async
   const every = SCHEMAS.index.fields.map((_, i) => i);
   let compared = 0;
   for (const dataset of ['index', 'level2'] as const) {
-    const files = new TickDays(catalog, dataset).day(DAY).files;
+    const files = new TickDays(catalog, dataset, new ByteLru(64 << 20)).day(DAY).files;
     const fromFiles = files.map((f) => ({ ...f, boundary: null }));
     for (const minute of [9 * 60 + 25, 10 * 60 + 1, 11 * 60 + 30, 13 * 60, 14 * 60 + 59, 15 * 60 + 1]) {
       for (const side of ['before', 'after'] as const) {
@@ -115,7 +116,7 @@ test('a damaged part costs speed, not answers, and is reported once as a Damaged
   for (let i = 4; i < damaged.length - 40; i++) damaged[i] ^= 0x5a;
   writeFileSync(join(copy, stockPart.path), damaged);
   const every = SCHEMAS.index.fields.map((_, i) => i);
-  const files = new TickDays(catalog, 'level2').day(DAY).files;
+  const files = new TickDays(catalog, 'level2', new ByteLru(64 << 20)).day(DAY).files;
   const fromFiles = files.map((f) => ({ ...f, boundary: null }));
   const reference = new BoundaryIndex(copy, new FileColumnCache(copy, 64 << 20), 64 << 20);
   const spoiled = new BoundaryIndex(copy, new FileColumnCache(copy, 64 << 20), 64 << 20, (e) => reports.push(e));
