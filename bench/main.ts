@@ -2,13 +2,15 @@
  * `npm run bench`: every benchmark, each figure printed with its ratio to the reference or
  * target it names. `--only storage,encode,…` runs a subset; `--quick` shrinks the data sets
  * (for a smoke run, not for the figures in the README). `--import-stocks N` sizes the import
- * bench's day (default 500; a whole market's day is about 5,000).
+ * bench's day (default 500; a whole market's day is about 5,000). `--memory-cli PATH` serves the
+ * memory bench with another build's cli/main.js (its before/after figure on the same data).
  */
 import { runDemoStartBench } from './demoStart.bench.js';
 import { runImportBench } from './import.bench.js';
 import { runKafkaIngestBench } from './kafkaIngest.bench.js';
 import { runLevel2QueryBench } from './level2Query.bench.js';
 import { runMarketBench } from './market.bench.js';
+import { runMemoryBench } from './memory.bench.js';
 import { runParquetEncodeBench } from './parquetEncode.bench.js';
 import { runSharedStateBench } from './sharedState.bench.js';
 import { runStorageBench } from './storage.bench.js';
@@ -37,10 +39,24 @@ const BENCHES: readonly Bench[] = [
   { name: 'wire', run: (quick) => runWireBench({ runs: quick ? 3 : 15 }) },
   { name: 'market', onlyByName: true, run: (quick) => runMarketBench(quick ? { stocks: 50, indexes: 10 } : {}) },
   {
+    name: 'memory',
+    run: (quick) =>
+      runMemoryBench({
+        ...(quick ? { stocks: 50, days: 8, seconds: 10 } : {}),
+        ...(stringArg('--memory-cli') === undefined ? {} : { cli: stringArg('--memory-cli') }),
+      }),
+  },
+  {
     name: 'tick',
     run: (quick) => runTickHistoryBench(quick ? { wideIndexes: 50, wideDays: 2, deepIndexes: 20, deepDays: 3, iterations: 5, coldTrials: 3 } : {}),
   },
 ];
+
+/** An option's value (`--memory-cli /other/build/dist/cli/main.js`), or undefined when not given. */
+function stringArg(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+}
 
 /** A numeric option's value (`--import-stocks 5000`), or undefined when not given. */
 function numberArg(name: string): number | undefined {
