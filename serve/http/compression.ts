@@ -12,12 +12,11 @@
  */
 import { promisify } from 'node:util';
 import { brotliCompress as brotliCb, constants, gzip as gzipCb } from 'node:zlib';
-import { Readable } from 'node:stream';
 import type { Context, Middleware, Next } from 'koa';
 import { zstdCompress } from '../../storage/parquet/zstd.js';
 import { gzipSpliced, hasStoredChunks } from './gzipSplice.js';
 import { pieceLength, piecesText, type JsonPiece } from './jsonPieces.js';
-import { PiecesBody } from './responseBody.js';
+import { bodyRows, CodedBody, PiecesBody } from './responseBody.js';
 
 const gzip = promisify(gzipCb);
 const brotliCompress = promisify(brotliCb);
@@ -87,24 +86,6 @@ export async function compress(coding: Exclude<ContentCoding, 'identity'>, input
   }
 }
 
-/**
- * A coded answer as the response body, with the text it codes: the request log reads rows and
- * error messages from the text, not the coded bytes.
- */
-export class CodedBody extends Readable {
-  constructor(
-    readonly coded: Buffer,
-    readonly plain: Buffer,
-  ) {
-    super();
-  }
-
-  override _read(): void {
-    this.push(this.coded);
-    this.push(null);
-  }
-}
-
 /** What the response holds in memory, as pieces (a page's, responseBody.ts), or null for a stream. */
 function bodyPieces(ctx: Context): readonly JsonPiece[] | null {
   const body: unknown = ctx.body;
@@ -128,15 +109,17 @@ export function compression(): Middleware {
     const coding = chooseCoding(ctx.get('Accept-Encoding') || undefined, stored ? STORED_GZIP_PREFERENCE : PREFERENCE);
     if (coding === 'identity') return;
     if (coding === 'gzip' && stored) {
-      // A page (its row count is on ctx.state): the log needs no text of it.
-      ctx.body = await gzipSpliced(pieces);
+      // A page (its row count travels with it): the log needs no text of it.
+      const packed = await gzipSpliced(pieces);
+      ctx.body = new CodedBody(packed, null, bodyRows(ctx.body));
+      ctx.length = packed.length;
       ctx.set('Content-Encoding', coding);
       return;
     }
     const texts = await piecesText(pieces);
     const plain = texts.length === 1 ? texts[0]! : Buffer.concat(texts);
     const packed = await compress(coding, plain);
-    ctx.body = new CodedBody(packed, plain);
+    ctx.body = new CodedBody(packed, plain, bodyRows(ctx.body));
     ctx.length = packed.length;
     ctx.set('Content-Encoding', coding);
   };

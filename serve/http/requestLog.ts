@@ -6,15 +6,15 @@
  *    "account":3,"code":200,"rows":3,"bytes":2170,"ms":4.1}
  *
  * Never the API key: the body is not logged, only its `apiname`; the account is the id the
- * app put in `ctx.state.accountId` after authenticating. `rows` is `ctx.state.rows` when the
- * app set it from the operation's result (rows of the page, or of the Parquet file), else
+ * app put in `ctx.state.accountId` after authenticating. `rows` is what the body says it carries
+ * (responseBody.ts: a page's pieces, a download, a coded page), else
  * counted in a JSON body held in memory. API requests log at info; health, metrics and
  * document fetches at debug (a scraper every 15 s is not news).
  */
 import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../../shared/logger.js';
 import { API_NAMES, type ApiName } from '../access/plans.js';
-import { CodedBody } from './compression.js';
+import { bodyRows, CodedBody } from './responseBody.js';
 import { onResponseDone } from './responseDone.js';
 import type { ErrorReason } from './apiError.js';
 
@@ -98,9 +98,10 @@ function isJsonBody(body: unknown): body is string | Buffer {
  */
 export function summarize(ctx: Context, apiname: ApiName | 'unknown' | null, startedNs: bigint, aborted: boolean, countRows = true): RequestSummary {
   const code = ctx.status;
-  const state = ctx.state as { accountId?: unknown; rows?: unknown; errorReason?: ErrorReason };
+  const state = ctx.state as { accountId?: unknown; errorReason?: ErrorReason };
   // A compressed answer keeps its text beside it (compression.ts): rows and messages are read there.
   const body: unknown = ctx.body instanceof CodedBody ? ctx.body.plain : ctx.body;
+  const rows = bodyRows(ctx.body);
   const accountId = state.accountId;
   const length = ctx.response.length;
   return {
@@ -109,7 +110,7 @@ export function summarize(ctx: Context, apiname: ApiName | 'unknown' | null, sta
     apiname,
     account: typeof accountId === 'number' ? accountId : null,
     code,
-    rows: !countRows || code !== 200 ? null : typeof state.rows === 'number' ? state.rows : isJsonBody(body) ? countItems(body) : null,
+    rows: !countRows || code !== 200 ? null : (rows ?? (isJsonBody(body) ? countItems(body) : null)),
     bytes: typeof length === 'number' ? length : null,
     ms: Math.round(Number(process.hrtime.bigint() - startedNs) / 1e4) / 100,
     aborted,

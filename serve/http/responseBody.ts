@@ -12,7 +12,7 @@
  *     state. The slot's lease is renewed all that time (slots.ts).
  */
 import type { ServerResponse } from 'node:http';
-import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline, Readable, Transform, type TransformCallback, type TransformOptions } from 'node:stream';
 import type { Context } from 'koa';
 import { JSON_TYPE } from './envelope.js';
 import type { OperationResult } from './operation.js';
@@ -20,8 +20,6 @@ import { isStoredRows, pieceLength, type JsonPiece } from './jsonPieces.js';
 
 export async function setResultBody(ctx: Context, result: OperationResult, beforeLastByte: () => Promise<void>): Promise<void> {
   ctx.status = 200;
-  // For the request log: the rows of a body it cannot scan (a stream).
-  if (result.rows !== undefined) ctx.state.rows = result.rows;
   if (result.kind === 'rawJson') {
     await beforeLastByte();
     ctx.type = JSON_TYPE;
@@ -32,17 +30,22 @@ export async function setResultBody(ctx: Context, result: OperationResult, befor
     }
     // Pieces go out as they are: no per-request copy of a 1.6 MB page into one buffer.
     const pieces = body as readonly JsonPiece[];
-    ctx.body = new PiecesBody(pieces);
+    ctx.body = new PiecesBody(pieces, result.rows ?? null);
     ctx.length = pieces.reduce((n, p) => n + pieceLength(p), 0);
     return;
   }
   ctx.type = result.contentType;
   for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
   const res = ctx.res;
-  ctx.body = holdLastChunk(result.body, result.length, async (out) => {
-    await handedToSocket(out, res);
-    await beforeLastByte();
-  });
+  ctx.body = holdLastChunk(
+    result.body,
+    result.length,
+    async (out) => {
+      await handedToSocket(out, res);
+      await beforeLastByte();
+    },
+    result.rows ?? null,
+  );
   ctx.length = result.length;
 }
 
@@ -58,7 +61,11 @@ export class PiecesBody extends Readable {
   private waiting = false;
   private texts: (Promise<Buffer> | null)[] | null = null;
 
-  constructor(readonly pieces: readonly JsonPiece[]) {
+  constructor(
+    readonly pieces: readonly JsonPiece[],
+    /** The rows it carries, for the request log (null: count them from the text). */
+    readonly rows: number | null = null,
+  ) {
     super();
   }
 
@@ -104,7 +111,7 @@ export class PiecesBody extends Readable {
  * the body when the response ends early), and a source error becomes this stream's error (Koa
  * reports it on the app's 'error' event).
  */
-export function holdLastChunk(source: Readable, length: number, gate: (out: Transform) => Promise<void>): Transform {
+export function holdLastChunk(source: Readable, length: number, gate: (out: Transform) => Promise<void>, rows: number | null = null): HeldBody {
   let seen = 0;
   let held: Buffer | null = null;
   const release = (done: TransformCallback, last: Buffer | null): void => {
@@ -113,7 +120,7 @@ export function holdLastChunk(source: Readable, length: number, gate: (out: Tran
       (e: unknown) => done(e as Error),
     );
   };
-  const out: Transform = new Transform({
+  const out: HeldBody = new HeldBody(rows, {
     // As large as the file stream's reads, so a chunk passes without waiting for room.
     highWaterMark: source.readableHighWaterMark,
     transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
@@ -131,6 +138,41 @@ export function holdLastChunk(source: Readable, length: number, gate: (out: Tran
   });
   pipeline(source, out, () => undefined);
   return out;
+}
+
+/**
+ * A coded answer as the response body (compression.ts), with the text it codes when it was
+ * coded whole: the request log reads rows and error messages from the text, not the coded
+ * bytes. A page spliced into gzip keeps only its row count (`plain` null).
+ */
+export class CodedBody extends Readable {
+  constructor(
+    readonly coded: Buffer,
+    readonly plain: Buffer | null,
+    readonly rows: number | null,
+  ) {
+    super();
+  }
+
+  override _read(): void {
+    this.push(this.coded);
+    this.push(null);
+  }
+}
+
+/** The rows a body of ours says it carries; null when it does not say (a text is counted instead). */
+export function bodyRows(body: unknown): number | null {
+  return body instanceof PiecesBody || body instanceof HeldBody || body instanceof CodedBody ? body.rows : null;
+}
+
+/** A download's body (holdLastChunk), knowing the rows of the file it carries for the request log. */
+export class HeldBody extends Transform {
+  constructor(
+    readonly rows: number | null,
+    opts: TransformOptions,
+  ) {
+    super(opts);
+  }
 }
 
 /** How often a held download looks whether its bytes have left for the socket. */

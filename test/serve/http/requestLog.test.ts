@@ -4,6 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { countItems } from '../../../serve/http/requestLog.js';
@@ -144,6 +145,28 @@ t('a compressed answer is logged with the rows of its text and the bytes sent', 
   // Rows read off the text the coded bytes hold; bytes as sent, fewer than the text's.
   assert.equal([line!.code, line!.rows, line!.bytes], [200, rows, coded.body.length]);
   assert.ok(coded.body.length < plainBytes, `${coded.body.length} coded bytes of ${plainBytes}`);
+});
+
+t('a page spliced into gzip from its stored row text is logged with its rows and the bytes sent', async () => {
+  const { dataDir } = await preparedData(SMALL_DATA);
+  const flagship = addAccount(dataDir, 'flagship');
+  const server: ServerHandle = await startServer(dataDir, { env: { TICKVAULT_LOG_LEVEL: 'info' } });
+  const body = JSON.stringify({ apiname: 'level2_quote_history', apikey: flagship.key, params: { symbol: '600000.SH', tradedate: '20250102' } });
+  let coded: Awaited<ReturnType<typeof httpRequest>>;
+  let rows: number;
+  try {
+    const plain = await postApi(server, JSON.parse(body) as never);
+    rows = (plain.json.data as { items: unknown[] }).items.length;
+    assert.ok(rows > 100, `${rows} rows`);
+    coded = await httpRequest(`${server.url}/api`, { body, headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip' } });
+    assert.is(coded.status, 200);
+    assert.is(coded.headers['content-encoding'], 'gzip');
+    assert.is(countItems(gunzipSync(coded.body).toString('utf8')), rows, 'the coded page holds the rows');
+  } finally {
+    await server.stop();
+  }
+  const [, line] = requestLines(server.logs());
+  assert.equal([line!.code, line!.rows, line!.bytes], [200, rows, coded.body.length]);
 });
 
 t.run();
