@@ -50,7 +50,7 @@ const selfContained = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'clients/python/**', 'data/**', 'serve/http/console/**/*.js'] },
+  { ignores: ['dist/**', 'dist-*/**', 'node_modules/**', 'clients/python/**', 'data/**', 'serve/http/console/**/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: globals.node } },
