@@ -189,6 +189,7 @@ export class CatalogReader {
   private readonly latestDayStmt;
   private readonly sealedDayList;
   private readonly calendarDayList;
+  private pingStmt: Statement | undefined;
   private dayParts: Statement | null = null;
   /** Once the table exists it stays: asked of sqlite_master only until then. */
   private partsTable = false;
@@ -219,6 +220,12 @@ export class CatalogReader {
 
   filesOfDay(dataset: Dataset, tradedate: string): CatalogFile[] {
     return (this.dayFiles.all(dataset, tradedate) as FileRow[]).map(fileFromRow);
+  }
+
+  /** Throws when the catalog cannot be read (a health probe: the file gone, the disk failing). */
+  ping(): void {
+    this.pingStmt ??= this.db.prepare('SELECT 1');
+    this.pingStmt.get();
   }
 
   isDaySealed(dataset: Dataset, tradedate: string): boolean {

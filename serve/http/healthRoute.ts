@@ -11,9 +11,8 @@ import { JSON_TYPE } from './envelope.js';
 import { stateDiskMessage } from './errorAnswer.js';
 
 export function addHealthRoute(router: Router, deps: { readonly catalog: CatalogReader; readonly state: StateStore }): void {
-  const catalogPing = deps.catalog.db.prepare('SELECT 1');
   router.get('/healthz', async (ctx) => {
-    catalogPing.get();
+    deps.catalog.ping();
     ctx.type = JSON_TYPE;
     try {
       await deps.state.ping();
