@@ -62,6 +62,8 @@ export interface MemoryFigure {
   readonly requests: number;
   readonly notOk: number;
   readonly p99Ms: number;
+  /** The RSS's parts at the end (anonymous and file-backed, V8 heap, external). */
+  readonly composition: string;
 }
 
 const HOUR = 3_600_000;
@@ -132,9 +134,23 @@ async function generate(dataDir: string, stocks: number, deep: number, days: rea
   return files;
 }
 
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+/** A field of /proc/PID/status in MiB (VmRSS, RssAnon, RssFile). */
+function statusMb(pid: number, field: string): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+const rssMb = (pid: number) => statusMb(pid, 'VmRSS');
+
+/** What the process's RSS is made of at the end of the load: /proc's split and V8's own figures from /metrics. */
+async function composition(url: string, pid: number): Promise<string> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const metric = (name: string) => Number(new RegExp(`^tickvault_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / MiB;
+  return (
+    `anonymous ${statusMb(pid, 'RssAnon').toFixed(0)} MiB, file-backed ${statusMb(pid, 'RssFile').toFixed(0)} MiB; ` +
+    `V8 heap used ${metric('nodejs_heap_size_used_bytes').toFixed(0)} of ${metric('nodejs_heap_size_total_bytes').toFixed(0)} MiB, ` +
+    `external ${metric('nodejs_external_memory_bytes').toFixed(0)} MiB`
+  );
 }
 
 function startServer(cli: string, dataDir: string, budgetMb: number, now: string): Promise<{ url: string; child: ChildProcess }> {
@@ -213,6 +229,11 @@ async function serveUnderLoad(
     );
   } finally {
     clearInterval(sampler);
+  }
+  let made: string;
+  try {
+    made = await composition(server.url, pid);
+  } finally {
     await stopChild(server.child);
   }
   const half = started + (o.seconds * 1000) / 2;
@@ -226,6 +247,7 @@ async function serveUnderLoad(
     requests: ms.length,
     notOk,
     p99Ms: quantile(ms, 0.99),
+    composition: made,
   };
 }
 
@@ -262,7 +284,7 @@ export async function runMemoryBench(opts: MemoryBenchOptions = {}): Promise<Mem
     log(
       `memory --cache-mb ${budgetMb}${cli === CLI ? '' : ` (${cli})`}: peak RSS ${f.peakRssMb.toFixed(0)} MiB = budget + ${(f.peakRssMb - budgetMb).toFixed(0)} MiB ` +
         `(idle ${f.idleRssMb.toFixed(0)} MiB; peak ${f.firstHalfPeakMb.toFixed(0)} MiB in the first half, ${f.secondHalfPeakMb.toFixed(0)} in the second; ` +
-        `detail share ${detail.toFixed(0)} MiB) over ${f.requests} random requests, ${f.notOk} not 200, p99 ${f.p99Ms.toFixed(0)} ms`,
+        `detail share ${detail.toFixed(0)} MiB) over ${f.requests} random requests, ${f.notOk} not 200, p99 ${f.p99Ms.toFixed(0)} ms; at the end: ${f.composition}`,
     );
   }
   return figures;
