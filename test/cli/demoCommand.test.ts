@@ -171,6 +171,15 @@ t('first start: generates, replays, creates the key, serves, and the four curl c
     } finally {
       tickDays.close();
     }
+
+    // The README's configuration table: demo (so npm start) logs at warn unless asked, so the
+    // terminal shows the banner, not a JSON line per request or stage.
+    const logLines = demo
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
+    const below = logLines.filter((l) => (JSON.parse(l) as { level: number }).level < 40);
+    assert.equal(below, [], 'no log line below warn');
   } finally {
     await stop(demo);
   }
