@@ -9,8 +9,8 @@ const KEY_STORAGE = 'tickvault.apikey';
 const LWC = /** @type {any} */ (globalThis).LightweightCharts;
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
-/** @type {{ key: string | null, op: string, spec: any, account: any, lastBody: any, chart: any }} */
-const state = { key: null, op: 'level2_quote_history', spec: null, account: null, lastBody: null, chart: null };
+/** @type {{ key: string | null, op: string, spec: any, account: any, lastBody: any, chart: any, series: { title: string, scale: string, series: any }[] }} */
+const state = { key: null, op: 'level2_quote_history', spec: null, account: null, lastBody: null, chart: null, series: [] };
 
 const PARAMS_SCHEMA = {
   level2_quote_history: 'Level2Params', level2_trade_history: 'TradeHistoryParams', level2_order_history: 'OrderHistoryParams', tick_history: 'TickHistoryParams',
@@ -254,7 +254,9 @@ function clearResponse() {
     state.chart.remove();
     state.chart = null;
   }
+  state.series = [];
   $('chart').innerHTML = '';
+  $('chart').className = '';
 }
 
 /** Answers shown so far: tests (and curious users) can tell one answer from the next. */
@@ -335,12 +337,19 @@ function chartTime(date, time) {
   return Date.UTC(+y, +mo - 1, +d, +m[1], +m[2], +m[3]) / 1000;
 }
 
-/** Points with strictly increasing time (the chart's rule): the last value of each second. */
-function points(items, iDate, iTime, iValue, date) {
+/**
+ * A price to draw: null or 0 is none. Snapshots carry null or 0 before the first trade (the
+ * call auction), market orders have no limit price; drawn, they pull the line down to 0.
+ */
+const isPrice = (/** @type {unknown} */ v) => typeof v === 'number' && v > 0;
+const isValue = (/** @type {unknown} */ v) => v !== null && v !== undefined;
+
+/** Points with strictly increasing time (the chart's rule): the last value of each second, of the rows whose value `keep`s. */
+function points(items, iDate, iTime, iValue, date, keep = isValue) {
   const out = [];
   for (const row of items) {
     const v = row[iValue];
-    if (v === null || v === undefined) continue;
+    if (!keep(v)) continue;
     const t = chartTime(iDate >= 0 ? String(row[iDate]) : date, String(row[iTime]));
     if (t === null) continue;
     if (out.length > 0 && out[out.length - 1].time >= t) {
@@ -352,15 +361,100 @@ function points(items, iDate, iTime, iValue, date) {
   return out;
 }
 
+// Volumes run to tens of millions: the axis counts them in the reader's units, Chinese desks in
+// 万 (10^4) and 亿 (10^8), everyone else in k, M and B (13928700 is 1392.87万, or 13.93M).
+const VOLUME_UNITS = /^zh\b/i.test(navigator.language)
+  ? /** @type {const} */ ([[1e8, '亿'], [1e4, '万']])
+  : /** @type {const} */ ([[1e9, 'B'], [1e6, 'M'], [1e3, 'k']]);
+
+/** A volume in the largest unit it reaches once rounded, to at most two decimals (no trailing zeros); below the smallest unit, whole. */
+function volumeLabel(/** @type {number} */ v) {
+  for (const [unit, name] of VOLUME_UNITS) {
+    const scaled = Math.round((Math.abs(v) / unit) * 100) / 100;
+    if (scaled >= 1) return `${v < 0 ? '-' : ''}${scaled}${name}`;
+  }
+  return String(Math.round(v));
+}
+
+const VOLUME_FORMAT = { type: 'custom', formatter: volumeLabel, minMove: 1 };
+
 const COLORS = ['#1d4ed8', '#c2410c', '#15803d', '#7c3aed', '#be123c', '#0e7490', '#a16207', '#4d7c0f'];
 
-function renderChart(data) {
-  if (!LWC || data.items.length === 0) return;
+/**
+ * The lines of a page: [{ title, color, width, scale, pts, volume?, auctionMark? }], each
+ * series' points already chosen (prices only where there is one).
+ */
+function chartLines(data) {
   const f = data.fields;
   const iTime = f.indexOf('time');
   const iDate = f.indexOf('tradedate');
   const date = data.tradedate ?? '';
-  if (iTime < 0) return;
+  const lines = [];
+  if (state.op === 'level2_quote_history') {
+    const iClose = f.indexOf('close');
+    const iVol = f.indexOf('volume');
+    // The day's line starts at its first trade: before it the price is null or 0 and the
+    // cumulative volume 0, a flat line at 0 that says nothing (an auction page is nothing but).
+    const first = data.items.findIndex((row) => (iClose >= 0 ? isPrice(row[iClose]) : Number(row[iVol]) > 0));
+    const traded = first < 0 ? [] : data.items.slice(first);
+    if (iClose >= 0) {
+      lines.push({ title: 'last price', color: COLORS[0], width: 2, scale: 'right', pts: points(traded, iDate, iTime, iClose, date, isPrice), auctionMark: true });
+    }
+    if (iVol >= 0) {
+      lines.push({ title: 'cumulative volume', color: COLORS[1], width: 1, scale: 'left', pts: points(traded, iDate, iTime, iVol, date), volume: true });
+    }
+  } else if (state.op === 'level2_trade_history') {
+    // Trades: their price, and the cumulative volume of executions (cancellation records, trade_code C, are not trades).
+    const iPrice = f.indexOf('price');
+    const iVol = f.indexOf('volume');
+    const iCode = f.indexOf('trade_code');
+    const done = data.items.filter((row) => iCode < 0 || row[iCode] !== 'C');
+    if (iPrice >= 0) {
+      lines.push({ title: 'trade price', color: COLORS[0], width: 2, scale: 'right', pts: points(done, iDate, iTime, iPrice, date, isPrice) });
+    }
+    if (iVol >= 0) {
+      let total = 0;
+      const cumulative = done.map((row) => [...row.slice(0, iVol), (total += Number(row[iVol]) || 0), ...row.slice(iVol + 1)]);
+      lines.push({ title: 'cumulative volume', color: COLORS[1], width: 1, scale: 'left', pts: points(cumulative, iDate, iTime, iVol, date), volume: true });
+    }
+  } else if (state.op === 'level2_order_history') {
+    // Orders: limit prices, buys and sells apart (market orders have no price).
+    const iPrice = f.indexOf('price');
+    const iSide = f.indexOf('side');
+    if (iPrice < 0) return lines;
+    for (const [k, side, title] of [[0, 'B', 'buy order price'], [1, 'S', 'sell order price']]) {
+      const rows = data.items.filter((row) => iSide < 0 || row[iSide] === side);
+      lines.push({ title, color: COLORS[Number(k) + 2], width: 1, scale: 'right', pts: points(rows, iDate, iTime, iPrice, date, isPrice) });
+    }
+  } else {
+    // tick_history: one line per index (or stock) of its close.
+    const iSym = f.indexOf('symbol');
+    const iClose = f.indexOf('close');
+    if (iClose < 0) return lines;
+    const bySymbol = new Map();
+    for (const row of data.items) {
+      const s = iSym >= 0 ? String(row[iSym]) : '';
+      if (!bySymbol.has(s)) bySymbol.set(s, []);
+      bySymbol.get(s).push(row);
+    }
+    let k = 0;
+    for (const [sym, rows] of bySymbol) {
+      k++;
+      lines.push({ title: sym, color: COLORS[(k - 1) % COLORS.length], width: 2, scale: bySymbol.size > 1 && k > 1 ? `s${k}` : 'right', pts: points(rows, iDate, iTime, iClose, date, isPrice) });
+    }
+  }
+  return lines;
+}
+
+function renderChart(data) {
+  if (!LWC || data.items.length === 0 || data.fields.indexOf('time') < 0) return;
+  const lines = chartLines(data);
+  if (lines.length === 0) return;
+  if (lines.every((l) => l.pts.length === 0)) {
+    $('chart').className = 'note';
+    $('chart').textContent = 'Nothing to chart on this page: no trade yet (before the first trade prices are null or 0).';
+    return;
+  }
   const chart = LWC.createChart($('chart'), {
     autoSize: true,
     layout: { background: { color: '#ffffff' }, textColor: '#1d2330' },
@@ -370,69 +464,28 @@ function renderChart(data) {
     leftPriceScale: { visible: true },
   });
   state.chart = chart;
-  if (state.op === 'level2_quote_history') {
-    const iClose = f.indexOf('close');
-    const iVol = f.indexOf('volume');
-    if (iClose >= 0) {
-      const price = chart.addSeries(LWC.LineSeries, { color: COLORS[0], lineWidth: 2, title: 'last price', priceScaleId: 'right' });
-      const pts = points(data.items, iDate, iTime, iClose, date);
-      price.setData(pts);
+  for (const line of lines) {
+    const series = chart.addSeries(LWC.LineSeries, {
+      color: line.color, lineWidth: line.width, title: line.title, priceScaleId: line.scale, ...(line.volume ? { priceFormat: VOLUME_FORMAT } : {}),
+    });
+    series.setData(line.pts);
+    state.series.push({ title: line.title, scale: line.scale, series });
+    if (line.auctionMark && line.pts.length > 0 && LWC.createSeriesMarkers) {
       // Before 09:25 level 1 carries the call auction's indicative match (api-spec); mark where it ends.
-      const day = iDate >= 0 ? String(data.items[0][iDate]) : date;
-      const auctionEnd = chartTime(day, '092500000');
-      const at = pts.find((p) => p.time >= auctionEnd);
-      if (at && LWC.createSeriesMarkers) {
-        LWC.createSeriesMarkers(price, [{ time: at.time, position: 'aboveBar', color: '#b42318', shape: 'arrowDown', text: '09:25 call auction' }]);
-      }
-    }
-    if (iVol >= 0) {
-      const vol = chart.addSeries(LWC.LineSeries, { color: COLORS[1], lineWidth: 1, title: 'cumulative volume', priceScaleId: 'left' });
-      vol.setData(points(data.items, iDate, iTime, iVol, date));
-    }
-  } else if (state.op === 'level2_trade_history') {
-    // Trades: their price, and the cumulative volume of executions (cancellation records, trade_code C, are not trades).
-    const iPrice = f.indexOf('price');
-    const iVol = f.indexOf('volume');
-    const iCode = f.indexOf('trade_code');
-    const done = data.items.filter((row) => iCode < 0 || row[iCode] !== 'C');
-    if (iPrice >= 0) {
-      chart.addSeries(LWC.LineSeries, { color: COLORS[0], lineWidth: 2, title: 'trade price', priceScaleId: 'right' }).setData(points(done, iDate, iTime, iPrice, date));
-    }
-    if (iVol >= 0) {
-      let total = 0;
-      const cumulative = done.map((row) => [...row.slice(0, iVol), (total += Number(row[iVol]) || 0), ...row.slice(iVol + 1)]);
-      chart.addSeries(LWC.LineSeries, { color: COLORS[1], lineWidth: 1, title: 'cumulative volume', priceScaleId: 'left' }).setData(points(cumulative, iDate, iTime, iVol, date));
-    }
-  } else if (state.op === 'level2_order_history') {
-    // Orders: limit prices, buys and sells apart (market orders have no price).
-    const iPrice = f.indexOf('price');
-    const iSide = f.indexOf('side');
-    if (iPrice < 0) return;
-    for (const [k, side, title] of [[0, 'B', 'buy order price'], [1, 'S', 'sell order price']]) {
-      const rows = data.items.filter((row) => iSide < 0 || row[iSide] === side);
-      chart.addSeries(LWC.LineSeries, { color: COLORS[Number(k) + 2], lineWidth: 1, title, priceScaleId: 'right' }).setData(points(rows, iDate, iTime, iPrice, date));
-    }
-  } else {
-    // tick_history: one line per index (or stock) of its close.
-    const iSym = f.indexOf('symbol');
-    const iClose = f.indexOf('close');
-    if (iClose < 0) return;
-    const bySymbol = new Map();
-    for (const row of data.items) {
-      const s = iSym >= 0 ? String(row[iSym]) : '';
-      if (!bySymbol.has(s)) bySymbol.set(s, []);
-      bySymbol.get(s).push(row);
-    }
-    let k = 0;
-    for (const [sym, rows] of bySymbol) {
-      const line = chart.addSeries(LWC.LineSeries, { color: COLORS[k++ % COLORS.length], lineWidth: 2, title: sym, priceScaleId: bySymbol.size > 1 && k > 1 ? `s${k}` : 'right' });
-      line.setData(points(rows, iDate, iTime, iClose, date));
+      const auctionEnd = Math.floor(line.pts[0].time / 86400) * 86400 + (9 * 60 + 25) * 60;
+      const at = line.pts.find((p) => p.time >= auctionEnd);
+      if (at) LWC.createSeriesMarkers(series, [{ time: at.time, position: 'aboveBar', color: '#b42318', shape: 'arrowDown', text: '09:25 call auction' }]);
     }
   }
   chart.timeScale().fitContent();
   // autoSize lays the chart out after this frame; fit the whole day again once it has.
   requestAnimationFrame(() => requestAnimationFrame(() => chart.timeScale().fitContent()));
 }
+
+// What the chart holds, as the library keeps it: for the tests, and for a reader at the devtools prompt.
+/** @type {any} */ (globalThis).tickvaultConsole = {
+  chartSeries: () => state.series.map((s) => ({ title: s.title, scale: s.scale, points: s.series.data() })),
+};
 
 // ---- wiring ----------------------------------------------------------------------------------
 

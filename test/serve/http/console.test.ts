@@ -2,10 +2,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page, Response } from 'playwright-core';
 import { SqliteStateStore } from '../../../serve/access/sqliteState.js';
+import { SCHEMAS } from '../../../shared/schema.js';
+import { CatalogWriter, openCatalog } from '../../../storage/catalog.js';
+import { buildMinuteIndex, encodeMinuteCounts } from '../../../storage/minuteIndex.js';
+import { encodeParquet } from '../../../storage/parquet/writer.js';
 import { browserForTests } from '../../support/browser.js';
 import { addAccount, httpRequest, postApi, preparedData, startServer, DEFAULT_SERVER_NOW, type ServerHandle } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
@@ -14,7 +18,10 @@ import { tempDir } from '../../support/tempDir.js';
  * The console in a real browser (Debian's chromium through playwright-core) against a started
  * server: sign in, read the account panel, run a level-2 query, page twice, see the chart
  * drawn, download a Parquet file, see a 403 and a 429 shown as such, sign out. What the page
- * shows is compared with what the API answers to the same requests made here directly.
+ * shows is compared with what the API answers to the same requests made here directly. The
+ * chart's lines start at the first trade (a sealed day whose auction rows have null and 0
+ * prices), its volume axis speaks the browser's language (万 for zh-CN, M for en-US), and the
+ * page carries its own icon (no /favicon.ico 404 in the browser's console).
  * TICKVAULT_CONSOLE_SCREENSHOT=FILE saves a screenshot of the page after the chart is drawn.
  */
 const browser: Browser | null = await browserForTests('console browser tests');
@@ -76,9 +83,80 @@ async function tableTimes(): Promise<string[]> {
   });
 }
 
+/**
+ * A stock-day the generator cannot make, sealed as the sealer would: 20 call-auction snapshots
+ * (09:15:00–09:24:30, every 30 s) whose close is null and 0 in turn and volume 0, then the
+ * 09:25 match and 19 snapshots from 09:30:00 (every 3 s) with prices and a cumulative volume
+ * ending at 13,928,700. The expected chart is worked out here, from these arrays.
+ */
+const AUCTION_DAY = { symbol: '600999.SH', tradedate: '20250106' } as const;
+const AUCTION_ROWS = 20;
+const LAST_VOLUME = 13_928_700;
+
+function auctionDayRows(): { timeMs: number; close: number; volume: number }[] {
+  const rows = [];
+  for (let i = 0; i < AUCTION_ROWS; i++) rows.push({ timeMs: ((9 * 60 + 15) * 60 + i * 30) * 1000, close: i % 2 === 0 ? NaN : 0, volume: 0 });
+  rows.push({ timeMs: (9 * 60 + 25) * 60_000, close: 10, volume: 12_000_000 });
+  for (let i = 1; i <= 19; i++) {
+    rows.push({
+      timeMs: ((9 * 60 + 30) * 60 + (i - 1) * 3) * 1000,
+      close: Math.round((10 + i * 0.01) * 100) / 100,
+      volume: i === 19 ? LAST_VOLUME : 12_000_000 + i * 100_000,
+    });
+  }
+  return rows;
+}
+
+async function sealAuctionDay(dir: string): Promise<void> {
+  const rows = auctionDayRows();
+  const timesMs = Int32Array.from(rows, (r) => r.timeMs);
+  const values = SCHEMAS.level2.valueFields.map((f) =>
+    Float64Array.from(rows, (r) => (f.name === 'close' ? r.close : f.name === 'volume' ? r.volume : f.name === 'pre_close' ? 10 : NaN)),
+  );
+  const { symbol, tradedate } = AUCTION_DAY;
+  const data = await encodeParquet({ dataset: 'level2', symbol, tradedate, rows: rows.length, timesMs, values }, { rowGroupSize: SCHEMAS.level2.rowGroupSize });
+  const rel = `level2/date=${tradedate}/${symbol}.parquet`;
+  mkdirSync(join(dir, `level2/date=${tradedate}`), { recursive: true });
+  writeFileSync(join(dir, rel), data);
+  const db = openCatalog(join(dir, 'catalog.db'));
+  try {
+    const idx = buildMinuteIndex(timesMs);
+    const file = {
+      symbol,
+      relPath: rel,
+      rows: rows.length,
+      firstTimeMs: timesMs[0],
+      lastTimeMs: timesMs[rows.length - 1],
+      bytes: data.length,
+      sha256: createHash('sha256').update(data).digest('hex'),
+      minuteBase: idx.base,
+      minuteCounts: encodeMinuteCounts(idx.counts),
+    };
+    new CatalogWriter(db).recordFiles('level2', tradedate, SCHEMAS.level2.rowGroupSize, [file], Date.now());
+  } finally {
+    db.close();
+  }
+}
+
+/** A Beijing wall-clock time of 20250106 as the chart's time axis holds it (seconds, drawn as if UTC). */
+function chartSeconds(timeMs: number): number {
+  return Date.UTC(2025, 0, 6) / 1000 + timeMs / 1000;
+}
+
+interface ChartSeries {
+  title: string;
+  scale: string;
+  points: { time: number; value: number }[];
+}
+
+async function chartSeries(p: Page = page): Promise<ChartSeries[]> {
+  return p.evaluate(() => (globalThis as unknown as { tickvaultConsole: { chartSeries(): ChartSeries[] } }).tickvaultConsole.chartSeries());
+}
+
 if (browser) {
   test.before(async () => {
     ({ dataDir } = await preparedData({ ticks: 1 }));
+    await sealAuctionDay(dataDir);
     server = await startServer(dataDir, { env: { TICKVAULT_RATE_LIMIT: '1000' } });
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
     page.on('pageerror', (e) => pageErrors.push(e.message));
@@ -230,6 +308,150 @@ if (browser) {
     assert.match(await run(), /^code 429 · the trial plan's 100 calls per Beijing day on level2_quote_history are used up · Retry-After \d+ s$/);
     await page.click('#signout');
     assert.equal(pageErrors, []);
+  });
+
+  test('the page carries its icon: a fresh browser asks for no /favicon.ico and logs no error', async () => {
+    // A browser of its own: Chromium asks a host for its favicon once per session, so the
+    // shared one may have asked already.
+    const fresh = (await browserForTests('console favicon'))!;
+    try {
+      const p = await fresh.newPage();
+      const problems: string[] = [];
+      p.on('console', (m) => m.type() === 'error' && problems.push(`${m.text()} (${m.location().url})`));
+      p.on('requestfailed', (r) => problems.push(`failed: ${r.url()}`));
+      p.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()}: ${r.url()}`));
+      await p.goto(`${server.url}/console`);
+      await p.waitForSelector('body[data-ready=true]');
+      await p.waitForLoadState('networkidle');
+      assert.equal(problems, []);
+      // The icon is a picture the browser can decode, not just a link.
+      const size = await p.evaluate(async () => {
+        const img = new Image();
+        img.src = (document.querySelector('link[rel=icon]') as HTMLLinkElement).href;
+        await img.decode();
+        return [img.naturalWidth, img.naturalHeight];
+      });
+      assert.ok(size[0] > 0 && size[1] > 0, `the icon decodes (${size.join('×')})`);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('no line through prices that are null or 0 before the first trade: an auction page draws nothing, a page with the match starts there', async () => {
+    const { key } = addAccount(dataDir, 'flagship');
+    await openSignedIn(key);
+
+    // The generated day's first 20 snapshots are its call auction: the API gives no close for any.
+    await page.fill('#query-form [name=symbol]', '600000.SH');
+    await page.fill('#query-form [name=tradedate]', '20250106');
+    await page.fill('#query-form [name=page_size]', '20');
+    assert.is(await run(), 'code 200 · success');
+    const body = JSON.parse((await page.textContent('#request-json')) ?? '{}');
+    const auction = (await postApi<{ fields: string[]; items: unknown[][] }>(server, body)).json.data!;
+    const iTime = auction.fields.indexOf('time');
+    const iClose = auction.fields.indexOf('close');
+    assert.is(auction.items.length, 20);
+    assert.ok(
+      auction.items.every((r) => String(r[iTime]) < '092500000' && (r[iClose] === null || r[iClose] === 0)),
+      'the page is auction rows without a price',
+    );
+    assert.equal(await chartSeries(), [], 'nothing charted');
+    assert.is((await page.$$('#chart canvas')).length, 0);
+    assert.match((await page.textContent('#chart')) ?? '', /^Nothing to chart on this page: no trade yet/);
+
+    // The sealed day: 20 auction rows (close null, 0, null, …), then the match and 19 trades' snapshots.
+    await page.fill('#query-form [name=symbol]', AUCTION_DAY.symbol);
+    await page.fill('#query-form [name=page_size]', '1000');
+    assert.is(await run(), 'code 200 · success');
+    assert.match((await page.textContent('#page-info')) ?? '', /^40 rows on this page/);
+    const traded = auctionDayRows().slice(AUCTION_ROWS);
+    const series = await chartSeries();
+    assert.equal(
+      series.map((s) => [s.title, s.scale]),
+      [
+        ['last price', 'right'],
+        ['cumulative volume', 'left'],
+      ],
+    );
+    assert.equal(
+      series[0].points,
+      traded.map((r) => ({ time: chartSeconds(r.timeMs), value: r.close })),
+      'prices from the 09:25 match on, none at 0',
+    );
+    assert.equal(
+      series[1].points,
+      traded.map((r) => ({ time: chartSeconds(r.timeMs), value: r.volume })),
+      'the volume from the match on',
+    );
+    assert.ok((await chartColours()) > 3, 'the chart is drawn');
+    await page.click('#signout');
+    assert.equal(pageErrors, []);
+  });
+
+  test("the volume axis in the browser language's units: 1392.87万 for zh-CN, 13.93M for en-US, and the ticks likewise", async () => {
+    const { key } = addAccount(dataDir, 'flagship');
+    // The labels as drawn: every text the page's canvases receive.
+    const recordTexts = () => {
+      const texts: string[] = [];
+      (globalThis as unknown as { canvasTexts: string[] }).canvasTexts = texts;
+      const fillText = CanvasRenderingContext2D.prototype.fillText;
+      CanvasRenderingContext2D.prototype.fillText = function (text: string, x: number, y: number, maxWidth?: number) {
+        texts.push(String(text));
+        return maxWidth === undefined ? fillText.call(this, text, x, y) : fillText.call(this, text, x, y, maxWidth);
+      };
+    };
+    const labels: Record<string, string[]> = {};
+    for (const locale of ['zh-CN', 'en-US']) {
+      const context = await browser.newContext({ locale, viewport: { width: 1280, height: 1000 } });
+      try {
+        await context.addInitScript(recordTexts);
+        const p = await context.newPage();
+        const errors: string[] = [];
+        p.on('pageerror', (e) => errors.push(e.message));
+        await p.goto(`${server.url}/console`);
+        await p.waitForSelector('body[data-ready=true]');
+        await p.fill('#key', key);
+        await p.click('#signin-form button[type=submit]');
+        await p.waitForSelector('[data-testid=plan]');
+        await p.fill('#query-form [name=symbol]', AUCTION_DAY.symbol);
+        await p.fill('#query-form [name=tradedate]', AUCTION_DAY.tradedate);
+        await p.click('#run');
+        await p.waitForFunction(() => (document.querySelector('#envelope') as HTMLElement).dataset.answer !== '0');
+        const volume = (await chartSeries(p)).find((s) => s.title === 'cumulative volume')!;
+        assert.is(volume.points[volume.points.length - 1].value, LAST_VOLUME);
+        // Drawn after the layout's frames (the chart fits the day twice, two frames apart).
+        for (let i = 0; i < 4; i++) await p.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
+        labels[locale] = await p.evaluate(() => (globalThis as unknown as { canvasTexts: string[] }).canvasTexts);
+        assert.equal(errors, []);
+      } finally {
+        await context.close();
+      }
+    }
+    // The last value's label (13,928,700), and the axis's ticks between 12,000,000 and it.
+    const zh = labels['zh-CN'];
+    const en = labels['en-US'];
+    assert.ok(zh.includes('1392.87万'), `zh-CN: the last volume as 1392.87万 among ${JSON.stringify(zh)}`);
+    assert.ok(en.includes('13.93M'), `en-US: the last volume as 13.93M among ${JSON.stringify(en)}`);
+    const zhTicks = zh.filter((t) => /^1[23]\d\d(\.\d{1,2})?万$/.test(t));
+    const enTicks = en.filter((t) => /^1[23](\.\d{1,2})?M$/.test(t));
+    assert.ok(new Set(zhTicks).size >= 3, `zh-CN: ticks in 万 (${zhTicks.join(' ')})`);
+    assert.ok(new Set(enTicks).size >= 3, `en-US: ticks in M (${enTicks.join(' ')})`);
+    // Nowhere a raw volume, nor the other language's units.
+    for (const [locale, texts] of Object.entries(labels)) {
+      assert.equal(
+        texts.filter((t) => /^\d{5,}(\.\d+)?$/.test(t)),
+        [],
+        `${locale}: no unscaled volume`,
+      );
+    }
+    assert.equal(
+      zh.filter((t) => /\d[kMB]$/.test(t)),
+      [],
+    );
+    assert.equal(
+      en.filter((t) => /[万亿]$/.test(t)),
+      [],
+    );
   });
 
   test('Chromium gets the assets compressed (zstd) and a page of rows in gzip spliced from row text, and decodes both to the bytes sent uncompressed', async () => {
