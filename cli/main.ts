@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { loadCalendarExtension } from '../calendar/closureStore.js';
 import { buildContext, type Command } from './command.js';
 import { exitCodeOf } from './exitCode.js';
 import { COMMON_DOCS, formatHelp } from './helpText.js';
+import { COMMAND_DOCS, placeText, topicsLine, topicText } from './docTopics.js';
 
 // `tickvault calendar … | head -1`: the reader is gone, the rest of the output has nowhere to
 // go. End quietly, as other Unix tools do, rather than die on an unhandled EPIPE.
@@ -46,7 +48,29 @@ async function usage(): Promise<string> {
   const cmds = await Promise.all(Object.values(COMMANDS).map((load) => load()));
   const lines = cmds.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`);
   const common = COMMON_DOCS.map((d) => `--${d.flag}`).join(', ');
-  return `usage: tickvault COMMAND [options]\n       tickvault --version\n\ncommands:\n${lines.join('\n')}\n\nEvery command takes ${common}. 'tickvault COMMAND --help' lists its options with defaults and environment variables.`;
+  return (
+    `usage: tickvault COMMAND [options]\n       tickvault --version\n       tickvault help [TOPIC]\n\ncommands:\n${lines.join('\n')}\n\n` +
+    `Every command takes ${common}. 'tickvault COMMAND --help' lists its options with defaults and environment variables.\n` +
+    `${topicsLine()} The docs: README.md and docs/ in ${packageRoot()}.`
+  );
+}
+
+/** The package's root, where README.md and docs/ ship (dist/cli/main.js sits two levels below it). */
+function packageRoot(): string {
+  return fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
+}
+
+/** `tickvault COMMAND --help`: its options, then the section of the docs about it. */
+function commandHelp(cmd: Command): string {
+  const place = COMMAND_DOCS[cmd.name];
+  const doc = place === undefined ? '' : `\nDocumented in ${placeText(place)} (in ${packageRoot()}).`;
+  return formatHelp(cmd.usage, cmd.summary, cmd.help) + doc;
+}
+
+/** `tickvault help TOPIC`: a command's help, or where a topic is documented; null for an unknown topic. */
+async function topicHelp(topic: string): Promise<string | null> {
+  if (Object.hasOwn(COMMANDS, topic)) return commandHelp(await COMMANDS[topic]!());
+  return topicText(topic, packageRoot());
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -57,6 +81,15 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (name === '--version' || name === '-V') {
     process.stdout.write(`tickvault ${version()}\n`);
+    return 0;
+  }
+  if (name === 'help' && rest.length > 0) {
+    const text = await topicHelp(rest[0]!);
+    if (text === null) {
+      process.stderr.write(`tickvault help: unknown topic "${rest[0]}" (${topicsLine()})\n`);
+      return 2;
+    }
+    process.stdout.write(text + '\n');
     return 0;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
@@ -72,7 +105,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     const ctx = buildContext(cmd, rest, process.env);
     if (ctx === 'help') {
-      process.stdout.write(formatHelp(cmd.usage, cmd.summary, cmd.help) + '\n');
+      process.stdout.write(commandHelp(cmd) + '\n');
       return 0;
     }
     // Every command runs on the data directory's calendar (shipped list plus imports).

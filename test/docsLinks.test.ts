@@ -9,6 +9,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { anchors, slug } from './support/markdown.js';
 
 const test = suite('docs links');
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -30,32 +31,6 @@ function prose(text: string): string[] {
     }
     return fenced ? '' : line.replace(/`[^`]*`/g, '``');
   });
-}
-
-/** GitHub's anchor of a heading's text (github-slugger's rule). */
-function slug(heading: string): string {
-  return heading
-    .replace(/`/g, '')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-    .replace(/ /g, '-');
-}
-
-function anchors(page: string): Set<string> {
-  const seen = new Map<string, number>();
-  const out = new Set<string>();
-  let fenced = false;
-  for (const line of readFileSync(page, 'utf8').split('\n')) {
-    if (line.startsWith('```')) fenced = !fenced;
-    const m = fenced ? null : /^#{1,6} (.+?)\s*#*$/.exec(line);
-    if (!m) continue;
-    const base = slug(m[1]!);
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    out.add(n === 0 ? base : `${base}-${n}`);
-  }
-  return out;
 }
 
 test('the slug rule is GitHub’s', () => {
