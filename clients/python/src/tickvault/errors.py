@@ -23,7 +23,8 @@ TooManyRequests`` or ``except Unavailable`` catches either.
     ├── NoData              a Parquet download of a stock-day that is not stored (200, no file)
     ├── PagingError         paging that would loop or end early (a short page, a repeated cursor)
     ├── DownloadError       a Parquet download that did not deliver the whole file
-    └── ConnectionFailed    the request did not get an answer (never retried)
+    ├── ConnectionFailed    the request did not get an answer (never retried)
+    └── MissingDependency   an optional package the call needs is not importable (also an ImportError)
 """
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ __all__ = [
     "PagingError",
     "DownloadError",
     "ConnectionFailed",
+    "MissingDependency",
     "error_for",
 ]
 
@@ -140,6 +142,19 @@ class ConnectionFailed(TickvaultError):
     """No answer (refused, reset, timed out). Never retried by the client: it cannot tell
     whether the server had the request, and if it did, a trial call, a quota unit or the
     in-flight slot may already be spent on it."""
+
+
+class MissingDependency(TickvaultError, ImportError):
+    """An optional package the call needs is not importable by this interpreter: pandas for
+    DataFrames, pyarrow or duckdb to read a Parquet file. The message is one line naming the
+    package, how to install it and the interpreter that lacks it (a pyenv or conda
+    ``python3`` first on PATH does not see Debian's ``python3-*`` packages); the failed import
+    is not chained, so the message is the traceback's only error. An ``ImportError`` too, so
+    ``except ImportError`` catches it; ``name`` is the module asked for."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(None, message)
+        self.name = name
 
 
 def error_for(status: int, message: str, retry_after: Optional[int] = None, reason: Optional[str] = None) -> TickvaultError:

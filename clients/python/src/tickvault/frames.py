@@ -20,6 +20,7 @@ server) is left to pandas' inference.
 from __future__ import annotations
 
 import math
+import sys
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,10 +77,15 @@ def column_kind(interface: str, field: str) -> Optional[str]:
 def _pandas() -> Any:
     try:
         import pandas
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "DataFrames need pandas: pip install 'tickvault[pandas]' (or pass raw=True for the envelopes)"
-        ) from e
+    except ImportError:
+        from .errors import MissingDependency
+
+        # `from None`: the one line says it all; pandas' own import failure would add a second traceback.
+        raise MissingDependency(
+            "DataFrames need pandas: pip install 'tickvault[pandas]' (Debian: apt-get install python3-pandas), "
+            f"or pass raw=True for the envelopes; {sys.executable} cannot import pandas",
+            "pandas",
+        ) from None
     return pandas
 
 
