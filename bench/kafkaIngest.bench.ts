@@ -157,12 +157,18 @@ async function until(cond: () => boolean, timeoutMs: number, what: string): Prom
   }
 }
 
+/** What both phases run against: one broker, one producer, names unique to this run, a scratch directory. */
+interface KafkaRig {
+  readonly log: (line: string) => void;
+  readonly brokers: string;
+  readonly run: string;
+  readonly kafka: Kafka;
+  readonly producer: Producer;
+  readonly dir: string;
+}
+
 export async function runKafkaIngestBench(opts: KafkaIngestBenchOptions = {}): Promise<KafkaIngestBenchResult> {
   const log = opts.log ?? ((line: string) => console.log(line));
-  const messages = opts.messages ?? 150_000;
-  const stocks = opts.stocks ?? 500;
-  const sealStocks = opts.sealStocks ?? 500;
-  const sealRows = opts.sealRows ?? 4998;
   let broker: TestBroker | null = null;
   const dir = await mkdtemp(join(tmpdir(), 'tickvault-kafka-bench-'));
   try {
@@ -171,67 +177,77 @@ export async function runKafkaIngestBench(opts: KafkaIngestBenchOptions = {}): P
     const kafka = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING });
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, maxInFlightRequests: 1 });
     await producer.connect();
-
-    // ---- 1. consume throughput, raw kafkajs vs the ingestor, same messages ----
-    const topics: KafkaTopics = { level2: `${run}.level2`, index: `${run}.index`, trade: `${run}.trade`, order: `${run}.order` };
-    const produced = await produce(producer, dayMessages(stocks, messages, topics, 'bench'));
-    const kept = await retained(kafka, topics.level2);
-    if (kept < produced) log(`note: the broker kept ${fmt(kept)} of ${fmt(produced)} messages (retention); both consumers read those`);
-    const rawMsgPerSec = await rawConsume(kafka, topics.level2, `${run}-raw`, kept);
-    const ing = await startIngestor(brokers, topics, `${run}-ingest`, join(dir, 'consume'));
-    await until(() => ing.ingestor.counts.consumed >= kept, 600_000, 'the ingestor to consume everything');
-    const ingestMsgPerSec = (kept * 1000) / (performance.now() - ing.joinedAt());
-    await ing.ingestor.stop();
-    const ratio = ingestMsgPerSec / rawMsgPerSec;
-    log(
-      `kafka-consume: ${fmt(ingestMsgPerSec)} msg/s (${ratio.toFixed(2)}x raw kafkajs ${fmt(rawMsgPerSec)} msg/s) — ${fmt(kept)} level2 snapshots of ${stocks} stocks, validated and durably staged with offsets`,
-    );
-
-    // ---- 2. seal after catch-up, a day of sealStocks stocks consumed while produced ----
-    const sealTopics: KafkaTopics = { level2: `${run}-seal.level2`, index: `${run}-seal.index`, trade: `${run}-seal.trade`, order: `${run}-seal.order` };
-    const sealDir = join(dir, 'seal');
-    const sealer = await startIngestor(brokers, sealTopics, `${run}-seal`, sealDir);
-    const total = sealStocks * sealRows;
-    // The mock drops the oldest batches past ~5 MB a partition: stay within reach of the consumer.
-    const window = 60_000;
-    await produce(producer, dayMessages(sealStocks, total, sealTopics, 'bench-seal'), (sent) =>
-      until(() => sent - sealer.ingestor.counts.consumed < window, 600_000, 'the ingestor to keep up'),
-    );
-    await producer.disconnect();
-    await until(() => sealer.ingestor.counts.consumed >= total, 600_000, 'the ingestor to catch up');
-    const lastStaged = performance.now();
-    sealer.setNow(AFTER_CLOSE);
-    const due = performance.now();
-    const catalog = openCatalog(join(sealDir, 'catalog.db'), true);
-    const reader = new CatalogReader(catalog);
-    await until(() => reader.isDaySealed('level2', DAY), 1_800_000, 'the day to be sealed');
-    const sealed = performance.now();
-    const files = reader.dayTotals('level2', DAY);
-    catalog.close();
-    await sealer.ingestor.stop();
-    if (files.files !== sealStocks || files.rows !== total) {
-      throw new Error(`bench: sealed ${files.files} files / ${files.rows} rows, expected ${sealStocks} / ${total}`);
-    }
-    const result: KafkaIngestBenchResult = {
-      messages: kept,
-      rawMsgPerSec,
-      ingestMsgPerSec,
-      ratio,
-      sealStocks,
-      sealRows,
-      sealFiles: files.files,
-      sealSeconds: (sealed - due) / 1000,
-      lastMessageToSealedSeconds: (sealed - lastStaged) / 1000,
-    };
-    log(
-      `kafka-seal: ${result.sealSeconds.toFixed(1)} s from due to all ${sealStocks} files sealed (${fmt(total)} rows, ` +
-        `${fmt(total / result.sealSeconds)} rows/s); last message to sealed ${result.lastMessageToSealedSeconds.toFixed(1)} s`,
-    );
-    return result;
+    const rig: KafkaRig = { log, brokers, run, kafka, producer, dir };
+    const consumed = await consumeThroughput(rig, opts.stocks ?? 500, opts.messages ?? 150_000);
+    return { ...consumed, ...(await sealAfterCatchUp(rig, opts.sealStocks ?? 500, opts.sealRows ?? 4998)) };
   } finally {
     await broker?.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+type ConsumeFigures = Pick<KafkaIngestBenchResult, 'messages' | 'rawMsgPerSec' | 'ingestMsgPerSec' | 'ratio'>;
+
+/** Phase 1: consume throughput, raw kafkajs against the ingestor, over the same messages. */
+async function consumeThroughput(rig: KafkaRig, stocks: number, messages: number): Promise<ConsumeFigures> {
+  const { log, run, kafka } = rig;
+  const topics: KafkaTopics = { level2: `${run}.level2`, index: `${run}.index`, trade: `${run}.trade`, order: `${run}.order` };
+  const produced = await produce(rig.producer, dayMessages(stocks, messages, topics, 'bench'));
+  const kept = await retained(kafka, topics.level2);
+  if (kept < produced) log(`note: the broker kept ${fmt(kept)} of ${fmt(produced)} messages (retention); both consumers read those`);
+  const rawMsgPerSec = await rawConsume(kafka, topics.level2, `${run}-raw`, kept);
+  const ing = await startIngestor(rig.brokers, topics, `${run}-ingest`, join(rig.dir, 'consume'));
+  await until(() => ing.ingestor.counts.consumed >= kept, 600_000, 'the ingestor to consume everything');
+  const ingestMsgPerSec = (kept * 1000) / (performance.now() - ing.joinedAt());
+  await ing.ingestor.stop();
+  const ratio = ingestMsgPerSec / rawMsgPerSec;
+  log(
+    `kafka-consume: ${fmt(ingestMsgPerSec)} msg/s (${ratio.toFixed(2)}x raw kafkajs ${fmt(rawMsgPerSec)} msg/s) — ${fmt(kept)} level2 snapshots of ${stocks} stocks, validated and durably staged with offsets`,
+  );
+  return { messages: kept, rawMsgPerSec, ingestMsgPerSec, ratio };
+}
+
+type SealFigures = Pick<KafkaIngestBenchResult, 'sealStocks' | 'sealRows' | 'sealFiles' | 'sealSeconds' | 'lastMessageToSealedSeconds'>;
+
+/** Phase 2: seal after catch-up, a day of `sealStocks` stocks consumed while produced; the producer is done after it. */
+async function sealAfterCatchUp(rig: KafkaRig, sealStocks: number, sealRows: number): Promise<SealFigures> {
+  const { run, producer } = rig;
+  const sealTopics: KafkaTopics = { level2: `${run}-seal.level2`, index: `${run}-seal.index`, trade: `${run}-seal.trade`, order: `${run}-seal.order` };
+  const sealDir = join(rig.dir, 'seal');
+  const sealer = await startIngestor(rig.brokers, sealTopics, `${run}-seal`, sealDir);
+  const total = sealStocks * sealRows;
+  // The mock drops the oldest batches past ~5 MB a partition: stay within reach of the consumer.
+  const window = 60_000;
+  await produce(producer, dayMessages(sealStocks, total, sealTopics, 'bench-seal'), (sent) =>
+    until(() => sent - sealer.ingestor.counts.consumed < window, 600_000, 'the ingestor to keep up'),
+  );
+  await producer.disconnect();
+  await until(() => sealer.ingestor.counts.consumed >= total, 600_000, 'the ingestor to catch up');
+  const lastStaged = performance.now();
+  sealer.setNow(AFTER_CLOSE);
+  const due = performance.now();
+  const catalog = openCatalog(join(sealDir, 'catalog.db'), true);
+  const reader = new CatalogReader(catalog);
+  await until(() => reader.isDaySealed('level2', DAY), 1_800_000, 'the day to be sealed');
+  const sealed = performance.now();
+  const files = reader.dayTotals('level2', DAY);
+  catalog.close();
+  await sealer.ingestor.stop();
+  if (files.files !== sealStocks || files.rows !== total) {
+    throw new Error(`bench: sealed ${files.files} files / ${files.rows} rows, expected ${sealStocks} / ${total}`);
+  }
+  const figures: SealFigures = {
+    sealStocks,
+    sealRows,
+    sealFiles: files.files,
+    sealSeconds: (sealed - due) / 1000,
+    lastMessageToSealedSeconds: (sealed - lastStaged) / 1000,
+  };
+  rig.log(
+    `kafka-seal: ${figures.sealSeconds.toFixed(1)} s from due to all ${sealStocks} files sealed (${fmt(total)} rows, ` +
+      `${fmt(total / figures.sealSeconds)} rows/s); last message to sealed ${figures.lastMessageToSealedSeconds.toFixed(1)} s`,
+  );
+  return figures;
 }
 
 function argValue(args: string[], name: string): number | undefined {

@@ -35,87 +35,97 @@ const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 
 export async function runMarketBench(opts: MarketBenchOptions = {}): Promise<void> {
   const log = opts.log ?? ((l: string) => console.log(l));
-  const stocks = opts.stocks ?? 5000;
-  const indexes = opts.indexes ?? 1000;
   const dir = opts.keep ?? mkdtempSync(join(tmpdir(), 'tickvault-market-'));
   const dataDir = join(dir, 'data');
   try {
-    let have = false;
-    try {
-      have = statSync(join(dataDir, 'catalog.db')).isFile();
-    } catch {
-      have = false;
-    }
-    if (!have) {
-      const feed = join(dir, 'market.jsonl.zst');
-      log(`market: ${fmt(stocks)} stocks + ${fmt(indexes)} indexes, one trading day (${FIRST_DAY}), snapshots only`);
-      const g = await generateFeedFile(feed, [
-        '--from',
-        FIRST_DAY,
-        '--days',
-        '1',
-        '--stocks',
-        String(stocks),
-        '--indexes',
-        String(indexes),
-        '--ticks',
-        '0',
-        '--seed',
-        'market',
-      ]);
-      log(`market generate: ${generateRate(g)}, feed ${mib(statSync(feed).size)}, peak RSS ${mib(g.peakRss)}`);
-      const r = await replayFeed(feed, dataDir);
-      rmSync(feed, { force: true });
-      log(
-        `market replay: ${fmt(r.lines)} snapshots in ${(r.wallMs / 1000).toFixed(1)} s (${fmt((r.lines * 1000) / r.wallMs)} rows/s; staging ${(r.stagingMs / 1000).toFixed(1)} s, ` +
-          `sealing ${(r.sealingMs / 1000).toFixed(1)} s, ${fmt((r.rows * 1000) / r.sealingMs)} rows/s), peak RSS ${mib(r.peakRssBytes)} (${(r.peakRssBytes / 2 ** 30).toFixed(2)}x limit 1 GiB)`,
-      );
-      log(`market end to end: ${((g.wallS * 1000 + r.wallMs) / 1000).toFixed(1)} s from nothing to a sealed whole-market day`);
-    } else {
-      log(`market: reusing the sealed day in ${dataDir}`);
-    }
-
-    // tick_history boundary over every index of the day: a new server process (first touch), then warm.
-    const db = openServiceDb(join(dataDir, 'service.db'));
-    const key = new AccountStore(db).create('flagship', Date.now()).key;
-    db.close();
-    const server = await startChildServer(dataDir, { TICKVAULT_RATE_LIMIT: '1000000' });
-    const client = new Client(`${server.url}/api`);
-    try {
-      const body = JSON.stringify({ apiname: 'tick_history', apikey: key, params: { tradedate: FIRST_DAY, trademin: '1000', side: 'before' } });
-      const first = await client.post(body);
-      if (first.status !== 200) throw new Error(`boundary answered ${first.status}: ${first.text().slice(0, 200)}`);
-      const rows = (JSON.parse(first.text()) as { data: { items: unknown[] } }).data.items.length;
-      const warm: number[] = [];
-      for (let i = 0; i < 20; i++) warm.push((await client.post(body)).ms);
-      const inst = await DuckDBInstance.create(':memory:');
-      const con = await inst.connect();
-      const glob = join(dataDir, 'index', `date=${FIRST_DAY}`, '*.parquet').replaceAll("'", "''");
-      const duck: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const t0 = performance.now();
-        const r = await con.runAndReadAll(
-          `SELECT * FROM read_parquet('${glob}', hive_partitioning = false) WHERE time < '${FIRST_DAY.slice(0, 4)}-${FIRST_DAY.slice(4, 6)}-${FIRST_DAY.slice(6)} 10:00:00.000' QUALIFY row_number() OVER (PARTITION BY symbol ORDER BY time DESC) = 1 ORDER BY symbol`,
-        );
-        JSON.stringify(r.getRowsJS().map((row) => row.map((v) => (typeof v === 'bigint' ? Number(v) : v))));
-        duck.push(performance.now() - t0);
-      }
-      con.closeSync();
-      inst.closeSync();
-      const duckP50 = p50(duck);
-      log(
-        `market boundary (${fmt(rows)} indexes, before 10:00): first touch in a new server ${first.ms.toFixed(0)} ms (${(first.ms / duckP50).toFixed(2)}x duckdb ${duckP50.toFixed(0)} ms), warm p50 ${p50(warm).toFixed(1)} ms (${(p50(warm) / duckP50).toFixed(3)}x)`,
-      );
-    } finally {
-      client.close();
-      server.child.kill('SIGTERM');
-    }
-
+    if (!holdsSealedDay(dataDir)) await sealMarketDay(dir, dataDir, opts.stocks ?? 5000, opts.indexes ?? 1000, log);
+    else log(`market: reusing the sealed day in ${dataDir}`);
+    await boundaryQuery(dataDir, log);
     // The level-2 query benchmark, on this day's files.
     await runLevel2QueryBench({ dataDir, iterations: 30, seconds: 10, log: (l) => log(`market ${l}`) });
   } finally {
     if (!opts.keep) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A kept directory already holds the day when it has a catalog (`--keep` reuses it). */
+function holdsSealedDay(dataDir: string): boolean {
+  try {
+    return statSync(join(dataDir, 'catalog.db')).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Setup, measured: the day's feed generated, then replayed (staged and sealed) into `dataDir`, each a process of its own. */
+async function sealMarketDay(dir: string, dataDir: string, stocks: number, indexes: number, log: (line: string) => void): Promise<void> {
+  const feed = join(dir, 'market.jsonl.zst');
+  log(`market: ${fmt(stocks)} stocks + ${fmt(indexes)} indexes, one trading day (${FIRST_DAY}), snapshots only`);
+  const g = await generateFeedFile(feed, [
+    '--from',
+    FIRST_DAY,
+    '--days',
+    '1',
+    '--stocks',
+    String(stocks),
+    '--indexes',
+    String(indexes),
+    '--ticks',
+    '0',
+    '--seed',
+    'market',
+  ]);
+  log(`market generate: ${generateRate(g)}, feed ${mib(statSync(feed).size)}, peak RSS ${mib(g.peakRss)}`);
+  const r = await replayFeed(feed, dataDir);
+  rmSync(feed, { force: true });
+  log(
+    `market replay: ${fmt(r.lines)} snapshots in ${(r.wallMs / 1000).toFixed(1)} s (${fmt((r.lines * 1000) / r.wallMs)} rows/s; staging ${(r.stagingMs / 1000).toFixed(1)} s, ` +
+      `sealing ${(r.sealingMs / 1000).toFixed(1)} s, ${fmt((r.rows * 1000) / r.sealingMs)} rows/s), peak RSS ${mib(r.peakRssBytes)} (${(r.peakRssBytes / 2 ** 30).toFixed(2)}x limit 1 GiB)`,
+  );
+  log(`market end to end: ${((g.wallS * 1000 + r.wallMs) / 1000).toFixed(1)} s from nothing to a sealed whole-market day`);
+}
+
+/** tick_history boundary over every index of the day: a new server process (first touch), then warm, against DuckDB. */
+async function boundaryQuery(dataDir: string, log: (line: string) => void): Promise<void> {
+  const db = openServiceDb(join(dataDir, 'service.db'));
+  const key = new AccountStore(db).create('flagship', Date.now()).key;
+  db.close();
+  const server = await startChildServer(dataDir, { TICKVAULT_RATE_LIMIT: '1000000' });
+  const client = new Client(`${server.url}/api`);
+  try {
+    const body = JSON.stringify({ apiname: 'tick_history', apikey: key, params: { tradedate: FIRST_DAY, trademin: '1000', side: 'before' } });
+    const first = await client.post(body);
+    if (first.status !== 200) throw new Error(`boundary answered ${first.status}: ${first.text().slice(0, 200)}`);
+    const rows = (JSON.parse(first.text()) as { data: { items: unknown[] } }).data.items.length;
+    const warm: number[] = [];
+    for (let i = 0; i < 20; i++) warm.push((await client.post(body)).ms);
+    const duckP50 = p50(await duckBoundaryMs(dataDir));
+    log(
+      `market boundary (${fmt(rows)} indexes, before 10:00): first touch in a new server ${first.ms.toFixed(0)} ms (${(first.ms / duckP50).toFixed(2)}x duckdb ${duckP50.toFixed(0)} ms), warm p50 ${p50(warm).toFixed(1)} ms (${(p50(warm) / duckP50).toFixed(3)}x)`,
+    );
+  } finally {
+    client.close();
+    server.child.kill('SIGTERM');
+  }
+}
+
+/** DuckDB answering the same boundary over the day's index files, three times: each answer's ms. */
+async function duckBoundaryMs(dataDir: string): Promise<number[]> {
+  const inst = await DuckDBInstance.create(':memory:');
+  const con = await inst.connect();
+  const glob = join(dataDir, 'index', `date=${FIRST_DAY}`, '*.parquet').replaceAll("'", "''");
+  const duck: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    const r = await con.runAndReadAll(
+      `SELECT * FROM read_parquet('${glob}', hive_partitioning = false) WHERE time < '${FIRST_DAY.slice(0, 4)}-${FIRST_DAY.slice(4, 6)}-${FIRST_DAY.slice(6)} 10:00:00.000' QUALIFY row_number() OVER (PARTITION BY symbol ORDER BY time DESC) = 1 ORDER BY symbol`,
+    );
+    JSON.stringify(r.getRowsJS().map((row) => row.map((v) => (typeof v === 'bigint' ? Number(v) : v))));
+    duck.push(performance.now() - t0);
+  }
+  con.closeSync();
+  inst.closeSync();
+  return duck;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -155,12 +155,33 @@ export function appendSymbolDay(app: DuckDBAppender, day: SymbolDayColumns): voi
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
+/** The sizes and settings of one run, as the result and its line report them. */
+interface EncodeSettings {
+  readonly symbols: number;
+  readonly rowsPerSymbol: number;
+  readonly rowGroupSize: number;
+  readonly level: number;
+  readonly concurrency: number;
+}
+
+/** The two encoders, each writing a symbol-day's file into the run's directory under a prefix (`sub`). */
+interface Encoders {
+  ours(day: SymbolDayColumns, sub: string): Promise<void>;
+  duck(day: SymbolDayColumns, sub: string): Promise<void>;
+  /** Row groups in DuckDB's file of `day` under `sub`. */
+  duckRowGroups(day: SymbolDayColumns, sub: string): Promise<number>;
+  close(): void;
+}
+
 export async function runParquetEncodeBench(opts: ParquetEncodeBenchOptions = {}): Promise<ParquetEncodeBenchResult> {
-  const symbols = opts.symbols ?? 200;
-  const rowsPerSymbol = opts.rowsPerSymbol ?? 4800;
-  const rowGroupSize = opts.rowGroupSize ?? 1000;
-  const level = opts.compressionLevel ?? DEFAULT_ZSTD_LEVEL;
-  const concurrency = opts.concurrency ?? 1;
+  const settings: EncodeSettings = {
+    symbols: opts.symbols ?? 200,
+    rowsPerSymbol: opts.rowsPerSymbol ?? 4800,
+    rowGroupSize: opts.rowGroupSize ?? 1000,
+    level: opts.compressionLevel ?? DEFAULT_ZSTD_LEVEL,
+    concurrency: opts.concurrency ?? 1,
+  };
+  const { symbols, rowsPerSymbol, rowGroupSize, concurrency } = settings;
   const log = opts.log ?? ((line: string) => console.log(line));
 
   const days = Array.from({ length: symbols }, (_, i) => makeLevel2SymbolDay(i, rowsPerSymbol));
@@ -168,64 +189,13 @@ export async function runParquetEncodeBench(opts: ParquetEncodeBenchOptions = {}
   const totalRows = symbols * rowsPerSymbol;
   const dir = await mkdtemp(join(tmpdir(), 'tickvault-encode-bench-'));
   try {
-    const ours = async (day: SymbolDayColumns, sub: string) => {
-      const bytes = await encodeParquet(day, { rowGroupSize, compressionLevel: level });
-      await writeFile(join(dir, `${sub}-${day.symbol}.parquet`), bytes);
-    };
-
-    const inst = await DuckDBInstance.create(':memory:');
-    const con = await inst.connect();
-    const schemaFields = SCHEMAS.level2.fields;
-    await con.run(`CREATE TABLE t (${schemaFields.map((f) => `"${f.name}" ${duckType(f.type)}`).join(', ')})`);
-    const duck = async (day: SymbolDayColumns, sub: string) => {
-      const app = await con.createAppender('t');
-      appendSymbolDay(app, day);
-      app.closeSync();
-      const file = join(dir, `${sub}-${day.symbol}.duck.parquet`).replaceAll("'", "''");
-      await con.run(`COPY t TO '${file}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL ${level}, ROW_GROUP_SIZE ${rowGroupSize})`);
-      await con.run('DELETE FROM t');
-    };
-
-    await runPool(warm, concurrency, (d) => ours(d, 'warm'));
-    for (const d of warm) await duck(d, 'warm');
-    // Alternate the two in batches so load from elsewhere on the machine hits both alike.
-    let encodeMs = 0;
-    let duckMs = 0;
-    const timeOurs = async (batch: SymbolDayColumns[]) => {
-      const t0 = performance.now();
-      await runPool(batch, concurrency, (d) => ours(d, 'tv'));
-      encodeMs += performance.now() - t0;
-    };
-    const timeDuck = async (batch: SymbolDayColumns[]) => {
-      const t0 = performance.now();
-      for (const d of batch) await duck(d, 'dk');
-      duckMs += performance.now() - t0;
-    };
-    const BATCH = 25;
-    for (let b = 0; b * BATCH < symbols; b++) {
-      const batch = days.slice(b * BATCH, (b + 1) * BATCH);
-      if (b % 2 === 0) {
-        await timeOurs(batch);
-        await timeDuck(batch);
-      } else {
-        await timeDuck(batch);
-        await timeOurs(batch);
-      }
-    }
-    const firstDuck = join(dir, `dk-${days[0].symbol}.duck.parquet`).replaceAll("'", "''");
-    const duckMeta = await con.runAndReadAll(`select num_row_groups from parquet_file_metadata('${firstDuck}')`);
-    const duckdbRowGroupsPerSymbol = Number(duckMeta.getRowObjectsJS()[0].num_row_groups);
-    con.closeSync();
-    inst.closeSync();
-
-    const size = async (name: string) => (await stat(join(dir, name))).size;
-    const probe = days.slice(0, Math.min(10, symbols));
-    let ourBytes = 0;
-    let duckBytes = 0;
-    for (const d of probe) {
-      ourBytes += await size(`tv-${d.symbol}.parquet`);
-      duckBytes += await size(`dk-${d.symbol}.duck.parquet`);
-    }
+    const enc = await openEncoders(dir, settings);
+    await runPool(warm, concurrency, (d) => enc.ours(d, 'warm'));
+    for (const d of warm) await enc.duck(d, 'warm');
+    const { encodeMs, duckMs } = await timeInBatches(enc, days, concurrency);
+    const duckdbRowGroupsPerSymbol = await enc.duckRowGroups(days[0], 'dk');
+    enc.close();
+    const { ourBytes, duckBytes, files } = await fileSizes(dir, days.slice(0, Math.min(10, symbols)));
 
     const result: ParquetEncodeBenchResult = {
       symbols,
@@ -233,22 +203,96 @@ export async function runParquetEncodeBench(opts: ParquetEncodeBenchOptions = {}
       rowGroupSize,
       concurrency,
       encodeRowsPerSec: (totalRows * 1000) / encodeMs,
-      encodeBytesPerSymbol: ourBytes / probe.length,
+      encodeBytesPerSymbol: ourBytes / files,
       duckdbRowsPerSec: (totalRows * 1000) / duckMs,
-      duckdbBytesPerSymbol: duckBytes / probe.length,
+      duckdbBytesPerSymbol: duckBytes / files,
       duckdbRowGroupsPerSymbol,
       ratio: duckMs / encodeMs,
     };
-    log(
-      `seal-encode: ${fmt(result.encodeRowsPerSec)} rows/s (${result.ratio.toFixed(2)}x duckdb ${fmt(result.duckdbRowsPerSec)} rows/s)` +
-        ` — ${symbols} symbols x ${rowsPerSymbol} rows, row groups of ${rowGroupSize}, zstd ${level}, concurrency ${concurrency};` +
-        ` file ${fmt(result.encodeBytesPerSymbol)} B (${Math.ceil(rowsPerSymbol / rowGroupSize)} row groups)` +
-        ` vs duckdb ${fmt(result.duckdbBytesPerSymbol)} B (${duckdbRowGroupsPerSymbol}) per symbol-day`,
-    );
+    log(encodeLine(result, settings));
     return result;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Setup: our encoder (encode + write), and DuckDB's (append into a table, COPY it out, empty it). */
+async function openEncoders(dir: string, { rowGroupSize, level }: EncodeSettings): Promise<Encoders> {
+  const inst = await DuckDBInstance.create(':memory:');
+  const con = await inst.connect();
+  const schemaFields = SCHEMAS.level2.fields;
+  await con.run(`CREATE TABLE t (${schemaFields.map((f) => `"${f.name}" ${duckType(f.type)}`).join(', ')})`);
+  const duckFile = (day: SymbolDayColumns, sub: string) => join(dir, `${sub}-${day.symbol}.duck.parquet`).replaceAll("'", "''");
+  return {
+    async ours(day, sub) {
+      const bytes = await encodeParquet(day, { rowGroupSize, compressionLevel: level });
+      await writeFile(join(dir, `${sub}-${day.symbol}.parquet`), bytes);
+    },
+    async duck(day, sub) {
+      const app = await con.createAppender('t');
+      appendSymbolDay(app, day);
+      app.closeSync();
+      await con.run(`COPY t TO '${duckFile(day, sub)}' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL ${level}, ROW_GROUP_SIZE ${rowGroupSize})`);
+      await con.run('DELETE FROM t');
+    },
+    async duckRowGroups(day, sub) {
+      const duckMeta = await con.runAndReadAll(`select num_row_groups from parquet_file_metadata('${duckFile(day, sub)}')`);
+      return Number(duckMeta.getRowObjectsJS()[0].num_row_groups);
+    },
+    close() {
+      con.closeSync();
+      inst.closeSync();
+    },
+  };
+}
+
+/** Measure: every symbol-day through both encoders, alternating which goes first in batches so load from elsewhere on the machine hits both alike. */
+async function timeInBatches(enc: Encoders, days: readonly SymbolDayColumns[], concurrency: number): Promise<{ encodeMs: number; duckMs: number }> {
+  let encodeMs = 0;
+  let duckMs = 0;
+  const timeOurs = async (batch: readonly SymbolDayColumns[]) => {
+    const t0 = performance.now();
+    await runPool(batch, concurrency, (d) => enc.ours(d, 'tv'));
+    encodeMs += performance.now() - t0;
+  };
+  const timeDuck = async (batch: readonly SymbolDayColumns[]) => {
+    const t0 = performance.now();
+    for (const d of batch) await enc.duck(d, 'dk');
+    duckMs += performance.now() - t0;
+  };
+  const BATCH = 25;
+  for (let b = 0; b * BATCH < days.length; b++) {
+    const batch = days.slice(b * BATCH, (b + 1) * BATCH);
+    if (b % 2 === 0) {
+      await timeOurs(batch);
+      await timeDuck(batch);
+    } else {
+      await timeDuck(batch);
+      await timeOurs(batch);
+    }
+  }
+  return { encodeMs, duckMs };
+}
+
+/** Bytes of the timed files of `probe`, ours and DuckDB's. */
+async function fileSizes(dir: string, probe: readonly SymbolDayColumns[]): Promise<{ ourBytes: number; duckBytes: number; files: number }> {
+  const size = async (name: string) => (await stat(join(dir, name))).size;
+  let ourBytes = 0;
+  let duckBytes = 0;
+  for (const d of probe) {
+    ourBytes += await size(`tv-${d.symbol}.parquet`);
+    duckBytes += await size(`dk-${d.symbol}.duck.parquet`);
+  }
+  return { ourBytes, duckBytes, files: probe.length };
+}
+
+function encodeLine(result: ParquetEncodeBenchResult, { symbols, rowsPerSymbol, rowGroupSize, level, concurrency }: EncodeSettings): string {
+  return (
+    `seal-encode: ${fmt(result.encodeRowsPerSec)} rows/s (${result.ratio.toFixed(2)}x duckdb ${fmt(result.duckdbRowsPerSec)} rows/s)` +
+    ` — ${symbols} symbols x ${rowsPerSymbol} rows, row groups of ${rowGroupSize}, zstd ${level}, concurrency ${concurrency};` +
+    ` file ${fmt(result.encodeBytesPerSymbol)} B (${Math.ceil(rowsPerSymbol / rowGroupSize)} row groups)` +
+    ` vs duckdb ${fmt(result.duckdbBytesPerSymbol)} B (${result.duckdbRowGroupsPerSymbol}) per symbol-day`
+  );
 }
 
 function argValue(args: string[], name: string): number | undefined {

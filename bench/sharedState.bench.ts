@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CatalogReader, openCatalog } from '../storage/catalog.js';
+import { CatalogReader, openCatalog, type CatalogFile } from '../storage/catalog.js';
 import { offsetClock, parseInstant } from '../shared/clock.js';
 import { layoutFor } from '../storage/layout.js';
 import { createLogger } from '../shared/logger.js';
@@ -32,7 +32,7 @@ import { SlotLeases } from '../serve/access/slots.js';
 import type { StateStore } from '../serve/access/stateStore.js';
 import { postgresBinDir, startPostgres, type TestPostgres } from '../test/support/postgres.js';
 import { Client, NOW, prepareData, quantile, startChildServer, type ChildServer } from './serverLoad.js';
-import { loadServers, wrkPath } from './wrkLoad.js';
+import { loadServers, wrkPath, type LoadFigures } from './wrkLoad.js';
 
 const API = 'level2_quote_history';
 
@@ -51,116 +51,151 @@ export interface SharedStateFigures {
   readonly rps: { readonly sqlite: number; readonly postgres: number };
 }
 
+/** The two stores under test, over one prepared data directory. */
+interface StateRig {
+  readonly log: (line: string) => void;
+  readonly dataDir: string;
+  readonly stateUrl: string;
+  readonly sqlite: SqliteStateStore;
+  readonly postgres: PostgresStateStore;
+}
+
 export async function runSharedStateBench(opts: SharedStateBenchOptions = {}): Promise<SharedStateFigures | null> {
   const log = opts.log ?? ((l: string) => console.log(l));
-  const stocks = opts.stocks ?? 20;
-  const days = opts.days ?? 3;
-  const seconds = opts.seconds ?? 10;
-  const connections = opts.connections ?? 64;
-  const slotIterations = opts.slotIterations ?? 3000;
   const external = process.env.TICKVAULT_BENCH_STATE_URL;
   if (!external && postgresBinDir() === null) {
     log('shared state: skipped — no PostgreSQL (apt-get install postgresql, or set TICKVAULT_BENCH_STATE_URL)');
     return null;
   }
   const tmp = mkdtempSync(join(tmpdir(), 'tickvault-bench-state-'));
-  const dataDir = join(tmp, 'data');
   const toClose: (() => void | Promise<void>)[] = [];
   try {
-    let cluster: TestPostgres | null = null;
-    if (!external) {
-      cluster = await startPostgres();
-      toClose.push(() => cluster!.stop());
-    }
-    const stateUrl = external ?? (await cluster!.createDatabase());
-    log(
-      `machine: ${cpus().length} cores, load average ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(' ')} at start; PostgreSQL ${external ? 'at TICKVAULT_BENCH_STATE_URL' : 'throwaway cluster on this machine (fsync off)'}`,
-    );
-    await prepareData(dataDir, stocks, days, log);
-    const layout = layoutFor(dataDir);
-    const sqlite = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
-    const postgres = await PostgresStateStore.open({ url: stateUrl });
-    toClose.push(
-      () => sqlite.close(),
-      () => postgres.close(),
-    );
-
-    // Slot acquire + release, one after the other as a level2 request does them.
-    const slotP50Ms = { sqlite: 0, postgres: 0 };
-    for (const [name, store] of [
-      ['sqlite', sqlite],
-      ['postgres', postgres],
-    ] as const) {
-      const slots = new SlotLeases(store, 30_000);
-      const ms: number[] = [];
-      for (let i = 0; i < slotIterations; i++) {
-        const t0 = performance.now();
-        const slot = await slots.tryAcquire(2_000_000 + (i % 64), API);
-        if (!slot) throw new Error('slot unexpectedly held');
-        await slot.release();
-        ms.push(performance.now() - t0);
-      }
-      slotP50Ms[name] = quantile(ms.slice(100), 0.5);
-      log(
-        `slot acquire + release on ${name}: p50 ${(slotP50Ms[name] * 1000).toFixed(0)} µs, p99 ${(quantile(ms.slice(100), 0.99) * 1000).toFixed(0)} µs` +
-          (name === 'postgres' ? ` (target p50 ≤ 1,000 µs; ${(slotP50Ms.postgres / slotP50Ms.sqlite).toFixed(1)}× SQLite)` : ''),
-      );
-    }
-
-    const statementsPerRequest = await countStatements(postgres, dataDir, log);
-
-    // Throughput: the same load on each store.
-    const rps = { sqlite: NaN, postgres: NaN };
-    if (!wrkPath()) {
-      log('throughput: skipped: wrk, the load generator of these figures, is not installed (apt-get install wrk)');
-      return { slotP50Ms, statementsPerRequest, rps };
-    }
-    const catalog = new CatalogReader(openCatalog(layout.catalogDb, true));
-    const files = [...catalog.everyFile()].filter((f) => f.dataset === 'level2');
-    catalog.db.close();
-    const body = (key: string, f: { symbol: string; tradedate: string }) =>
-      JSON.stringify({ apiname: API, apikey: key, params: { symbol: f.symbol, tradedate: f.tradedate } });
-    for (const [name, store, env] of [
-      // The warm-up pages through every file with one key: no per-second limit in the way.
-      ['sqlite', sqlite, { TICKVAULT_RATE_LIMIT: '100000' }],
-      ['postgres', postgres, { TICKVAULT_RATE_LIMIT: '100000', TICKVAULT_STATE_URL: stateUrl }],
-    ] as const) {
-      const servers: ChildServer[] = await Promise.all([startChildServer(dataDir, env), startChildServer(dataDir, env)]);
-      try {
-        const warmKey = (await store.createAccount('flagship', Date.now())).key;
-        for (const s of servers) {
-          const warm = new Client(`${s.url}/api`);
-          for (const f of files) {
-            const r = await warm.post(body(warmKey, f));
-            if (r.status !== 200) throw new Error(`warm-up answered ${r.status}: ${r.text().slice(0, 200)}`);
-          }
-          warm.close();
-        }
-        const keys: string[] = [];
-        for (let i = 0; i < connections; i++) keys.push((await store.createAccount('flagship', Date.now())).key);
-        const load = await loadServers(
-          servers.map((sv) => `${sv.url}/api`),
-          API,
-          keys,
-          files,
-          seconds,
-        );
-        rps[name] = load.rps;
-        log(
-          `throughput on ${name}: ${rps[name].toFixed(0)} req/s full-day pages, p50 ${load.p50Ms.toFixed(0)} ms, p99 ${load.p99Ms.toFixed(0)} ms, ` +
-            `${load.failed} not 200 (${connections} clients/accounts over 2 processes, load from wrk: ${load.generatorCores.toFixed(2)} cores` +
-            (name === 'postgres' ? `; target ≥ 150 req/s; ${(rps.postgres / rps.sqlite).toFixed(2)}× the same load on SQLite)` : ')'),
-        );
-      } finally {
-        for (const s of servers) s.child.kill('SIGTERM');
-      }
-    }
+    const rig = await openStores(join(tmp, 'data'), external, opts.stocks ?? 20, opts.days ?? 3, log, toClose);
+    const slotP50Ms = await slotLatency(rig, opts.slotIterations ?? 3000);
+    const statementsPerRequest = await countStatements(rig.postgres, rig.dataDir, log);
+    const rps = await throughputOnEach(rig, opts.connections ?? 64, opts.seconds ?? 10);
     return { slotP50Ms, statementsPerRequest, rps };
   } finally {
     for (const close of toClose.reverse()) await close();
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Setup: PostgreSQL (the given one, or a throwaway cluster), the data, and a store on each. */
+async function openStores(
+  dataDir: string,
+  external: string | undefined,
+  stocks: number,
+  days: number,
+  log: (line: string) => void,
+  toClose: (() => void | Promise<void>)[],
+): Promise<StateRig> {
+  let cluster: TestPostgres | null = null;
+  if (!external) {
+    cluster = await startPostgres();
+    toClose.push(() => cluster!.stop());
+  }
+  const stateUrl = external ?? (await cluster!.createDatabase());
+  log(
+    `machine: ${cpus().length} cores, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} at start; PostgreSQL ${external ? 'at TICKVAULT_BENCH_STATE_URL' : 'throwaway cluster on this machine (fsync off)'}`,
+  );
+  await prepareData(dataDir, stocks, days, log);
+  const layout = layoutFor(dataDir);
+  const sqlite = new SqliteStateStore({ path: layout.serviceDb, cursorKeyFile: layout.cursorKeyFile });
+  const postgres = await PostgresStateStore.open({ url: stateUrl });
+  toClose.push(
+    () => sqlite.close(),
+    () => postgres.close(),
+  );
+  return { log, dataDir, stateUrl, sqlite, postgres };
+}
+
+/** Slot acquire + release, one after the other as a level2 request does them; p50 past the first 100. */
+async function slotLatency(rig: StateRig, slotIterations: number): Promise<SharedStateFigures['slotP50Ms']> {
+  const slotP50Ms = { sqlite: 0, postgres: 0 };
+  for (const [name, store] of [
+    ['sqlite', rig.sqlite],
+    ['postgres', rig.postgres],
+  ] as const) {
+    const slots = new SlotLeases(store, 30_000);
+    const ms: number[] = [];
+    for (let i = 0; i < slotIterations; i++) {
+      const t0 = performance.now();
+      const slot = await slots.tryAcquire(2_000_000 + (i % 64), API);
+      if (!slot) throw new Error('slot unexpectedly held');
+      await slot.release();
+      ms.push(performance.now() - t0);
+    }
+    slotP50Ms[name] = quantile(ms.slice(100), 0.5);
+    rig.log(
+      `slot acquire + release on ${name}: p50 ${(slotP50Ms[name] * 1000).toFixed(0)} µs, p99 ${(quantile(ms.slice(100), 0.99) * 1000).toFixed(0)} µs` +
+        (name === 'postgres' ? ` (target p50 ≤ 1,000 µs; ${(slotP50Ms.postgres / slotP50Ms.sqlite).toFixed(1)}× SQLite)` : ''),
+    );
+  }
+  return slotP50Ms;
+}
+
+/** Throughput: the same load on each store (SQLite first, PostgreSQL then beside it); NaN when wrk is not installed. */
+async function throughputOnEach(rig: StateRig, connections: number, seconds: number): Promise<SharedStateFigures['rps']> {
+  const rps = { sqlite: NaN, postgres: NaN };
+  if (!wrkPath()) {
+    rig.log('throughput: skipped: wrk, the load generator of these figures, is not installed (apt-get install wrk)');
+    return rps;
+  }
+  const catalog = new CatalogReader(openCatalog(layoutFor(rig.dataDir).catalogDb, true));
+  const files = [...catalog.everyFile()].filter((f) => f.dataset === 'level2');
+  catalog.db.close();
+  for (const [name, store, env] of [
+    // The warm-up pages through every file with one key: no per-second limit in the way.
+    ['sqlite', rig.sqlite, { TICKVAULT_RATE_LIMIT: '100000' }],
+    ['postgres', rig.postgres, { TICKVAULT_RATE_LIMIT: '100000', TICKVAULT_STATE_URL: rig.stateUrl }],
+  ] as const) {
+    const load = await throughputOn(rig.dataDir, store, env, files, connections, seconds);
+    rps[name] = load.rps;
+    rig.log(
+      `throughput on ${name}: ${rps[name].toFixed(0)} req/s full-day pages, p50 ${load.p50Ms.toFixed(0)} ms, p99 ${load.p99Ms.toFixed(0)} ms, ` +
+        `${load.failed} not 200 (${connections} clients/accounts over 2 processes, load from wrk: ${load.generatorCores.toFixed(2)} cores` +
+        (name === 'postgres' ? `; target ≥ 150 req/s; ${(rps.postgres / rps.sqlite).toFixed(2)}× the same load on SQLite)` : ')'),
+    );
+  }
+  return rps;
+}
+
+/** Two server processes on one store (`env` points them at it), warmed on every file, then `connections` accounts of wrk load. */
+async function throughputOn(
+  dataDir: string,
+  store: StateStore,
+  env: Record<string, string>,
+  files: readonly CatalogFile[],
+  connections: number,
+  seconds: number,
+): Promise<LoadFigures> {
+  const body = (key: string, f: { symbol: string; tradedate: string }) =>
+    JSON.stringify({ apiname: API, apikey: key, params: { symbol: f.symbol, tradedate: f.tradedate } });
+  const servers: ChildServer[] = await Promise.all([startChildServer(dataDir, env), startChildServer(dataDir, env)]);
+  try {
+    const warmKey = (await store.createAccount('flagship', Date.now())).key;
+    for (const s of servers) {
+      const warm = new Client(`${s.url}/api`);
+      for (const f of files) {
+        const r = await warm.post(body(warmKey, f));
+        if (r.status !== 200) throw new Error(`warm-up answered ${r.status}: ${r.text().slice(0, 200)}`);
+      }
+      warm.close();
+    }
+    const keys: string[] = [];
+    for (let i = 0; i < connections; i++) keys.push((await store.createAccount('flagship', Date.now())).key);
+    return await loadServers(
+      servers.map((sv) => `${sv.url}/api`),
+      API,
+      keys,
+      files,
+      seconds,
+    );
+  } finally {
+    for (const s of servers) s.child.kill('SIGTERM');
   }
 }
 
