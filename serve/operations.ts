@@ -12,6 +12,7 @@ import { DamagedFileError } from '../storage/damagedFile.js';
 import { FileColumnCache } from './reading/fileColumns.js';
 import { DamageRecords } from './reading/damageRecords.js';
 import { splitBudget } from './reading/memoryBudget.js';
+import { LiveStaging } from './reading/liveStaging.js';
 import { CursorCodec } from './detailedHistory/cursor.js';
 import { RowJsonPool } from './detailedHistory/rowJsonPool.js';
 import { RowTextSource } from './detailedHistory/rowTextSource.js';
@@ -59,7 +60,8 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
   const rowText = new RowTextSource(deps.dataDir, columns, (file, reason) =>
     deps.log.error({ file, reason }, 'row text damaged; pages of this file are made from its Parquet file; run tickvault doctor --rebuild'),
   );
-  const detailed = { dataDir: deps.dataDir, catalog: deps.catalog, columns, cursors: new CursorCodec(deps.cursorKey), rowJson, rowText };
+  const live = new LiveStaging(deps.dataDir);
+  const detailed = { dataDir: deps.dataDir, catalog: deps.catalog, columns, cursors: new CursorCodec(deps.cursorKey), rowJson, rowText, live };
   const operations = [
     detailedHistoryOperation('level2_quote_history', detailed),
     detailedHistoryOperation('level2_trade_history', detailed),
@@ -78,6 +80,7 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
     damagedFiles: () => columns.integrity.damagedCount,
     close: async () => {
       await rowJson?.close();
+      live.close();
     },
   };
 }

@@ -27,6 +27,8 @@ import type { DetailedApiName } from '../access/plans.js';
 import { DATASET_OF, type DetailedDataset } from './interfaces.js';
 import { requireAnswerableDate } from '../reading/answerableDates.js';
 import { noDataOnDay } from '../reading/noDataReason.js';
+import type { LiveStaging, LiveSymbolDay } from '../reading/liveStaging.js';
+import { filePositionAfter, LIVE_PARQUET_REASON, livePage } from './livePage.js';
 
 export const PARQUET_MEDIA_TYPE = 'application/vnd.apache.parquet';
 
@@ -42,6 +44,8 @@ export interface DetailedHistoryDeps {
   readonly rowJson: RowJsonMaker | null;
   /** Sealed files' row text, read before anything is decoded; null: never used. */
   readonly rowText: RowTextSource | null;
+  /** Staging, for live days (api-contract: The live day); null: sealed days only. */
+  readonly live: LiveStaging | null;
 }
 
 export function detailedHistoryOperation(apiname: DetailedApiName, deps: DetailedHistoryDeps): Operation {
@@ -56,7 +60,12 @@ export function detailedHistoryOperation(apiname: DetailedApiName, deps: Detaile
       await ctx.authorize([tradedate], { parquet: q.format === 'parquet' });
       await ctx.acquireSlot();
       const file = isTradingDay(tradedate) ? fileToRead(deps.catalog, dataset, tradedate, q) : null;
-      if (!file) return noData(dataset, q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(deps.catalog, req.params.symbol, q.symbol, tradedate)));
+      if (!file) {
+        // No file listed: the day may be live (staged, not sealed), up to today.
+        const live = isTradingDay(tradedate) && tradedate <= latestTradingDay(ctx.nowMs) ? deps.live?.symbolDay(dataset, tradedate, q.symbol) : undefined;
+        if (live !== undefined) return liveAnswer(deps, apiname, q, tradedate, live);
+        return noData(dataset, q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(deps.catalog, req.params.symbol, q.symbol, tradedate)));
+      }
       // Nothing of a file whose bytes are not the catalog's goes out, as rows or as the file (api-contract 74).
       await deps.columns.integrity.check(file);
       if (q.format === 'parquet') return parquetFile(ctx, deps.dataDir, file);
@@ -105,16 +114,37 @@ function envelope(
   nextCursor: string | null,
   hasMore: boolean,
   version: number | null,
+  live = false,
 ): JsonPiece[] {
   const rest =
     `,"tradedate":${JSON.stringify(tradedate)},"page_size":${q.format === 'json' ? q.pageSize : MAX_PAGE_SIZE},` +
     `"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"has_more":${hasMore}` +
-    (version === null ? '' : `,"version":${version}`);
+    (version === null ? '' : `,"version":${version}`) +
+    // Only live answers say so: a sealed day's bytes stay what they were (decisions §10).
+    (live ? ',"live":true' : '');
   return successPieces(message, fieldNames(dataset, q), items, rest);
 }
 
-function noData(dataset: DetailedDataset, q: Level2Query, tradedate: string, reason: string): OperationResult {
-  return { kind: 'rawJson', body: envelope(dataset, `no data; ${reason}`, q, tradedate, [], null, false, null), rows: 0 };
+function noData(dataset: DetailedDataset, q: Level2Query, tradedate: string, reason: string, live = false): OperationResult {
+  return { kind: 'rawJson', body: envelope(dataset, `no data; ${reason}`, q, tradedate, [], null, false, null, live), rows: 0 };
+}
+
+/** A live day's answer: its page of staged rows, or no data (a Parquet download, a symbol with nothing staged yet). */
+function liveAnswer(deps: DetailedHistoryDeps, apiname: DetailedApiName, q: Level2Query, tradedate: string, day: LiveSymbolDay): OperationResult {
+  const dataset = DATASET_OF[apiname];
+  if (q.format === 'parquet') return noData(dataset, q, tradedate, LIVE_PARQUET_REASON, true);
+  if (day.rows === 0) return noData(dataset, q, tradedate, `${q.symbol} has no rows staged yet for ${tradedate} (the day is live)`, true);
+  const page = livePage(dataset, tradedate, q, day);
+  const next =
+    page.nextAfter === null
+      ? null
+      : deps.cursors.encode({ apiname, symbol: q.symbol, tradedate, startMs: q.startMs, endMs: q.endMs, position: 0, version: 1, after: page.nextAfter });
+  const message =
+    page.rows > 0
+      ? 'success'
+      : `no data; ${page.inWindow > 0 ? 'the cursor is past the last row' : `${q.symbol} has no rows between params.start_time and params.end_time on ${tradedate}`}`;
+  const items = page.rows > 0 ? [page.items] : [];
+  return { kind: 'rawJson', body: envelope(dataset, message, q, tradedate, items, next, next !== null, null, true), rows: page.rows };
 }
 
 /**
@@ -140,7 +170,10 @@ async function jsonPage(deps: DetailedHistoryDeps, apiname: DetailedApiName, q: 
     // end_time is inclusive: the filtered rows end before the first row later than it.
     q.endMs === null ? file.rows : firstRowAtOrAfter(file, starts, q.endMs + 1, spanTimeLookup(cache, file)),
   ]);
-  const plan = planPage({ lo, hi: Math.max(lo, hiRaw) }, q.start, q.pageSize);
+  // A live cursor on a day sealed since: after its key in the file, which holds the same rows.
+  const start =
+    q.start.kind === 'token' && q.start.after !== undefined ? { ...q.start, position: await filePositionAfter(cache, file, q.start.after) } : q.start;
+  const plan = planPage({ lo, hi: Math.max(lo, hiRaw) }, start, q.pageSize);
   const items = await pageRowsJson(cache, file, plan.first, plan.end, q.fields, { rowText, pool: rowJson });
   const next = plan.hasMore
     ? cursors.encode({ apiname, symbol: file.symbol, tradedate: file.tradedate, startMs: q.startMs, endMs: q.endMs, position: plan.end, version: file.version })

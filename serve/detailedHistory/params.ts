@@ -11,7 +11,7 @@ import { parseStockSymbol } from '../../shared/symbols.js';
 import { API_TIME_FORMS, isValidDateText, parseApiTime } from '../../shared/timeFormat.js';
 import { badRequest } from '../http/apiError.js';
 import { checkParamNames, selectFields, type ApiRequest } from '../http/apiRequest.js';
-import type { CursorCodec, CursorState } from './cursor.js';
+import type { CursorCodec, CursorState, LiveKey } from './cursor.js';
 import type { DetailedApiName } from '../access/plans.js';
 import { DATASET_OF } from './interfaces.js';
 
@@ -28,7 +28,7 @@ export type Level2Format = 'json' | 'parquet';
 export type Level2Start =
   | { readonly kind: 'first' }
   | { readonly kind: 'offset'; readonly offset: number }
-  | { readonly kind: 'token'; readonly position: number; readonly version: number };
+  | { readonly kind: 'token'; readonly position: number; readonly version: number; readonly after?: LiveKey };
 
 export interface Level2Query {
   readonly symbol: string;
@@ -116,7 +116,7 @@ export function parseLevel2Query(req: ApiRequest, cursors: CursorCodec, apiname:
       tradedate = s.tradedate;
       startMs = s.startMs;
       endMs = s.endMs;
-      start = { kind: 'token', position: s.position, version: s.version };
+      start = { kind: 'token', position: s.position, version: s.version, ...(s.after === undefined ? {} : { after: s.after }) };
     }
   }
   return { symbol, tradedate, format, startMs, endMs, pageSize, start, fields };

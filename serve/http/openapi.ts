@@ -379,7 +379,13 @@ function detailedSchemas(d: (typeof DETAILED_DOCS)[number]): [string, Schema][] 
             type: 'integer',
             minimum: 1,
             description:
-              'The version of the symbol-day the rows are of: 1 as sealed, N after a restatement (a cursor pages its version to the end). Absent in a no-data answer.',
+              'The version of the symbol-day the rows are of: 1 as sealed, N after a restatement (a cursor pages its version to the end). Absent in a no-data answer and on a live day.',
+          },
+          live: {
+            type: 'boolean',
+            const: true,
+            description:
+              'Present (true) only on a live day: a trading day whose rows are staged, not yet sealed, answered with exactly the rows the seal would write from what is staged now. A cursor continues after the last row it answered (by time, then id); to follow the day, ask again from the last time held. A Parquet download of a live day is no data (its file exists once it is sealed).',
           },
         }),
         {

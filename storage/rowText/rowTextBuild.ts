@@ -62,7 +62,7 @@ export function rowTextOfColumns(cols: SymbolDayColumns, rowGroupSize: number, s
  * and `tradedate` constant, `time` as the writer formats it, codes as their letters (null for
  * none), every other value the same double (NaN for null; int64 ids are integral doubles).
  */
-function columnsAsRead(cols: SymbolDayColumns): DecodedColumn[] {
+export function columnsAsRead(cols: SymbolDayColumns): DecodedColumn[] {
   const format = timeFormatOf(cols);
   let value = 0;
   return SCHEMAS[cols.dataset].fields.map((f): DecodedColumn => {

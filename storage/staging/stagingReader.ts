@@ -147,6 +147,20 @@ export class StagingReader {
     return readStagedBucket(this.db, this.dataDir, dataset, tradedate, bucket, symbols);
   }
 
+  /** Whether the dataset-day has staged rows not sealed yet: a live day (api-contract: The live day). */
+  hasStaged(dataset: Dataset, tradedate: string): boolean {
+    return this.db.prepare('SELECT 1 FROM open_symbols WHERE dataset = ? AND tradedate = ? LIMIT 1').get(dataset, tradedate) !== undefined;
+  }
+
+  /**
+   * One symbol's staged rows of a day, exactly as the seal would write them from what is
+   * committed now (the same read, order and duplicate rule); null when none is staged.
+   */
+  readSymbol(dataset: Dataset, tradedate: string, symbol: string): StagedSymbolDay | null {
+    for (const day of readStagedBucket(this.db, this.dataDir, dataset, tradedate, bucketOf(symbol), new Set([symbol]))) return day;
+    return null;
+  }
+
   /**
    * Late messages of a sealed dataset-day waiting in quarantine, in arrival order: what
    * `restate --from-quarantine` takes in (their reason is the one every ingest path writes).

@@ -112,4 +112,18 @@ test('a cursor on a restated version carries it; version 1 keeps the 26-byte tok
   assert.throws(() => codec.encode({ ...state, version: 65_536 }), /version out of range/);
 });
 
+test('a live cursor carries the sort key of the last row answered; altered, it is refused', () => {
+  const live: CursorState = { ...state, apiname: 'level2_trade_history', position: 0, after: { timeMs: 36_900_123, id: 2 ** 40 + 7 } };
+  const t = codec.encode(live);
+  assert.equal(codec.parse(t), { ok: true, cursor: { kind: 'token', state: live } });
+  // 26 + 4 + 8 payload bytes and a 16-byte MAC.
+  assert.is(Buffer.from(t.slice(2), 'base64url').length, 38 + 16);
+  for (let i = 2; i < t.length; i++) {
+    const c = t[i] === 'A' ? 'B' : 'A';
+    assert.is(codec.parse(t.slice(0, i) + c + t.slice(i + 1)).ok, false, `altered at ${i}`);
+  }
+  assert.throws(() => codec.encode({ ...live, version: 2 }), /live cursor/);
+  assert.throws(() => codec.encode({ ...live, position: 5 }), /live cursor/);
+});
+
 test.run();

@@ -35,6 +35,7 @@ async function run(params: Record<string, unknown>, fields?: string) {
     cursors: new CursorCodec(Buffer.alloc(32, 3)),
     rowJson: null,
     rowText: null,
+    live: null,
   });
   const result: OperationResult = await level2.handle({ apiname: 'level2_quote_history', apikey: 'k', fields, params }, ctx);
   assert.is(result.kind, 'rawJson');

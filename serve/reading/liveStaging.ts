@@ -1,0 +1,63 @@
+/**
+ * Where a server reads a live day (api-contract: The live day): staging as the ingestor has
+ * committed it, through the lake's staging reader (storage/staging/) over ingest.db opened read
+ * only. Only what a committed length covers is read, so a row is visible once its message is
+ * durable and never one a crash could take back.
+ *
+ * First slice of the live day: the server reads on request. A live page reads its symbol's
+ * staging bucket (1/256 of the day's records) and resolves it exactly as the seal does (the
+ * same function), so live rows and sealed rows cannot differ. Its cost grows with the day: a
+ * whole market's bucket is ~40 MB of level-2 records by the close. The index the server keeps
+ * up to date (or one the ingestor publishes per symbol), to be measured against this, is the
+ * next slice.
+ */
+import { existsSync } from 'node:fs';
+import { openDb, type Db } from '../../shared/sqlite.js';
+import type { Dataset } from '../../shared/schema.js';
+import { layoutFor } from '../../storage/layout.js';
+import type { StagedSymbolDay } from '../../storage/staging/bucketRead.js';
+import { StagingReader } from '../../storage/staging/stagingReader.js';
+
+/** A live dataset-day's rows of one symbol; `rows` 0 when the day is live but the symbol has none yet. */
+export type LiveSymbolDay = StagedSymbolDay;
+
+export class LiveStaging {
+  private db: Db | null = null;
+  private reader: StagingReader | null = null;
+
+  constructor(private readonly dataDir: string) {}
+
+  /** The reader, once ingest.db exists (a server may start before the ingestor's first run). */
+  private staging(): StagingReader | null {
+    if (this.reader !== null) return this.reader;
+    const path = layoutFor(this.dataDir).ingestDb;
+    if (!existsSync(path)) return null;
+    this.db = openDb(path, { readonly: true });
+    this.reader = new StagingReader(this.db, this.dataDir);
+    return this.reader;
+  }
+
+  /**
+   * The symbol's rows on the dataset-day when the day is live here (staged, not sealed: the
+   * caller asks only when the catalog lists no file), as the seal would write them now;
+   * undefined when the day is not live.
+   */
+  symbolDay(dataset: Dataset, tradedate: string, symbol: string): LiveSymbolDay | undefined {
+    const staging = this.staging();
+    if (staging === null) return undefined;
+    try {
+      if (!staging.hasStaged(dataset, tradedate)) return undefined;
+      return staging.readSymbol(dataset, tradedate, symbol) ?? { symbol, rows: 0, timesMs: new Int32Array(0), values: [] };
+    } catch (e) {
+      // ingest.db made but its tables not yet (the ingestor is starting): nothing is staged.
+      if (/no such table/.test((e as Error).message)) return undefined;
+      throw e;
+    }
+  }
+
+  close(): void {
+    this.db?.close();
+    this.db = null;
+    this.reader = null;
+  }
+}
