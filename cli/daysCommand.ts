@@ -1,6 +1,6 @@
 /**
  * `tickvault days`: the status of every dataset-day of a range (api-contract: Corrections):
- * not sealed / empty / sealed / restated, files, rows, records staged, late messages waiting in
+ * live / not sealed / empty / sealed / restated, files, rows, records staged, late messages waiting in
  * quarantine, and symbols missing against the previous trading day. Reads catalog.db and
  * ingest.db read only; a data directory without them is simply empty.
  */
@@ -31,7 +31,7 @@ function readIngestDb(path: string): { late: Map<string, number>; staged: Staged
 
 export const daysCommand: Command = {
   name: 'days',
-  summary: 'list each dataset-day: not sealed/empty, sealed or restated, files, rows, late messages, symbols missing',
+  summary: 'list each dataset-day: live, not sealed/empty, sealed or restated, files, rows, late messages, symbols missing',
   usage: USAGE,
   options: { from: { type: 'string' }, to: { type: 'string' }, dataset: { type: 'string' }, json: { type: 'boolean' } },
   help: [

@@ -44,7 +44,7 @@ export interface DayFacts {
   readonly previous: { readonly day: string; readonly symbols: readonly string[] } | null;
 }
 
-export type DayState = 'empty' | 'not sealed' | 'sealed' | 'restated';
+export type DayState = 'empty' | 'live' | 'not sealed' | 'sealed' | 'restated';
 
 /** One row of the report (also its JSON object, one a line). */
 export interface DayStatus {
@@ -69,7 +69,9 @@ export interface DayStatus {
 export function dayStatus(f: DayFacts): DayStatus {
   let status: DayState;
   if (f.sealed) status = f.highestVersion > 1 ? 'restated' : 'sealed';
-  else status = f.stagedRecords > 0 || f.stagedSymbols > 0 || f.files > 0 ? 'not sealed' : 'empty';
+  // Rows staged and not sealed: the day is live (api-contract: The live day), its pages served from staging.
+  else if (f.stagedRecords > 0) status = 'live';
+  else status = f.stagedSymbols > 0 || f.files > 0 ? 'not sealed' : 'empty';
   let missing: DayStatus['missing'] = null;
   if (f.sealed && f.previous !== null) {
     const here = new Set(f.symbols);

@@ -149,9 +149,9 @@ table('sealed days: files and rows as DuckDB reads them and as the feed had line
   assert.equal(dropped.slice(5), ['-', '0', `1: ${DROPPED}`]);
 });
 
-table('a staged day is not sealed (records staged), a day with nothing is empty, a restated day shows its version', async () => {
+table('a staged day is live (records staged so far), a day with nothing is empty, a restated day shows its version', async () => {
   const r = await cli(['--to', '20250110']);
-  assert.equal(lineOf(r.stdout, 'level2', '20250107').slice(2), ['not sealed', '0', '0', '5', '0', '-']);
+  assert.equal(lineOf(r.stdout, 'level2', '20250107').slice(2), ['live', '0', '0', '5', '0', '-']);
   assert.equal(lineOf(r.stdout, 'level2', '20250108').slice(2), ['empty', '0', '0', '-', '0', '-']);
   const restated = lineOf(r.stdout, 'index', '20250103');
   assert.is(restated[2], 'restated v2 (1 symbol)');
@@ -175,7 +175,7 @@ json('one object per line with the same facts; --dataset and the range narrow it
     [
       ['level2', '20250103', 'sealed'],
       ['level2', '20250106', 'sealed'],
-      ['level2', '20250107', 'not sealed'],
+      ['level2', '20250107', 'live'],
       ['level2', '20250108', 'empty'],
     ],
   );

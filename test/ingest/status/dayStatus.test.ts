@@ -20,12 +20,13 @@ const BASE: DayFacts = {
 
 const status = suite('dayStatus');
 
-status('sealed, restated (version above 1), not sealed (staged rows or files), empty', () => {
+status('sealed, restated (version above 1), live (rows staged), not sealed (files, nothing staged), empty', () => {
   assert.is(dayStatus(BASE).status, 'sealed');
   const r = dayStatus({ ...BASE, highestVersion: 3, restatedSymbols: 2 });
   assert.equal([r.status, r.version, r.restatedSymbols], ['restated', 3, 2]);
   const open = { ...BASE, sealed: false, files: 0, rows: 0, symbols: [], previous: null };
-  assert.is(dayStatus({ ...open, stagedSymbols: 1, stagedRecords: 10 }).status, 'not sealed');
+  assert.is(dayStatus({ ...open, stagedSymbols: 1, stagedRecords: 10 }).status, 'live');
+  assert.is(dayStatus({ ...open, stagedSymbols: 1, stagedRecords: 10, files: 1, rows: 5 }).status, 'live', 'partly sealed, rows still staged');
   assert.is(dayStatus({ ...open, files: 1, rows: 5 }).status, 'not sealed', 'half sealed: files, day not marked');
   assert.is(dayStatus(open).status, 'empty');
 });
@@ -72,7 +73,7 @@ collect('previous trading day by the calendar (over a weekend), late and staged 
       'level2 20250102 sealed',
       'level2 20250103 sealed',
       'level2 20250106 restated',
-      'level2 20250107 not sealed',
+      'level2 20250107 live',
       'index 20250102 empty',
       'index 20250103 empty',
       'index 20250106 empty',
@@ -126,7 +127,7 @@ format('aligned columns, numbers right, "-" for nothing staged or not compared, 
     'level2   20250103  sealed                      3    300       -    12  -',
     'level2   20250106  sealed                      0      0       -     0  4: A, B, C, …',
     'level2   20250107  restated v2 (1 symbol)      3  12345       -     0  0',
-    'level2   20250108  not sealed                  0      0       5     0  -',
+    'level2   20250108  live                        0      0       5     0  -',
   ]);
   assert.match(statusTable([dayStatus({ ...BASE, highestVersion: 2, restatedSymbols: 2 })])[1]!, /restated v2 \(2 symbols\)/);
   assert.equal(statusTable(rows.slice(1, 2), 5)[1]!.endsWith('4: A, B, C, D'), true);
