@@ -52,8 +52,14 @@ export interface Level2Page {
   readonly page_size: number;
   readonly next_cursor: string | null;
   readonly has_more: boolean;
-  /** The version of the symbol-day the rows are of (1 as sealed, N after a restatement; a cursor pages its version to the end). Absent in a no-data answer. */
+  /** The version of the symbol-day the rows are of (1 as sealed, N after a restatement; a cursor pages its version to the end). Absent in a no-data answer and on a live day. */
   readonly version?: number;
+  /**
+   * True on a live day: the day is not sealed yet and the rows are the ones staged so far
+   * (exactly what the seal will write from them). Absent once sealed. To follow the day, ask
+   * again with `start_time` at the last time held.
+   */
+  readonly live?: true;
 }
 
 export interface TickHistoryParams {

@@ -336,6 +336,8 @@ class Client:
         frame = to_frame(interface, names, items, parse_times=parse_times, tradedate=first.get("tradedate"))
         frame.attrs.update(_attrs(envelopes[0]))
         frame.attrs["pages"] = len(envelopes)
+        # Live if any page was: a day sealed while it was paged still held staged rows.
+        frame.attrs["live"] = any(e["data"].get("live") is True for e in envelopes)
         return frame
 
     # -- the interfaces -------------------------------------------------------------------
@@ -545,6 +547,8 @@ def _attrs(envelope: Envelope) -> Dict[str, Any]:
     for key in ("tradedate", "version"):
         if key in data:
             out[key] = data[key]
+    # A live day (not sealed yet): the rows staged so far; absent from sealed answers.
+    out["live"] = data.get("live") is True
     return out
 
 
