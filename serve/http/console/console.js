@@ -10,7 +10,10 @@ const LWC = /** @type {any} */ (globalThis).LightweightCharts;
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
 /** @type {{ key: string | null, op: string, spec: any, account: any, lastBody: any, chart: any, series: { title: string, scale: string, series: any }[] }} */
-const state = { key: null, op: 'level2_quote_history', spec: null, account: null, lastBody: null, chart: null, series: [] };
+const state = { key: null, op: 'level2_quote_history', spec: null, account: null, lastBody: null, chart: null, series: [], follow: null };
+
+/** How often a live day's query is asked again (the day is followed while its answers say live). */
+const FOLLOW_MS = 5000;
 
 const PARAMS_SCHEMA = {
   level2_quote_history: 'Level2Params', level2_trade_history: 'TradeHistoryParams', level2_order_history: 'OrderHistoryParams', tick_history: 'TickHistoryParams',
@@ -271,6 +274,9 @@ async function run(body) {
 }
 
 async function runOnce(body) {
+  // Any query (a new one, or the next page) stops following the previous one.
+  clearTimeout(state.follow);
+  state.follow = null;
   state.lastBody = body;
   showRequest(body);
   clearResponse();
@@ -291,13 +297,24 @@ async function runOnce(body) {
   const env = r.json;
   const retry = r.headers.get('retry-after');
   $('envelope').className = env.code === 200 ? 'ok' : 'fail';
-  $('envelope').textContent = `code ${env.code} · ${env.message}${retry ? ` · Retry-After ${retry} s` : ''}`;
+  const live = env.code === 200 && env.data?.live === true;
+  $('envelope').textContent =
+    `code ${env.code} · ${env.message}${retry ? ` · Retry-After ${retry} s` : ''}` +
+    (live ? ` · live: the day is not sealed yet; asked again every ${FOLLOW_MS / 1000} s` : '');
+  $('envelope').dataset.live = String(live);
   if (env.code === 200 && env.data) {
     renderTable(env.data);
     renderChart(env.data);
     renderPager(env.data);
   }
   void refreshAccount();
+  // A live day's first page is followed: the same query again while the page is open, until
+  // the day is sealed (an answer no longer live) or another query is run.
+  if (live && body.params.cursor === undefined && body.params.offset === undefined) {
+    state.follow = setTimeout(() => {
+      if (state.lastBody === body && !document.hidden) void run(body);
+    }, FOLLOW_MS);
+  }
 }
 
 function renderTable(data) {
