@@ -12,8 +12,11 @@ import { hiveFolderOf } from './hiveFolder.js';
 import { SCHEMAS, type Dataset, type FieldDef } from '../../shared/schema.js';
 import { formatIndexTime, formatLevel2Time, isValidDateText } from '../../shared/timeFormat.js';
 import { DIRECTIVES, emptyDraft, isDirective, type Directive, type MappingDraft } from './mappingDirectives.js';
-import { symbolReader, type SymbolForm } from './sourceSymbol.js';
-import { timeFormHasDate, timeReader, type TimeForm } from './sourceTime.js';
+import type { FieldMapping, SymbolSource, TimeSource, TradedateSource } from './mappingSources.js';
+
+export type { FieldMapping, SymbolSource, TimeSource, TradedateSource };
+import { symbolReader } from './sourceSymbol.js';
+import { timeFormHasDate, timeReader } from './sourceTime.js';
 import { fieldUnit, NullTexts, valueWriter, type ValueWriter } from './sourceValue.js';
 
 /** A mapping that cannot be read, or does not fit a data file: `mapping FILE:LINE: detail`. */
@@ -26,39 +29,6 @@ export class MappingError extends Error {
   ) {
     super(`mapping ${file}${line === null ? '' : `:${line}`}: ${detail}`);
   }
-}
-
-/** Where the row's symbol comes from. */
-export interface SymbolSource {
-  readonly line: number;
-  readonly column: string;
-  readonly form: SymbolForm;
-  /** `bare+exchange`: the column naming the exchange, and source values → SH/SZ/BJ. */
-  readonly exchangeColumn: string | null;
-  readonly exchangeLetters: ReadonlyMap<string, string>;
-}
-
-/** Where the row's trade date comes from. */
-export type TradedateSource =
-  | { readonly line: number; readonly from: 'column'; readonly column: string }
-  | { readonly line: number; readonly from: 'file'; readonly pattern: RegExp }
-  | { readonly line: number; readonly from: 'hive' }
-  | { readonly line: number; readonly from: 'time' };
-
-export interface TimeSource {
-  readonly line: number;
-  readonly column: string;
-  readonly form: TimeForm;
-}
-
-/** One `field` or `code` line. */
-export interface FieldMapping {
-  readonly line: number;
-  readonly field: string;
-  readonly column: string;
-  /** `code` lines: source value → letter (empty when the source holds the letters). */
-  readonly letters: ReadonlyMap<string, string>;
-  readonly directive: 'field' | 'code';
 }
 
 export interface Mapping {

@@ -8,7 +8,7 @@
 import { DATASETS, SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { SYMBOL_FORMS, type SymbolForm } from './sourceSymbol.js';
 import { TIME_FORMS, type TimeForm } from './sourceTime.js';
-import type { FieldMapping, SymbolSource, TimeSource, TradedateSource } from './mapping.js';
+import type { FieldMapping, SymbolSource, TimeSource, TradedateSource } from './mappingSources.js';
 
 /** What the lines read so far say; the Mapping is assembled from it once every line is read. */
 export interface MappingDraft {
