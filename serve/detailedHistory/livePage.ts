@@ -17,7 +17,7 @@ import { spanTimeLookup } from '../reading/rowTimes.js';
 import type { LiveKey } from './cursor.js';
 import type { Level2Query } from './params.js';
 
-/** What a Parquet download of a live day answers (decisions §10). */
+/** What a Parquet download of a live day answers (api-contract: The live day). */
 export const LIVE_PARQUET_REASON = 'the day is live: its file exists once it is sealed; JSON pages serve its rows now';
 
 export interface LivePage {

@@ -120,7 +120,7 @@ function envelope(
     `,"tradedate":${JSON.stringify(tradedate)},"page_size":${q.format === 'json' ? q.pageSize : MAX_PAGE_SIZE},` +
     `"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"has_more":${hasMore}` +
     (version === null ? '' : `,"version":${version}`) +
-    // Only live answers say so: a sealed day's bytes stay what they were (decisions §10).
+    // Only live answers say so: a sealed day's bytes stay what they were (api-contract: The live day).
     (live ? ',"live":true' : '');
   return successPieces(message, fieldNames(dataset, q), items, rest);
 }
