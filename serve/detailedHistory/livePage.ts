@@ -49,7 +49,11 @@ function keyOf(dataset: Dataset, day: LiveSymbolDay, row: number): LiveKey {
 /** First index in [lo, hi) whose key is after `after` (keys ascending: time, then id). */
 function firstAfter(dataset: Dataset, day: LiveSymbolDay, lo: number, hi: number, after: LiveKey): number {
   let at = firstAtOrAfter(day.timesMs, lo, hi, after.timeMs);
-  while (at < hi && day.timesMs[at] === after.timeMs && keyOf(dataset, day, at).id <= after.id) at++;
+  const idValue = SCHEMAS[dataset].idValue;
+  // Snapshots: one row per time. Trades and orders: rows of one time are in id order.
+  if (idValue === null) return at < hi && day.timesMs[at] === after.timeMs ? at + 1 : at;
+  const ids = day.values[idValue]!;
+  while (at < hi && day.timesMs[at] === after.timeMs && ids[at]! <= after.id) at++;
   return at;
 }
 
@@ -66,14 +70,24 @@ export function livePage(dataset: Dataset, tradedate: string, q: Level2Query, da
         : lo;
   const end = Math.min(hi, first + q.pageSize);
   if (end <= first) return { items: Buffer.alloc(0), rows: 0, inWindow: hi - lo, nextAfter: null };
-  const all = columnsAsRead({ dataset, symbol: day.symbol, tradedate, rows: day.rows, timesMs: day.timesMs, values: day.values });
+  // Only the page's rows are turned into the reader's forms (time text, code letters): a
+  // full-day page is one of many pages of a large day, and this runs on every request.
+  const rows = end - first;
+  const page = columnsAsRead({
+    dataset,
+    symbol: day.symbol,
+    tradedate,
+    rows,
+    timesMs: day.timesMs.subarray(first, end),
+    values: day.values.map((v) => v.subarray(first, end)),
+  });
   const items = serializeRows(
-    q.fields.map((f) => all[f]!),
-    first,
-    end,
-    (end - first) * (ROW_BYTES[dataset] ?? 340),
+    q.fields.map((f) => page[f]!),
+    0,
+    rows,
+    rows * (ROW_BYTES[dataset] ?? 340),
   ).bytes;
-  return { items, rows: end - first, inWindow: hi - lo, nextAfter: end < hi ? keyOf(dataset, day, end - 1) : null };
+  return { items, rows, inWindow: hi - lo, nextAfter: end < hi ? keyOf(dataset, day, end - 1) : null };
 }
 
 /**
