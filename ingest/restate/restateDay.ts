@@ -72,7 +72,6 @@ export async function restateDay(
   const restated: RestatedSymbol[] = [];
   const unchanged: string[] = [];
   const written: (NewCatalogFile & { readonly version: number })[] = [];
-  const newVersions = new Set<string>();
   const newCandidates = new Map<string, FileCandidates>();
   const dir = sealedDayDir(deps.dataDir, dataset, tradedate);
   mkdirSync(dir, { recursive: true });
@@ -91,12 +90,12 @@ export async function restateDay(
     const { file: entry, candidates: c } = await writeSymbolDay({ dataDir: deps.dataDir }, cols, version);
     written.push(entry);
     if (c !== null) newCandidates.set(symbol, c);
-    newVersions.add(symbol);
     restated.push({ symbol, version, rows: merged.rows, changed: merged.changed, added: merged.added, removed: merged.removed });
   }
   if (written.length > 0) await fsyncDir(dir);
 
   // Parts that named a restated symbol give way to one part over all of their symbols.
+  const newVersions = new Set(written.map((w) => w.symbol));
   const touched = reader.boundaryParts(dataset, tradedate).filter((p) => p.symbols.some((s) => newVersions.has(s)));
   const cover = new Set([...touched.flatMap((p) => p.symbols), ...newVersions]);
   const candidates: FileCandidates[] = [];
