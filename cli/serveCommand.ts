@@ -12,7 +12,7 @@ import { createApp } from '../serve/http/app.js';
 import { createOperations } from '../serve/operations.js';
 import { databaseErrorForLog } from '../shared/postgres/pool.js';
 import { loadServeConfig, SERVE_OPTIONS } from '../serve/http/serveConfig.js';
-import { lateMessagesWaiting } from '../serve/reading/lateMessages.js';
+import { lateMessagesWaiting, liveFigures } from '../serve/reading/stagingFigures.js';
 import { openStateStore } from '../serve/access/openState.js';
 import { STATE_URL_OPTION, resolveOption } from '../shared/config.js';
 import type { Command } from './command.js';
@@ -94,6 +94,7 @@ export const serveCommand: Command = {
       log: ctx.log,
       operations: served.operations,
       lateWaiting: () => lateMessagesWaiting(layout.ingestDb),
+      live: () => liveFigures(layout.ingestDb, layout.dataDir, ctx.config.clock.nowMs()),
       damagedFiles: served.damagedFiles,
     });
     const server = createServer(app.koa.callback());

@@ -20,6 +20,7 @@ import type { Operation } from './operation.js';
 import type { ServeConfig } from './serveConfig.js';
 import { SlotLeases, type Slot } from '../access/slots.js';
 import { ServeMetrics } from './metrics.js';
+import type { LiveFigures } from '../reading/stagingFigures.js';
 import { compression } from './compression.js';
 import { openapiRoute } from './openapiRoute.js';
 import { requestLog } from './requestLog.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
   readonly lateWaiting?: () => ReadonlyMap<string, number>;
   /** Stored files found damaged and not yet replaced, for /metrics (ServedOperations.damagedFiles). */
   readonly damagedFiles?: () => number;
+  /** Live days' committed rows and freshness, per dataset, for /metrics (none when not given). */
+  readonly live?: () => ReadonlyMap<string, LiveFigures>;
 }
 
 export { BODY_LIMIT_BYTES } from './requestBody.js';
@@ -78,7 +81,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   const app = new Koa();
-  const metrics = new ServeMetrics({ slotsHeld: () => heldSlots.size, lateWaiting: deps.lateWaiting, damagedFiles: deps.damagedFiles });
+  const metrics = new ServeMetrics({ slotsHeld: () => heldSlots.size, lateWaiting: deps.lateWaiting, damagedFiles: deps.damagedFiles, live: deps.live });
   // The log and the counters first: they see every request, its final status and the bytes sent.
   app.use(requestLog(log));
   app.use(metrics.middleware());

@@ -17,6 +17,11 @@
  *                                                         when it is less than 30 days away)
  *   tickvault_late_messages_waiting{dataset}              messages for sealed days waiting in
  *                                                         quarantine for `restate --from-quarantine`
+ *   tickvault_live_rows{dataset}                          records committed to staging for live days
+ *                                                         (duplicates not resolved yet)
+ *   tickvault_live_newest_row_age_seconds{dataset}        the server's now minus the exchange time of
+ *                                                         the newest committed row of the latest live
+ *                                                         day; no sample when there is no live day
  *   tickvault_process_… / tickvault_nodejs_…              prom-client's default process metrics
  *
  * `apiname` is level2_quote_history, level2_trade_history, level2_order_history, tick_history or unknown (anything a client sent that is
@@ -28,6 +33,7 @@ import { knownRangeEndMs } from '../../calendar/tradingCalendar.js';
 import type { ErrorReason } from './apiError.js';
 import { apinameOf, isApiRequest, summarize } from './requestLog.js';
 import { onResponseDone } from './responseDone.js';
+import type { LiveFigures } from '../reading/stagingFigures.js';
 
 export const METRICS_PATH = '/metrics';
 
@@ -62,10 +68,12 @@ export interface MetricsOptions {
   readonly slotsHeld?: () => number;
   /** Also collect prom-client's default process metrics. Default true. */
   readonly processMetrics?: boolean;
-  /** Late messages waiting in quarantine, per dataset (serve/reading/lateMessages.ts). */
+  /** Late messages waiting in quarantine, per dataset (serve/reading/stagingFigures.ts). */
   readonly lateWaiting?: () => ReadonlyMap<string, number>;
   /** Stored files found damaged and not yet replaced (serve/reading/fileIntegrity.ts). */
   readonly damagedFiles?: () => number;
+  /** Live days' committed rows and freshness, per dataset (serve/reading/stagingFigures.ts). */
+  readonly live?: () => ReadonlyMap<string, LiveFigures>;
 }
 
 export class ServeMetrics {
@@ -137,6 +145,29 @@ export class ServeMetrics {
         registers,
         collect() {
           for (const [dataset, n] of lateWaiting()) this.set({ dataset }, n);
+        },
+      });
+    }
+    const live = opts.live;
+    if (live) {
+      new Gauge({
+        name: 'tickvault_live_rows',
+        help: 'Records committed to staging for live days (staged, not sealed), by dataset; duplicates are not resolved yet, so a corrected row counts twice until the seal',
+        labelNames: ['dataset'] as const,
+        registers,
+        collect() {
+          for (const [dataset, f] of live()) this.set({ dataset }, f.rows);
+        },
+      });
+      new Gauge({
+        name: 'tickvault_live_newest_row_age_seconds',
+        help: "The server's now minus the exchange time of the newest committed staged row of the dataset's latest live day (the last record appended to each segment is taken as its newest); no sample when the dataset has no live day",
+        labelNames: ['dataset'] as const,
+        registers,
+        collect() {
+          // A dataset whose live day was sealed since the last scrape has no sample any more.
+          this.reset();
+          for (const [dataset, f] of live()) if (f.newestRowAgeMs !== null) this.set({ dataset }, f.newestRowAgeMs / 1000);
         },
       });
     }

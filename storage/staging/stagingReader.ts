@@ -7,9 +7,11 @@
  * Only what a committed length covers is read: bytes past it are an append in progress (or
  * one a crash cut short) and are not there yet.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import type { Dataset } from '../../shared/schema.js';
-import { recordBytes } from './recordCodec.js';
+import { recordBytes, TIME_OFFSET } from './recordCodec.js';
 import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
 import { lateDayOf, lateReasonLike } from './lateReason.js';
 
@@ -117,6 +119,43 @@ export class StagingReader {
     const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'segments'").get();
     if (!has) return [];
     return db.prepare('SELECT path, dataset, tradedate, committed_bytes AS committedBytes FROM segments ORDER BY path').all() as StagedSegment[];
+  }
+
+  /**
+   * The time (ms since 00:00 Beijing) of the newest committed row of a staged dataset-day, or
+   * null when none is committed: the last whole record each segment's committed length covers,
+   * one pread each, the latest of them. A segment is appended in arrival order, so its last
+   * record is taken as its newest (a late row that arrived last, with an earlier time, makes
+   * the day look older than it is). Static for the same reason as lateCounts(); a segment
+   * gone since the query (its day sealed meanwhile) counts as none.
+   */
+  static newestStagedTimeMs(db: Db, dataDir: string, dataset: Dataset, tradedate: string): number | null {
+    const size = recordBytes(dataset);
+    const segments = db.prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ?').all(dataset, tradedate) as {
+      path: string;
+      bytes: number;
+    }[];
+    const time = Buffer.alloc(4);
+    let newest: number | null = null;
+    for (const { path, bytes } of segments) {
+      const records = Math.floor(bytes / size);
+      if (records === 0) continue;
+      let fd: number;
+      try {
+        fd = openSync(join(dataDir, path), 'r');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw e;
+      }
+      try {
+        if (readSync(fd, time, 0, 4, (records - 1) * size + TIME_OFFSET) < 4) continue;
+      } finally {
+        closeSync(fd);
+      }
+      const ms = time.readInt32LE(0);
+      if (newest === null || ms > newest) newest = ms;
+    }
+    return newest;
   }
 
   openDays(): OpenDay[] {

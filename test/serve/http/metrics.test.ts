@@ -2,12 +2,16 @@
  * GET /metrics of a started `tickvault serve`: after a known mix of answers (200, 400, 401,
  * each kind of limit), the counters say exactly that. The limits are provoked for real:
  * per-second by a burst, the daily ones and the slot by pre-filling service.db the way
- * another server process would have.
+ * another server process would have. Live days' rows and freshness: rows staged through the
+ * ingestor's own staging, not sealed, counted and aged by a server whose clock is in the session.
  */
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { beijingDate, parseInstant } from '../../../shared/clock.js';
+import { beijingDate, beijingDayStartMs, parseInstant } from '../../../shared/clock.js';
+import { openIngestStores } from '../../../ingest/staging/stores.js';
+import { SCHEMAS, type Dataset, type SnapshotRow } from '../../../shared/schema.js';
+import { tempDir } from '../../support/tempDir.js';
 import { rejectionReason } from '../../../serve/http/metrics.js';
 import { openServiceDb } from '../../../serve/access/serviceDb.js';
 import { addAccount, DEFAULT_SERVER_NOW, httpRequest, postApi, preparedData, startServer, type ServerHandle } from '../../support/server.js';
@@ -174,6 +178,75 @@ t('GET /metrics itself, /healthz and /openapi.json are not API requests', async 
   const after = await metrics();
   const total = (m: Map<string, number>) => [...m].filter(([k]) => k.startsWith('tickvault_api_requests_total')).reduce((a, [, v]) => a + v, 0);
   assert.is(total(after), total(before));
+});
+
+t('live rows and the age of the newest committed row, per dataset, by the server clock', async () => {
+  const NOW = '2025-01-06T14:00:00+08:00';
+  const dir = tempDir('tickvault-metrics-live-');
+  const row = (dataset: Dataset, symbol: string, tradedate: string, hms: string, seq: number): SnapshotRow => {
+    const [h, m, sec] = hms.split(':').map(Number);
+    const values = new Array<number | null>(SCHEMAS[dataset].valueFields.length).fill(null);
+    values[0] = seq; // an id for trades, a price-like value for snapshots: only the record count and times matter here
+    return { dataset, symbol, tradedate, timeMs: ((h * 60 + m) * 60 + sec) * 1000, values };
+  };
+  // Each symbol's rows arrive in time order, as a feed sends them. The latest live day,
+  // 20250106, ends at 13:59:30 (000001.SZ); an older live day, 20250103, has later times of
+  // day, which must not count as fresher.
+  const staged: SnapshotRow[] = [
+    row('level2', '600000.SH', '20250106', '09:30:00', 1),
+    row('level2', '600000.SH', '20250106', '09:30:03', 2),
+    row('level2', '600000.SH', '20250106', '09:30:03', 3), // a corrected duplicate: counted, not resolved yet
+    row('level2', '600000.SH', '20250106', '13:58:00', 4),
+    row('level2', '000001.SZ', '20250106', '10:00:00', 5),
+    row('level2', '000001.SZ', '20250106', '13:59:30', 6),
+    row('level2', '600000.SH', '20250103', '14:56:00', 7),
+    row('trade', '600000.SH', '20250106', '11:29:59', 8),
+    row('trade', '600000.SH', '20250106', '13:00:01', 9),
+  ];
+  const stores = openIngestStores(dir, () => Date.parse(NOW));
+  try {
+    // One stage() per row: each is a commit of its own, in arrival order.
+    for (const r of staged) stores.staging.stage([r], []);
+    await stores.staging.flush();
+  } finally {
+    stores.close();
+  }
+  const count = (d: Dataset) => staged.filter((r) => r.dataset === d).length;
+  const newest = (d: Dataset) =>
+    Math.max(...staged.filter((r) => r.dataset === d && r.tradedate === '20250106').map((r) => beijingDayStartMs(r.tradedate) + r.timeMs));
+
+  const startedAt = Date.now();
+  const live = await startServer(dir, { now: NOW });
+  try {
+    const res = await httpRequest(`${live.url}/metrics`, { method: 'GET' });
+    const elapsedS = (Date.now() - startedAt) / 1000;
+    assert.is(res.status, 200);
+    const m = parseMetrics(res.text);
+    assert.is(m.get(key('tickvault_live_rows', { dataset: 'level2' })), 7);
+    assert.is(m.get(key('tickvault_live_rows', { dataset: 'level2' })), count('level2'));
+    assert.is(m.get(key('tickvault_live_rows', { dataset: 'trade' })), count('trade'));
+    assert.is(m.get(key('tickvault_live_rows', { dataset: 'order' })), 0);
+    // The server's clock starts at NOW and runs on: the age is at least NOW's and at most
+    // the time since the server was started more.
+    const ages: [Dataset, number][] = [
+      ['level2', (Date.parse(NOW) - newest('level2')) / 1000],
+      ['trade', (Date.parse(NOW) - newest('trade')) / 1000],
+    ];
+    assert.is(ages[0][1], 30); // 14:00:00 − 13:59:30, by hand
+    for (const [dataset, expected] of ages) {
+      const age = m.get(key('tickvault_live_newest_row_age_seconds', { dataset }));
+      assert.ok(age !== undefined && age >= expected && age <= expected + elapsedS, `${dataset}: age ${age}, expected ${expected} + at most ${elapsedS}`);
+    }
+    // No live day, no sample (not a zero that would read as perfectly fresh).
+    assert.not.ok(m.has(key('tickvault_live_newest_row_age_seconds', { dataset: 'order' })));
+    assert.not.ok(m.has(key('tickvault_live_newest_row_age_seconds', { dataset: 'index' })));
+  } finally {
+    await live.stop();
+  }
+  // The prepared data directory's server has only sealed days: no live rows, no age.
+  const sealedOnly = await metrics();
+  assert.is(sealedOnly.get(key('tickvault_live_rows', { dataset: 'level2' })), 0);
+  assert.not.ok([...sealedOnly.keys()].some((k) => k.startsWith('tickvault_live_newest_row_age_seconds{')));
 });
 
 t.run();
