@@ -72,6 +72,7 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
       columns,
       boundaryBytes: shares.boundaryBytes,
       onDamagedPart: (err) => deps.log.error({ err, file: err.path }, 'boundary part damaged; answering from the files; run tickvault doctor'),
+      live,
     }),
   ];
   return {

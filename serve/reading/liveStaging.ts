@@ -43,14 +43,44 @@ export class LiveStaging {
    * undefined when the day is not live.
    */
   symbolDay(dataset: Dataset, tradedate: string, symbol: string): LiveSymbolDay | undefined {
-    const staging = this.staging();
-    if (staging === null) return undefined;
-    try {
+    return this.whileStaging(undefined, (staging) => {
       if (!staging.hasStaged(dataset, tradedate)) return undefined;
       return staging.readSymbol(dataset, tradedate, symbol) ?? { symbol, rows: 0, timesMs: new Int32Array(0), values: [] };
+    });
+  }
+
+  /**
+   * The symbols staged for the dataset-day, sorted, when the day is live here; undefined when
+   * it is not (tick_history's boundary rows of every stock or index of a live day).
+   */
+  stagedSymbols(dataset: Dataset, tradedate: string): string[] | undefined {
+    return this.whileStaging(undefined, (staging) => (staging.hasStaged(dataset, tradedate) ? staging.symbolsOf(dataset, tradedate) : undefined));
+  }
+
+  /**
+   * Several symbols' rows of a live dataset-day, each staging bucket read once for all of its
+   * symbols (a symbol with nothing staged yet is absent); undefined when the day is not live.
+   */
+  symbolDays(dataset: Dataset, tradedate: string, symbols: readonly string[]): Map<string, LiveSymbolDay> | undefined {
+    return this.whileStaging(undefined, (staging) => {
+      if (!staging.hasStaged(dataset, tradedate)) return undefined;
+      const out = new Map<string, LiveSymbolDay>();
+      for (const [bucket, wanted] of staging.bucketsOf(symbols)) {
+        for (const day of staging.readBucket(dataset, tradedate, bucket, wanted)) out.set(day.symbol, day);
+      }
+      return out;
+    });
+  }
+
+  /** `read` over the staging reader; `none` when there is no staging yet. */
+  private whileStaging<T>(none: T, read: (staging: StagingReader) => T): T {
+    const staging = this.staging();
+    if (staging === null) return none;
+    try {
+      return read(staging);
     } catch (e) {
       // ingest.db made but its tables not yet (the ingestor is starting): nothing is staged.
-      if (/no such table/.test((e as Error).message)) return undefined;
+      if (/no such table/.test((e as Error).message)) return none;
       throw e;
     }
   }

@@ -64,16 +64,6 @@ export class TickDays {
     const day: DayFiles = { tradedate, generation, files, bySymbol: new Map(files.map((f) => [f.file.symbol, f])) };
     return sealed ? this.cache.keep(key, bytes, day) : day;
   }
-
-  /** Days with files within [from, to] (both YYYYMMDD), ascending. */
-  daysIn(from: string, to: string): DayFiles[] {
-    const out: DayFiles[] = [];
-    for (const d of calendarDates(from, to)) {
-      const day = this.day(d);
-      if (day.files.length > 0) out.push(day);
-    }
-    return out;
-  }
 }
 
 /**

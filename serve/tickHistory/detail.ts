@@ -10,10 +10,11 @@
 import { MS_PER_DAY } from '../../shared/timeFormat.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { groupsOf } from '../reading/rowSearch.js';
-import type { DayFile, DayFiles } from './dayFiles.js';
+import type { DayFile } from './dayFiles.js';
+import { liveRowAtOrAfter, liveRowTexts, type DaySymbol, type DaySymbolList, type LiveTicks } from './daySymbols.js';
 import type { EnhancedQuery } from './params.js';
 import { mergeDay, planDay, selectedRows, type DayPlan, type MergeSource } from './merge.js';
-import { groupRowsOf, type GroupRows } from './rows.js';
+import { groupRowsOf } from './rows.js';
 import { firstRowAtOrAfter } from '../reading/rowSearch.js';
 import { spanTimeLookup } from '../reading/rowTimes.js';
 
@@ -26,13 +27,13 @@ export interface DetailPage {
 }
 
 interface DaySources {
-  readonly files: readonly DayFile[];
+  readonly items: readonly DaySymbol[];
   readonly sources: readonly MergeSource[];
   readonly total: number;
 }
 
 /** Selected rows [lo, hi) of a file for the time window: minute index, then one minute's times at most. */
-async function sourceOf(cache: FileColumnCache, df: DayFile, q: EnhancedQuery): Promise<MergeSource> {
+async function fileSourceOf(cache: FileColumnCache, df: DayFile, q: EnhancedQuery): Promise<MergeSource> {
   const { file, starts } = df;
   const [lo, hi] = await Promise.all([
     q.window.startMs <= 0 ? 0 : firstRowAtOrAfter(file, starts, q.window.startMs, spanTimeLookup(cache, file)),
@@ -41,34 +42,48 @@ async function sourceOf(cache: FileColumnCache, df: DayFile, q: EnhancedQuery): 
   return { lo, hi: Math.max(lo, hi), minuteIndex: file.minuteIndex, starts };
 }
 
-async function daySources(cache: FileColumnCache, day: DayFiles, q: EnhancedQuery): Promise<DaySources> {
-  // q.symbols is sorted, so the source index is the symbol order the merge breaks ties by.
-  const files = q.symbols.map((s) => day.bySymbol.get(s)).filter((f): f is DayFile => f !== undefined);
-  const sources = await Promise.all(files.map((df) => sourceOf(cache, df, q)));
-  return { files, sources, total: selectedRows(sources) };
+/** Selected rows [lo, hi) of a live symbol-day for the time window. */
+function liveSourceOf(t: LiveTicks, q: EnhancedQuery): MergeSource {
+  const lo = q.window.startMs <= 0 ? 0 : liveRowAtOrAfter(t, q.window.startMs);
+  const hi = q.window.endMs >= MS_PER_DAY ? t.day.rows : liveRowAtOrAfter(t, q.window.endMs);
+  return { lo, hi: Math.max(lo, hi), minuteIndex: t.minuteIndex, starts: t.starts };
+}
+
+async function daySources(cache: FileColumnCache, day: DaySymbolList, q: EnhancedQuery): Promise<DaySources> {
+  // Items are in symbol order, so the source index is the symbol order the merge breaks ties by.
+  const items = day.items;
+  const sources = await Promise.all(items.map((it) => (it.kind === 'file' ? fileSourceOf(cache, it.df, q) : liveSourceOf(it.live, q))));
+  return { items, sources, total: selectedRows(sources) };
+}
+
+/** A source's rows within the plan's span: times drive the merge, texts make the page. */
+interface SpanRows {
+  time(position: number): number;
+  text(position: number): string;
 }
 
 /**
- * The row groups of every span of the plan, decoded with the page's fields: nearly all of
- * them contribute rows to the page, and their times drive the merge.
+ * Every span of the plan, read with the page's fields: a file's row groups holding the span
+ * (nearly all of them contribute rows to the page), or a live symbol-day's rows.
  */
-async function planGroups(cache: FileColumnCache, ds: DaySources, plan: DayPlan, fields: readonly number[]): Promise<PlanGroups[]> {
+async function planRows(cache: FileColumnCache, ds: DaySources, plan: DayPlan, fields: readonly number[]): Promise<SpanRows[]> {
   return Promise.all(
-    ds.files.map(async (df, s): Promise<PlanGroups> => {
-      const groups = groupsOf({ lo: plan.from[s], hi: plan.to[s] }, df.file.rowGroupSize);
-      return { first: groups[0] ?? 0, size: df.file.rowGroupSize, rows: await Promise.all(groupRowsOf(cache, df.file, groups, fields)) };
+    ds.items.map(async (it, s): Promise<SpanRows> => {
+      if (it.kind === 'live') {
+        const times = it.live.day.timesMs;
+        return { time: (p) => times[p]!, text: liveRowTexts(it.live, plan.from[s]!, Math.max(plan.from[s]!, plan.to[s]!), fields) };
+      }
+      const size = it.df.file.rowGroupSize;
+      const groups = groupsOf({ lo: plan.from[s], hi: plan.to[s] }, size);
+      const first = groups[0] ?? 0;
+      const rows = await Promise.all(groupRowsOf(cache, it.df.file, groups, fields));
+      const groupOf = (p: number) => rows[Math.floor(p / size) - first]!;
+      return { time: (p) => groupOf(p).times[p % size]!, text: (p) => groupOf(p).text(p % size) };
     }),
   );
 }
 
-interface PlanGroups {
-  /** Number of the first group in `rows`. */
-  readonly first: number;
-  readonly size: number;
-  readonly rows: readonly GroupRows[];
-}
-
-export async function detailPage(cache: FileColumnCache, days: readonly DayFiles[], q: EnhancedQuery): Promise<DetailPage> {
+export async function detailPage(cache: FileColumnCache, days: readonly DaySymbolList[], q: EnhancedQuery): Promise<DetailPage> {
   // Day by day: a time window off the minute grid reads two row groups per file, and all days
   // at once could open thousands of files concurrently (at most 2 x 200 this way).
   const perDay: DaySources[] = [];
@@ -85,10 +100,9 @@ export async function detailPage(cache: FileColumnCache, days: readonly DayFiles
     }
     const take = q.limit - texts.length;
     const plan = planDay(ds.sources, rank, take, q.order);
-    const loaded = await planGroups(cache, ds, plan, q.fields);
-    const groupOf = (s: number, p: number) => loaded[s].rows[Math.floor(p / loaded[s].size) - loaded[s].first];
-    const merged = mergeDay(plan, take, q.order, (s, p) => groupOf(s, p).times[p % loaded[s].size]);
-    for (const r of merged) texts.push(groupOf(r.source, r.position).text(r.position % loaded[r.source].size));
+    const loaded = await planRows(cache, ds, plan, q.fields);
+    const merged = mergeDay(plan, take, q.order, (s, p) => loaded[s]!.time(p));
+    for (const r of merged) texts.push(loaded[r.source]!.text(r.position));
     rank = 0;
   }
   return { itemsText: texts.join(','), count: texts.length, total };

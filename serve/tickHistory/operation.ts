@@ -1,7 +1,9 @@
 /**
  * `tick_history` (spec + api-contract: tick_history) over the sealed index files: compatible mode (one
  * symbol-day, every row), enhanced plain detail (limit/offset pages over up to 200 symbols
- * and a month of days) and boundary snapshots (one row per index around a minute).
+ * and a month of days) and boundary snapshots (one row per index around a minute). Every mode
+ * includes a live day (api-contract: The live day) from its staged rows (daySymbols.ts), and
+ * an answer that read one says `"live":true`.
  */
 import { tradingDaysInRange } from '../../calendar/tradingCalendar.js';
 import { SCHEMAS } from '../../shared/schema.js';
@@ -13,11 +15,15 @@ import type { CatalogReader } from '../../storage/catalog.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import type { DamagedFileError } from '../../storage/damagedFile.js';
 import { BoundaryIndex, boundaryRowTexts } from './boundary.js';
-import { TickDays, type DayFiles } from './dayFiles.js';
+import { calendarDates, TickDays } from './dayFiles.js';
+import { DaySymbols, liveRowTexts, type DaySymbolList } from './daySymbols.js';
 import { detailPage } from './detail.js';
 import { parseTickQuery, type BoundaryQuery, type CompatibleQuery, type EnhancedQuery } from './params.js';
 import { wholeFileText } from './rows.js';
 import type { Asset } from '../../storage/tickShape.js';
+import type { LiveStaging } from '../reading/liveStaging.js';
+import { beijingDayStartMs } from '../../shared/clock.js';
+import { MS_PER_MINUTE } from '../../shared/timeFormat.js';
 
 const API = 'tick_history';
 
@@ -30,13 +36,15 @@ export interface TickHistoryDeps {
   readonly boundaryBytes: number;
   /** Told of a damaged boundary part (the answer then comes from the files). */
   readonly onDamagedPart: (e: DamagedFileError) => void;
+  /** Staging, for live days (api-contract: The live day); null: sealed days only. */
+  readonly live: LiveStaging | null;
 }
 
 export function tickHistoryOperation(deps: TickHistoryDeps): Operation {
   // Index files, and level-2 files read as stock ticks.
-  const catalogs: Readonly<Record<Asset, TickDays>> = {
-    index: new TickDays(deps.catalog, 'index', deps.columns.lru),
-    stock: new TickDays(deps.catalog, 'level2', deps.columns.lru),
+  const catalogs: Readonly<Record<Asset, DaySymbols>> = {
+    index: new DaySymbols('index', new TickDays(deps.catalog, 'index', deps.columns.lru), deps.live),
+    stock: new DaySymbols('stock', new TickDays(deps.catalog, 'level2', deps.columns.lru), deps.live),
   };
   // Boundary candidates of both (keyed by file).
   const boundaryIndex = new BoundaryIndex(deps.dataDir, deps.columns, deps.boundaryBytes, deps.onDamagedPart);
@@ -68,14 +76,15 @@ function datesRead(sel: DateSelection): string[] {
   return tradingDaysInRange(span.from, span.to);
 }
 
-function envelope(message: string, fields: readonly number[], itemsText: string, extra = ''): OperationResult {
+function envelope(message: string, fields: readonly number[], itemsText: string, extra = '', live = false): OperationResult {
   return {
     kind: 'rawJson',
     body: successText(
       message,
       fields.map((i) => SCHEMAS.index.fieldNames[i]),
       itemsText,
-      extra,
+      // Only answers that read a live day say so: sealed days' bytes stay what they were.
+      extra + (live ? ',"live":true' : ''),
     ),
   };
 }
@@ -96,29 +105,40 @@ function where(sel: DateSelection): string {
   return span.from === span.to ? `for ${span.from}` : `in ${span.from}-${span.to}`;
 }
 
-async function compatible(columns: FileColumnCache, catalog: TickDays, q: CompatibleQuery, nowMs: number): Promise<OperationResult> {
-  const df = catalog.day(singleDay(q.dates)).bySymbol.get(q.symbol);
-  if (!df) return envelope(dateMessage(q.dates, false, noDataReason(q.dates, nowMs, `${q.asset} ${q.symbol} is not stored ${where(q.dates)}`)), q.fields, '');
-  const items = await wholeFileText(columns, df.file, q.fields);
-  return envelope(dateMessage(q.dates, true), q.fields, items);
+async function compatible(columns: FileColumnCache, days: DaySymbols, q: CompatibleQuery, nowMs: number): Promise<OperationResult> {
+  const day = days.of(singleDay(q.dates), [q.symbol], nowMs);
+  const item = day.items[0];
+  if (!item) {
+    const notStored = `${q.asset} ${q.symbol} ${day.live ? 'has no rows staged yet' : 'is not stored'} ${where(q.dates)}`;
+    return envelope(dateMessage(q.dates, false, noDataReason(q.dates, nowMs, notStored)), q.fields, '', '', day.live);
+  }
+  const items =
+    item.kind === 'file'
+      ? await wholeFileText(columns, item.df.file, q.fields)
+      : allLiveRows(item.live.day.rows, liveRowTexts(item.live, 0, item.live.day.rows, q.fields));
+  return envelope(dateMessage(q.dates, true), q.fields, items, '', day.live);
 }
 
-function daysOf(catalog: TickDays, sel: DateSelection): DayFiles[] {
-  if (sel.kind === 'day') {
-    const day = catalog.day(sel.day);
-    return day.files.length > 0 ? [day] : [];
-  }
-  return catalog.daysIn(sel.effective.from, sel.effective.to);
+function allLiveRows(rows: number, text: (position: number) => string): string {
+  const parts = new Array<string>(rows);
+  for (let p = 0; p < rows; p++) parts[p] = text(p);
+  return parts.join(',');
+}
+
+/** The days of the selection with any of `symbols` (ascending). */
+function daysOf(days: DaySymbols, sel: DateSelection, symbols: readonly string[], nowMs: number): DaySymbolList[] {
+  const dates = sel.kind === 'day' ? [sel.day] : calendarDates(sel.effective.from, sel.effective.to);
+  return dates.map((d) => days.of(d, symbols, nowMs)).filter((d) => d.items.length > 0 || d.live);
 }
 
 /** "indexes" or "stocks", for messages. */
 const plural = (asset: Asset) => (asset === 'stock' ? 'stocks' : 'indexes');
 
-async function enhanced(columns: FileColumnCache, catalog: TickDays, q: EnhancedQuery, nowMs: number): Promise<OperationResult> {
-  const days = daysOf(catalog, q.dates);
+async function enhanced(columns: FileColumnCache, catalog: DaySymbols, q: EnhancedQuery, nowMs: number): Promise<OperationResult> {
+  const days = daysOf(catalog, q.dates, q.symbols, nowMs);
   const page = await detailPage(columns, days, q);
   const hasMore = q.offset + page.count < page.total;
-  const stored = days.some((d) => q.symbols.some((s) => d.bySymbol.has(s)));
+  const stored = days.some((d) => d.items.length > 0);
   const notStored = stored
     ? `the requested ${plural(q.asset)} have no rows at the selected times ${where(q.dates)}`
     : `none of the requested ${plural(q.asset)} is stored ${where(q.dates)}`;
@@ -127,18 +147,19 @@ async function enhanced(columns: FileColumnCache, catalog: TickDays, q: Enhanced
     q.fields,
     page.itemsText,
     `,"limit":${q.limit},"offset":${q.offset},"has_more":${hasMore}`,
+    days.some((d) => d.live),
   );
 }
 
-async function boundary(index: BoundaryIndex, catalog: TickDays, q: BoundaryQuery, nowMs: number): Promise<OperationResult> {
+async function boundary(index: BoundaryIndex, catalog: DaySymbols, q: BoundaryQuery, nowMs: number): Promise<OperationResult> {
   const date = singleDay(q.dates);
-  const day = catalog.day(date);
-  const files = q.symbols === null ? day.files : q.symbols.map((s) => day.bySymbol.get(s)).filter((f) => f !== undefined);
-  const { rows, total } = await boundaryRowTexts(index, files, q.minute, q.side, q.fields, q);
+  const day = catalog.of(date, q.symbols, nowMs);
+  const nowMinute = Math.floor((nowMs - beijingDayStartMs(date)) / MS_PER_MINUTE);
+  const { rows, total } = await boundaryRowTexts(index, day.items, { minute: q.minute, side: q.side, nowMinute }, q.fields, q);
   const minute = `${String(Math.floor(q.minute / 60)).padStart(2, '0')}:${String(q.minute % 60).padStart(2, '0')}`;
   const notStored =
-    files.length > 0
-      ? `no snapshot ${q.side === 'before' ? 'before' : 'at or after'} ${minute} on ${date}`
+    day.items.length > 0
+      ? `no snapshot ${q.side === 'before' ? 'before' : 'at or after'} ${minute} on ${date}${day.live ? ' so far (the day is live)' : ''}`
       : q.symbols === null
         ? `no ${q.asset} is stored for ${date}`
         : `none of the requested ${plural(q.asset)} is stored for ${date}`;
@@ -147,5 +168,6 @@ async function boundary(index: BoundaryIndex, catalog: TickDays, q: BoundaryQuer
     q.fields,
     rows.join(','),
     `,"limit":${q.limit},"offset":${q.offset},"has_more":${q.offset + rows.length < total}`,
+    day.live,
   );
 }

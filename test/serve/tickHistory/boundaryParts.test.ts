@@ -16,6 +16,8 @@ import { DamagedFileError } from '../../../storage/damagedFile.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { BoundaryIndex, boundaryRowTexts } from '../../../serve/tickHistory/boundary.js';
+import type { DaySymbol } from '../../../serve/tickHistory/daySymbols.js';
+import type { Side } from '../../../serve/tickHistory/params.js';
 import { TickDays, type DayFile } from '../../../serve/tickHistory/dayFiles.js';
 import { ByteLru } from '../../../serve/reading/byteLru.js';
 import { preparedData } from '../../support/server.js';
@@ -23,6 +25,11 @@ import { tempDir } from '../../support/tempDir.js';
 
 const DAY = '20250102';
 const test = suite('boundary parts');
+
+/** Sealed files as the boundary reads a day's symbols. */
+const items = (files: readonly DayFile[]): DaySymbol[] => files.map((df) => ({ kind: 'file', symbol: df.file.symbol, df }));
+/** A sealed day: every minute has passed. */
+const at = (minute: number, side: Side) => ({ minute, side, nowMinute: 2 * 24 * 60 });
 
 async function setup() {
   const { dataDir } = await preparedData({ days: 1, stocks: 6, indexes: 9, seed: 'boundary-parts' });
@@ -66,8 +73,8 @@ test('every minute of the day, both sides: parts answer exactly as the full file
     for (let minute = 0; minute < 24 * 60; minute++) {
       for (const side of ['before', 'after'] as const) {
         for (const fields of [every, some]) {
-          const got = await boundaryRowTexts(parts, files, minute, side, fields);
-          const want = await boundaryRowTexts(full, fromFiles, minute, side, fields);
+          const got = await boundaryRowTexts(parts, items(files), at(minute, side), fields);
+          const want = await boundaryRowTexts(full, items(fromFiles), at(minute, side), fields);
           assert.equal(got, want, `${dataset} ${minute} ${side} ${fields.length} fields`);
           rows += got.rows.length;
         }
@@ -99,8 +106,8 @@ test('a part gone costs speed, not answers: the rows come from the files', async
     const fromFiles = files.map((f) => ({ ...f, boundary: null }));
     for (const minute of [9 * 60 + 25, 10 * 60 + 1, 11 * 60 + 30, 13 * 60, 14 * 60 + 59, 15 * 60 + 1]) {
       for (const side of ['before', 'after'] as const) {
-        const want = await boundaryRowTexts(index(), fromFiles, minute, side, every);
-        assert.equal(await boundaryRowTexts(index(), files, minute, side, every), want, `${dataset} ${minute} ${side}`);
+        const want = await boundaryRowTexts(index(), items(fromFiles), at(minute, side), every);
+        assert.equal(await boundaryRowTexts(index(), items(files), at(minute, side), every), want, `${dataset} ${minute} ${side}`);
         compared += want.rows.length;
       }
     }
@@ -123,8 +130,8 @@ test('a damaged part costs speed, not answers, and is reported once as a Damaged
   let compared = 0;
   for (const minute of [10 * 60 + 1, 14 * 60 + 59]) {
     for (const side of ['before', 'after'] as const) {
-      const want = await boundaryRowTexts(reference, fromFiles, minute, side, every);
-      assert.equal(await boundaryRowTexts(spoiled, files, minute, side, every), want, `${minute} ${side}`);
+      const want = await boundaryRowTexts(reference, items(fromFiles), at(minute, side), every);
+      assert.equal(await boundaryRowTexts(spoiled, items(files), at(minute, side), every), want, `${minute} ${side}`);
       compared += want.rows.length;
     }
   }
