@@ -566,6 +566,12 @@ export function buildOpenApi(version: string): OpenApiDocument {
             limit: { type: 'integer', minimum: 1, maximum: ENHANCED_LIMIT, description: 'Enhanced and boundary modes: the limit applied.' },
             offset: { type: 'integer', minimum: 0, description: 'Enhanced and boundary modes: the offset applied.' },
             has_more: { type: 'boolean', description: 'Enhanced and boundary modes: whether rows follow.' },
+            live: {
+              type: 'boolean',
+              const: true,
+              description:
+                'Present (true) only when the answer read a live day: a trading day whose rows are staged, not yet sealed, answered with exactly the rows the seal would write from what is staged now. A boundary before a minute that has not passed yet is no data so far on a live day.',
+            },
           }),
           {
             type: 'string',
