@@ -16,7 +16,7 @@ export interface GenerateFigures {
 }
 
 /** Peak resident set of a running child, polled from /proc (Linux; 0 elsewhere). */
-function peakRssWatcher(pid: number | undefined): { stop(): number } {
+export function peakRssWatcher(pid: number | undefined): { stop(): number } {
   let peak = 0;
   const read = () => {
     try {

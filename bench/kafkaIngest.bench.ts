@@ -57,8 +57,10 @@ export interface KafkaIngestBenchResult {
   lastMessageToSealedSeconds: number;
 }
 
-const DAY = '20250102';
-const BEFORE_CLOSE = Date.parse('2025-01-02T14:00:00+08:00');
+export const DAY = '20250102';
+/** The clock while the day trades: its rows are staged and live (api-contract: The live day), not yet due to be sealed. */
+export const TRADING_NOW = '2025-01-02T14:00:00+08:00';
+const BEFORE_CLOSE = Date.parse(TRADING_NOW);
 const AFTER_CLOSE = Date.parse('2025-01-02T16:30:00+08:00');
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
@@ -149,7 +151,7 @@ async function startIngestor(brokers: string, topics: KafkaTopics, group: string
   return { ingestor, joinedAt: () => joined, setNow: (ms) => (now = ms) };
 }
 
-async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+export async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
@@ -158,7 +160,7 @@ async function until(cond: () => boolean, timeoutMs: number, what: string): Prom
 }
 
 /** What both phases run against: one broker, one producer, names unique to this run, a scratch directory. */
-interface KafkaRig {
+export interface KafkaRig {
   readonly log: (line: string) => void;
   readonly brokers: string;
   readonly run: string;
@@ -167,17 +169,30 @@ interface KafkaRig {
   readonly dir: string;
 }
 
+/** The rig over a running broker, its producer connected (the caller disconnects it). */
+export async function kafkaRig(brokers: string, dir: string, log: (line: string) => void): Promise<KafkaRig> {
+  const run = `bench-${process.pid}-${Date.now().toString(36)}`;
+  const kafka = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, maxInFlightRequests: 1 });
+  await producer.connect();
+  return { log, brokers, run, kafka, producer, dir };
+}
+
+/**
+ * What runs beside the ingestor while its consumption is timed (the live bench: a server
+ * answering live pages of the day being consumed): started on the ingestor's data directory
+ * before the ingestor starts, stopped once it has consumed everything; `stop` says what it did.
+ */
+export interface ConsumeAlongside {
+  start(dataDir: string): Promise<{ stop(): Promise<string> }>;
+}
+
 export async function runKafkaIngestBench(opts: KafkaIngestBenchOptions = {}): Promise<KafkaIngestBenchResult> {
   const log = opts.log ?? ((line: string) => console.log(line));
   let broker: TestBroker | null = null;
   const dir = await mkdtemp(join(tmpdir(), 'tickvault-kafka-bench-'));
   try {
-    const brokers = opts.brokers ?? (broker = await startMockBroker()).brokers;
-    const run = `bench-${process.pid}-${Date.now().toString(36)}`;
-    const kafka = new Kafka({ brokers: [brokers], logLevel: logLevel.NOTHING });
-    const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, maxInFlightRequests: 1 });
-    await producer.connect();
-    const rig: KafkaRig = { log, brokers, run, kafka, producer, dir };
+    const rig = await kafkaRig(opts.brokers ?? (broker = await startMockBroker()).brokers, dir, log);
     const consumed = await consumeThroughput(rig, opts.stocks ?? 500, opts.messages ?? 150_000);
     return { ...consumed, ...(await sealAfterCatchUp(rig, opts.sealStocks ?? 500, opts.sealRows ?? 4998)) };
   } finally {
@@ -188,21 +203,25 @@ export async function runKafkaIngestBench(opts: KafkaIngestBenchOptions = {}): P
 
 type ConsumeFigures = Pick<KafkaIngestBenchResult, 'messages' | 'rawMsgPerSec' | 'ingestMsgPerSec' | 'ratio'>;
 
-/** Phase 1: consume throughput, raw kafkajs against the ingestor, over the same messages. */
-async function consumeThroughput(rig: KafkaRig, stocks: number, messages: number): Promise<ConsumeFigures> {
+/** Phase 1: consume throughput, raw kafkajs against the ingestor (with `alongside` running beside it), over the same messages. */
+export async function consumeThroughput(rig: KafkaRig, stocks: number, messages: number, alongside?: ConsumeAlongside): Promise<ConsumeFigures> {
   const { log, run, kafka } = rig;
   const topics: KafkaTopics = { level2: `${run}.level2`, index: `${run}.index`, trade: `${run}.trade`, order: `${run}.order` };
   const produced = await produce(rig.producer, dayMessages(stocks, messages, topics, 'bench'));
   const kept = await retained(kafka, topics.level2);
   if (kept < produced) log(`note: the broker kept ${fmt(kept)} of ${fmt(produced)} messages (retention); both consumers read those`);
   const rawMsgPerSec = await rawConsume(kafka, topics.level2, `${run}-raw`, kept);
-  const ing = await startIngestor(rig.brokers, topics, `${run}-ingest`, join(rig.dir, 'consume'));
+  const dataDir = join(rig.dir, 'consume');
+  const beside = await alongside?.start(dataDir);
+  const ing = await startIngestor(rig.brokers, topics, `${run}-ingest`, dataDir);
   await until(() => ing.ingestor.counts.consumed >= kept, 600_000, 'the ingestor to consume everything');
   const ingestMsgPerSec = (kept * 1000) / (performance.now() - ing.joinedAt());
+  const besideDid = await beside?.stop();
   await ing.ingestor.stop();
   const ratio = ingestMsgPerSec / rawMsgPerSec;
   log(
-    `kafka-consume: ${fmt(ingestMsgPerSec)} msg/s (${ratio.toFixed(2)}x raw kafkajs ${fmt(rawMsgPerSec)} msg/s) — ${fmt(kept)} level2 snapshots of ${stocks} stocks, validated and durably staged with offsets`,
+    `kafka-consume: ${fmt(ingestMsgPerSec)} msg/s (${ratio.toFixed(2)}x raw kafkajs ${fmt(rawMsgPerSec)} msg/s) — ${fmt(kept)} level2 snapshots of ${stocks} stocks, validated and durably staged with offsets` +
+      (besideDid === undefined ? '' : `, ${besideDid}`),
   );
   return { messages: kept, rawMsgPerSec, ingestMsgPerSec, ratio };
 }

@@ -104,7 +104,7 @@ export interface NewProcessFirstTouch {
 }
 
 /** DuckDB answering the same full-day page: rows materialised, same envelope stringified. */
-async function duckPage(con: DuckDBConnection, dataDir: string, file: CatalogFile): Promise<{ ms: number; bytes: number }> {
+export async function duckPage(con: DuckDBConnection, dataDir: string, file: CatalogFile): Promise<{ ms: number; bytes: number }> {
   const started = performance.now();
   const path = join(dataDir, file.path).replaceAll("'", "''");
   const reader = await con.runAndReadAll(`SELECT * FROM read_parquet('${path}', hive_partitioning = false)`);

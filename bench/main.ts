@@ -4,11 +4,14 @@
  * (for a smoke run, not for the figures in the README). `--import-stocks N` sizes the import
  * bench's day (default 500; a whole market's day is about 5,000). `--memory-cli PATH` serves the
  * memory bench with another build's cli/main.js (its before/after figure on the same data).
+ * `--only live` (the live day, run only when named) takes `--stocks N` (default 5,000),
+ * `--live-seconds N` (default 60), `--clients N` and `--cache-mb N`.
  */
 import { runDemoStartBench } from './demoStart.bench.js';
 import { runImportBench } from './import.bench.js';
 import { runKafkaIngestBench } from './kafkaIngest.bench.js';
 import { runLevel2QueryBench } from './level2Query.bench.js';
+import { runLiveBench } from './live.bench.js';
 import { runMarketBench } from './market.bench.js';
 import { runMemoryBench } from './memory.bench.js';
 import { runParquetEncodeBench } from './parquetEncode.bench.js';
@@ -38,6 +41,18 @@ const BENCHES: readonly Bench[] = [
   { name: 'state', run: (quick) => runSharedStateBench(quick ? { stocks: 5, seconds: 3, slotIterations: 500 } : {}) },
   { name: 'wire', run: (quick) => runWireBench({ runs: quick ? 3 : 15 }) },
   { name: 'market', onlyByName: true, run: (quick) => runMarketBench(quick ? { stocks: 50, indexes: 10 } : {}) },
+  {
+    name: 'live',
+    onlyByName: true,
+    run: (quick) =>
+      runLiveBench({
+        stocks: numberArg('--stocks') ?? (quick ? 50 : undefined),
+        liveSeconds: numberArg('--live-seconds') ?? (quick ? 10 : undefined),
+        clients: numberArg('--clients'),
+        cacheMb: numberArg('--cache-mb'),
+        ...(quick ? { deepStocks: 3, kafkaMessages: 20_000, kafkaStocks: 50 } : {}),
+      }),
+  },
   {
     name: 'memory',
     run: (quick) =>

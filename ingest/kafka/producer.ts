@@ -88,7 +88,8 @@ export interface ProduceStats {
   ms: number;
 }
 
-async function send(producer: Producer, batch: ProducedMessage[]): Promise<void> {
+/** One gzip request of messages, grouped by topic, acknowledged by every in-sync replica. */
+export async function sendProduced(producer: Producer, batch: readonly ProducedMessage[]): Promise<void> {
   const byTopic = new Map<string, Message[]>();
   for (const m of batch) {
     let list = byTopic.get(m.topic);
@@ -122,7 +123,7 @@ export async function produceFeedFiles(opts: ProduceOptions): Promise<ProduceSta
         const batch = pending;
         const at = bytesRead;
         pending = [];
-        inFlight = send(producer, batch).then(
+        inFlight = sendProduced(producer, batch).then(
           () => {
             for (const m of batch) {
               stats.messages++;
