@@ -60,7 +60,7 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
   const rowText = new RowTextSource(deps.dataDir, columns, (file, reason) =>
     deps.log.error({ file, reason }, 'row text damaged; pages of this file are made from its Parquet file; run tickvault doctor --rebuild'),
   );
-  const live = new LiveStaging(deps.dataDir);
+  const live = new LiveStaging(deps.dataDir, columns.lru);
   const detailed = { dataDir: deps.dataDir, catalog: deps.catalog, columns, cursors: new CursorCodec(deps.cursorKey), rowJson, rowText, live };
   const operations = [
     detailedHistoryOperation('level2_quote_history', detailed),

@@ -9,7 +9,7 @@ import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { minuteStarts } from '../../storage/minuteIndex.js';
 import { columnsAsRead } from '../../storage/rowText/rowTextBuild.js';
-import { ROW_BYTES, serializeRows } from '../../storage/rowText/rowJson.js';
+import { ROW_BYTES, serializeRows, sliceRows, type SerializedRows } from '../../storage/rowText/rowJson.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import type { LiveSymbolDay } from '../reading/liveStaging.js';
 import { firstRowAtOrAfter, groupsOf } from '../reading/rowSearch.js';
@@ -21,8 +21,8 @@ import type { Level2Query } from './params.js';
 export const LIVE_PARQUET_REASON = 'the day is live: its file exists once it is sealed; JSON pages serve its rows now';
 
 export interface LivePage {
-  /** The page's rows as `[…],[…]` (empty when none). */
-  readonly items: Buffer;
+  /** The page's rows as `[…],[…]`, in pieces written in order (none when no rows). */
+  readonly items: readonly Buffer[];
   readonly rows: number;
   /** Rows of the day in the time window (before the cursor applies). */
   readonly inWindow: number;
@@ -69,9 +69,23 @@ export function livePage(dataset: Dataset, tradedate: string, q: Level2Query, da
         ? Math.min(hi, lo + start.offset)
         : lo;
   const end = Math.min(hi, first + q.pageSize);
-  if (end <= first) return { items: Buffer.alloc(0), rows: 0, inWindow: hi - lo, nextAfter: null };
-  // Only the page's rows are turned into the reader's forms (time text, code letters): a
-  // full-day page is one of many pages of a large day, and this runs on every request.
+  if (end <= first) return { items: [], rows: 0, inWindow: hi - lo, nextAfter: null };
+  const rows = end - first;
+  const items = isEveryField(dataset, q.fields)
+    ? textOf(dataset, tradedate, day, first, end)
+    : [serialized(dataset, tradedate, day, q.fields, first, end).bytes];
+  return { items, rows, inWindow: hi - lo, nextAfter: end < hi ? keyOf(dataset, day, end - 1) : null };
+}
+
+function isEveryField(dataset: Dataset, fields: readonly number[]): boolean {
+  return fields.length === SCHEMAS[dataset].fields.length && fields.every((f, i) => f === i);
+}
+
+/**
+ * Rows [first, end) of the day for `fields`, serialised. Only those rows are turned into the
+ * reader's forms (time text, code letters): this runs per request.
+ */
+function serialized(dataset: Dataset, tradedate: string, day: LiveSymbolDay, fields: readonly number[], first: number, end: number): SerializedRows {
   const rows = end - first;
   const page = columnsAsRead({
     dataset,
@@ -81,14 +95,55 @@ export function livePage(dataset: Dataset, tradedate: string, q: Level2Query, da
     timesMs: day.timesMs.subarray(first, end),
     values: day.values.map((v) => v.subarray(first, end)),
   });
-  const items = serializeRows(
-    q.fields.map((f) => page[f]!),
+  return serializeRows(
+    fields.map((f) => page[f]!),
     0,
     rows,
     rows * (ROW_BYTES[dataset] ?? 340),
-  ).bytes;
-  return { items, rows, inWindow: hi - lo, nextAfter: end < hi ? keyOf(dataset, day, end - 1) : null };
+  );
 }
+
+/**
+ * A chunk of kept text smaller than this is made again with the new rows rather than followed
+ * by another: polls add a few rows at a time, and a page of thousands of one-row pieces would
+ * cost more to write than the text saves.
+ */
+const SMALL_CHUNK_BYTES = 64 << 10;
+
+/**
+ * Rows [first, end) for every field, from the text kept with the day's rows (stagingTail.ts):
+ * rows only grow at the end while the text is kept, so what was serialised stays right, and a
+ * request serialises only the rows new since the last (a whole day's rows at first).
+ */
+function textOf(dataset: Dataset, tradedate: string, day: LiveSymbolDay, first: number, end: number): Buffer[] {
+  const text = day.text;
+  if (text.rows < day.rows) {
+    const last = text.chunks[text.chunks.length - 1];
+    const from = last !== undefined && last.bytes.length < SMALL_CHUNK_BYTES ? last.first : text.rows;
+    if (from < text.rows) text.chunks.pop();
+    const made = serialized(
+      dataset,
+      tradedate,
+      day,
+      SCHEMAS[dataset].fields.map((_, i) => i),
+      from,
+      day.rows,
+    );
+    text.chunks.push({ first: from, bytes: made.bytes, offsets: made.offsets });
+    text.rows = day.rows;
+  }
+  const pieces: Buffer[] = [];
+  for (const c of text.chunks) {
+    const a = Math.max(first, c.first);
+    const b = Math.min(end, c.first + c.offsets.length - 1);
+    if (a >= b) continue;
+    if (pieces.length > 0) pieces.push(COMMA);
+    pieces.push(sliceRows(c, a - c.first, b - c.first));
+  }
+  return pieces;
+}
+
+const COMMA = Buffer.from(',');
 
 /**
  * Where a live cursor continues once its day is sealed: the first row of the file after the

@@ -143,8 +143,7 @@ function liveAnswer(deps: DetailedHistoryDeps, apiname: DetailedApiName, q: Leve
     page.rows > 0
       ? 'success'
       : `no data; ${page.inWindow > 0 ? 'the cursor is past the last row' : `${q.symbol} has no rows between params.start_time and params.end_time on ${tradedate}`}`;
-  const items = page.rows > 0 ? [page.items] : [];
-  return { kind: 'rawJson', body: envelope(dataset, message, q, tradedate, items, next, next !== null, null, true), rows: page.rows };
+  return { kind: 'rawJson', body: envelope(dataset, message, q, tradedate, page.items, next, next !== null, null, true), rows: page.rows };
 }
 
 /**

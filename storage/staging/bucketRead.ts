@@ -27,19 +27,25 @@ export interface StagedSymbolDay {
 const BUCKET_READ_BUDGET = 4 << 20;
 const WINDOW_RECORDS = 4096;
 
-interface Segment {
+/** A segment file and the bytes of it to read: [from, bytes) (from 0 when absent), whole records. */
+export interface Segment {
   readonly path: string;
   readonly bytes: number;
+  readonly from?: number;
 }
 
-/** Yields each segment's whole records, a window at a time, into one reused buffer. */
-function* recordWindows(dataDir: string, segs: readonly Segment[], size: number): Generator<Buffer> {
+/**
+ * Yields each segment's whole records, a window at a time, into one reused buffer (8-byte
+ * aligned: a record's doubles can be read through a Float64Array over it).
+ */
+export function* recordWindows(dataDir: string, segs: readonly Segment[], size: number): Generator<Buffer> {
   const window = Buffer.from(new ArrayBuffer(WINDOW_RECORDS * size));
   for (const s of segs) {
+    if ((s.from ?? 0) >= s.bytes) continue;
     const fd = openSync(join(dataDir, s.path), 'r');
     try {
       // A power loss can leave committed bytes unwritten; only whole records read count.
-      for (let pos = 0; pos < s.bytes;) {
+      for (let pos = s.from ?? 0; pos < s.bytes;) {
         const want = Math.min(window.length, s.bytes - pos);
         let got = 0;
         while (got < want) {
@@ -84,7 +90,8 @@ function symbolGroups(dataDir: string, segs: readonly Segment[], size: number, s
   return groups;
 }
 
-function segmentsOf(db: Db, dataset: Dataset, tradedate: string, bucket: number): Segment[] {
+/** The bucket's segment files of a staged day with their committed lengths, by writer. */
+export function segmentsOf(db: Db, dataset: Dataset, tradedate: string, bucket: number): Segment[] {
   return (
     db
       .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? AND bucket = ? ORDER BY writer')
@@ -112,8 +119,6 @@ export function* readStagedBucket(
   const segs = segmentsOf(db, dataset, tradedate, bucket);
   const size = recordBytes(dataset);
   const width = SCHEMAS[dataset].valueFields.length;
-  const idValue = SCHEMAS[dataset].idValue;
-  const idSlot = idValue === null ? null : (HEADER_BYTES + 8 * idValue) / 8;
   const groups = symbolGroups(dataDir, segs, size, symbols);
   // One buffer for every group, sized for the largest (a fresh ArrayBuffer keeps records
   // 8-byte aligned for the typed-array views).
@@ -138,29 +143,38 @@ export function* readStagedBucket(
         used += size;
       }
     }
-    const f64 = new Float64Array(buf.buffer, buf.byteOffset, used / 8);
-    const i32 = new Int32Array(buf.buffer, buf.byteOffset, used / 4);
-    for (const sym of [...bySymbol.keys()].sort()) {
-      const refs = bySymbol.get(sym)!;
-      const n = refs.length;
-      const t = new Int32Array(n);
-      const ord = new Float64Array(n);
-      for (let i = 0; i < n; i++) {
-        t[i] = i32[(refs[i] + TIME_OFFSET) / 4];
-        ord[i] = f64[(refs[i] + ORDER_OFFSET) / 8];
-      }
-      const keep = idSlot === null ? lastPerTime(t, ord, n) : lastPerId(t, ord, idsOf(f64, refs, idSlot), n);
-      const rows = keep.length;
-      const timesMs = new Int32Array(rows);
-      const values = Array.from({ length: width }, () => new Float64Array(rows));
-      for (let r = 0; r < rows; r++) {
-        const base = (refs[keep[r]] + HEADER_BYTES) / 8;
-        timesMs[r] = t[keep[r]];
-        for (let j = 0; j < width; j++) values[j][r] = f64[base + j];
-      }
-      yield { symbol: sym, rows, timesMs, values };
-    }
+    for (const sym of [...bySymbol.keys()].sort()) yield resolveRecords(dataset, sym, buf.subarray(0, used), bySymbol.get(sym)!);
   }
+}
+
+/**
+ * One symbol's staged records (at byte `refs` of `buf`, whose doubles are 8-byte aligned)
+ * resolved into its rows: sorted, the highest order winning among equal keys (the time, or a
+ * tick-by-tick row's id). The one resolution of staged rows: the seal's and the live day's.
+ */
+export function resolveRecords(dataset: Dataset, symbol: string, buf: Buffer, refs: readonly number[]): StagedSymbolDay {
+  const width = SCHEMAS[dataset].valueFields.length;
+  const idValue = SCHEMAS[dataset].idValue;
+  const idSlot = idValue === null ? null : (HEADER_BYTES + 8 * idValue) / 8;
+  const f64 = new Float64Array(buf.buffer, buf.byteOffset, Math.floor(buf.length / 8));
+  const i32 = new Int32Array(buf.buffer, buf.byteOffset, Math.floor(buf.length / 4));
+  const n = refs.length;
+  const t = new Int32Array(n);
+  const ord = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    t[i] = i32[(refs[i] + TIME_OFFSET) / 4];
+    ord[i] = f64[(refs[i] + ORDER_OFFSET) / 8];
+  }
+  const keep = idSlot === null ? lastPerTime(t, ord, n) : lastPerId(t, ord, idsOf(f64, refs, idSlot), n);
+  const rows = keep.length;
+  const timesMs = new Int32Array(rows);
+  const values = Array.from({ length: width }, () => new Float64Array(rows));
+  for (let r = 0; r < rows; r++) {
+    const base = (refs[keep[r]] + HEADER_BYTES) / 8;
+    timesMs[r] = t[keep[r]];
+    for (let j = 0; j < width; j++) values[j][r] = f64[base + j];
+  }
+  return { symbol, rows, timesMs, values };
 }
 
 /** A staged record as it was staged (duplicates not resolved). */

@@ -192,15 +192,6 @@ export class StagingReader {
   }
 
   /**
-   * One symbol's staged rows of a day, exactly as the seal would write them from what is
-   * committed now (the same read, order and duplicate rule); null when none is staged.
-   */
-  readSymbol(dataset: Dataset, tradedate: string, symbol: string): StagedSymbolDay | null {
-    for (const day of readStagedBucket(this.db, this.dataDir, dataset, tradedate, bucketOf(symbol), new Set([symbol]))) return day;
-    return null;
-  }
-
-  /**
    * Late messages of a sealed dataset-day waiting in quarantine, in arrival order: what
    * `restate --from-quarantine` takes in (their reason is the one every ingest path writes).
    */
