@@ -95,6 +95,12 @@ export interface TickHistoryData {
   readonly limit?: number;
   readonly offset?: number;
   readonly has_more?: boolean;
+  /**
+   * True when the answer read a live day (not sealed yet): its rows are the ones staged so far,
+   * exactly what the seal will write from them. Absent once sealed. To follow the day, ask again
+   * with `start_time` at the last time held.
+   */
+  readonly live?: true;
 }
 
 /** Options of one call. */
