@@ -38,6 +38,16 @@ export function rowsBeforeMinute(idx: MinuteIndex, starts: Uint32Array, minute: 
   return starts[i];
 }
 
+/**
+ * The boundary row of a minute among `rows` rows with this index: the first at or after the
+ * minute's start (`after`), or the last strictly before it; -1 when there is none.
+ */
+export function boundaryRow(idx: MinuteIndex, starts: Uint32Array, rows: number, minute: number, after: boolean): number {
+  const p = rowsBeforeMinute(idx, starts, minute);
+  const q = after ? p : p - 1;
+  return q >= 0 && q < rows ? q : -1;
+}
+
 export function encodeMinuteCounts(counts: Uint16Array): Buffer {
   const buf = Buffer.alloc(counts.length * 2);
   for (let i = 0; i < counts.length; i++) buf.writeUInt16LE(counts[i], i * 2);

@@ -69,13 +69,20 @@ export class LiveStaging {
    * symbols (a symbol with nothing staged yet is absent); undefined when the day is not live.
    */
   symbolDays(dataset: Dataset, tradedate: string, symbols: readonly string[]): Map<string, LiveSymbolDay> | undefined {
-    return this.whileStaging(undefined, (staging) => {
-      if (!staging.hasStaged(dataset, tradedate)) return undefined;
-      const out = new Map<string, LiveSymbolDay>();
-      for (const [bucket, wanted] of staging.bucketsOf(symbols)) {
-        for (const [symbol, rows] of this.tail.bucketRows(staging.db, dataset, tradedate, bucket, wanted)) out.set(symbol, rows);
-      }
-      return out;
+    const out = new Map<string, LiveSymbolDay>();
+    return this.eachBucket(dataset, tradedate, symbols, (rows) => rows.forEach((v, k) => out.set(k, v))) ? out : undefined;
+  }
+
+  /**
+   * Hands `visit` the rows of `symbols` one staging bucket at a time (a symbol with nothing
+   * staged is absent), so a caller that keeps only a little of each (a boundary row) holds one
+   * bucket's rows at a time, not the market's; false when the day is not live.
+   */
+  eachBucket(dataset: Dataset, tradedate: string, symbols: readonly string[], visit: (rows: ReadonlyMap<string, LiveSymbolDay>) => void): boolean {
+    return this.whileStaging(false, (staging) => {
+      if (!staging.hasStaged(dataset, tradedate)) return false;
+      for (const [bucket, wanted] of staging.bucketsOf(symbols)) visit(this.tail.bucketRows(staging.db, dataset, tradedate, bucket, wanted));
+      return true;
     });
   }
 

@@ -18,12 +18,12 @@ import { join } from 'node:path';
 import { Limiter } from '../../shared/limiter.js';
 import { asDamaged, DamagedFileError } from '../../storage/damagedFile.js';
 import { SCHEMAS } from '../../shared/schema.js';
-import { rowsBeforeMinute, type MinuteIndex } from '../../storage/minuteIndex.js';
+import { boundaryRow } from '../../storage/minuteIndex.js';
 import { ByteLru } from '../reading/byteLru.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
 import type { DayFile } from './dayFiles.js';
-import { liveRowTexts, type DaySymbol } from './daySymbols.js';
+import type { BoundaryItem } from './daySymbols.js';
 import { ALL_TICK_FIELDS, candidatePositions, minuteOfRow } from '../../storage/boundary/candidates.js';
 import type { BlockEntry, BoundaryBlock } from '../../storage/boundary/partCodec.js';
 import { readBoundaryBlock } from '../../storage/boundary/partFile.js';
@@ -43,27 +43,7 @@ export interface BoundaryRows {
 
 /** The row answering (minute, side) in a file, or -1 when the index has none that day. */
 export function boundaryPosition(df: DayFile, minute: number, side: Side): number {
-  return positionIn(df.file.minuteIndex, df.starts, df.file.rows, minute, side);
-}
-
-/** The row answering (minute, side) among `rows` rows with this minute index, or -1 when none. */
-function positionIn(minuteIndex: MinuteIndex, starts: Uint32Array, rows: number, minute: number, side: Side): number {
-  const p = rowsBeforeMinute(minuteIndex, starts, minute);
-  const q = side === 'after' ? p : p - 1;
-  return q >= 0 && q < rows ? q : -1;
-}
-
-/**
- * The row answering (minute, side) of a symbol of the day, or -1. On a live day (api-contract:
- * The live day) the last row `before` a minute that has not passed yet is not known (rows up
- * to it are still to come), so it is none so far; `after` needs no such rule: no row at or
- * after a minute still to come is staged.
- */
-function positionOf(item: DaySymbol, minute: number, side: Side, nowMinute: number): number {
-  if (item.kind === 'file') return boundaryPosition(item.df, minute, side);
-  if (side === 'before' && minute > nowMinute) return -1;
-  const { minuteIndex, starts, day } = item.live;
-  return positionIn(minuteIndex, starts, day.rows, minute, side);
+  return boundaryRow(df.file.minuteIndex, df.starts, df.file.rows, minute, side === 'after');
 }
 
 function pick(col: DecodedColumn, positions: Int32Array, firstRow: number, rows: number, out: DecodedColumn): void {
@@ -215,24 +195,25 @@ function indexOfPosition(positions: Int32Array, p: number): number {
 
 /**
  * JSON row texts of the boundary rows, one per symbol that has one, in the items' order (the
- * caller passes them sorted by symbol). `nowMinute`: the minute of day now, in Beijing time.
+ * caller passes them sorted by symbol): a sealed file's row, or a live day's row made while
+ * its staging was read (daySymbols.ts).
  */
 export async function boundaryRowTexts(
   index: BoundaryIndex,
-  items: readonly DaySymbol[],
-  at: { readonly minute: number; readonly side: Side; readonly nowMinute: number },
+  items: readonly BoundaryItem[],
+  at: { readonly minute: number; readonly side: Side },
   fields: readonly number[],
   page: { readonly offset: number; readonly limit: number } = { offset: 0, limit: Infinity },
 ): Promise<{ readonly rows: string[]; readonly total: number }> {
-  // Which symbols have a boundary row is known from the minute index alone, so a page is cut
+  // Which files have a boundary row is known from the minute index alone, so a page is cut
   // before any row is read: only the page's rows are decoded.
-  const all = items.map((item) => ({ item, position: positionOf(item, at.minute, at.side, at.nowMinute) })).filter((w) => w.position >= 0);
+  const all = items
+    .map((item) => ({ item, position: item.kind === 'file' ? boundaryPosition(item.df, at.minute, at.side) : 0 }))
+    .filter((w) => w.position >= 0);
   const wanted = all.slice(page.offset, page.offset + page.limit);
   const asStored = isEveryField(fields) ? null : fields;
-  const texts = await Promise.all(
-    wanted.map(({ item, position }) =>
-      item.kind === 'file' ? index.rowText(item.df, position, asStored) : liveRowTexts(item.live, position, position + 1, fields)(position),
-    ),
-  );
-  return { rows: texts, total: all.length };
+  return {
+    rows: await Promise.all(wanted.map(({ item, position }) => (item.kind === 'file' ? index.rowText(item.df, position, asStored) : item.text))),
+    total: all.length,
+  };
 }

@@ -8,7 +8,7 @@
  * the merge, the offsets and the boundary rule are the ones sealed days use.
  */
 import { isTradingDay, latestTradingDay } from '../../calendar/tradingCalendar.js';
-import { buildMinuteIndex, minuteStarts, type MinuteIndex } from '../../storage/minuteIndex.js';
+import { boundaryRow, buildMinuteIndex, minuteStarts, type MinuteIndex } from '../../storage/minuteIndex.js';
 import { columnsAsRead } from '../../storage/rowText/rowTextBuild.js';
 import { sourceOfFile, tickColumns, tickRowText, type Asset } from '../../storage/tickShape.js';
 import type { LiveStaging, LiveSymbolDay } from '../reading/liveStaging.js';
@@ -25,6 +25,25 @@ export interface LiveTicks {
 
 export type DaySymbol =
   { readonly kind: 'file'; readonly symbol: string; readonly df: DayFile } | { readonly kind: 'live'; readonly symbol: string; readonly live: LiveTicks };
+
+/** A symbol of a boundary answer: its sealed file, or on a live day its boundary row's text. */
+export type BoundaryItem =
+  { readonly kind: 'file'; readonly symbol: string; readonly df: DayFile } | { readonly kind: 'row'; readonly symbol: string; readonly text: string };
+
+/** Where a boundary is asked: the minute and side, and the minute of day now (Beijing time). */
+export interface BoundaryAt {
+  readonly minute: number;
+  readonly side: 'before' | 'after';
+  readonly nowMinute: number;
+}
+
+export interface BoundaryList {
+  readonly live: boolean;
+  /** Symbols with rows that day (a boundary row or not). */
+  readonly withRows: number;
+  /** Ascending by symbol: every file, and the live symbols that have a boundary row. */
+  readonly items: readonly BoundaryItem[];
+}
 
 export interface DaySymbolList {
   readonly tradedate: string;
@@ -51,22 +70,61 @@ export class DaySymbols {
    * detailed interfaces.
    */
   of(tradedate: string, symbols: readonly string[] | null, nowMs: number): DaySymbolList {
-    const day = this.sealed.day(tradedate);
-    const maybeLive = this.staging !== null && isTradingDay(tradedate) && tradedate <= latestTradingDay(nowMs);
-    const staged = maybeLive ? this.staging!.stagedSymbols(this.dataset, tradedate) : undefined;
-    const fromFiles = new Map<string, DaySymbol>();
-    for (const df of symbols === null ? day.files : symbols.map((s) => day.bySymbol.get(s)).filter((f) => f !== undefined)) {
-      fromFiles.set(df.file.symbol, { kind: 'file', symbol: df.file.symbol, df });
-    }
-    if (staged === undefined) return { tradedate, live: false, items: [...fromFiles.values()] };
-    const wanted = (symbols ?? staged).filter((s) => !fromFiles.has(s));
-    const read =
-      wanted.length === 0 ? new Map<string, LiveSymbolDay>() : (this.staging!.symbolDays(this.dataset, tradedate, wanted) ?? new Map<string, LiveSymbolDay>());
-    const items = [...fromFiles.values()];
-    for (const [symbol, d] of read) if (d.rows > 0) items.push({ kind: 'live', symbol, live: liveTicks(this.dataset, tradedate, d) });
-    items.sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
-    return { tradedate, live: true, items };
+    const { files, staged } = this.split(tradedate, symbols, nowMs);
+    const items: DaySymbol[] = files.map((df) => ({ kind: 'file', symbol: df.file.symbol, df }));
+    if (staged === null) return { tradedate, live: false, items };
+    const read = staged.length === 0 ? undefined : this.staging!.symbolDays(this.dataset, tradedate, staged);
+    for (const [symbol, d] of read ?? []) if (d.rows > 0) items.push({ kind: 'live', symbol, live: liveTicks(this.dataset, tradedate, d) });
+    return { tradedate, live: true, items: items.sort(bySymbol) };
   }
+
+  /**
+   * The boundary rows' sources of the day's `symbols` (null: every symbol of the day): sealed
+   * files, and live symbols' rows made while their staging is read a bucket at a time, so a
+   * whole market's boundary holds one bucket's rows at a time.
+   */
+  boundary(tradedate: string, symbols: readonly string[] | null, at: BoundaryAt, fields: readonly number[], nowMs: number): BoundaryList {
+    const { files, staged } = this.split(tradedate, symbols, nowMs);
+    const items: BoundaryItem[] = files.map((df) => ({ kind: 'file', symbol: df.file.symbol, df }));
+    if (staged === null) return { live: false, withRows: files.length, items };
+    let withRows = files.length;
+    this.staging!.eachBucket(this.dataset, tradedate, staged, (rows) => {
+      for (const [symbol, d] of rows) {
+        if (d.rows === 0) continue;
+        withRows++;
+        const t = liveTicks(this.dataset, tradedate, d);
+        const p = liveBoundaryRow(t, at);
+        if (p >= 0) items.push({ kind: 'row', symbol, text: liveRowTexts(t, p, p + 1, fields)(p) });
+      }
+    });
+    return { live: true, withRows, items: items.sort(bySymbol) };
+  }
+
+  /**
+   * The day's `symbols` (null: all) split into those with a sealed file and, on a live day,
+   * those to read from staging (null when the day is not live). A day being sealed lists
+   * symbol by symbol: a symbol with a file is read from it.
+   */
+  private split(tradedate: string, symbols: readonly string[] | null, nowMs: number): { files: DayFile[]; staged: string[] | null } {
+    const day = this.sealed.day(tradedate);
+    const files = symbols === null ? [...day.files] : symbols.map((s) => day.bySymbol.get(s)).filter((f) => f !== undefined);
+    const maybeLive = this.staging !== null && isTradingDay(tradedate) && tradedate <= latestTradingDay(nowMs);
+    const all = maybeLive ? this.staging!.stagedSymbols(this.dataset, tradedate) : undefined;
+    if (all === undefined) return { files, staged: null };
+    return { files, staged: (symbols ?? all).filter((s) => !day.bySymbol.has(s)) };
+  }
+}
+
+const bySymbol = (a: { readonly symbol: string }, b: { readonly symbol: string }) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0);
+
+/**
+ * The boundary row of a live symbol-day, or -1. The last row `before` a minute that has not
+ * passed yet is not known (rows up to it are still to come), so it is none so far; `after`
+ * needs no such rule: no row at or after a minute still to come is staged.
+ */
+export function liveBoundaryRow(t: LiveTicks, at: BoundaryAt): number {
+  if (at.side === 'before' && at.minute > at.nowMinute) return -1;
+  return boundaryRow(t.minuteIndex, t.starts, t.day.rows, at.minute, at.side === 'after');
 }
 
 export function liveTicks(dataset: 'index' | 'level2', tradedate: string, day: LiveSymbolDay): LiveTicks {

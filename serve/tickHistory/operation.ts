@@ -153,12 +153,12 @@ async function enhanced(columns: FileColumnCache, catalog: DaySymbols, q: Enhanc
 
 async function boundary(index: BoundaryIndex, catalog: DaySymbols, q: BoundaryQuery, nowMs: number): Promise<OperationResult> {
   const date = singleDay(q.dates);
-  const day = catalog.of(date, q.symbols, nowMs);
-  const nowMinute = Math.floor((nowMs - beijingDayStartMs(date)) / MS_PER_MINUTE);
-  const { rows, total } = await boundaryRowTexts(index, day.items, { minute: q.minute, side: q.side, nowMinute }, q.fields, q);
+  const at = { minute: q.minute, side: q.side, nowMinute: Math.floor((nowMs - beijingDayStartMs(date)) / MS_PER_MINUTE) };
+  const day = catalog.boundary(date, q.symbols, at, q.fields, nowMs);
+  const { rows, total } = await boundaryRowTexts(index, day.items, at, q.fields, q);
   const minute = `${String(Math.floor(q.minute / 60)).padStart(2, '0')}:${String(q.minute % 60).padStart(2, '0')}`;
   const notStored =
-    day.items.length > 0
+    day.withRows > 0
       ? `no snapshot ${q.side === 'before' ? 'before' : 'at or after'} ${minute} on ${date}${day.live ? ' so far (the day is live)' : ''}`
       : q.symbols === null
         ? `no ${q.asset} is stored for ${date}`

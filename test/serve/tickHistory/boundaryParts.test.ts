@@ -16,7 +16,7 @@ import { DamagedFileError } from '../../../storage/damagedFile.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { FileColumnCache } from '../../../serve/reading/fileColumns.js';
 import { BoundaryIndex, boundaryRowTexts } from '../../../serve/tickHistory/boundary.js';
-import type { DaySymbol } from '../../../serve/tickHistory/daySymbols.js';
+import type { BoundaryItem } from '../../../serve/tickHistory/daySymbols.js';
 import type { Side } from '../../../serve/tickHistory/params.js';
 import { TickDays, type DayFile } from '../../../serve/tickHistory/dayFiles.js';
 import { ByteLru } from '../../../serve/reading/byteLru.js';
@@ -27,9 +27,8 @@ const DAY = '20250102';
 const test = suite('boundary parts');
 
 /** Sealed files as the boundary reads a day's symbols. */
-const items = (files: readonly DayFile[]): DaySymbol[] => files.map((df) => ({ kind: 'file', symbol: df.file.symbol, df }));
-/** A sealed day: every minute has passed. */
-const at = (minute: number, side: Side) => ({ minute, side, nowMinute: 2 * 24 * 60 });
+const items = (files: readonly DayFile[]): BoundaryItem[] => files.map((df) => ({ kind: 'file', symbol: df.file.symbol, df }));
+const at = (minute: number, side: Side) => ({ minute, side });
 
 async function setup() {
   const { dataDir } = await preparedData({ days: 1, stocks: 6, indexes: 9, seed: 'boundary-parts' });
