@@ -76,12 +76,19 @@ export class LiveStaging {
   /**
    * Hands `visit` the rows of `symbols` one staging bucket at a time (a symbol with nothing
    * staged is absent), so a caller that keeps only a little of each (a boundary row) holds one
-   * bucket's rows at a time, not the market's; false when the day is not live.
+   * bucket's rows at a time, not the market's; false when the day is not live. `follow`
+   * false: buckets not followed yet are read once, not kept (stagingTail.ts).
    */
-  eachBucket(dataset: Dataset, tradedate: string, symbols: readonly string[], visit: (rows: ReadonlyMap<string, LiveSymbolDay>) => void): boolean {
+  eachBucket(
+    dataset: Dataset,
+    tradedate: string,
+    symbols: readonly string[],
+    visit: (rows: ReadonlyMap<string, LiveSymbolDay>) => void,
+    follow = true,
+  ): boolean {
     return this.whileStaging(false, (staging) => {
       if (!staging.hasStaged(dataset, tradedate)) return false;
-      for (const [bucket, wanted] of staging.bucketsOf(symbols)) visit(this.tail.bucketRows(staging.db, dataset, tradedate, bucket, wanted));
+      for (const [bucket, wanted] of staging.bucketsOf(symbols)) visit(this.tail.bucketRows(staging.db, dataset, tradedate, bucket, wanted, follow));
       return true;
     });
   }

@@ -88,15 +88,22 @@ export class DaySymbols {
     const items: BoundaryItem[] = files.map((df) => ({ kind: 'file', symbol: df.file.symbol, df }));
     if (staged === null) return { live: false, withRows: files.length, items };
     let withRows = files.length;
-    this.staging!.eachBucket(this.dataset, tradedate, staged, (rows) => {
-      for (const [symbol, d] of rows) {
-        if (d.rows === 0) continue;
-        withRows++;
-        const t = liveTicks(this.dataset, tradedate, d);
-        const p = liveBoundaryRow(t, at);
-        if (p >= 0) items.push({ kind: 'row', symbol, text: liveRowTexts(t, p, p + 1, fields)(p) });
-      }
-    });
+    this.staging!.eachBucket(
+      this.dataset,
+      tradedate,
+      staged,
+      (rows) => {
+        for (const [symbol, d] of rows) {
+          if (d.rows === 0) continue;
+          withRows++;
+          const t = liveTicks(this.dataset, tradedate, d);
+          const p = liveBoundaryRow(t, at);
+          if (p >= 0) items.push({ kind: 'row', symbol, text: liveRowTexts(t, p, p + 1, fields)(p) });
+        }
+        // Only symbols asked by name are followed: every symbol of the day is a scan.
+      },
+      symbols !== null,
+    );
     return { live: true, withRows, items: items.sort(bySymbol) };
   }
 

@@ -143,8 +143,13 @@ test('what is kept is in the LRU by bytes, one entry per followed bucket', async
     await commit(stores, 'level2', rows);
     const lru = new ByteLru(64 << 20);
     const tail = new StagingTail(dir, lru);
-    tail.bucketRows(db, 'level2', DAY, bucketOf(symbols[0]!), new Set(symbols));
+    // A scan (follow = false) keeps nothing new, and gives the same rows.
+    const scanned = tail.bucketRows(db, 'level2', DAY, bucketOf(symbols[0]!), new Set(symbols), false);
+    assert.is(lru.size, 0);
+    assert.equal(answered('level2', scanned.get(symbols[1]!)), expected('level2', rows, symbols[1]!));
+    const followed = tail.bucketRows(db, 'level2', DAY, bucketOf(symbols[0]!), new Set(symbols));
     assert.is(lru.size, 1);
+    assert.equal(answered('level2', followed.get(symbols[1]!)), expected('level2', rows, symbols[1]!));
     // 500 rows of each symbol: a time and every value field, 8 bytes each (arrays sized to the rows).
     const least = 2 * 500 * (4 + 8 * SCHEMAS.level2.valueFields.length);
     assert.ok(lru.usedBytes >= least && lru.usedBytes < least * 1.1, `${lru.usedBytes} bytes kept for ${least} bytes of rows`);
