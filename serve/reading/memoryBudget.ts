@@ -5,8 +5,8 @@
  *   - boundary rows of tick_history (BoundaryIndex): a whole market's day of candidates is
  *     ~170 MB, and a day's first boundary request must not evict the detail caches;
  *   - the detail cache (FileColumnCache's LRU): decoded columns, serialised rows, parsed
- *     footers, integrity verdicts, row-text indexes and tick_history's day listings together,
- *     one recency order for all of them;
+ *     footers, integrity verdicts, row-text indexes, tick_history's day listings and a live day's
+ *     followed rows (stagingTail.ts) together, one recency order for all of them;
  *   - each row-JSON worker's own footers (a worker thread has a heap of its own);
  *   - what is remembered of damaged files, parts and row texts (so each is reported once).
  *
