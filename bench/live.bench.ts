@@ -13,8 +13,8 @@
  *    times that for the first sixth of the stretch (the opening minutes). One producer; it waits
  *    when the ingestor is more than a backlog the mock holds behind, so what it reaches is printed
  *    beside what was scheduled.
- * 3. A poller produces marker trades of a stock of its own and asks the server until each is in
- *    the answer: freshness is produce to visible.
+ * 3. A poller produces a marker trade of a stock of its own every 100 ms and asks the server for
+ *    that stock's trades every 10 ms: freshness is produce to visible.
  * 4. Clients ask random stocks' live level2_quote_history pages of the day so far.
  * 5. After the stretch, the deep stocks' live full-day pages, beside the same lines sealed
  *    (`tickvault replay` into another directory): their first touch in a new server process and
@@ -71,7 +71,8 @@ const BATCH = 2000;
 /** The poller's stock: only markers are produced for it. */
 const MARKER = '605900.SH';
 const MARKER_TIMEOUT_MS = 10_000;
-const MARKER_GAP_MS = 200;
+/** A marker every this many ms: 600 samples a minute, so that a p99 is more than the largest. */
+const MARKER_EVERY_MS = 100;
 const POLL_MS = 10;
 /** Deep stocks' codes: no market stock has them. */
 const deepSymbol = (i: number) => `${605000 + i}.SH`;
@@ -285,40 +286,46 @@ function lastTradeId(text: string): number {
   return at >= 0 && last ? Number(last[at]) : 0;
 }
 
-/** Phase 3: markers produced one at a time, each asked for until the server answers it: produce → visible, ms. */
+/**
+ * Phase 3: a marker produced every MARKER_EVERY_MS on a timer of its own, while one loop asks
+ * for the marker stock's trades every POLL_MS; each marker's freshness is from just before its
+ * send to the answer that first holds it. Markers share a key, so one partition: they become
+ * visible in id order, and the highest id answered covers every one before it.
+ */
 async function pollFreshness(rig: LiveRig, key: string, end: number): Promise<{ ms: number[]; missed: number; polls: number }> {
   const producer = rig.kafka.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   const client = new Client(`${rig.server.url}/api`);
   const body = JSON.stringify({ apiname: 'level2_trade_history', apikey: key, params: { symbol: MARKER, tradedate: DAY } });
+  const sentAt: number[] = [NaN];
   const ms: number[] = [];
-  let missed = 0;
+  let seen = 0;
   let polls = 0;
-  try {
-    for (let id = 1; performance.now() < end; id++) {
+  const producing = (async () => {
+    while (performance.now() < end) {
       const t0 = performance.now();
-      await sendProduced(producer, [markerMessage(id, rig.topics)]);
+      sentAt.push(t0);
+      await sendProduced(producer, [markerMessage(sentAt.length - 1, rig.topics)]);
       rig.produced++;
-      for (;;) {
-        const r = await client.post(body);
-        polls++;
-        if (r.status === 200 && lastTradeId(r.text()) >= id) {
-          ms.push(performance.now() - t0);
-          break;
-        }
-        if (performance.now() - t0 > MARKER_TIMEOUT_MS) {
-          missed++;
-          break;
-        }
-        await sleep(POLL_MS);
-      }
-      await sleep(MARKER_GAP_MS);
+      await sleep(Math.max(0, MARKER_EVERY_MS - (performance.now() - t0)));
     }
+  })();
+  try {
+    // After the stretch, until every marker sent is seen or the last has had MARKER_TIMEOUT_MS.
+    while (performance.now() < end || (seen < sentAt.length - 1 && performance.now() < sentAt.at(-1)! + MARKER_TIMEOUT_MS)) {
+      const r = await client.post(body);
+      polls++;
+      const now = performance.now();
+      const top = r.status === 200 ? Math.min(lastTradeId(r.text()), sentAt.length - 1) : 0;
+      for (; seen < top; seen++) ms.push(now - sentAt[seen + 1]!);
+      await sleep(POLL_MS);
+    }
+    await producing;
   } finally {
     client.close();
     await producer.disconnect();
   }
-  return { ms, missed, polls };
+  return { ms, missed: sentAt.length - 1 - seen, polls };
 }
 
 interface PageTimes {
