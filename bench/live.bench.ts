@@ -110,6 +110,8 @@ interface LiveRig {
   produced: number;
   /** Times the ingestor's group rebalanced (its log says so): each pauses consumption. */
   rebalances: number;
+  /** The largest lag, messages, the ingestor's progress log reported (every 5 s). */
+  maxLag: number;
   readonly peakRss: { readonly server: { stop(): number }; readonly ingestor: { stop(): number } };
 }
 
@@ -224,8 +226,11 @@ async function openLiveRig(brokers: string, dir: string, o: { clients: number; c
   }
   const ingestDb = openDb(layoutFor(liveDir).ingestDb, { readonly: true });
   const peakRss = { server: peakRssWatcher(server.child.pid), ingestor: peakRssWatcher(ingestor.pid) };
-  const rig: LiveRig = { log, kafka, topics, dir, liveDir, ingestor, server, keys, ingestDb, produced: 0, rebalances: 0, peakRss };
-  ingestor.stdout!.setEncoding('utf8').on('data', (d: string) => (rig.rebalances += d.split('"msg":"group rebalancing"').length - 1));
+  const rig: LiveRig = { log, kafka, topics, dir, liveDir, ingestor, server, keys, ingestDb, produced: 0, rebalances: 0, maxLag: 0, peakRss };
+  ingestor.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    rig.rebalances += d.split('"msg":"group rebalancing"').length - 1;
+    for (const m of d.matchAll(/"lag":(\d+)/g)) rig.maxLag = Math.max(rig.maxLag, Number(m[1]));
+  });
   return rig;
 }
 
@@ -387,6 +392,7 @@ async function liveStretch(rig: LiveRig, o: { stocks: number; liveSeconds: numbe
   const cpu0 = { ingestor: cpuSeconds(rig.ingestor.pid), server: cpuSeconds(rig.server.child.pid), bench: process.cpuUsage() };
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
+  rig.maxLag = 0;
   const started = performance.now();
   const end = started + o.liveSeconds * 1000;
   const [market, freshness, pages] = await Promise.all([
@@ -420,7 +426,7 @@ function reportStretch(rig: LiveRig, o: { stocks: number; liveSeconds: number; c
       `opening ${m.burstSeconds.toFixed(0)} s at ${fmt(burstRate)} msg/s (${(burstRate / (rate * BURST_FACTOR)).toFixed(2)}x target ${fmt(rate * BURST_FACTOR)}), ` +
       `then ${fmt(afterRate)} msg/s (${(afterRate / rate).toFixed(2)}x target ${fmt(rate)}); the producer waited ${m.backlogWaitS.toFixed(1)} s for the ingestor ` +
       `(backlog ${fmt(BACKLOG)}), its thread busy ${(100 * m.utilisation).toFixed(0)} % of the time; ` +
-      `the ingestor caught up ${f.catchUpS.toFixed(1)} s after the stretch, its group rebalanced ${rig.rebalances} times`,
+      `the ingestor caught up ${f.catchUpS.toFixed(1)} s after the stretch, its lag at most ${fmt(rig.maxLag)} messages (its progress log), its group rebalanced ${rig.rebalances} times`,
   );
   const fr = f.freshness;
   const p99 = fr.missed > 0 ? Infinity : pct(fr.ms, 0.99);
