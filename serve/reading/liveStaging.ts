@@ -69,28 +69,21 @@ export class LiveStaging {
    * symbols (a symbol with nothing staged yet is absent); undefined when the day is not live.
    */
   symbolDays(dataset: Dataset, tradedate: string, symbols: readonly string[]): Map<string, LiveSymbolDay> | undefined {
-    const out = new Map<string, LiveSymbolDay>();
-    return this.eachBucket(dataset, tradedate, symbols, (rows) => rows.forEach((v, k) => out.set(k, v))) ? out : undefined;
+    return this.whileStaging(undefined, (staging) => {
+      if (!staging.hasStaged(dataset, tradedate)) return undefined;
+      const out = new Map<string, LiveSymbolDay>();
+      for (const [bucket, wanted] of staging.bucketsOf(symbols))
+        this.tail.bucketRows(staging.db, dataset, tradedate, bucket, wanted).forEach((v, k) => out.set(k, v));
+      return out;
+    });
   }
 
   /**
-   * Hands `visit` the rows of `symbols` one staging bucket at a time (a symbol with nothing
-   * staged is absent), so a caller that keeps only a little of each (a boundary row) holds one
-   * bucket's rows at a time, not the market's; false when the day is not live. `follow`
-   * false: buckets not followed yet are read once, not kept (stagingTail.ts).
+   * `read` over ingest.db when the dataset-day is live here; `none` when it is not (or there is
+   * no staging yet).
    */
-  eachBucket(
-    dataset: Dataset,
-    tradedate: string,
-    symbols: readonly string[],
-    visit: (rows: ReadonlyMap<string, LiveSymbolDay>) => void,
-    follow = true,
-  ): boolean {
-    return this.whileStaging(false, (staging) => {
-      if (!staging.hasStaged(dataset, tradedate)) return false;
-      for (const [bucket, wanted] of staging.bucketsOf(symbols)) visit(this.tail.bucketRows(staging.db, dataset, tradedate, bucket, wanted, follow));
-      return true;
-    });
+  whenLive<T>(dataset: Dataset, tradedate: string, none: T, read: (db: Db) => T): T {
+    return this.whileStaging(none, (staging) => (staging.hasStaged(dataset, tradedate) ? read(staging.db) : none));
   }
 
   /** `read` over the staging reader; `none` when there is no staging yet. */

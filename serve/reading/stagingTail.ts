@@ -151,13 +151,9 @@ export class StagingTail {
    * The rows of `symbols` in one bucket of a staged day, as the seal would write them from
    * what is committed now; a symbol with nothing staged is absent.
    */
-  bucketRows(db: Db, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>, follow = true): Map<string, LiveRows> {
+  bucketRows(db: Db, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>): Map<string, LiveRows> {
     const key = `live:${dataset}:${tradedate}:${bucket}`;
-    const kept = this.cache.value<FollowedBucket>(key);
-    // A scan of many buckets (a whole market's boundary rows) uses what is followed but starts
-    // following nothing new: it would push every page's kept rows out of the LRU for rows read once.
-    if (kept === undefined && !follow) return readOnce(this.dataDir, dataset, segmentsOf(db, dataset, tradedate, bucket), symbols);
-    const followed = kept ?? new FollowedBucket();
+    const followed = this.cache.value<FollowedBucket>(key) ?? new FollowedBucket();
     const segs = segmentsOf(db, dataset, tradedate, bucket);
     const size = recordBytes(dataset);
     // What was committed since the last request, for the symbols followed already.
@@ -185,13 +181,6 @@ export class StagingTail {
     this.cache.keep(key, followed.bytes(), followed);
     return out;
   }
-}
-
-/** The rows of `symbols` read from the bucket's segments, kept nowhere. */
-function readOnce(dataDir: string, dataset: Dataset, segs: readonly Segment[], symbols: ReadonlySet<string>): Map<string, LiveRows> {
-  const out = new Map<string, LiveRows>();
-  for (const day of resolvedFromBucket(dataDir, dataset, segs, recordBytes(dataset), symbols)) out.set(day.symbol, { ...day, text: { rows: 0, chunks: [] } });
-  return out;
 }
 
 /** Every committed record of `symbols` in the segments, resolved per symbol (one pass). */

@@ -56,7 +56,8 @@ function pick(col: DecodedColumn, positions: Int32Array, firstRow: number, rows:
 }
 
 export class BoundaryIndex {
-  private readonly lru: ByteLru;
+  /** Boundary rows' share of --cache-mb; a live day's boundary candidates are kept in it too (liveBoundaries.ts). */
+  readonly lru: ByteLru;
   /** Row groups decoded at once while building: bounds transient memory and file handles. */
   private readonly builds = new Limiter(BUILD_CONCURRENCY);
 

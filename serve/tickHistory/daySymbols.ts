@@ -8,17 +8,19 @@
  * the merge, the offsets and the boundary rule are the ones sealed days use.
  */
 import { isTradingDay, latestTradingDay } from '../../calendar/tradingCalendar.js';
-import { boundaryRow, buildMinuteIndex, minuteStarts, type MinuteIndex } from '../../storage/minuteIndex.js';
+import { buildMinuteIndex, minuteStarts, type MinuteIndex } from '../../storage/minuteIndex.js';
 import { columnsAsRead } from '../../storage/rowText/rowTextBuild.js';
 import { sourceOfFile, tickColumns, tickRowText, type Asset } from '../../storage/tickShape.js';
-import type { LiveStaging, LiveSymbolDay } from '../reading/liveStaging.js';
+import type { LiveBoundaries } from '../reading/liveBoundaries.js';
+import type { LiveStaging } from '../reading/liveStaging.js';
+import type { StagedSymbolDay } from '../../storage/staging/bucketRead.js';
 import type { DayFile, TickDays } from './dayFiles.js';
 
 /** A live symbol-day in the terms of a sealed file. */
 export interface LiveTicks {
   readonly dataset: 'index' | 'level2';
   readonly tradedate: string;
-  readonly day: LiveSymbolDay;
+  readonly day: StagedSymbolDay;
   readonly minuteIndex: MinuteIndex;
   readonly starts: Uint32Array;
 }
@@ -60,6 +62,8 @@ export class DaySymbols {
     asset: Asset,
     private readonly sealed: TickDays,
     private readonly staging: LiveStaging | null,
+    /** A live day's boundary candidates (with `staging`). */
+    private readonly boundaries: LiveBoundaries | null,
   ) {
     this.dataset = asset === 'stock' ? 'level2' : 'index';
   }
@@ -87,23 +91,14 @@ export class DaySymbols {
     const { files, staged } = this.split(tradedate, symbols, nowMs);
     const items: BoundaryItem[] = files.map((df) => ({ kind: 'file', symbol: df.file.symbol, df }));
     if (staged === null) return { live: false, withRows: files.length, items };
+    const found = this.staging!.whenLive(this.dataset, tradedate, null, (db) => this.boundaries!.rows(db, this.dataset, tradedate, staged, at.minute, at.side));
     let withRows = files.length;
-    this.staging!.eachBucket(
-      this.dataset,
-      tradedate,
-      staged,
-      (rows) => {
-        for (const [symbol, d] of rows) {
-          if (d.rows === 0) continue;
-          withRows++;
-          const t = liveTicks(this.dataset, tradedate, d);
-          const p = liveBoundaryRow(t, at);
-          if (p >= 0) items.push({ kind: 'row', symbol, text: liveRowTexts(t, p, p + 1, fields)(p) });
-        }
-        // Only symbols asked by name are followed: every symbol of the day is a scan.
-      },
-      symbols !== null,
-    );
+    if (found !== null) {
+      withRows += found.withRows;
+      // Before a minute still to come there is no row yet (liveBoundaryRule).
+      for (const [symbol, d] of found.rows)
+        if (liveBoundaryKnown(at)) items.push({ kind: 'row', symbol, text: liveRowTexts(liveTicks(this.dataset, tradedate, d), 0, 1, fields)(0) });
+    }
     return { live: true, withRows, items: items.sort(bySymbol) };
   }
 
@@ -125,16 +120,15 @@ export class DaySymbols {
 const bySymbol = (a: { readonly symbol: string }, b: { readonly symbol: string }) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0);
 
 /**
- * The boundary row of a live symbol-day, or -1. The last row `before` a minute that has not
- * passed yet is not known (rows up to it are still to come), so it is none so far; `after`
- * needs no such rule: no row at or after a minute still to come is staged.
+ * Whether a live day's boundary row is known yet: the last row `before` a minute that has not
+ * passed is not (rows up to it are still to come), so it is none so far; `after` needs no such
+ * rule: no row at or after a minute still to come is staged.
  */
-export function liveBoundaryRow(t: LiveTicks, at: BoundaryAt): number {
-  if (at.side === 'before' && at.minute > at.nowMinute) return -1;
-  return boundaryRow(t.minuteIndex, t.starts, t.day.rows, at.minute, at.side === 'after');
+export function liveBoundaryKnown(at: BoundaryAt): boolean {
+  return at.side === 'after' || at.minute <= at.nowMinute;
 }
 
-export function liveTicks(dataset: 'index' | 'level2', tradedate: string, day: LiveSymbolDay): LiveTicks {
+export function liveTicks(dataset: 'index' | 'level2', tradedate: string, day: StagedSymbolDay): LiveTicks {
   const minuteIndex = buildMinuteIndex(day.timesMs);
   return { dataset, tradedate, day, minuteIndex, starts: minuteStarts(minuteIndex) };
 }

@@ -22,6 +22,7 @@ import { parseTickQuery, type BoundaryQuery, type CompatibleQuery, type Enhanced
 import { wholeFileText } from './rows.js';
 import type { Asset } from '../../storage/tickShape.js';
 import type { LiveStaging } from '../reading/liveStaging.js';
+import { LiveBoundaries } from '../reading/liveBoundaries.js';
 import { beijingDayStartMs } from '../../shared/clock.js';
 import { MS_PER_MINUTE } from '../../shared/timeFormat.js';
 
@@ -41,13 +42,14 @@ export interface TickHistoryDeps {
 }
 
 export function tickHistoryOperation(deps: TickHistoryDeps): Operation {
+  // Boundary candidates of both (keyed by file), and of a live day's staging in the same share.
+  const boundaryIndex = new BoundaryIndex(deps.dataDir, deps.columns, deps.boundaryBytes, deps.onDamagedPart);
+  const liveBoundaries = deps.live === null ? null : new LiveBoundaries(deps.dataDir, boundaryIndex.lru);
   // Index files, and level-2 files read as stock ticks.
   const catalogs: Readonly<Record<Asset, DaySymbols>> = {
-    index: new DaySymbols('index', new TickDays(deps.catalog, 'index', deps.columns.lru), deps.live),
-    stock: new DaySymbols('stock', new TickDays(deps.catalog, 'level2', deps.columns.lru), deps.live),
+    index: new DaySymbols('index', new TickDays(deps.catalog, 'index', deps.columns.lru), deps.live, liveBoundaries),
+    stock: new DaySymbols('stock', new TickDays(deps.catalog, 'level2', deps.columns.lru), deps.live, liveBoundaries),
   };
-  // Boundary candidates of both (keyed by file).
-  const boundaryIndex = new BoundaryIndex(deps.dataDir, deps.columns, deps.boundaryBytes, deps.onDamagedPart);
   return {
     apiname: API,
     async handle(req, ctx) {

@@ -39,7 +39,9 @@ export interface Segment {
  * aligned: a record's doubles can be read through a Float64Array over it).
  */
 export function* recordWindows(dataDir: string, segs: readonly Segment[], size: number): Generator<Buffer> {
-  const window = Buffer.from(new ArrayBuffer(WINDOW_RECORDS * size));
+  // No larger than the most any segment has to read: a tail read between polls is a few records.
+  const most = segs.reduce((m, s) => Math.max(m, s.bytes - (s.from ?? 0)), 0);
+  const window = Buffer.from(new ArrayBuffer(Math.max(size, Math.min(WINDOW_RECORDS * size, most - (most % size)))));
   for (const s of segs) {
     if ((s.from ?? 0) >= s.bytes) continue;
     const fd = openSync(join(dataDir, s.path), 'r');
@@ -96,6 +98,15 @@ export function segmentsOf(db: Db, dataset: Dataset, tradedate: string, bucket: 
     db
       .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? AND bucket = ? ORDER BY writer')
       .all(dataset, tradedate, bucket) as Segment[]
+  ).filter((s) => s.bytes > 0);
+}
+
+/** Every segment file of a staged dataset-day with its committed length, by bucket and writer. */
+export function daySegmentsOf(db: Db, dataset: Dataset, tradedate: string): Segment[] {
+  return (
+    db
+      .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? ORDER BY bucket, writer')
+      .all(dataset, tradedate) as Segment[]
   ).filter((s) => s.bytes > 0);
 }
 
