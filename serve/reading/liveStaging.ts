@@ -95,6 +95,8 @@ export class LiveStaging {
     } catch (e) {
       // ingest.db made but its tables not yet (the ingestor is starting): nothing is staged.
       if (/no such table/.test((e as Error).message)) return none;
+      // A segment removed under the read: its day was sealed meanwhile (the caller asks the catalog again).
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return none;
       throw e;
     }
   }

@@ -153,6 +153,16 @@ export class StagingTail {
    */
   bucketRows(db: Db, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>): Map<string, LiveRows> {
     const key = `live:${dataset}:${tradedate}:${bucket}`;
+    try {
+      return this.follow(key, db, dataset, tradedate, bucket, symbols);
+    } catch (e) {
+      // Half brought up to date (a segment removed by the seal meanwhile, a read error): forgotten.
+      this.cache.delete(key);
+      throw e;
+    }
+  }
+
+  private follow(key: string, db: Db, dataset: Dataset, tradedate: string, bucket: number, symbols: ReadonlySet<string>): Map<string, LiveRows> {
     const followed = this.cache.value<FollowedBucket>(key) ?? new FollowedBucket();
     const segs = segmentsOf(db, dataset, tradedate, bucket);
     const size = recordBytes(dataset);

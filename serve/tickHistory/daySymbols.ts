@@ -73,11 +73,13 @@ export class DaySymbols {
    * staging. Only a trading day up to the latest one (by `nowMs`) can be live, as for the
    * detailed interfaces.
    */
-  of(tradedate: string, symbols: readonly string[] | null, nowMs: number): DaySymbolList {
+  of(tradedate: string, symbols: readonly string[] | null, nowMs: number, sealedAgain = false): DaySymbolList {
     const { files, staged } = this.split(tradedate, symbols, nowMs);
     const items: DaySymbol[] = files.map((df) => ({ kind: 'file', symbol: df.file.symbol, df }));
     if (staged === null) return { tradedate, live: false, items };
     const read = staged.length === 0 ? undefined : this.staging!.symbolDays(this.dataset, tradedate, staged);
+    // Live a moment ago, not now: sealed in between, so the catalog lists its files now.
+    if (read === undefined && staged.length > 0 && !sealedAgain) return this.of(tradedate, symbols, nowMs, true);
     for (const [symbol, d] of read ?? []) if (d.rows > 0) items.push({ kind: 'live', symbol, live: liveTicks(this.dataset, tradedate, d) });
     return { tradedate, live: true, items: items.sort(bySymbol) };
   }
@@ -87,11 +89,13 @@ export class DaySymbols {
    * files, and live symbols' rows made while their staging is read a bucket at a time, so a
    * whole market's boundary holds one bucket's rows at a time.
    */
-  boundary(tradedate: string, symbols: readonly string[] | null, at: BoundaryAt, fields: readonly number[], nowMs: number): BoundaryList {
+  boundary(tradedate: string, symbols: readonly string[] | null, at: BoundaryAt, fields: readonly number[], nowMs: number, sealedAgain = false): BoundaryList {
     const { files, staged } = this.split(tradedate, symbols, nowMs);
     const items: BoundaryItem[] = files.map((df) => ({ kind: 'file', symbol: df.file.symbol, df }));
     if (staged === null) return { live: false, withRows: files.length, items };
     const found = this.staging!.whenLive(this.dataset, tradedate, null, (db) => this.boundaries!.rows(db, this.dataset, tradedate, staged, at.minute, at.side));
+    // Live a moment ago, not now: sealed in between, so the catalog lists its files now.
+    if (found === null && staged.length > 0 && !sealedAgain) return this.boundary(tradedate, symbols, at, fields, nowMs, true);
     let withRows = files.length;
     if (found !== null) {
       withRows += found.withRows;
