@@ -84,6 +84,7 @@ const deepSymbol = (i: number) => `${605000 + i}.SH`;
  * keeps most of that artefact out of the freshness figure: with 2 s the mock's JoinGroup timed out.
  */
 const INGEST_SESSION_MS = 3000;
+const LAG_SAMPLE_MS = 250;
 const MiB = 1024 * 1024;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms1 = (n: number) => `${n.toFixed(1)} ms`;
@@ -110,8 +111,6 @@ interface LiveRig {
   produced: number;
   /** Times the ingestor's group rebalanced (its log says so): each pauses consumption. */
   rebalances: number;
-  /** The largest lag, messages, the ingestor's progress log reported (every 5 s). */
-  maxLag: number;
   readonly peakRss: { readonly server: { stop(): number }; readonly ingestor: { stop(): number } };
 }
 
@@ -226,10 +225,9 @@ async function openLiveRig(brokers: string, dir: string, o: { clients: number; c
   }
   const ingestDb = openDb(layoutFor(liveDir).ingestDb, { readonly: true });
   const peakRss = { server: peakRssWatcher(server.child.pid), ingestor: peakRssWatcher(ingestor.pid) };
-  const rig: LiveRig = { log, kafka, topics, dir, liveDir, ingestor, server, keys, ingestDb, produced: 0, rebalances: 0, maxLag: 0, peakRss };
+  const rig: LiveRig = { log, kafka, topics, dir, liveDir, ingestor, server, keys, ingestDb, produced: 0, rebalances: 0, peakRss };
   ingestor.stdout!.setEncoding('utf8').on('data', (d: string) => {
     rig.rebalances += d.split('"msg":"group rebalancing"').length - 1;
-    for (const m of d.matchAll(/"lag":(\d+)/g)) rig.maxLag = Math.max(rig.maxLag, Number(m[1]));
   });
   return rig;
 }
@@ -291,18 +289,28 @@ function lastTradeId(text: string): number {
   return at >= 0 && last ? Number(last[at]) : 0;
 }
 
+interface Freshness {
+  /** Each marker's produce → visible. */
+  readonly ms: number[];
+  /** Each marker's produce → acknowledged by the broker (acks -1): the part of `ms` before the ingestor can have it. */
+  readonly ackMs: number[];
+  readonly missed: number;
+  readonly polls: number;
+}
+
 /**
  * Phase 3: a marker produced every MARKER_EVERY_MS on a timer of its own, while one loop asks
  * for the marker stock's trades every POLL_MS; each marker's freshness is from just before its
  * send to the answer that first holds it. Markers share a key, so one partition: they become
  * visible in id order, and the highest id answered covers every one before it.
  */
-async function pollFreshness(rig: LiveRig, key: string, end: number): Promise<{ ms: number[]; missed: number; polls: number }> {
+async function pollFreshness(rig: LiveRig, key: string, end: number): Promise<Freshness> {
   const producer = rig.kafka.kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
   await producer.connect();
   const client = new Client(`${rig.server.url}/api`);
   const body = JSON.stringify({ apiname: 'level2_trade_history', apikey: key, params: { symbol: MARKER, tradedate: DAY } });
   const sentAt: number[] = [NaN];
+  const ackMs: number[] = [];
   const ms: number[] = [];
   let seen = 0;
   let polls = 0;
@@ -311,6 +319,7 @@ async function pollFreshness(rig: LiveRig, key: string, end: number): Promise<{ 
       const t0 = performance.now();
       sentAt.push(t0);
       await sendProduced(producer, [markerMessage(sentAt.length - 1, rig.topics)]);
+      ackMs.push(performance.now() - t0);
       rig.produced++;
       await sleep(Math.max(0, MARKER_EVERY_MS - (performance.now() - t0)));
     }
@@ -330,7 +339,7 @@ async function pollFreshness(rig: LiveRig, key: string, end: number): Promise<{ 
     client.close();
     await producer.disconnect();
   }
-  return { ms, missed: sentAt.length - 1 - seen, polls };
+  return { ms, ackMs, missed: sentAt.length - 1 - seen, polls };
 }
 
 interface PageTimes {
@@ -366,12 +375,14 @@ async function askPages(url: string, keys: readonly string[], symbols: readonly 
 
 interface StretchFigures {
   readonly market: MarketFigures;
-  readonly freshness: { ms: number[]; missed: number; polls: number };
+  readonly freshness: Freshness;
   readonly pages: PageTimes;
   /** From the stretch's end until the ingestor had committed every message. */
   readonly catchUpS: number;
   /** Cores used over the stretch: the ingestor, the server, this process (the generator and producer's worker, poller, clients). */
   readonly cores: { ingestor: number; server: number; bench: number };
+  /** The ingestor's lag, sampled every LAG_SAMPLE_MS: the broker's high watermarks less what it has committed. */
+  readonly lag: number[];
   /** This process's event loop delay over the stretch (what the poller's and clients' timings may include). */
   readonly loopDelayP99Ms: number;
 }
@@ -392,13 +403,13 @@ async function liveStretch(rig: LiveRig, o: { stocks: number; liveSeconds: numbe
   const cpu0 = { ingestor: cpuSeconds(rig.ingestor.pid), server: cpuSeconds(rig.server.child.pid), bench: process.cpuUsage() };
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
-  rig.maxLag = 0;
   const started = performance.now();
   const end = started + o.liveSeconds * 1000;
-  const [market, freshness, pages] = await Promise.all([
+  const [market, freshness, pages, lag] = await Promise.all([
     producer.run(),
     pollFreshness(rig, rig.keys[o.clients]!, end),
     askPages(rig.server.url, rig.keys.slice(0, o.clients), symbols, () => performance.now() < end),
+    sampleLag(rig, end),
   ]);
   loop.disable();
   const wall = (performance.now() - started) / 1000;
@@ -411,7 +422,25 @@ async function liveStretch(rig: LiveRig, o: { stocks: number; liveSeconds: numbe
   rig.produced += market.sent;
   const stopped = performance.now();
   await until(() => committed(rig.ingestDb) >= rig.produced, 600_000, 'the ingestor to catch up');
-  return { market, freshness, pages, catchUpS: (performance.now() - stopped) / 1000, cores, loopDelayP99Ms: loop.percentile(99) / 1e6 };
+  return { market, freshness, pages, lag, catchUpS: (performance.now() - stopped) / 1000, cores, loopDelayP99Ms: loop.percentile(99) / 1e6 };
+}
+
+/** The ingestor's lag every LAG_SAMPLE_MS until `end`: what the broker holds on the live topics less what the ingestor committed. */
+async function sampleLag(rig: LiveRig, end: number): Promise<number[]> {
+  const admin = rig.kafka.kafka.admin();
+  await admin.connect();
+  const used = [rig.topics.level2, rig.topics.trade, rig.topics.order];
+  const lag: number[] = [];
+  try {
+    while (performance.now() < end) {
+      const highs = await Promise.all(used.map(async (t) => (await admin.fetchTopicOffsets(t)).reduce((n, p) => n + Number(p.high), 0)));
+      lag.push(highs.reduce((a, b) => a + b, 0) - committed(rig.ingestDb));
+      await sleep(LAG_SAMPLE_MS);
+    }
+  } finally {
+    await admin.disconnect();
+  }
+  return lag;
 }
 
 function reportStretch(rig: LiveRig, o: { stocks: number; liveSeconds: number; clients: number }, f: StretchFigures): void {
@@ -426,12 +455,13 @@ function reportStretch(rig: LiveRig, o: { stocks: number; liveSeconds: number; c
       `opening ${m.burstSeconds.toFixed(0)} s at ${fmt(burstRate)} msg/s (${(burstRate / (rate * BURST_FACTOR)).toFixed(2)}x target ${fmt(rate * BURST_FACTOR)}), ` +
       `then ${fmt(afterRate)} msg/s (${(afterRate / rate).toFixed(2)}x target ${fmt(rate)}); the producer waited ${m.backlogWaitS.toFixed(1)} s for the ingestor ` +
       `(backlog ${fmt(BACKLOG)}), its thread busy ${(100 * m.utilisation).toFixed(0)} % of the time; ` +
-      `the ingestor caught up ${f.catchUpS.toFixed(1)} s after the stretch, its lag at most ${fmt(rig.maxLag)} messages (its progress log), its group rebalanced ${rig.rebalances} times`,
+      `the ingestor caught up ${f.catchUpS.toFixed(1)} s after the stretch, its lag p50 ${fmt(p50(f.lag))}, max ${fmt(Math.max(0, ...f.lag))} messages, its group rebalanced ${rig.rebalances} times`,
   );
   const fr = f.freshness;
   const p99 = fr.missed > 0 ? Infinity : pct(fr.ms, 0.99);
   log(
     `live freshness (produce → visible on the server), ${fr.ms.length + fr.missed} markers, ${fr.polls} polls: p50 ${ms1(p50(fr.ms))}, p99 ${ms1(p99)}` +
+      ` (of which produce → acknowledged p50 ${ms1(p50(fr.ackMs))}, p99 ${ms1(pct(fr.ackMs, 0.99))})` +
       `${fr.missed > 0 ? ` (${fr.missed} not visible within ${MARKER_TIMEOUT_MS / 1000} s)` : ''} (target p99 ≤ 1000 ms: ${pass(p99 <= 1000)}; ` +
       `the ingestor's fetch wait ${INGEST_SESSION_MS / 4} ms, which the mock broker holds in full when a fetch finds nothing new)`,
   );
