@@ -8,6 +8,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { seededRandom } from '../../../ingest/feed/generate.js';
 import { openIngestStores } from '../../../ingest/staging/stores.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { openDb } from '../../../shared/sqlite.js';
@@ -40,17 +41,6 @@ function expected(staged: readonly Staged[], symbol: string, minute: number, sid
   return best === null ? null : byTime.get(best)!;
 }
 
-/** A deterministic random generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test('the row before and after every minute equals the duplicate rule over what is staged, round after round', async () => {
   const dir = tempDir('tickvault-live-boundaries-');
   const stores = openIngestStores(dir, () => NOW);
@@ -58,7 +48,7 @@ test('the row before and after every minute equals the duplicate rule over what 
   const symbols = ['600000.SH', '600004.SH', '000001.SZ', '300750.SZ', '688981.SH'];
   const following = new LiveBoundaries(dir, new ByteLru(64 << 20));
   const unkept = new LiveBoundaries(dir, new ByteLru(1));
-  const rnd = random(11);
+  const rnd = seededRandom('live-boundaries');
   const staged: Staged[] = [];
   let clock = (9 * 60 + 15) * 60_000;
   let checks = 0;

@@ -7,6 +7,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { seededRandom } from '../../../ingest/feed/generate.js';
 import { openIngestStores, type IngestStores } from '../../../ingest/staging/stores.js';
 import { SCHEMAS, type Dataset } from '../../../shared/schema.js';
 import { openDb } from '../../../shared/sqlite.js';
@@ -61,17 +62,6 @@ function answered(dataset: Dataset, rows: LiveRows | undefined): number[][] {
   return Array.from({ length: rows.rows }, (_, r) => [rows.timesMs[r]!, id === null ? 0 : id[r]!, tag[r]!]);
 }
 
-/** A deterministic random generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function commit(stores: IngestStores, dataset: Dataset, rows: readonly Staged[]): Promise<void> {
   stores.staging.stage(
     rows.map((r) => rowOf(dataset, r)),
@@ -90,7 +80,7 @@ for (const dataset of ['level2', 'trade'] as const) {
     const followed = new StagingTail(dir, new ByteLru(64 << 20));
     // Keeps nothing: every answer is read from the bucket afresh.
     const unkept = new StagingTail(dir, new ByteLru(1));
-    const rnd = random(dataset === 'trade' ? 7 : 3);
+    const rnd = seededRandom(dataset);
     const staged: Staged[] = [];
     let clock = 9.5 * 3600_000;
     let nextId = 1000;
