@@ -2,7 +2,8 @@
  * The live day (issue 48; api-contract: The live day), end to end, read the same way whatever
  * the server does to answer it (read on request now, an index later):
  *
- *   npm run bench -- --only live [--stocks 5000] [--live-seconds 60] [--clients 2] [--cache-mb 256]
+ *   npm run bench -- --only live [--stocks 5000] [--live-seconds 60] [--clients 2] [--page-rate N]
+ *     [--cache-mb 256]
  *
  * 1. The kcat mock broker, `tickvault ingest` with its clock inside the session (the day is
  *    live, never due to be sealed) and one `tickvault serve` on the same data directory.
@@ -53,6 +54,8 @@ export interface LiveBenchOptions {
   readonly liveSeconds?: number;
   /** Clients asking live pages at once (default 2). */
   readonly clients?: number;
+  /** Live pages a second over all clients (default 0: each asks again as soon as answered). */
+  readonly pageRate?: number;
   /** The server's --cache-mb (default 256). */
   readonly cacheMb?: number;
   /** Stocks with a whole day staged (default 6: one warms the JITs, the others are timed). */
@@ -92,6 +95,7 @@ const pass = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 /** A quantile, NaN of none (a phase that got no answers prints NaN rather than failing). */
 const pct = (xs: readonly number[], q: number) => (xs.length === 0 ? NaN : quantile(xs, q));
 const p50 = (xs: readonly number[]) => pct(xs, 0.5);
+const paced = (pageRate: number) => (pageRate > 0 ? `paced at ${pageRate} a second` : 'each asking again once answered');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** What every phase of the live day runs against. */
@@ -120,6 +124,7 @@ export async function runLiveBench(opts: LiveBenchOptions = {}): Promise<void> {
     stocks: opts.stocks ?? MARKET_STOCKS,
     liveSeconds: opts.liveSeconds ?? 60,
     clients: opts.clients ?? 2,
+    pageRate: opts.pageRate ?? 0,
     cacheMb: opts.cacheMb ?? 256,
     deepStocks: Math.max(2, opts.deepStocks ?? 6),
   };
@@ -159,7 +164,7 @@ export async function runLiveBench(opts: LiveBenchOptions = {}): Promise<void> {
     // Without a server first, so that what live pages cost the ratio is seen in one run.
     const alone = await ratio('alone');
     const symbols = Array.from({ length: stocks }, (_, i) => stockCode(i));
-    const c = await ratio('with-pages', livePagesAlongside(symbols, o.clients, o.cacheMb));
+    const c = await ratio('with-pages', livePagesAlongside(symbols, o.clients, o.pageRate, o.cacheMb));
     log(
       `live kafka ratio with a server answering live pages: ${c.ratio.toFixed(2)}x raw kafkajs (target ≥ 0.5x: ${pass(c.ratio >= 0.5)}); ` +
         `${alone.ratio.toFixed(2)}x without them in the same run`,
@@ -348,8 +353,14 @@ interface PageTimes {
   readonly notOk: number;
 }
 
-/** Phase 4: one client per key asking random symbols' level2_quote_history of the day (a whole day fits a page) while `running`. */
-async function askPages(url: string, keys: readonly string[], symbols: readonly string[], running: () => boolean): Promise<PageTimes> {
+/**
+ * Phase 4: one client per key asking random symbols' level2_quote_history of the day (a whole
+ * day fits a page) while `running`, `pageRate` pages a second over all of them (0: each asks
+ * again as soon as answered).
+ */
+async function askPages(url: string, keys: readonly string[], symbols: readonly string[], pageRate: number, running: () => boolean): Promise<PageTimes> {
+  // Each client waits out its share of the rate after an answer; 0: the next request at once.
+  const intervalMs = pageRate > 0 ? (keys.length * 1000) / pageRate : 0;
   const ms: number[] = [];
   let bytes = 0;
   let notOk = 0;
@@ -364,6 +375,7 @@ async function askPages(url: string, keys: readonly string[], symbols: readonly 
           ms.push(r.ms);
           bytes += r.bytes;
           if (r.status !== 200 && notOk++ < 3) process.stderr.write(`live bench: HTTP ${r.status} ${r.text().slice(0, 300)}\n`);
+          if (intervalMs > r.ms) await sleep(intervalMs - r.ms);
         }
       } finally {
         client.close();
@@ -388,7 +400,7 @@ interface StretchFigures {
 }
 
 /** Phases 2–4 at once for `liveSeconds`, then the ingestor caught up. */
-async function liveStretch(rig: LiveRig, o: { stocks: number; liveSeconds: number; clients: number }): Promise<StretchFigures> {
+async function liveStretch(rig: LiveRig, o: { stocks: number; liveSeconds: number; clients: number; pageRate: number }): Promise<StretchFigures> {
   const symbols = Array.from({ length: o.stocks }, (_, i) => stockCode(i));
   const producer = await startMarketProducer({
     brokers: rig.kafka.brokers,
@@ -408,9 +420,12 @@ async function liveStretch(rig: LiveRig, o: { stocks: number; liveSeconds: numbe
   const [market, freshness, pages, lag] = await Promise.all([
     producer.run(),
     pollFreshness(rig, rig.keys[o.clients]!, end),
-    askPages(rig.server.url, rig.keys.slice(0, o.clients), symbols, () => performance.now() < end),
+    askPages(rig.server.url, rig.keys.slice(0, o.clients), symbols, o.pageRate, () => performance.now() < end),
     sampleLag(rig, end),
-  ]);
+  ]).catch(async (e: unknown) => {
+    await producer.stop();
+    throw e;
+  });
   loop.disable();
   const wall = (performance.now() - started) / 1000;
   const bench = process.cpuUsage(cpu0.bench);
@@ -443,7 +458,7 @@ async function sampleLag(rig: LiveRig, end: number): Promise<number[]> {
   return lag;
 }
 
-function reportStretch(rig: LiveRig, o: { stocks: number; liveSeconds: number; clients: number }, f: StretchFigures): void {
+function reportStretch(rig: LiveRig, o: { stocks: number; liveSeconds: number; clients: number; pageRate: number }, f: StretchFigures): void {
   const { log } = rig;
   const m = f.market;
   const rate = (MARKET_RATE * o.stocks) / MARKET_STOCKS;
@@ -467,7 +482,7 @@ function reportStretch(rig: LiveRig, o: { stocks: number; liveSeconds: number; c
   );
   const pg = f.pages;
   log(
-    `live pages during the stretch: ${fmt(pg.ms.length)} random stocks' level2_quote_history of the day so far from ${o.clients} clients ` +
+    `live pages during the stretch: ${fmt(pg.ms.length)} random stocks' level2_quote_history of the day so far from ${o.clients} clients, ${paced(o.pageRate)} ` +
       `(${(pg.bytes / Math.max(1, pg.ms.length) / 1e3).toFixed(1)} kB a page), p50 ${ms1(p50(pg.ms))}, p99 ${ms1(pct(pg.ms, 0.99))}, ${pg.notOk} not 200`,
   );
   log(
@@ -574,19 +589,19 @@ function reportDeep(log: (l: string) => void, f: { live: { ms: number[]; first: 
 }
 
 /** Phase 6's load: a server on the consuming ingestor's directory, `clients` asking random live pages of its stocks. */
-function livePagesAlongside(symbols: readonly string[], clients: number, cacheMb: number): ConsumeAlongside {
+function livePagesAlongside(symbols: readonly string[], clients: number, pageRate: number, cacheMb: number): ConsumeAlongside {
   return {
     async start(dataDir) {
       const keys = flagshipKeys(dataDir, clients);
       const server = await startChildServer(dataDir, { TICKVAULT_NOW: TRADING_NOW, TICKVAULT_CACHE_MB: String(cacheMb), TICKVAULT_RATE_LIMIT: '1000000' });
       let running = true;
-      const pages = askPages(server.url, keys, symbols, () => running);
+      const pages = askPages(server.url, keys, symbols, pageRate, () => running);
       return {
         async stop() {
           running = false;
           const p = await pages;
           await stopChild(server.child);
-          return `while ${clients} clients asked a server for ${fmt(p.ms.length)} live pages of the day being consumed (p50 ${ms1(p50(p.ms))}, ${p.notOk} not 200)`;
+          return `while ${clients} clients asked a server for ${fmt(p.ms.length)} live pages of the day being consumed, ${paced(pageRate)} (p50 ${ms1(p50(p.ms))}, ${p.notOk} not 200)`;
         },
       };
     },

@@ -135,13 +135,17 @@ async function workerMain(o: MarketProducerOptions): Promise<void> {
   parentPort!.postMessage('ready');
 }
 
-/** Starts the producer's worker; resolves once the auction is generated, with `run` to start the stretch. */
-export function startMarketProducer(o: MarketProducerOptions): Promise<{ run(): Promise<MarketFigures> }> {
+/**
+ * Starts the producer's worker; resolves once the auction is generated, with `run` to start the
+ * stretch and `stop` to end the worker early (a phase beside it failed).
+ */
+export function startMarketProducer(o: MarketProducerOptions): Promise<{ run(): Promise<MarketFigures>; stop(): Promise<void> }> {
   const worker = new Worker(new URL(import.meta.url), { workerData: o });
   return new Promise((resolve, reject) => {
     worker.once('error', reject);
     worker.once('message', () =>
       resolve({
+        stop: async () => void (await worker.terminate()),
         run: () =>
           new Promise<MarketFigures>((done, failed) => {
             worker.once('message', (f: MarketFigures) => void worker.terminate().then(() => done(f)));

@@ -5,7 +5,8 @@
  * bench's day (default 500; a whole market's day is about 5,000). `--memory-cli PATH` serves the
  * memory bench with another build's cli/main.js (its before/after figure on the same data).
  * `--only live` (the live day, run only when named) takes `--stocks N` (default 5,000),
- * `--live-seconds N` (default 60), `--clients N` and `--cache-mb N`.
+ * `--live-seconds N` (default 60), `--clients N`, `--page-rate N` (live pages a second over all
+ * clients; default: each asks again once answered) and `--cache-mb N`.
  */
 import { runDemoStartBench } from './demoStart.bench.js';
 import { runImportBench } from './import.bench.js';
@@ -49,6 +50,7 @@ const BENCHES: readonly Bench[] = [
         stocks: numberArg('--stocks') ?? (quick ? 50 : undefined),
         liveSeconds: numberArg('--live-seconds') ?? (quick ? 10 : undefined),
         clients: numberArg('--clients'),
+        pageRate: numberArg('--page-rate'),
         cacheMb: numberArg('--cache-mb'),
         ...(quick ? { deepStocks: 3, kafkaMessages: 20_000, kafkaStocks: 50 } : {}),
       }),
