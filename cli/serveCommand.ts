@@ -3,10 +3,9 @@
  * bound (with --port 0 that is how a caller learns the port); stops on SIGTERM/SIGINT after
  * letting in-flight responses finish (at most a few seconds).
  */
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
-import { CatalogReader, openCatalog } from '../storage/catalog.js';
+import { CatalogReader, openCatalogToServe } from '../storage/catalog.js';
 import { layoutFor } from '../storage/layout.js';
 import { createApp } from '../serve/http/app.js';
 import { createOperations } from '../serve/operations.js';
@@ -49,11 +48,10 @@ export const serveCommand: Command = {
     const layout = layoutFor(ctx.config.dataDir);
     requireDataDir(layout.dataDir);
     warnNearKnownRangeEnd(ctx);
-    // The catalog is the sealer's; a server started before any seal creates it empty once.
+    // The catalog is the sealer's; a server started before it has tables sets them up empty.
     const catalogDb = (() => {
       try {
-        if (!existsSync(layout.catalogDb)) openCatalog(layout.catalogDb, false).close();
-        return openCatalog(layout.catalogDb, true);
+        return openCatalogToServe(layout.catalogDb);
       } catch (e) {
         throw asOpenFault(layout.dataDir, e, SERVE_OPEN_ADVICE);
       }

@@ -30,15 +30,23 @@ const PAUSE = new Int32Array(new SharedArrayBuffer(4));
  */
 const SET_UP_RETRY = backoff({ firstDelayMs: 1, maxDelayMs: 100, giveUpAfterMs: BUSY_TIMEOUT_MS });
 
-/** WAL, durability and the schema: each step idempotent, so a busy one is simply run again. */
+/**
+ * WAL, durability and the schema: each step idempotent, so a busy one is simply run again. The
+ * schema and its version in one transaction: a process opening the file meanwhile (a server
+ * while the ingestor creates catalog.db) finds either none of its tables or all of them, never
+ * some (each CREATE committed on its own once let a server fail on a table not there yet).
+ * Deferred: over tables already there it only reads, so an open never waits for a writer.
+ */
 function setUp(db: Db, schema: string | undefined, version: number | undefined): void {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  if (schema) db.exec(schema);
-  // Version 1 is the schema as first versioned; later versions will migrate up to here.
-  if (version !== undefined && (db.pragma('user_version', { simple: true }) as number) < version) {
-    db.pragma(`user_version = ${version}`);
-  }
+  db.transaction(() => {
+    if (schema) db.exec(schema);
+    // Version 1 is the schema as first versioned; later versions will migrate up to here.
+    if (version !== undefined && (db.pragma('user_version', { simple: true }) as number) < version) {
+      db.pragma(`user_version = ${version}`);
+    }
+  })();
 }
 
 /**
@@ -55,8 +63,10 @@ function retryWhileBusy(step: () => void): void {
       step();
       return;
     } catch (e) {
-      // better-sqlite3's errors say no `retriable`: SQLITE_BUSY is the one code worth another try.
-      if ((e as { code?: string }).code !== 'SQLITE_BUSY') throw e;
+      // better-sqlite3's errors say no `retriable`: SQLITE_BUSY is the one code worth another
+      // try, with its extended codes (SQLITE_BUSY_SNAPSHOT: the set-up read the schema, then
+      // another process created the tables before it could).
+      if (!String((e as { code?: string }).code).startsWith('SQLITE_BUSY')) throw e;
       const delayMs = nextDelayMs(SET_UP_RETRY, { attempt, elapsedMs: Date.now() - startMs });
       if (delayMs === null) throw e;
       // Opening is start-up work: a synchronous pause keeps openDb synchronous for its callers.

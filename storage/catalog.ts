@@ -5,6 +5,7 @@
  * row is inserted only after the file is durably in place.
  */
 import type { Statement } from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import { openDb, type Db } from '../shared/sqlite.js';
 import type { Dataset } from '../shared/schema.js';
 import { decodeMinuteCounts, type MinuteIndex } from './minuteIndex.js';
@@ -159,6 +160,33 @@ export function openCatalog(path: string, readonly = false): Db {
   const db = openDb(path, { readonly, schema: CATALOG_SCHEMA, version: CATALOG_SCHEMA_VERSION });
   if (!readonly) addVersionColumn(db);
   return db;
+}
+
+/** The tables CATALOG_SCHEMA creates. */
+const CATALOG_TABLES = [...CATALOG_SCHEMA.matchAll(/CREATE TABLE IF NOT EXISTS (\w+)/g)].map((m) => m[1]);
+
+/**
+ * Opens the catalog read only for a server. The catalog is the sealer's, but a server can come
+ * first: before any seal (no catalog.db), or while the ingestor is creating it (the file there,
+ * empty or without its tables yet). Then the server runs the same set-up the ingestor does
+ * (openCatalog: CREATE TABLE IF NOT EXISTS, one transaction, so whichever process comes first
+ * creates every table and the other finds them) rather than fail on a table not there yet.
+ */
+export function openCatalogToServe(path: string): Db {
+  if (!hasCatalogTables(path)) openCatalog(path, false).close();
+  return openCatalog(path, true);
+}
+
+/** Whether catalog.db exists with its tables (any of them: the set-up creates them together). */
+function hasCatalogTables(path: string): boolean {
+  if (!existsSync(path)) return false;
+  const db = openDb(path, { readonly: true });
+  try {
+    const marks = CATALOG_TABLES.map(() => '?').join(', ');
+    return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN (${marks}) LIMIT 1`).get(...CATALOG_TABLES) !== undefined;
+  } finally {
+    db.close();
+  }
 }
 
 /** A catalog of version 1 gets `files.version` (every file then is version 1). */

@@ -1,10 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { exited, runCli, startCli, waitForLine } from '../support/cli.js';
 import { tempDir } from '../support/tempDir.js';
+import Database from 'better-sqlite3';
+import { addAccount, postApi, startServer } from '../support/server.js';
 
 const root = tempDir('tickvault-serve-cli-');
 
@@ -71,6 +73,46 @@ serve('a --state-url that is not a PostgreSQL URL is refused with one line (exit
   assert.match(oneLineFailure(flag, 2), /--state-url must be a postgres:\/\/ or postgresql:\/\/ URL .*got "mysql:"/);
   const env = await runCli(['accounts', 'list', '--data-dir', data], { env: { TICKVAULT_STATE_URL: 'not a url' } });
   assert.match(oneLineFailure(env, 2), /TICKVAULT_STATE_URL must be a postgres:\/\/user@host:port\/database URL/);
+});
+
+serve('a catalog.db without its tables yet (the ingestor creating it): the server sets them up, comes up and answers', async () => {
+  // The two states a server can find while the ingestor creates catalog.db: the file just
+  // created (empty), and switched to WAL before its tables. Each once failed the server with
+  // `no such table`.
+  const states: Record<string, (path: string) => void> = {
+    'an empty file': (path) => closeSync(openSync(path, 'w')),
+    'a WAL database without tables': (path) => {
+      const db = new Database(path);
+      db.pragma('journal_mode = WAL');
+      db.close();
+    },
+  };
+  for (const [state, make] of Object.entries(states)) {
+    const data = join(root, `catalog-${state.replace(/\W+/g, '-')}`);
+    mkdirSync(data);
+    const catalogDb = join(data, 'catalog.db');
+    make(catalogDb);
+    const tables = () => {
+      const db = new Database(catalogDb, { readonly: true });
+      try {
+        return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]).sort();
+      } finally {
+        db.close();
+      }
+    };
+    assert.equal(tables(), [], `${state}: no table before the server`);
+    const { key } = addAccount(data, 'trial');
+    const server = await startServer(data); // resolves once /healthz answers 200
+    try {
+      const r = await postApi(server, { apiname: 'level2_quote_history', apikey: key, params: { symbol: '600000.SH', tradedate: '20250103' } });
+      assert.is(r.status, 200, `${state}: ${r.text}`);
+      assert.match(String(r.json.message), /^no data/, `${state}: a trading day not stored is no data`);
+      assert.ok(tables().includes('sealed_days'), `${state}: the catalog's tables are there now`);
+      assert.not.match(server.logs(), /no such table/);
+    } finally {
+      await server.stop();
+    }
+  }
 });
 
 serve.run();
