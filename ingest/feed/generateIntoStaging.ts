@@ -26,7 +26,8 @@ export async function generateIntoStaging(opts: GenerateOptions, staging: Stagin
   const stage = () => {
     const packs = packer.take();
     for (const p of packs) days.add(`${p.dataset}|${p.tradedate}`);
-    // Like a replay's batches: re-runnable, so no fsync per batch; flush() below makes it durable.
+    // Like a replay's batches: re-runnable, so only appended; commitAppended() below makes
+    // them durable, then visible.
     staging.stagePacks(packs, [], { sync: false });
   };
   const add = (dataset: Dataset) => (symbol: string, date: string, timeMs: number, values: Float64Array) => {
@@ -48,7 +49,7 @@ export async function generateIntoStaging(opts: GenerateOptions, staging: Stagin
   generateRows(opts, sink);
   rows += packer.size;
   stage();
-  await staging.flush();
+  await staging.commitAppended();
   onRows?.(rows);
   return { rows, perDataset, days };
 }

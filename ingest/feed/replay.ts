@@ -51,7 +51,8 @@ export async function replayFiles(deps: ReplayDeps, paths: readonly string[], st
       const stageNext = async () => {
         const r = await inFlight.shift()!;
         const packs = r.packs.map((p) => ({ ...p, records: Buffer.from(p.records.buffer, p.records.byteOffset, p.records.byteLength) }));
-        // A replay can simply be re-run, so batches skip fsync; flush() runs once per file.
+        // A replay can simply be re-run, so batches are only appended (no fsync, invisible);
+        // commitAppended() makes a file's rows durable, then visible, once per file.
         deps.staging.stagePacks(packs, r.rejects, { sync: false });
         stats.lines += r.lines;
         stats.late += r.late;
@@ -69,7 +70,7 @@ export async function replayFiles(deps: ReplayDeps, paths: readonly string[], st
         deps.onProgress?.(stats.lines, chunk.bytesRead);
       }
       while (inFlight.length > 0) await stageNext();
-      await deps.staging.flush();
+      await deps.staging.commitAppended();
     }
     return stats;
   } finally {

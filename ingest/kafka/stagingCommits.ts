@@ -3,21 +3,26 @@
  *
  * Chunks are decoded as batches arrive (chunk.ts); every few hundred milliseconds, once enough
  * messages wait, or once the stream pauses, one flush handles them all:
- *   1. append every record to staging in one transaction (not synced on its own);
+ *   1. append every record to its staging segment, written but not published: no reader
+ *      sees it, as ingest.db's committed lengths do not cover it yet (no transaction);
  *   2. fsync every segment file written, in parallel (Staging.flush);
- *   3. one transaction (synchronous=FULL, so it also makes 1 durable) that, per chunk in
- *      arrival order, re-reads the partition's stored next offset, writes the quarantine
- *      entries at or above it, advances it past the chunk, and records each symbol-day's
- *      partition;
+ *   3. one IMMEDIATE transaction (synchronous=FULL) that publishes the appended records (the
+ *      segments' new committed lengths, the symbol-days they open) and, per chunk in arrival
+ *      order, re-reads the partition's stored next offset, writes the quarantine entries at
+ *      or above it, advances it past the chunk, and records each symbol-day's partition;
  *   4. report the new offsets (the consumer then commits them to Kafka).
- * An offset is thus recorded only after the rows it covers are fsynced, and committed to
- * Kafka only after that.
+ * A row is thus visible to a server reading the live day only once it is fsynced and its
+ * offset durably recorded, never one a crash could take back (api-contract: The live day); a
+ * crash before 3 leaves bytes past the committed lengths, which no reader reads and the
+ * restarted ingestor (a new writer, new segment files) consumes again. An offset is recorded
+ * only after the rows it covers are fsynced, and committed to Kafka only after that.
  *
  * A full or read-only disk (diskFaults.ts) does not fail the committer: the batch goes back in
  * front of what is pending, nothing is reported (so nothing is committed to Kafka), and the
  * same flush is tried again after the retry delay, starting at the step that failed (rows
- * appended and committed to staging are not appended twice; a failed append left nothing,
- * segments.ts rolls it back). Any other error fails it for good, as before. Flushing many Kafka batches at once shares the cost of the appends'
+ * appended are not appended twice, they wait for their publish; a failed append left
+ * nothing, segments.ts rolls it back; a failed step 3 changed nothing). Any other error fails
+ * it for good, as before. Flushing many Kafka batches at once shares the cost of the appends'
  * system calls and of the disk flushes among tens of thousands of messages, and the fsyncs
  * run while the next batches are fetched and decoded.
  */
@@ -98,7 +103,7 @@ export class GroupCommitter {
   private retryTimer: NodeJS.Timeout | null = null;
   /** False once stopping: a disk fault then leaves the rest to a restart, no timer outlives the stores. */
   private retrying = true;
-  /** Chunks whose rows are committed to staging but whose offsets are not recorded (a disk fault came between). */
+  /** Chunks whose rows are appended to staging but not published with their offsets (a disk fault came between). */
   private appended = new Set<DecodedChunk>();
   /** What the running write has done: the stage whose path a disk fault names. */
   private step: 'append' | 'sync' | 'record' = 'append';
@@ -250,11 +255,15 @@ export class GroupCommitter {
     await this.deps.staging.flush();
     const t1 = performance.now();
     this.step = 'record';
-    const record = this.deps.staging.db.transaction(() => this.record(batch));
     try {
-      // IMMEDIATE: hold the write lock from the first read of a stored offset to the commit,
-      // so another process cannot advance one in between.
-      const out = record.immediate();
+      // IMMEDIATE (publishAppended): hold the write lock from the first read of a stored offset
+      // to the commit, so another process cannot advance one in between.
+      let out: FlushedPartition[] = [];
+      this.deps.staging.publishAppended(() => {
+        const recorded = this.record(batch);
+        out = recorded.flushed;
+        return recorded.rejects;
+      });
       this.appended.clear();
       if (this.deps.log?.isLevelEnabled('debug')) {
         const messages = batch.reduce((a, c) => a + c.messages, 0);
@@ -277,25 +286,18 @@ export class GroupCommitter {
   }
 
   /**
-   * Appends the records of every chunk. This commit need not be durable on its own: the record
-   * transaction commits with synchronous=FULL, syncing the WAL that holds this one too; if it
-   * is lost, so are the offsets that would cover it, and the messages come again.
+   * Appends the records of every chunk to their segments, unpublished: the record transaction
+   * publishes them with their offsets once they are fsynced.
    */
   private append(batch: readonly DecodedChunk[]): void {
     const withRecords = batch.filter((c) => c.symbolDayOf.length > 0);
     if (withRecords.length === 0) return;
-    const db = this.deps.staging.db;
-    const level = db.pragma('synchronous', { simple: true }) as number;
-    db.pragma('synchronous = NORMAL');
-    try {
-      this.deps.staging.stageRecords(withRecords, [], undefined, { sync: false });
-    } finally {
-      db.pragma(`synchronous = ${level}`);
-    }
+    this.deps.staging.stageRecords(withRecords, [], undefined, { sync: false });
   }
 
-  private record(batch: readonly DecodedChunk[]): FlushedPartition[] {
-    const { offsets, sealState, staging, nowMs } = this.deps;
+  /** Inside the publishing transaction: advances the offsets; returns what to quarantine. */
+  private record(batch: readonly DecodedChunk[]): { flushed: FlushedPartition[]; rejects: QuarantineEntry[] } {
+    const { offsets, sealState, nowMs } = this.deps;
     const out = new Map<string, FlushedPartition>();
     const rejects: QuarantineEntry[] = [];
     const advances: [string, number, number][] = [];
@@ -335,15 +337,8 @@ export class GroupCommitter {
         gap: (prev?.gap ?? 0) + (before !== null && before < c.firstOffset ? c.firstOffset - before : 0),
       });
     }
-    staging.stage(
-      [],
-      rejects,
-      () => {
-        const at = nowMs();
-        for (const [topic, partition, next] of advances) offsets.advance(topic, partition, next, at);
-      },
-      { sync: false },
-    );
-    return [...out.values()];
+    const at = nowMs();
+    for (const [topic, partition, next] of advances) offsets.advance(topic, partition, next, at);
+    return { flushed: [...out.values()], rejects };
   }
 }

@@ -3,11 +3,18 @@
  *
  * Rows are appended as fixed-size binary records to segment files, one per (dataset, day,
  * symbol bucket, writer process): `staging/<dataset>/<day>/w<writer>-b<bucket>.seg`. SQLite
- * (ingest.db) holds, per segment, the committed length: a stage() call appends, optionally
- * fsyncs, then commits the new lengths in one transaction together with quarantine rows and
- * the caller's `after` hook (consumer offsets). Bytes past a committed length are ignored, so a
- * crash mid-append is as if the append never happened. Measured on this machine: appending
- * records costs a fraction of SQLite inserts of the same rows (373k/s unindexed, 54k/s keyed).
+ * (ingest.db) holds, per segment, the committed length: what readers (the seal, a server
+ * reading a live day) see. Rows are first appended (written to their segments, invisible), then
+ * published: the new lengths and the symbol-days they open are committed in one transaction,
+ * together with quarantine rows and the caller's hook (consumer offsets). A length is only ever
+ * committed after the bytes it covers are fsynced (api-contract: The live day — a row is
+ * visible once durable, never one a crash could take back): stage() does both at once; with
+ * `sync: false` it only appends, and commitAppended() (replays, imports) or publishAppended()
+ * after flush() (the Kafka group commit, with its offsets) publishes. Bytes past a committed
+ * length are ignored, so a crash before the publish is as if the append never happened; the
+ * next writer process has a writer id of its own and new files, so it never appends after
+ * them. Measured on this machine: appending records costs a fraction of SQLite inserts of the
+ * same rows (373k/s unindexed, 54k/s keyed).
  *
  * Duplicates (same dataset, symbol, day, time) are resolved when a bucket is read at seal: the
  * record with the highest `order` wins — arrival order within a writer, or the Kafka offset
@@ -51,8 +58,13 @@ export interface AppendMark {
 }
 
 export interface StageOptions {
-  /** fsync the appended segments before committing (default true). Replays, which can
-   *  simply be re-run, pass false and await flush() once at the end. */
+  /**
+   * fsync the appended segments and publish them (default true). false: the rows are only
+   * appended, invisible to readers until commitAppended() (replays, which can simply be re-run,
+   * call it once a file) or flush() then publishAppended() (the Kafka group commit). Rejects
+   * are quarantined at once either way; `after` needs the publish (it records progress over
+   * the rows), so it is refused with false.
+   */
   readonly sync?: boolean;
 }
 
@@ -73,7 +85,7 @@ interface OpenSegment {
   readonly bucket: number;
   /** Bytes recorded in ingest.db: what readers see. */
   committed: number;
-  /** Bytes written to the file: past `committed` only while appended rows await commitAppended(). */
+  /** Bytes written to the file: past `committed` only while appended rows await their publish. */
   written: number;
   pending: Buffer;
   pendingBytes: number;
@@ -93,7 +105,7 @@ export class Staging extends StagingReader {
   private readonly orderBase: number;
   /** Bytes appendPacks() buffered since the last write. */
   private bufferedBytes = 0;
-  /** Symbol-days first seen by appendPacks() since the last commitAppended()/discardAppended(). */
+  /** Symbol-days first named by rows appended and not published yet: recorded open by their publish. */
   private appendedOpen: [Dataset, string, string][] = [];
 
   constructor(
@@ -163,28 +175,31 @@ export class Staging extends StagingReader {
   }
 
   /**
-   * Stages rows and quarantines rejects; `after` runs inside the committing transaction (to
-   * record consumer progress atomically with the rows it covers). Durable on return unless
-   * `sync: false`.
+   * Stages rows and quarantines rejects; `after` runs inside the publishing transaction (to
+   * record consumer progress atomically with the rows it covers). Durable and visible on
+   * return unless `sync: false` (see StageOptions).
    */
   stage(rows: readonly SnapshotRow[], rejects: readonly QuarantineEntry[], after?: () => void, opts: StageOptions = {}): void {
     if (rows.length === 0 && rejects.length === 0 && !after) return;
-    const newOpen: [Dataset, string, string][] = [];
-    for (const r of rows) {
-      this.noteOpen(r.dataset, r.tradedate, r.symbol, newOpen);
-      const seg = this.segment(r.dataset, r.tradedate, bucketOf(r.symbol));
-      // reserve() may replace seg.pending with a larger buffer: take the offset first.
-      const at = this.reserve(seg, recordBytes(r.dataset));
-      encodeRecord(seg.pending, at, r, r.seq ?? this.orderBase + this.counter++);
-    }
-    this.commit(newOpen, rejects, after, opts);
+    this.stageWith(
+      () => {
+        for (const r of rows) {
+          this.noteOpen(r.dataset, r.tradedate, r.symbol, this.appendedOpen);
+          const seg = this.segment(r.dataset, r.tradedate, bucketOf(r.symbol));
+          // reserve() may replace seg.pending with a larger buffer: take the offset first.
+          const at = this.reserve(seg, recordBytes(r.dataset));
+          encodeRecord(seg.pending, at, r, r.seq ?? this.orderBase + this.counter++);
+        }
+      },
+      rejects,
+      after,
+      opts,
+    );
   }
 
   /** Stages rows a parse worker already encoded (see RecordPacker), in arrival order. */
   stagePacks(packs: readonly RecordPack[], rejects: readonly QuarantineEntry[], opts: StageOptions = {}): void {
-    const newOpen: [Dataset, string, string][] = [];
-    this.bufferPacks(packs, newOpen);
-    this.commit(newOpen, rejects, undefined, opts);
+    this.stageWith(() => void this.bufferPacks(packs, this.appendedOpen), rejects, undefined, opts);
   }
 
   /**
@@ -216,16 +231,29 @@ export class Staging extends StagingReader {
     return n;
   }
 
-  /** Commits what appendPacks() wrote, made durable first, in one transaction. */
+  /**
+   * Publishes everything appended (appendPacks(), stage calls with `sync: false`), made durable
+   * first, in one transaction. A failure (a full disk) leaves it all appended, unpublished: a
+   * later call publishes it, discardAppended() forgets it, a crash leaves it unread.
+   */
   async commitAppended(): Promise<void> {
     this.writePending();
     this.bufferedBytes = 0;
     // Commits come between files or at the end: the segments' buffers are not needed until the next batch.
     for (const seg of this.segments.values()) if (seg.pending.length > PENDING_START) seg.pending = Buffer.allocUnsafe(PENDING_START);
     await this.flush();
-    const newOpen = this.appendedOpen;
-    this.appendedOpen = [];
-    this.commit(newOpen, [], undefined, { sync: false });
+    this.publish([], undefined, false);
+  }
+
+  /**
+   * Publishes the appended rows once flush() has made them durable: one IMMEDIATE transaction
+   * commits their segments' lengths and the symbol-days they open, runs `inside` (which may
+   * read and write what must change with them, consumer offsets, under the write lock from
+   * its first read) and quarantines the entries it returns. Throws if an appended byte is not
+   * fsynced yet. A failure changes nothing: the rows stay appended for the next try.
+   */
+  publishAppended(inside?: () => readonly QuarantineEntry[]): void {
+    this.publish([], inside, true);
   }
 
   /**
@@ -289,27 +317,26 @@ export class Staging extends StagingReader {
    * arrival order. Symbol-days are resolved to segments once per batch, not per record.
    */
   stageRecords(batches: readonly EncodedRecords[], rejects: readonly QuarantineEntry[], after?: () => void, opts: StageOptions = {}): void {
-    const newOpen: [Dataset, string, string][] = [];
-    // A segment's creation can fail too (a full or read-only disk): see rollBack().
-    try {
-      for (const b of batches) {
-        const size = recordBytes(b.dataset);
-        const segs = b.symbolDays.map((sd) => {
-          this.noteOpen(b.dataset, sd.tradedate, sd.symbol, newOpen);
-          return this.segment(b.dataset, sd.tradedate, bucketOf(sd.symbol));
-        });
-        const { records, symbolDayOf } = b;
-        for (let i = 0, o = 0; i < symbolDayOf.length; i++, o += size) {
-          const seg = segs[symbolDayOf[i]];
-          const at = this.reserve(seg, size);
-          seg.pending.set(records.subarray(o, o + size), at);
+    this.stageWith(
+      () => {
+        for (const b of batches) {
+          const size = recordBytes(b.dataset);
+          const segs = b.symbolDays.map((sd) => {
+            this.noteOpen(b.dataset, sd.tradedate, sd.symbol, this.appendedOpen);
+            return this.segment(b.dataset, sd.tradedate, bucketOf(sd.symbol));
+          });
+          const { records, symbolDayOf } = b;
+          for (let i = 0, o = 0; i < symbolDayOf.length; i++, o += size) {
+            const seg = segs[symbolDayOf[i]];
+            const at = this.reserve(seg, size);
+            seg.pending.set(records.subarray(o, o + size), at);
+          }
         }
-      }
-      this.commit(newOpen, rejects, after, opts);
-    } catch (e) {
-      this.rollBack(newOpen);
-      throw e;
-    }
+      },
+      rejects,
+      after,
+      opts,
+    );
   }
 
   /**
@@ -331,42 +358,69 @@ export class Staging extends StagingReader {
     }
   }
 
-  private commit(newOpen: [Dataset, string, string][], rejects: readonly QuarantineEntry[], after: (() => void) | undefined, opts: StageOptions): void {
-    let touched: OpenSegment[];
+  /**
+   * Appends what `fill` buffers and writes it to the segments; unless `sync: false`, fsyncs and
+   * publishes everything appended. A failure (a full or read-only disk, a segment that cannot
+   * be created) leaves staging as it was before the call, as a crash would: what this call
+   * buffered or wrote is forgotten (the next write overwrites it) and symbol-days it first
+   * named are not taken as recorded, so the running ingestor can stage the same rows again
+   * once the disk takes them, without duplicates and without a symbol-day missing from
+   * open_symbols (which the seal reads). Rows appended by earlier calls stay appended.
+   */
+  private stageWith(fill: () => void, rejects: readonly QuarantineEntry[], after: (() => void) | undefined, opts: StageOptions): void {
+    const sync = opts.sync ?? true;
+    if (after && !sync) throw new Error('staging: a hook over staged rows needs their publish (sync: false given)');
+    const mark = this.appendMark();
     try {
+      fill();
       this.writePending();
-      touched = [...this.segments.values()].filter((seg) => seg.written > seg.committed);
-      if (opts.sync ?? true) this.fsyncDirty();
-      const at = this.nowMs();
-      this.db.transaction(() => {
-        for (const [d, t, s] of newOpen) this.insertOpen.run(d, t, s);
-        for (const seg of touched) {
-          this.upsertSegment.run(seg.dataset, seg.tradedate, seg.bucket, this.writerId, seg.relPath, seg.written);
-        }
-        for (const q of rejects) this.insertQuarantine.run(at, q.source, q.reason, q.raw.slice(0, MAX_RAW));
-        after?.();
-      })();
+      if (sync) {
+        this.fsyncDirty();
+        // `after` is any hook (its result, if any, is not a list of rejects).
+        this.publish(
+          rejects,
+          after &&
+            (() => {
+              after();
+              return [];
+            }),
+          false,
+        );
+      } else if (rejects.length > 0) {
+        const at = this.nowMs();
+        this.db.transaction(() => {
+          for (const q of rejects) this.insertQuarantine.run(at, q.source, q.reason, q.raw.slice(0, MAX_RAW));
+        })();
+      }
     } catch (e) {
-      this.rollBack(newOpen);
+      this.discardAppended(mark);
       throw e;
     }
-    for (const seg of touched) seg.committed = seg.written;
   }
 
   /**
-   * A failed stage or commit (a full or read-only disk, say) leaves staging as a crash would:
-   * whatever was buffered or written past the committed lengths is forgotten (the next write
-   * overwrites it) and symbol-days it first named are not taken as recorded, so the running
-   * ingestor can stage the same rows again once the disk takes them, without duplicates and
-   * without a symbol-day missing from open_symbols (which the seal reads).
+   * The one place committed lengths are written, for appended bytes already fsynced: see
+   * publishAppended(). Its own transaction, never one nested in the caller's: the lengths kept
+   * here advance only once it has committed.
    */
-  private rollBack(newOpen: readonly [Dataset, string, string][]): void {
-    for (const [d, t, s] of newOpen) this.knownOpen.delete(`${d}|${t}|${s}`);
-    for (const seg of this.segments.values()) {
-      seg.written = seg.committed;
-      seg.pendingBytes = 0;
+  private publish(rejects: readonly QuarantineEntry[], inside: (() => readonly QuarantineEntry[]) | undefined, immediate: boolean): void {
+    if (this.db.inTransaction) throw new Error('staging: rows are published in a transaction of their own, not inside another');
+    const touched = [...this.segments.values()].filter((seg) => seg.written > seg.committed);
+    if (this.newDirs.size > 0 || [...this.segments.values()].some((seg) => seg.pendingBytes > 0 || (seg.dirty && seg.written > seg.committed))) {
+      throw new Error('staging: appended rows must be fsynced (flush()) before they are published');
     }
-    this.bufferedBytes = 0;
+    const newOpen = this.appendedOpen;
+    const at = this.nowMs();
+    const tx = this.db.transaction(() => {
+      for (const [d, t, s] of newOpen) this.insertOpen.run(d, t, s);
+      for (const seg of touched) this.upsertSegment.run(seg.dataset, seg.tradedate, seg.bucket, this.writerId, seg.relPath, seg.written);
+      const more = inside?.() ?? [];
+      for (const q of [...rejects, ...more]) this.insertQuarantine.run(at, q.source, q.reason, q.raw.slice(0, MAX_RAW));
+    });
+    if (immediate) tx.immediate();
+    else tx();
+    for (const seg of touched) seg.committed = seg.written;
+    this.appendedOpen = [];
   }
 
   /** Takes the segments written since the last sync and the directories created since. */
@@ -435,6 +489,9 @@ export class Staging extends StagingReader {
         this.knownOpen.delete(`${dataset}|${tradedate}|${s}`);
       }
     })();
+    // Appended, not published yet: their publish must not reopen what is sealed now, as if it had come first.
+    const sealed = new Set(symbols);
+    this.appendedOpen = this.appendedOpen.filter(([d, t, s]) => !(d === dataset && t === tradedate && sealed.has(s)));
     const remaining = this.db.prepare('SELECT 1 FROM open_symbols WHERE dataset = ? AND tradedate = ? LIMIT 1').get(dataset, tradedate);
     if (remaining) return;
     for (const [key, seg] of this.segments) {

@@ -9,6 +9,9 @@ import { KafkaOffsetStore } from '../../../ingest/kafka/offsets.js';
 import { KafkaSealState, PartitionLateGuard } from '../../../ingest/seal/sealState.js';
 import { openIngestStores, type IngestStores } from '../../../ingest/staging/stores.js';
 import { formatLevel2Time } from '../../../shared/timeFormat.js';
+import { openDb } from '../../../shared/sqlite.js';
+import { bucketOf, StagingReader } from '../../../storage/staging/stagingReader.js';
+import { join } from 'node:path';
 import { tempDir } from '../../support/tempDir.js';
 
 function l2(symbol: string, time: string, close: number): Record<string, unknown> {
@@ -97,6 +100,51 @@ c('nothing is staged or recorded before the flush', async () => {
     assert.is(r.offsets.next('t', 0), 2);
     assert.is(r.quarantine().length, 1);
   } finally {
+    r.close();
+  }
+});
+
+c("a server's reader sees no row of a group commit before its publish, after the fsync neither; then all of them with their offsets", async () => {
+  const dir = tempDir();
+  const r = new Rig(dir);
+  // What a server reading the live day opens (serve/reading/liveStaging.ts): its own read-only connection.
+  const db = openDb(join(dir, 'ingest.db'), { readonly: true });
+  const reader = new StagingReader(db, dir);
+  const seen = () => {
+    const out: Record<string, number[]> = {};
+    for (const symbol of reader.symbolsOf('level2', '20250102')) {
+      for (const d of reader.readBucket('level2', '20250102', bucketOf(symbol), new Set([symbol]))) out[d.symbol] = [...d.values[3]];
+    }
+    const next = db.prepare('SELECT next_offset FROM kafka_offsets WHERE topic = ?').pluck().get('t') as number | undefined;
+    return { rows: out, next: next ?? null };
+  };
+  // Step 2 (the fsync) is the point between the append and the publish: look on both sides of it.
+  const staging = r.stores.staging;
+  const fsync = staging.flush.bind(staging);
+  const during: ReturnType<typeof seen>[] = [];
+  staging.flush = async () => {
+    during.push(seen());
+    await fsync();
+    during.push(seen());
+  };
+  try {
+    await r.stage('t', 0, messages(0, [l2('600000.SH', '093000000', 1), l2('600000.SH', '093003000', 2)]));
+    const first = { rows: { '600000.SH': [1, 2] }, next: 2 };
+    assert.equal(
+      during,
+      [
+        { rows: {}, next: null },
+        { rows: {}, next: null },
+      ],
+      'appended, then fsynced: nothing visible yet',
+    );
+    assert.equal(seen(), first, 'published with its offsets');
+    during.length = 0;
+    await r.stage('t', 0, messages(2, [l2('600000.SH', '093006000', 3), l2('000001.SZ', '093000000', 7), l2('600000.SH', '093009000', 4)]));
+    assert.equal(during, [first, first], 'the second commit: only the first one visible until its publish (no new symbol either)');
+    assert.equal(seen(), { rows: { '000001.SZ': [7], '600000.SH': [1, 2, 3, 4] }, next: 5 });
+  } finally {
+    db.close();
     r.close();
   }
 });

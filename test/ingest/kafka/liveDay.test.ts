@@ -9,11 +9,12 @@
  *      every detailed interface on both servers answers exactly its rows, live, no version.
  *   2. A SIGKILL of the ingestor while it consumes a paced burst of trades. There is no test
  *      hook: once the recorded offsets pass a random point of the burst, ingest.db is polled
- *      for a group commit between its append and its offset record, and the kill lands then
- *      (in practice nearly always), else within 600 ms. Each stock's served rows are then
- *      its morning and a prefix of its burst, and exactly the records ingest.db's committed
- *      lengths cover, nothing past them. Restarted, the ingestor consumes again what it had
- *      not recorded, and every produced row is served once.
+ *      for a second (many group commits), and no poll finds more committed records than
+ *      recorded offsets (a row is visible only once its offset is durably recorded); then the
+ *      kill, wherever a group commit stands. Each stock's served rows are then its morning
+ *      and a prefix of its burst, and exactly the records ingest.db's committed lengths
+ *      cover, nothing past them. Restarted, the ingestor consumes again what it had not
+ *      recorded, and every produced row is served once.
  *   3. A server restarted mid-day answers, at its first request, what the other answers.
  *   4. The afternoon, then the ingestor restarted past the close plus grace seals the day:
  *      the sealed answers (no `live`, a version) equal the last live ones, item for item.
@@ -27,7 +28,7 @@ import Database from 'better-sqlite3';
 import { CompressionTypes, Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { brokerForTests, uniqueTopicPrefix } from '../../support/kafkaBroker.js';
 import { exited, startCli } from '../../support/cli.js';
-import { addAccount, postApi, startServer, type ServerHandle } from '../../support/server.js';
+import { addAccount, postApi, startServer, startServers, type ServerHandle } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 import { recordBytes } from '../../../storage/staging/recordCodec.js';
 
@@ -247,14 +248,14 @@ function segments(dataDir: string, kind: Kind): { committed: number; onDisk: num
 }
 
 /**
- * SIGKILLs the ingestor once the offsets it has recorded for `topic` reach `killAt`: at the
- * first moment after that when staging holds more committed records than recorded offsets
- * (a group commit between its append and its offset record: rows visible, their messages to
- * be consumed again), or, when no poll sees that moment within 600 ms (a group commit
- * or so), then. Every message of
- * the topic here makes one record, so records and offsets count the same messages.
+ * SIGKILLs the ingestor once the offsets it has recorded for `topic` reach `killAt` and it has
+ * been polled for a second more; returns the polls and those that found staging holding more
+ * committed records than recorded offsets (rows visible whose messages a crash would have
+ * consumed again: none, api-contract: The live day). Every message of the topic here makes
+ * one record, so records and offsets count the same messages; each poll reads the records
+ * first, so a group commit landing between its two reads can only raise the offsets.
  */
-async function killInsideBurst(ing: Ingest, topic: string, killAt: number): Promise<{ betweenAppendAndRecord: boolean }> {
+async function killInsideBurst(ing: Ingest, topic: string, killAt: number): Promise<{ polls: number; ahead: number }> {
   const db = new Database(join(ing.dataDir, 'ingest.db'), { readonly: true, fileMustExist: true });
   try {
     const staged = db.prepare('SELECT coalesce(sum(committed_bytes), 0) FROM segments WHERE dataset = ? AND tradedate = ?').pluck();
@@ -262,12 +263,17 @@ async function killInsideBurst(ing: Ingest, topic: string, killAt: number): Prom
     const records = () => Number(staged.get('trade', DAY)) / recordBytes('trade');
     const offsets = () => Number(recorded.get(topic));
     await until(`${killAt} offsets of ${topic} recorded`, () => offsets() >= killAt, ing);
-    const giveUp = Date.now() + 600;
-    let between = false;
-    while (running(ing) && Date.now() < giveUp && !(between = records() > offsets())) await new Promise((r) => setTimeout(r, 1));
+    const giveUp = Date.now() + 1000;
+    let polls = 0;
+    let ahead = 0;
+    while (running(ing) && Date.now() < giveUp) {
+      polls++;
+      if (records() > offsets()) ahead++;
+      await new Promise((r) => setTimeout(r, 1));
+    }
     ing.child.kill('SIGKILL');
     await exited(ing.child);
-    return { betweenAppendAndRecord: between };
+    return { polls, ahead };
   } finally {
     db.close();
   }
@@ -380,10 +386,11 @@ if (broker) {
     await produce(morning);
     // Paging a whole day's interfaces asks faster than the default 20 a second.
     const serveOpts = { now: DURING, args: ['--rate-limit', '1000'] };
-    // The servers first: one started while the ingestor creates catalog.db can find the file
-    // without its tables yet and exit (no such table: sealed_days).
-    servers = [await startServer(dataDir, serveOpts), await startServer(dataDir, serveOpts)];
     ingest = startIngest(broker.brokers, topics, group, dataDir, DURING);
+    servers = await startServers([
+      { dataDir, opts: serveOpts },
+      { dataDir, opts: serveOpts },
+    ]);
     let want = expected(produced);
     await until('the morning visible', () => caughtUp(servers[0], want), ingest);
     await assertLive(want, 'morning');
@@ -394,14 +401,15 @@ if (broker) {
     for (let j = 0; j < BURST_PER_SYMBOL; j++) {
       SYMBOLS.forEach((symbol, k) => burst.push({ kind: 'trade', msg: trade(symbol, k, at(11, 29, 35) + j * 5, 100_001 + j) }));
     }
-    const killAt = tradesBefore + Math.round((0.2 + 0.4 * Math.random()) * burst.length);
+    const killAt = tradesBefore + Math.round((0.1 + 0.4 * Math.random()) * burst.length);
     const crashed = ingest;
-    // Paced like a feed (about 5,000 messages a second), so the ingestor stages the burst in
-    // many group commits and the kill lands inside it.
+    // Paced like a feed (about 5,000 messages a second, over 3 s), so the ingestor stages the
+    // burst in many group commits and the kill, a second of polls past killAt, lands inside it.
     const producing = produce(burst, 200, () => new Promise((r) => setTimeout(r, 40)));
     const kill = await killInsideBurst(crashed, topicOf.trade, killAt);
     await producing;
-    const how = kill.betweenAppendAndRecord ? "killed between a group commit's append and its offset record" : 'killed between group commits';
+    assert.is(kill.ahead, 0, `no poll of ${kill.polls} finds a committed record whose offset is not recorded`);
+    const how = `killed after ${kill.polls} polls`;
     // What the servers answer now is fixed: nothing writes staging until the restart.
     const committed = segments(dataDir, 'trade');
     const committedRecords = committed.reduce((a, s) => a + Math.floor(s.committed / recordBytes('trade')), 0);

@@ -291,15 +291,50 @@ bigBucketSuite('a bucket larger than the budget is read in symbol groups, rows i
 });
 bigBucketSuite.run();
 
-const flushSuite = suite('Staging.flush');
-flushSuite('makes unsynced appends durable; nothing left to do once the day is dropped', async () => {
-  const { staging } = openStaging();
-  staging.stage([row('600000.SH', 1000, 1), row('000001.SZ', 1000, 2)], [], undefined, { sync: false });
+const flushSuite = suite('Staging.flush / publish');
+flushSuite('rows staged with sync: false are invisible until published: not after flush(), all after commitAppended()', async () => {
+  const { staging, dir } = openStaging();
+  const other = Staging.open(join(dir, 'ingest.db'), () => 0);
+  staging.stage([row('600000.SH', 1000, 1)], []);
+  staging.stage([row('600000.SH', 2000, 2), row('000001.SZ', 1000, 7)], [{ source: 'f:2', reason: 'not JSON', raw: '{' }], undefined, { sync: false });
+  const all = ['600000.SH', '000001.SZ'];
+  assert.equal(readAll(other, all).get('600000.SH')!.close, [1], 'appended only');
+  assert.not.ok(readAll(other, all).has('000001.SZ'));
+  assert.is(other.quarantineCount(), 1, 'rejects are quarantined at once');
   await staging.flush();
-  assert.equal(readAll(staging, ['600000.SH']).get('600000.SH')!.close, [1]);
+  assert.equal(readAll(other, all).get('600000.SH')!.close, [1], 'durable now, still not published');
+  assert.equal(other.symbolsOf('level2', '20250102'), ['600000.SH']);
+  await staging.commitAppended();
+  assert.equal(readAll(other, all).get('600000.SH')!.close, [1, 2]);
+  assert.equal(readAll(other, all).get('000001.SZ')!.close, [7]);
+  assert.equal(other.symbolsOf('level2', '20250102'), ['000001.SZ', '600000.SH']);
+  other.close();
+  staging.close();
+});
+
+flushSuite('publishAppended refuses rows not fsynced yet, then publishes them once flushed; a hook over unpublished rows is refused', async () => {
+  const { staging, dir } = openStaging();
+  const other = Staging.open(join(dir, 'ingest.db'), () => 0);
+  staging.stage([row('600000.SH', 1000, 1)], [], undefined, { sync: false });
+  assert.throws(() => staging.publishAppended(), /fsynced/);
+  assert.is(readAll(other, ['600000.SH']).size, 0);
+  assert.throws(() => staging.stage([row('600000.SH', 2000, 2)], [], () => undefined, { sync: false }), /publish/);
+  await staging.flush();
+  staging.publishAppended(() => [{ source: 't/0@1', reason: 'not JSON', raw: 'x' }]);
+  assert.equal(readAll(other, ['600000.SH']).get('600000.SH')!.close, [1]);
+  assert.is(other.quarantineCount(), 1, "the hook's rejects are quarantined with the publish");
+  other.close();
+  staging.close();
+});
+
+flushSuite('nothing left to do once the day is dropped', async () => {
+  const { staging } = openStaging();
+  staging.stage([row('600000.SH', 1000, 1), row('000001.SZ', 1000, 2)], []);
   staging.stage([row('600000.SH', 2000, 3)], [], undefined, { sync: false });
   staging.drop('level2', '20250102', ['600000.SH', '000001.SZ']);
   await staging.flush(); // its segments are closed and removed: must not throw
+  await staging.commitAppended();
+  assert.equal(staging.openDays(), [], 'the publish reopens nothing sealed');
   staging.close();
 });
 flushSuite.run();
