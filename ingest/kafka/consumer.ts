@@ -93,6 +93,9 @@ const RESTART_WINDOW_MS = 10 * 60_000;
  */
 const FINAL_COMMIT_RETRY = backoff({ firstDelayMs: 500, multiplier: 1, maxAttempts: 5 });
 
+/** The longest an empty fetch is held (freshness of a live day; an idle consumer polls 4 times a second). */
+const FETCH_WAIT_MS = 250;
+
 export class KafkaIngestor {
   readonly metrics: IngestMetrics;
   /** Resolves with the exit code once the ingestor has stopped, for whatever reason. */
@@ -282,7 +285,10 @@ export class KafkaIngestor {
       rebalanceTimeout: Math.max(60_000, session * 2),
       // Heartbeats and idle fetch polls well inside the session, even for short test sessions.
       heartbeatInterval: Math.max(100, Math.floor(session / 6)),
-      maxWaitTimeInMs: Math.min(5000, Math.max(100, Math.floor(session / 4))),
+      // A fetch that finds nothing waits at most this long: a broker (librdkafka's mock always)
+      // may hold it for the whole wait although messages come meanwhile, and a live day's rows
+      // are to be visible within 1 s of being produced (api-contract: The live day).
+      maxWaitTimeInMs: Math.min(FETCH_WAIT_MS, Math.max(100, Math.floor(session / 4))),
       maxBytesPerPartition: 4 << 20,
       maxBytes: 32 << 20,
       retry: { ...this.opts.retry, restartOnFailure: (e) => this.allowRestart(e) },
