@@ -39,6 +39,7 @@ import { openDb, type Db } from '../shared/sqlite.js';
 import { formatLevel2Time } from '../shared/timeFormat.js';
 import { CatalogReader, openCatalog, type CatalogFile } from '../storage/catalog.js';
 import { layoutFor } from '../storage/layout.js';
+import { bucketOf } from '../storage/staging/stagingReader.js';
 import { startCli, waitForLine } from '../test/support/cli.js';
 import { startMockBroker, type TestBroker } from '../test/support/kafkaBroker.js';
 import { peakRssWatcher } from './feedGenerate.js';
@@ -58,7 +59,7 @@ export interface LiveBenchOptions {
   readonly pageRate?: number;
   /** The server's --cache-mb (default 256). */
   readonly cacheMb?: number;
-  /** Stocks with a whole day staged (default 6: one warms the JITs, the others are timed). */
+  /** Stocks with a whole day staged, in one staging bucket (default 20, a bucket at the close; one warms the JITs). */
   readonly deepStocks?: number;
   /** Messages and stocks of the Kafka ratio (the kafka bench's: 150,000 of 500). */
   readonly kafkaMessages?: number;
@@ -77,8 +78,20 @@ const MARKER_TIMEOUT_MS = 10_000;
 /** A marker every this many ms: 600 samples a minute, so that a p99 is more than the largest. */
 const MARKER_EVERY_MS = 100;
 const POLL_MS = 10;
-/** Deep stocks' codes: no market stock has them. */
-const deepSymbol = (i: number) => `${605000 + i}.SH`;
+/**
+ * Deep stocks' codes, all in one staging bucket: a whole market's bucket holds ~20 stocks, so
+ * their pages are read from a bucket the size it has at the close (~20 × 5,001 snapshots,
+ * 55 MB), not one holding a morning's trickle. No market stock has these codes.
+ */
+function deepSymbols(n: number): string[] {
+  const out: string[] = [];
+  const bucket = bucketOf('602000.SH');
+  for (let code = 602000; out.length < n && code < 610000; code++) {
+    const symbol = `${code}.SH`;
+    if (symbol !== MARKER && bucketOf(symbol) === bucket) out.push(symbol);
+  }
+  return out;
+}
 const LAG_SAMPLE_MS = 250;
 const MiB = 1024 * 1024;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -118,7 +131,7 @@ export async function runLiveBench(opts: LiveBenchOptions = {}): Promise<void> {
     clients: opts.clients ?? 2,
     pageRate: opts.pageRate ?? 0,
     cacheMb: opts.cacheMb ?? 256,
-    deepStocks: Math.max(2, opts.deepStocks ?? 6),
+    deepStocks: Math.max(2, opts.deepStocks ?? 20),
   };
   const load = loadavg()
     .map((x) => x.toFixed(1))
@@ -231,7 +244,8 @@ async function produceBacklogged(rig: LiveRig, batch: readonly ProducedMessage[]
 
 /** Phase 2a: the deep stocks' whole day, produced and committed; the same lines in a file for the sealed reference. */
 async function stageDeepDays(rig: LiveRig, n: number): Promise<{ symbols: string[]; file: string }> {
-  const rename = new Map(Array.from({ length: n }, (_, i) => [stockCode(i), deepSymbol(i)]));
+  const deep = deepSymbols(n);
+  const rename = new Map(deep.map((symbol, i) => [stockCode(i), symbol]));
   const lines = [...generateFeed({ days: [DAY], stocks: n, indexes: 0, seed: 'live-deep', faults: 0 })].map((l) =>
     l.replace(/"symbol":"([^"]+)"/, (_, s: string) => `"symbol":"${rename.get(s) ?? s}"`),
   );
