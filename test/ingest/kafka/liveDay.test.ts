@@ -17,7 +17,9 @@
  *      recorded, and every produced row is served once.
  *   3. A server restarted mid-day answers, at its first request, what the other answers.
  *   4. The afternoon, then the ingestor restarted past the close plus grace seals the day:
- *      the sealed answers (no `live`, a version) equal the last live ones, item for item.
+ *      the sealed answers (no `live`, a version) equal the last live ones, item for item, on
+ *      every detailed interface and on tick_history's stock modes (compatible, enhanced, a
+ *      window, the boundary of every stock, and stock-god's 09:25 poll of its stocks).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -331,6 +333,26 @@ if (broker) {
     return out;
   }
 
+  /** tick_history's stock modes over the four stocks, by name (stock-god's poll among them). */
+  const TICK_ASKS: Readonly<Record<string, Record<string, unknown>>> = {
+    compatible: { asset: 'stock', symbol: SYMBOLS[0], tradedate: DAY },
+    enhanced: { asset: 'stock', symbols: [...SYMBOLS], tradedate: DAY, limit: 6000 },
+    window: { asset: 'stock', symbols: [...SYMBOLS], tradedate: DAY, start_time: '09:45', end_time: '13:10', order_dir: 'desc', limit: 300, offset: 40 },
+    poll: { asset: 'stock', symbols: [...SYMBOLS], tradedate: DAY, side: 'after', trademin: '0925' },
+    everyStock: { asset: 'stock', tradedate: DAY, side: 'before', trademin: '1300' },
+  };
+
+  async function askTicks(server: ServerHandle): Promise<Map<string, Page>> {
+    const out = new Map<string, Page>();
+    for (const [name, params] of Object.entries(TICK_ASKS)) {
+      const page = (await postApi(server, { apiname: 'tick_history', apikey: key, params })).json as unknown as Page;
+      assert.is(page.code, 200, `tick_history ${name}: ${page.message}`);
+      assert.ok(page.data.items.length > 0, `tick_history ${name}: ${page.message}`);
+      out.set(name, page);
+    }
+    return out;
+  }
+
   /** Whether every interface and stock on `server` answers as many rows as `want` holds. */
   async function caughtUp(server: ServerHandle, want: Map<string, Msg[]>): Promise<boolean> {
     for (const kind of KINDS) {
@@ -463,6 +485,17 @@ if (broker) {
     want = expected(produced);
     await until('the afternoon visible', () => caughtUp(servers[0], want), ingest);
     const lastLive = await assertLive(want, 'afternoon');
+    const lastTicks = await askTicks(servers[0]);
+    for (const [name, page] of lastTicks) assert.is(page.data.live, true, `tick_history ${name} on the live day`);
+    // stock-god's poll: each stock's first snapshot at or after 09:25, the morning's first (09:30:00), by symbol.
+    const poll = lastTicks.get('poll')!.data;
+    const col = (name: string) => poll.fields.indexOf(name);
+    assert.equal(
+      poll.items.map((r) => [r[col('symbol')], r[col('time')]]),
+      SYMBOLS.map((s) => s.slice(0, 6))
+        .sort()
+        .map((six) => [six, '2025-01-02 09:30:00.000']),
+    );
     ingest.child.kill('SIGTERM');
     assert.is((await exited(ingest.child)).code, 0, 'ingest exits 0 on SIGTERM');
     ingest = startIngest(broker.brokers, topics, group, dataDir, AFTER_GRACE);
@@ -476,6 +509,10 @@ if (broker) {
         assert.type(page.data.version, 'number', `${g}: a sealed answer has a version`);
         assert.equal(page.data.fields, live.data.fields, g);
         assert.equal(page.data.items, live.data.items, `${g}: the sealed rows are the last live ones`);
+      }
+      for (const [name, page] of await askTicks(server)) {
+        assert.is(page.data.live, undefined, `tick_history ${name}: a sealed answer is not live`);
+        assert.equal({ ...page.data, live: true }, lastTicks.get(name)!.data, `tick_history ${name}: the sealed answer is the last live one`);
       }
     }
   });
