@@ -242,9 +242,23 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
   try {
     for (const planned of files) {
       const file: FileImport = { planned, stats: emptyImportStats(), mark: null, refusal: null, unreadable: false, rejects: [] };
+      const units = unitsOf(planned)[Symbol.asyncIterator]();
       try {
-        for await (const unit of unitsOf(planned)) {
-          if (file.unreadable) break;
+        for (;;) {
+          let next: IteratorResult<UnitToSend>;
+          // Only reading this file can make it unreadable: what applyNext does (staging, sealing
+          // the files before it) failing is the import's failure, not this file's refusal (a
+          // full disk was once recorded as "cannot be read" and the import carried on without it).
+          try {
+            next = await units.next();
+          } catch (e) {
+            if (e instanceof WorkerDiedError || e instanceof WorkerPoolClosedError) throw e;
+            // Reading the file failed here (a damaged gzip or zstd stream, a vanished file).
+            refuseUnreadable(file, e);
+            break;
+          }
+          if (next.done || file.unreadable) break;
+          const unit = next.value;
           inFlight.push({
             kind: 'unit',
             file,
@@ -256,10 +270,9 @@ export async function importFiles(deps: ImportDeps, files: readonly PlannedFile[
           });
           while (tooMuchInFlight()) await applyNext();
         }
-      } catch (e) {
-        if (e instanceof WorkerDiedError || e instanceof WorkerPoolClosedError) throw e;
-        // Reading the file failed here (a damaged gzip or zstd stream, a vanished file).
-        refuseUnreadable(file, e);
+      } finally {
+        // The file's reader is closed whether the loop ended, broke off or failed.
+        await units.return?.(undefined);
       }
       inFlight.push({ kind: 'end', file });
     }
