@@ -12,7 +12,7 @@ import { columnsAsRead } from '../../storage/rowText/rowTextBuild.js';
 import { ROW_BYTES, serializeRows, sliceRows, type SerializedRows } from '../../storage/rowText/rowJson.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
 import type { LiveSymbolDay } from '../reading/liveStaging.js';
-import { firstRowAtOrAfter, groupsOf } from '../reading/rowSearch.js';
+import { firstRowAtOrAfter, groupsOf, lowerBound } from '../reading/rowSearch.js';
 import { spanTimeLookup } from '../reading/rowTimes.js';
 import type { LiveKey } from './cursor.js';
 import type { Level2Query } from './params.js';
@@ -32,12 +32,7 @@ export interface LivePage {
 
 /** First index in [lo, hi) whose time is at or after `ms` (times ascending). */
 function firstAtOrAfter(times: Int32Array, lo: number, hi: number, ms: number): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid]! < ms) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return lowerBound({ lo, hi }, ms, (r) => times[r]!);
 }
 
 /** The row's key: its time and, for trades and orders, its id. */

@@ -59,13 +59,14 @@ export function detailedHistoryOperation(apiname: DetailedApiName, deps: Detaile
       const tradedate = q.tradedate ?? latestTradingDay(ctx.nowMs);
       await ctx.authorize([tradedate], { parquet: q.format === 'parquet' });
       await ctx.acquireSlot();
-      let file = isTradingDay(tradedate) ? fileToRead(deps.catalog, dataset, tradedate, q) : null;
+      const listed = () => (isTradingDay(tradedate) ? fileToRead(deps.catalog, dataset, tradedate, q) : null);
+      let file = listed();
       if (!file) {
         // No file listed: the day may be live (staged, not sealed), up to today.
         const live = isTradingDay(tradedate) && tradedate <= latestTradingDay(ctx.nowMs) ? deps.live?.symbolDay(dataset, tradedate, q.symbol) : undefined;
         if (live !== undefined) return liveAnswer(deps, apiname, q, tradedate, live);
         // Not live: it may have been sealed between the two looks (its staging is gone once listed).
-        file = isTradingDay(tradedate) ? fileToRead(deps.catalog, dataset, tradedate, q) : null;
+        file = listed();
         if (!file) return noData(dataset, q, tradedate, noDataOnDay(tradedate, ctx.nowMs, notStored(deps.catalog, req.params.symbol, q.symbol, tradedate)));
       }
       // Nothing of a file whose bytes are not the catalog's goes out, as rows or as the file (api-contract 74).
