@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import type { ByteLru } from './byteLru.js';
 import type { Db } from '../../shared/sqlite.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { daySegmentsOf, recordWindows, type StagedSymbolDay } from '../../storage/staging/bucketRead.js';
+import { segmentsOf, recordWindows, type StagedSymbolDay } from '../../storage/staging/bucketRead.js';
 import { HEADER_BYTES, ORDER_OFFSET, recordBytes, recordSymbol, TIME_OFFSET } from '../../storage/staging/recordCodec.js';
 import { MS_PER_MINUTE } from '../../shared/timeFormat.js';
 
@@ -115,6 +115,18 @@ class FollowedDay {
   }
 }
 
+/**
+ * Where a boundary is asked: the minute and side, and the minute of day now (Beijing time). The
+ * last row `before` a minute that has not passed is not known yet (rows up to it are still to
+ * come), so it is none so far; `after` needs no such rule: no row at or after a minute still to
+ * come is staged.
+ */
+export interface LiveBoundaryAt {
+  readonly minute: number;
+  readonly side: 'before' | 'after';
+  readonly nowMinute: number;
+}
+
 /** Record positions are (segment ordinal, byte offset) in one number: offsets stay below 2^32. */
 const SEGMENT_STRIDE = 2 ** 32;
 
@@ -126,30 +138,30 @@ export class LiveBoundaries {
   ) {}
 
   /**
-   * The boundary row of each of `symbols` (null: every symbol staged) at (minute, side) from
-   * what is committed now, as the seal would resolve it: one row each, absent when the symbol
-   * has none on that side. `withRows`: symbols with any row that day.
+   * The boundary row of each of `symbols` (null: every symbol staged) at `at` from what is
+   * committed now, as the seal would resolve it: one row each, absent when the symbol has none
+   * on that side (or none known yet). `withRows`: symbols with any row that day.
    */
   rows(
     db: Db,
     dataset: Extract<Dataset, 'index' | 'level2'>,
     tradedate: string,
     symbols: readonly string[] | null,
-    minute: number,
-    side: 'before' | 'after',
+    at: LiveBoundaryAt,
   ): { readonly rows: Map<string, StagedSymbolDay>; readonly withRows: number } {
     const day = this.followed(db, dataset, tradedate);
     const wanted = symbols ?? [...day.symbols.keys()];
-    const at = new Map<string, number>();
+    const known = at.side === 'after' || at.minute <= at.nowMinute;
+    const positions = new Map<string, number>();
     let withRows = 0;
     for (const s of wanted) {
       const c = day.symbols.get(s);
       if (c === undefined) continue;
       withRows++;
-      const p = side === 'after' ? c.after(minute) : c.before(minute);
-      if (p !== NONE) at.set(s, p);
+      const p = !known ? NONE : at.side === 'after' ? c.after(at.minute) : c.before(at.minute);
+      if (p !== NONE) positions.set(s, p);
     }
-    return { rows: this.readAt(day, dataset, at), withRows };
+    return { rows: this.readAt(day, dataset, positions), withRows };
   }
 
   /** The day's candidates, brought up to what is committed now. */
@@ -157,7 +169,7 @@ export class LiveBoundaries {
     const key = `live-boundary:${dataset}:${tradedate}`;
     const day = this.cache.value<FollowedDay>(key) ?? new FollowedDay();
     const size = recordBytes(dataset);
-    for (const seg of daySegmentsOf(db, dataset, tradedate)) {
+    for (const seg of segmentsOf(db, dataset, tradedate)) {
       let k = day.ordinal.get(seg.path);
       if (k === undefined) {
         k = day.paths.push(seg.path) - 1;

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { openDb, type Db } from '../../shared/sqlite.js';
 import type { Dataset } from '../../shared/schema.js';
 import { layoutFor } from '../../storage/layout.js';
-import { bucketOf, StagingReader } from '../../storage/staging/stagingReader.js';
+import { StagingReader } from '../../storage/staging/stagingReader.js';
 import type { ByteLru } from './byteLru.js';
 import { StagingTail, type LiveRows } from './stagingTail.js';
 
@@ -49,11 +49,13 @@ export class LiveStaging {
    * undefined when the day is not live.
    */
   symbolDay(dataset: Dataset, tradedate: string, symbol: string): LiveSymbolDay | undefined {
-    return this.whileStaging(undefined, (staging) => {
-      if (!staging.hasStaged(dataset, tradedate)) return undefined;
-      const rows = this.tail.bucketRows(staging.db, dataset, tradedate, bucketOf(symbol), new Set([symbol])).get(symbol);
-      return rows ?? { symbol, rows: 0, timesMs: new Int32Array(0), values: [], text: { rows: 0, chunks: [] } };
-    });
+    const day = this.symbolDays(dataset, tradedate, [symbol]);
+    return day && (day.get(symbol) ?? { symbol, rows: 0, timesMs: new Int32Array(0), values: [], text: { rows: 0, chunks: [] } });
+  }
+
+  /** Whether the dataset-day is live here: staged, not sealed. */
+  isLive(dataset: Dataset, tradedate: string): boolean {
+    return this.whenLive(dataset, tradedate, false, () => true);
   }
 
   /**
@@ -61,7 +63,9 @@ export class LiveStaging {
    * it is not (tick_history's boundary rows of every stock or index of a live day).
    */
   stagedSymbols(dataset: Dataset, tradedate: string): string[] | undefined {
-    return this.whileStaging(undefined, (staging) => (staging.hasStaged(dataset, tradedate) ? staging.symbolsOf(dataset, tradedate) : undefined));
+    // The day's open symbols: none means nothing staged, the day is not live.
+    const symbols = this.whileStaging([], (staging) => staging.symbolsOf(dataset, tradedate));
+    return symbols.length > 0 ? symbols : undefined;
   }
 
   /**
@@ -69,8 +73,7 @@ export class LiveStaging {
    * symbols (a symbol with nothing staged yet is absent); undefined when the day is not live.
    */
   symbolDays(dataset: Dataset, tradedate: string, symbols: readonly string[]): Map<string, LiveSymbolDay> | undefined {
-    return this.whileStaging(undefined, (staging) => {
-      if (!staging.hasStaged(dataset, tradedate)) return undefined;
+    return this.whenLive(dataset, tradedate, undefined, (staging) => {
       const out = new Map<string, LiveSymbolDay>();
       for (const [bucket, wanted] of staging.bucketsOf(symbols))
         this.tail.bucketRows(staging.db, dataset, tradedate, bucket, wanted).forEach((v, k) => out.set(k, v));
@@ -79,11 +82,11 @@ export class LiveStaging {
   }
 
   /**
-   * `read` over ingest.db when the dataset-day is live here; `none` when it is not (or there is
-   * no staging yet).
+   * `read` over the staging reader when the dataset-day is live here; `none` when it is not (or
+   * there is no staging yet, or the day was sealed under the read).
    */
-  whenLive<T>(dataset: Dataset, tradedate: string, none: T, read: (db: Db) => T): T {
-    return this.whileStaging(none, (staging) => (staging.hasStaged(dataset, tradedate) ? read(staging.db) : none));
+  whenLive<T>(dataset: Dataset, tradedate: string, none: T, read: (staging: StagingReader) => T): T {
+    return this.whileStaging(none, (staging) => (staging.hasStaged(dataset, tradedate) ? read(staging) : none));
   }
 
   /** `read` over the staging reader; `none` when there is no staging yet. */

@@ -11,10 +11,11 @@ import { isTradingDay, latestTradingDay } from '../../calendar/tradingCalendar.j
 import { buildMinuteIndex, minuteStarts, type MinuteIndex } from '../../storage/minuteIndex.js';
 import { columnsAsRead } from '../../storage/rowText/rowTextBuild.js';
 import { sourceOfFile, tickColumns, tickRowText, type Asset } from '../../storage/tickShape.js';
-import type { LiveBoundaries } from '../reading/liveBoundaries.js';
+import type { LiveBoundaries, LiveBoundaryAt } from '../reading/liveBoundaries.js';
 import type { LiveStaging } from '../reading/liveStaging.js';
 import type { StagedSymbolDay } from '../../storage/staging/bucketRead.js';
 import type { DayFile, TickDays } from './dayFiles.js';
+import { lowerBound } from '../reading/rowSearch.js';
 
 /** A live symbol-day in the terms of a sealed file. */
 export interface LiveTicks {
@@ -31,13 +32,6 @@ export type DaySymbol =
 /** A symbol of a boundary answer: its sealed file, or on a live day its boundary row's text. */
 export type BoundaryItem =
   { readonly kind: 'file'; readonly symbol: string; readonly df: DayFile } | { readonly kind: 'row'; readonly symbol: string; readonly text: string };
-
-/** Where a boundary is asked: the minute and side, and the minute of day now (Beijing time). */
-export interface BoundaryAt {
-  readonly minute: number;
-  readonly side: 'before' | 'after';
-  readonly nowMinute: number;
-}
 
 export interface BoundaryList {
   readonly live: boolean;
@@ -89,20 +83,23 @@ export class DaySymbols {
    * files, and live symbols' rows made while their staging is read a bucket at a time, so a
    * whole market's boundary holds one bucket's rows at a time.
    */
-  boundary(tradedate: string, symbols: readonly string[] | null, at: BoundaryAt, fields: readonly number[], nowMs: number, sealedAgain = false): BoundaryList {
+  boundary(
+    tradedate: string,
+    symbols: readonly string[] | null,
+    at: LiveBoundaryAt,
+    fields: readonly number[],
+    nowMs: number,
+    sealedAgain = false,
+  ): BoundaryList {
     const { files, staged } = this.split(tradedate, symbols, nowMs);
     const items: BoundaryItem[] = files.map((df) => ({ kind: 'file', symbol: df.file.symbol, df }));
     if (staged === null) return { live: false, withRows: files.length, items };
-    const found = this.staging!.whenLive(this.dataset, tradedate, null, (db) => this.boundaries!.rows(db, this.dataset, tradedate, staged, at.minute, at.side));
+    const found = this.staging!.whenLive(this.dataset, tradedate, null, (staging) => this.boundaries!.rows(staging.db, this.dataset, tradedate, staged, at));
     // Live a moment ago, not now: sealed in between, so the catalog lists its files now.
     if (found === null && staged.length > 0 && !sealedAgain) return this.boundary(tradedate, symbols, at, fields, nowMs, true);
-    let withRows = files.length;
-    if (found !== null) {
-      withRows += found.withRows;
-      // Before a minute still to come there is no row yet (liveBoundaryRule).
-      for (const [symbol, d] of found.rows)
-        if (liveBoundaryKnown(at)) items.push({ kind: 'row', symbol, text: liveRowTexts(liveTicks(this.dataset, tradedate, d), 0, 1, fields)(0) });
-    }
+    const withRows = files.length + (found?.withRows ?? 0);
+    for (const [symbol, day] of found?.rows ?? [])
+      items.push({ kind: 'row', symbol, text: liveRowTexts({ dataset: this.dataset, tradedate, day }, 0, 1, fields)(0) });
     return { live: true, withRows, items: items.sort(bySymbol) };
   }
 
@@ -114,23 +111,15 @@ export class DaySymbols {
   private split(tradedate: string, symbols: readonly string[] | null, nowMs: number): { files: DayFile[]; staged: string[] | null } {
     const day = this.sealed.day(tradedate);
     const files = symbols === null ? [...day.files] : symbols.map((s) => day.bySymbol.get(s)).filter((f) => f !== undefined);
-    const maybeLive = this.staging !== null && isTradingDay(tradedate) && tradedate <= latestTradingDay(nowMs);
-    const all = maybeLive ? this.staging!.stagedSymbols(this.dataset, tradedate) : undefined;
-    if (all === undefined) return { files, staged: null };
-    return { files, staged: (symbols ?? all).filter((s) => !day.bySymbol.has(s)) };
+    if (this.staging === null || !isTradingDay(tradedate) || tradedate > latestTradingDay(nowMs)) return { files, staged: null };
+    // Named symbols need only whether the day is live; every symbol of the day is its staged list.
+    const staged = symbols === null ? this.staging.stagedSymbols(this.dataset, tradedate) : this.staging.isLive(this.dataset, tradedate) ? symbols : undefined;
+    if (staged === undefined) return { files, staged: null };
+    return { files, staged: staged.filter((s) => !day.bySymbol.has(s)) };
   }
 }
 
 const bySymbol = (a: { readonly symbol: string }, b: { readonly symbol: string }) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0);
-
-/**
- * Whether a live day's boundary row is known yet: the last row `before` a minute that has not
- * passed is not (rows up to it are still to come), so it is none so far; `after` needs no such
- * rule: no row at or after a minute still to come is staged.
- */
-export function liveBoundaryKnown(at: BoundaryAt): boolean {
-  return at.side === 'after' || at.minute <= at.nowMinute;
-}
 
 export function liveTicks(dataset: 'index' | 'level2', tradedate: string, day: StagedSymbolDay): LiveTicks {
   const minuteIndex = buildMinuteIndex(day.timesMs);
@@ -138,7 +127,12 @@ export function liveTicks(dataset: 'index' | 'level2', tradedate: string, day: S
 }
 
 /** The rows [from, to) of a live symbol-day as tick row texts for `fields`, by row position. */
-export function liveRowTexts(t: LiveTicks, from: number, to: number, fields: readonly number[]): (position: number) => string {
+export function liveRowTexts(
+  t: Pick<LiveTicks, 'dataset' | 'tradedate' | 'day'>,
+  from: number,
+  to: number,
+  fields: readonly number[],
+): (position: number) => string {
   const { day } = t;
   const timesMs = day.timesMs.subarray(from, to);
   // Only the span's rows take the reader's forms (time text, code letters): made per request.
@@ -157,12 +151,5 @@ export function liveRowTexts(t: LiveTicks, from: number, to: number, fields: rea
 /** First row of a live symbol-day at or after `ms` (rows ascending by time). */
 export function liveRowAtOrAfter(t: LiveTicks, ms: number): number {
   const times = t.day.timesMs;
-  let lo = 0;
-  let hi = t.day.rows;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid]! < ms) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return lowerBound({ lo: 0, hi: t.day.rows }, ms, (r) => times[r]!);
 }

@@ -92,22 +92,18 @@ function symbolGroups(dataDir: string, segs: readonly Segment[], size: number, s
   return groups;
 }
 
-/** The bucket's segment files of a staged day with their committed lengths, by writer. */
-export function segmentsOf(db: Db, dataset: Dataset, tradedate: string, bucket: number): Segment[] {
-  return (
-    db
-      .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? AND bucket = ? ORDER BY writer')
-      .all(dataset, tradedate, bucket) as Segment[]
-  ).filter((s) => s.bytes > 0);
-}
-
-/** Every segment file of a staged dataset-day with its committed length, by bucket and writer. */
-export function daySegmentsOf(db: Db, dataset: Dataset, tradedate: string): Segment[] {
-  return (
-    db
-      .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? ORDER BY bucket, writer')
-      .all(dataset, tradedate) as Segment[]
-  ).filter((s) => s.bytes > 0);
+/**
+ * The segment files of a staged dataset-day with their committed lengths (none empty), by
+ * bucket and writer: one bucket's, or every bucket's when `bucket` is omitted.
+ */
+export function segmentsOf(db: Db, dataset: Dataset, tradedate: string, bucket?: number): Segment[] {
+  const rows =
+    bucket === undefined
+      ? db.prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? ORDER BY bucket, writer').all(dataset, tradedate)
+      : db
+          .prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ? AND bucket = ? ORDER BY writer')
+          .all(dataset, tradedate, bucket);
+  return (rows as Segment[]).filter((s) => s.bytes > 0);
 }
 
 /**

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import type { Dataset } from '../../shared/schema.js';
 import { recordBytes, TIME_OFFSET } from './recordCodec.js';
-import { readStagedBucket, type StagedSymbolDay } from './bucketRead.js';
+import { readStagedBucket, segmentsOf, type StagedSymbolDay } from './bucketRead.js';
 import { lateDayOf, lateReasonLike } from './lateReason.js';
 
 export const BUCKETS = 256;
@@ -131,10 +131,7 @@ export class StagingReader {
    */
   static newestStagedTimeMs(db: Db, dataDir: string, dataset: Dataset, tradedate: string): number | null {
     const size = recordBytes(dataset);
-    const segments = db.prepare('SELECT path, committed_bytes AS bytes FROM segments WHERE dataset = ? AND tradedate = ?').all(dataset, tradedate) as {
-      path: string;
-      bytes: number;
-    }[];
+    const segments = segmentsOf(db, dataset, tradedate);
     const time = Buffer.alloc(4);
     let newest: number | null = null;
     for (const { path, bytes } of segments) {

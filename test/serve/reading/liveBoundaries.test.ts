@@ -21,6 +21,8 @@ const test = suite('serve/reading/liveBoundaries');
 
 const DAY = '20250103';
 const NOW = Date.parse('2025-01-03T10:00:00+08:00');
+/** A minute of day after the session: every minute asked has passed. */
+const AFTER_CLOSE = 18 * 60;
 const CLOSE = SCHEMAS.level2.valueFields.findIndex((f) => f.name === 'close');
 
 interface Staged {
@@ -79,7 +81,7 @@ test('the row before and after every minute equals the duplicate rule over what 
       for (let minute = 9 * 60 + 14; minute <= Math.floor(clock / 60_000) + 1; minute += 1 + Math.floor(rnd() * 4)) {
         for (const side of ['before', 'after'] as const) {
           for (const b of [following, unkept, started]) {
-            const { rows, withRows } = b.rows(db, 'level2', DAY, symbols, minute, side);
+            const { rows, withRows } = b.rows(db, 'level2', DAY, symbols, { minute, side, nowMinute: AFTER_CLOSE });
             assert.is(withRows, round < 10 ? 4 : 5);
             for (const s of symbols) {
               const got = rows.get(s);
@@ -94,8 +96,12 @@ test('the row before and after every minute equals the duplicate rule over what 
     }
     assert.ok(checks > 10_000, `${checks} answers checked`);
     // Every symbol of the day when none are named.
-    const all = following.rows(db, 'level2', DAY, null, 10 * 60, 'after');
+    const all = following.rows(db, 'level2', DAY, null, { minute: 10 * 60, side: 'after', nowMinute: AFTER_CLOSE });
     assert.equal([...all.rows.keys()].sort(), [...symbols].sort());
+    // Before a minute still to come (now 10:00, asked before 10:30): no row known yet, the symbols with rows still counted.
+    const early = following.rows(db, 'level2', DAY, symbols, { minute: 10 * 60 + 30, side: 'before', nowMinute: 10 * 60 });
+    assert.is(early.rows.size, 0);
+    assert.is(early.withRows, symbols.length);
   } finally {
     db.close();
     stores.close();
