@@ -25,8 +25,8 @@
 import { ByteLru } from './byteLru.js';
 import type { Db } from '../../shared/sqlite.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { recordWindows, resolveRecords, segmentsOf, type Segment, type StagedSymbolDay } from '../../storage/staging/bucketRead.js';
-import { HEADER_BYTES, recordBytes, recordSymbol, SymbolMatcher, TIME_OFFSET } from '../../storage/staging/recordCodec.js';
+import { readSymbols, recordWindows, segmentsOf, type Segment, type StagedSymbolDay } from '../../storage/staging/bucketRead.js';
+import { HEADER_BYTES, recordBytes, recordSymbol, TIME_OFFSET } from '../../storage/staging/recordCodec.js';
 
 /**
  * Serialised rows of a live symbol-day for the whole field list, made by the page writer and
@@ -177,7 +177,7 @@ export class StagingTail {
     // Symbols asked for the first time, or made dirty: their whole bucket, resolved as sealed.
     const fresh = new Set([...symbols].filter((s) => followed.hot.get(s)?.dirty ?? true));
     if (fresh.size > 0) {
-      const resolved = new Map(resolvedFromBucket(this.dataDir, dataset, segs, size, fresh).map((d) => [d.symbol, d]));
+      const resolved = new Map([...readSymbols(this.dataDir, dataset, segs, fresh)].map((d) => [d.symbol, d]));
       // A symbol with nothing staged yet is followed too (its rows are appended as they come),
       // so asking for it again does not read its bucket again.
       for (const s of fresh) followed.hot.set(s, new HotSymbol(dataset, s, resolved.get(s) ?? emptyDay(dataset, s)));
@@ -191,37 +191,6 @@ export class StagingTail {
     this.cache.keep(key, followed.bytes(), followed);
     return out;
   }
-}
-
-/** Every committed record of `symbols` in the segments, resolved per symbol (one pass). */
-function resolvedFromBucket(dataDir: string, dataset: Dataset, segs: readonly Segment[], size: number, symbols: ReadonlySet<string>): StagedSymbolDay[] {
-  const matcher = new SymbolMatcher(symbols);
-  const parts = matcher.symbols.map((): Buffer[] => []);
-  for (const w of recordWindows(dataDir, segs, size)) {
-    // Runs of one symbol's consecutive records are copied at once: the window is reused.
-    let from = -1;
-    let run = -1;
-    for (let o = 0; o <= w.length; o += size) {
-      const k = o < w.length ? matcher.match(w, o) : -1;
-      if (k === run && o < w.length) continue;
-      if (run >= 0) parts[run]!.push(Buffer.from(w.subarray(from, o)));
-      run = k;
-      from = o;
-    }
-  }
-  const out: StagedSymbolDay[] = [];
-  matcher.symbols.forEach((symbol, k) => {
-    const list = parts[k]!;
-    if (list.length === 0) return;
-    // One 8-byte aligned buffer of the symbol's records, in staged order (their order field, not their place, decides duplicates).
-    const total = list.reduce((n, p) => n + p.length, 0);
-    const buf = Buffer.from(new ArrayBuffer(total));
-    let at = 0;
-    for (const p of list) at += p.copy(buf, at);
-    const refs = Array.from({ length: total / size }, (_, i) => i * size);
-    out.push(resolveRecords(dataset, symbol, buf, refs));
-  });
-  return out;
 }
 
 function emptyDay(dataset: Dataset, symbol: string): StagedSymbolDay {

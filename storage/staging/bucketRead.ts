@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
-import { HEADER_BYTES, ORDER_OFFSET, recordBytes, recordSymbol, TIME_OFFSET } from './recordCodec.js';
+import { HEADER_BYTES, ORDER_OFFSET, recordBytes, recordSymbol, SymbolMatcher, TIME_OFFSET } from './recordCodec.js';
 
 // The read side of staging (segments.ts is the write side): a seal worker reads a bucket with
 // its own connection, without a Staging writer, so this needs nothing but the db and the files.
@@ -125,33 +125,59 @@ export function* readStagedBucket(
 ): Generator<StagedSymbolDay> {
   const segs = segmentsOf(db, dataset, tradedate, bucket);
   const size = recordBytes(dataset);
-  const width = SCHEMAS[dataset].valueFields.length;
   const groups = symbolGroups(dataDir, segs, size, symbols);
-  // One buffer for every group, sized for the largest (a fresh ArrayBuffer keeps records
-  // 8-byte aligned for the typed-array views).
-  const buf = Buffer.from(new ArrayBuffer(Math.max(size, ...groups.map((g) => g.bytes))));
-  for (const { symbols: group } of groups) {
-    let used = 0;
-    const bySymbol = new Map<string, number[]>();
-    for (const w of recordWindows(dataDir, segs, size)) {
-      for (let o = 0; o < w.length; o += size) {
-        const sym = recordSymbol(w, o);
-        if (!group.has(sym)) continue;
-        const order = w.readDoubleLE(o + ORDER_OFFSET);
-        if (order >= belowOrder) {
-          pastCut?.push(stagedRecord(w, o, sym, order, width));
-          continue;
-        }
-        if (used + size > buf.length) break; // only if a segment grew since it was sized
-        w.copy(buf, used, o, o + size);
-        let refs = bySymbol.get(sym);
-        if (!refs) bySymbol.set(sym, (refs = []));
-        refs.push(used);
-        used += size;
+  // One buffer for every group, sized for the largest.
+  const buf = alignedBuffer(Math.max(size, ...groups.map((g) => g.bytes)));
+  for (const { symbols: group } of groups) yield* readSymbols(dataDir, dataset, segs, group, { buf, belowOrder, pastCut });
+}
+
+/** A fresh ArrayBuffer's bytes: 8-byte aligned for the typed-array views over records. */
+const alignedBuffer = (bytes: number) => Buffer.from(new ArrayBuffer(bytes));
+
+/**
+ * The committed records of `symbols` in the segments, read in one pass (symbols matched by
+ * their bytes) and resolved per symbol, yielded in symbol order: the one read of staged rows,
+ * for the seal (a group of a bucket at a time, into its sized `buf`) and a live day's first ask
+ * of a symbol (a buffer grown to the symbol's records). With `belowOrder`, records at or above
+ * it go to `pastCut` as they are instead.
+ */
+export function* readSymbols(
+  dataDir: string,
+  dataset: Dataset,
+  segs: readonly Segment[],
+  symbols: ReadonlySet<string>,
+  opts: { readonly buf?: Buffer; readonly belowOrder?: number; readonly pastCut?: StagedRecord[] } = {},
+): Generator<StagedSymbolDay> {
+  const size = recordBytes(dataset);
+  const width = SCHEMAS[dataset].valueFields.length;
+  const belowOrder = opts.belowOrder ?? Infinity;
+  const matcher = new SymbolMatcher(symbols);
+  const refs = matcher.symbols.map((): number[] => []);
+  let buf = opts.buf ?? alignedBuffer(64 * size);
+  let used = 0;
+  for (const w of recordWindows(dataDir, segs, size)) {
+    for (let o = 0; o < w.length; o += size) {
+      const k = matcher.match(w, o);
+      if (k < 0) continue;
+      const order = w.readDoubleLE(o + ORDER_OFFSET);
+      if (order >= belowOrder) {
+        opts.pastCut?.push(stagedRecord(w, o, matcher.symbols[k]!, order, width));
+        continue;
       }
+      if (used + size > buf.length) {
+        // A sized buffer is only outgrown if a segment grew since it was sized.
+        const grown = alignedBuffer(Math.max(2 * buf.length, used + size));
+        buf.copy(grown, 0, 0, used);
+        buf = grown;
+      }
+      w.copy(buf, used, o, o + size);
+      refs[k]!.push(used);
+      used += size;
     }
-    for (const sym of [...bySymbol.keys()].sort()) yield resolveRecords(dataset, sym, buf.subarray(0, used), bySymbol.get(sym)!);
   }
+  const order = matcher.symbols.map((_, k) => k).filter((k) => refs[k]!.length > 0);
+  order.sort((a, b) => (matcher.symbols[a]! < matcher.symbols[b]! ? -1 : 1));
+  for (const k of order) yield resolveRecords(dataset, matcher.symbols[k]!, buf.subarray(0, used), refs[k]!);
 }
 
 /**
