@@ -61,6 +61,9 @@ export function rejectionReason(reason: ErrorReason | undefined): RejectionReaso
   }
 }
 
+/** Gauges of one scrape read their source once within this window. */
+const SCRAPE_MS = 1000;
+
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export interface MetricsOptions {
@@ -148,8 +151,16 @@ export class ServeMetrics {
         },
       });
     }
-    const live = opts.live;
-    if (live) {
+    const read = opts.live;
+    if (read) {
+      // Both gauges below from one read per scrape (ingest.db, and a record of every segment):
+      // a scrape collects them within milliseconds of each other, scrapes come seconds apart.
+      let last: { readonly atMs: number; readonly figures: ReturnType<typeof read> } | null = null;
+      const live = () => {
+        const now = performance.now();
+        if (last === null || now - last.atMs > SCRAPE_MS) last = { atMs: now, figures: read() };
+        return last.figures;
+      };
       new Gauge({
         name: 'tickvault_live_rows',
         help: 'Records committed to staging for live days (staged, not sealed), by dataset; duplicates are not resolved yet, so a corrected row counts twice until the seal',
