@@ -22,7 +22,7 @@ const INT32_LIMIT = 2 ** 31;
 const MAX_CENTS_VALUE = 1e12;
 const MAX_BASIS_VALUE = 1e10;
 /** ASCII of "00".."99", two bytes each. */
-const PAIRS = Buffer.from(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')).join(''), 'latin1');
+export const PAIRS = Buffer.from(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')).join(''), 'latin1');
 
 /** Writes `n` at `pos` (room for JSON_NUMBER_MAX_BYTES assumed); returns the position after it. */
 export function writeJsonNumber(buf: Buffer, pos: number, n: number | null): number {

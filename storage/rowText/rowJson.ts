@@ -6,6 +6,8 @@
  */
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { DecodedColumn } from '../parquet/reader.js';
+import { JSON_NUMBER_MAX_BYTES, PAIRS, writeJsonNumber } from '../../shared/jsonNumber.js';
+import { formatLevel2Time, MS_PER_DAY } from '../../shared/timeFormat.js';
 import { JsonBytesWriter } from './jsonBytes.js';
 
 /** Every field's position, per dataset: made once, not per row group served. */
@@ -57,37 +59,163 @@ export interface StoredRowText {
   text(): Promise<Buffer>;
 }
 
+/**
+ * A column as the serialiser takes it: a decoded column (the reader's shape), or one of the
+ * forms the seal has at hand, which save making a string per row. Making the reader's shape
+ * from the seal's columns (columnsAsRead) cost more than serialising it: on a liquid stock's
+ * trades (33,907 rows) 31 ms to make the time and code strings against 16 ms to write the
+ * rows, and the level-2 time strings, built by concatenation, were flattened again when read
+ * (bench/rowText.bench.ts).
+ */
+export type RowColumn =
+  | DecodedColumn
+  /** The same JSON value on every row (a file's symbol, its tradedate), its text already quoted. */
+  | { readonly kind: 'constant'; readonly json: Buffer }
+  /**
+   * Times of day in ms, written as the level-2 form `"HHMMSSmmm"` (formatLevel2Time,
+   * shared/timeFormat.ts); a time outside the day is written through formatLevel2Time itself.
+   */
+  | { readonly kind: 'level2-time'; readonly ms: Int32Array }
+  /** Codes as their character codes, NaN for none: `"B"`, or `null`, as columnsAsRead gives them. */
+  | { readonly kind: 'code'; readonly values: Float64Array };
+
+const NUMBER = 0;
+const STRING = 1;
+const CONSTANT = 2;
+const TIME = 3;
+const CODE = 4;
+const KIND_OF: Readonly<Record<RowColumn['kind'], number>> = {
+  number: NUMBER,
+  string: STRING,
+  'nullable-string': STRING,
+  constant: CONSTANT,
+  'level2-time': TIME,
+  code: CODE,
+};
+/** Bytes a value of each kind can take, but strings (their length is their own) and constants (theirs is known). */
+const MAX_BYTES = [JSON_NUMBER_MAX_BYTES, 0, 0, 11, 4];
+const MS_PER_HOUR = 3_600_000;
+
 /** Writes rows [from, to) of a row group's columns (in output order) as `[…],[…]`. */
 export function serializeRows(cols: readonly DecodedColumn[], from: number, to: number, sizeHint = 0): SerializedRows {
+  return serializeColumns(cols, from, to, sizeHint);
+}
+
+/**
+ * serializeRows over columns in any RowColumn form: the same bytes as serializeRows over the
+ * same values decoded. The room a row can take but for its strings is made once per row, not
+ * once per byte or value; each string makes its own.
+ */
+export function serializeColumns(cols: readonly RowColumn[], from: number, to: number, sizeHint = 0): SerializedRows {
   const w = new JsonBytesWriter(Math.max(1024, sizeHint));
   const offsets = new Uint32Array(to - from + 1);
   const n = cols.length;
   // Split by kind up front so the hot loop's element loads stay monomorphic.
-  const nums: (Float64Array | null)[] = cols.map((c) => (c.kind === 'number' ? c.values : null));
-  const strs: (readonly (string | null)[] | null)[] = cols.map((c) => (c.kind === 'number' ? null : c.values));
+  const kinds = Uint8Array.from(cols, (c) => KIND_OF[c.kind]);
+  const nums: (Float64Array | null)[] = cols.map((c) => (c.kind === 'number' || c.kind === 'code' ? c.values : null));
+  const strs: (readonly (string | null)[] | null)[] = cols.map((c) => (c.kind === 'string' || c.kind === 'nullable-string' ? c.values : null));
+  const consts: (Buffer | null)[] = cols.map((c) => (c.kind === 'constant' ? c.json : null));
+  const times: (Int32Array | null)[] = cols.map((c) => (c.kind === 'level2-time' ? c.ms : null));
+  let rowRoom = n + 2;
+  for (let c = 0; c < n; c++) rowRoom += consts[c]?.length ?? MAX_BYTES[kinds[c]!]!;
+  let buf = w.buf;
+  let p = w.pos;
   for (let r = from; r < to; r++) {
-    if (r > from) w.byte(44);
-    offsets[r - from] = w.pos;
-    w.byte(91);
+    if (p + rowRoom > buf.length) {
+      w.pos = p;
+      w.ensure(rowRoom);
+      buf = w.buf;
+    }
+    if (r > from) buf[p++] = 44;
+    offsets[r - from] = p;
+    buf[p++] = 91;
     for (let c = 0; c < n; c++) {
-      if (c > 0) w.byte(44);
-      const nv = nums[c];
-      if (nv !== null) w.number(nv[r]);
-      else {
-        const s = strs[c]![r];
-        if (s === null)
-          w.raw('null'); // an absent code (bs_flag, …)
-        else w.string(s);
+      if (c > 0) buf[p++] = 44;
+      switch (kinds[c]) {
+        case NUMBER:
+          p = writeJsonNumber(buf, p, nums[c]![r]!);
+          break;
+        case CONSTANT: {
+          const k = consts[c]!;
+          for (let i = 0; i < k.length; i++) buf[p++] = k[i]!;
+          break;
+        }
+        case TIME: {
+          const ms = times[c]![r]!;
+          if (ms >= 0 && ms < MS_PER_DAY) p = writeLevel2Time(buf, p, ms);
+          else {
+            p = writeString(w, p, formatLevel2Time(ms), rowRoom);
+            buf = w.buf;
+          }
+          break;
+        }
+        case CODE: {
+          const v = nums[c]![r]!;
+          if (v !== v) {
+            buf[p++] = 110; // null: no code
+            buf[p++] = 117;
+            buf[p++] = 108;
+            buf[p++] = 108;
+          } else if (v >= 0x20 && v <= 0x7e && v !== 34 && v !== 92 && (v | 0) === v) {
+            buf[p++] = 34;
+            buf[p++] = v;
+            buf[p++] = 34;
+          } else {
+            p = writeString(w, p, String.fromCharCode(v), rowRoom);
+            buf = w.buf;
+          }
+          break;
+        }
+        default:
+          p = writeString(w, p, strs[c]![r]!, rowRoom);
+          buf = w.buf;
       }
     }
-    w.byte(93);
+    buf[p++] = 93;
   }
-  offsets[to - from] = w.pos + 1;
+  w.pos = p;
+  offsets[to - from] = p + 1;
   // Copy out of the growable buffer so the cache holds exactly the bytes it accounts for;
   // into memory of its own (never Node's shared pool), so a worker can transfer it.
-  const bytes = Buffer.allocUnsafeSlow(w.pos);
+  const bytes = Buffer.allocUnsafeSlow(p);
   w.bytes().copy(bytes);
   return { bytes, offsets };
+}
+
+/**
+ * A string (or null) at `p` through the writer, which makes its own room, and then room again
+ * for a whole row's other values; returns the position after it. The caller reloads `w.buf`.
+ */
+function writeString(w: JsonBytesWriter, p: number, s: string | null, rowRoom: number): number {
+  w.pos = p;
+  if (s === null)
+    w.raw('null'); // an absent code (bs_flag, …)
+  else w.string(s);
+  w.ensure(rowRoom);
+  return w.pos;
+}
+
+/** `"HHMMSSmmm"` of a time 0 ≤ ms < 24 h, as formatLevel2Time writes it, quoted; the position after it. */
+function writeLevel2Time(buf: Buffer, p: number, ms: number): number {
+  const h = (ms / MS_PER_HOUR) | 0;
+  let rest = ms - h * MS_PER_HOUR;
+  const m = (rest / 60_000) | 0;
+  rest -= m * 60_000;
+  const s = (rest / 1000) | 0;
+  const f = rest - s * 1000;
+  buf[p] = 34;
+  buf[p + 1] = PAIRS[h << 1]!;
+  buf[p + 2] = PAIRS[(h << 1) + 1]!;
+  buf[p + 3] = PAIRS[m << 1]!;
+  buf[p + 4] = PAIRS[(m << 1) + 1]!;
+  buf[p + 5] = PAIRS[s << 1]!;
+  buf[p + 6] = PAIRS[(s << 1) + 1]!;
+  const q = (f / 10) | 0;
+  buf[p + 7] = 48 + ((q / 10) | 0);
+  buf[p + 8] = 48 + q - ((q / 10) | 0) * 10;
+  buf[p + 9] = 48 + f - q * 10;
+  buf[p + 10] = 34;
+  return p + 11;
 }
 
 /** Rows [a, b) of serialised rows, without a trailing comma. */

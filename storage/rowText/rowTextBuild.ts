@@ -14,7 +14,7 @@ import { readFooter } from '../parquet/metadata.js';
 import { readRowGroups } from '../parquet/reader.js';
 import { writeDurably } from '../../shared/durableFile.js';
 import { rowTextRelPath } from '../layout.js';
-import { ALL_FIELDS, ROW_BYTES, serializeRows, type SerializedRows } from './rowJson.js';
+import { ALL_FIELDS, ROW_BYTES, serializeColumns, serializeRows, type RowColumn, type SerializedRows } from './rowJson.js';
 import type { DecodedColumn } from '../parquet/columnChunk.js';
 import { timeFormatOf, type SymbolDayColumns } from '../parquet/writer.js';
 import { encodeRowText } from './rowTextFile.js';
@@ -48,13 +48,32 @@ export async function rowTextOf(bytes: Uint8Array, dataset: Dataset, sha256: str
 
 /** The row text of the file just encoded from `cols` (SHA-256 `sha256`), from the columns themselves. */
 export function rowTextOfColumns(cols: SymbolDayColumns, rowGroupSize: number, sha256: string): Promise<Buffer> {
-  const asRead = columnsAsRead(cols);
+  const columns = rowColumnsOf(cols);
   const groups: SerializedRows[] = [];
   for (let from = 0; from < cols.rows; from += rowGroupSize) {
     const to = Math.min(cols.rows, from + rowGroupSize);
-    groups.push(serializeRows(asRead, from, to, (to - from) * (ROW_BYTES[cols.dataset] ?? 340)));
+    groups.push(serializeColumns(columns, from, to, (to - from) * (ROW_BYTES[cols.dataset] ?? 340)));
   }
   return encodeRowText(groups, sha256);
+}
+
+/**
+ * The encoder's input columns for serializeColumns, written as columnsAsRead would give them
+ * but with no string made per row: symbol and tradedate as constants, level-2 times and codes
+ * from their numbers (the index time form, which has no row text, as strings).
+ */
+export function rowColumnsOf(cols: SymbolDayColumns): RowColumn[] {
+  const level2Time = SCHEMAS[cols.dataset].timeForm === 'level2';
+  const format = timeFormatOf(cols);
+  let value = 0;
+  return SCHEMAS[cols.dataset].fields.map((f): RowColumn => {
+    if (f.name === 'symbol') return { kind: 'constant', json: Buffer.from(JSON.stringify(cols.symbol)) };
+    if (f.name === 'tradedate') return { kind: 'constant', json: Buffer.from(JSON.stringify(cols.tradedate)) };
+    if (f.name === 'time')
+      return level2Time ? { kind: 'level2-time', ms: cols.timesMs } : { kind: 'string', values: Array.from(cols.timesMs.subarray(0, cols.rows), format) };
+    const values = cols.values[value++]!;
+    return f.type === 'code' ? { kind: 'code', values } : { kind: 'number', values };
+  });
 }
 
 /**
