@@ -26,7 +26,7 @@ export const PAIRS = Buffer.from(Array.from({ length: 100 }, (_, i) => String(i)
 
 /** Writes `n` at `pos` (room for JSON_NUMBER_MAX_BYTES assumed); returns the position after it. */
 export function writeJsonNumber(buf: Buffer, pos: number, n: number | null): number {
-  if (n === null || !Number.isFinite(n)) {
+  if (n === null || n !== n || n === Infinity || n === -Infinity) {
     buf[pos] = 110; // n
     buf[pos + 1] = 117; // u
     buf[pos + 2] = 108; // l
@@ -39,6 +39,16 @@ export function writeJsonNumber(buf: Buffer, pos: number, n: number | null): num
     a = -a;
     buf[p++] = 45;
   }
+  if (a < INT32_LIMIT) {
+    // Most values of a row (prices, volumes, ids) lie here: int32 arithmetic throughout.
+    const i = a | 0;
+    if (i === a) return writeDigits(buf, p, i);
+    const c = Math.round(a * 100);
+    if (c / 100 === a) return c < INT32_LIMIT ? writeCents(buf, p, c) : writeScaled(buf, p, c, 2, 100);
+    const b = Math.round(a * 10_000);
+    if (b / 10_000 === a) return writeScaled(buf, p, b, 4, 10_000);
+    return pos + buf.write(String(n), pos, 'latin1');
+  }
   if (a <= Number.MAX_SAFE_INTEGER && Math.floor(a) === a) return writeDigits(buf, p, a);
   if (a < MAX_CENTS_VALUE) {
     const c = Math.round(a * 100);
@@ -50,6 +60,20 @@ export function writeJsonNumber(buf: Buffer, pos: number, n: number | null): num
     }
   }
   return pos + buf.write(String(n), pos, 'latin1');
+}
+
+/** `cents / 100` (0 < cents < 2^31, not a multiple of 100): writeScaled's digits in int32 arithmetic. */
+function writeCents(buf: Buffer, pos: number, cents: number): number {
+  const whole = (cents / 100) | 0;
+  const frac = cents - whole * 100;
+  const p = writeDigits(buf, pos, whole);
+  buf[p] = 46;
+  const tens = (frac / 10) | 0;
+  const units = frac - tens * 10;
+  buf[p + 1] = ZERO + tens;
+  if (units === 0) return p + 2;
+  buf[p + 2] = ZERO + units;
+  return p + 3;
 }
 
 /** A non-negative safe integer's digits at `pos`; returns the position after them. */
