@@ -31,6 +31,8 @@ import { createProgress } from './progress.js';
 import { serveCommand } from './serveCommand.js';
 import { commandLogger, type Command, type CommandContext } from './command.js';
 import { docOf } from './helpText.js';
+import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf } from './rowTextStep.js';
+import { BackgroundRowText } from '../storage/rowText/rowTextKeeper.js';
 
 export const DEMO_KEY_FILE = 'demo.key';
 export const READY_PREFIX = 'tickvault demo ready:';
@@ -47,8 +49,9 @@ interface Sample {
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'embedded demo: generate and replay a small market if the data directory is empty, create a demo key, serve',
-  usage: 'tickvault demo [--port 8080] [--host 127.0.0.1] [--stocks 50] [--indexes 20] [--days 5] [--state-url URL] [--data-dir DIR]',
+  usage: 'tickvault demo [--port 8080] [--host 127.0.0.1] [--stocks 50] [--indexes 20] [--days 5] [--state-url URL] [--row-text-days 10] [--data-dir DIR]',
   options: {
+    ...ROW_TEXT_OPTIONS,
     port: { type: 'string' },
     host: { type: 'string' },
     stocks: { type: 'string' },
@@ -63,6 +66,7 @@ export const demoCommand: Command = {
     { flag: 'indexes', value: 'N', help: 'indexes to generate', default: '20' },
     { flag: 'days', value: 'N', help: 'trading days to generate, the latest up to the clock', default: '5' },
     docOf(STATE_URL_OPTION, 'URL', 'service.db in the data directory'),
+    ROW_TEXT_HELP,
   ],
   positionals: 'none',
   async run(ctx) {
@@ -74,6 +78,7 @@ export const demoCommand: Command = {
     const port = resolveOption(SERVE_OPTIONS.port, ctx.flags, ctx.env);
     const host = resolveOption(SERVE_OPTIONS.host, ctx.flags, ctx.env);
     const stateUrl = resolveOption(STATE_URL_OPTION, ctx.flags, ctx.env);
+    const rowTextDays = rowTextDaysOf(ctx);
     const dataDir = ctx.config.dataDir;
     mkdirSync(dataDir, { recursive: true });
 
@@ -101,13 +106,30 @@ export const demoCommand: Command = {
     // printed port is the bound one even with --port 0. It waits one turn of the event loop:
     // serve installs its SIGTERM/SIGINT handlers right after that line, and whoever reads
     // the banner as "ready" may stop the demo at once.
+    // Row text (storage/rowText/rowTextKeeper.ts) follows in the background once the server is
+    // up: the demo's days are served from their files meanwhile, and a first start is not
+    // kept waiting for it.
+    const catalog = openCatalog(layoutFor(dataDir).catalogDb, true);
+    const rowText = new BackgroundRowText(
+      { dataDir, catalog: new CatalogReader(catalog), days: rowTextDays },
+      (kept, ms) => log.info({ made: kept.made, removedDays: kept.removedDays, stoppedBy: kept.stoppedBy, ms }, 'row text kept'),
+      (e) => log.warn({ err: e }, 'row text not made; `tickvault doctor --rebuild` makes it'),
+    );
     const out = (line: string) => {
       ctx.out(line);
       const m = /^listening on (\S+)$/.exec(line);
-      if (m) setImmediate(() => banner(m[1], key, dataDir, sample).forEach((l) => ctx.out(l)));
+      if (m) {
+        setImmediate(() => banner(m[1], key, dataDir, sample).forEach((l) => ctx.out(l)));
+        rowText.poke();
+      }
     };
-    // A busy port fails inside serve with one line naming the port and --port.
-    return await runSub({ ...ctx, out }, serveCommand, level, { port: String(port), host, ...(stateUrl ? { 'state-url': stateUrl } : {}) });
+    try {
+      // A busy port fails inside serve with one line naming the port and --port.
+      return await runSub({ ...ctx, out }, serveCommand, level, { port: String(port), host, ...(stateUrl ? { 'state-url': stateUrl } : {}) });
+    } finally {
+      await rowText.stop();
+      catalog.close();
+    }
   },
 };
 

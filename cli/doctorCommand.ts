@@ -6,6 +6,10 @@
  */
 import { checkDataDir, openDoctorIo, removeStaleTempFiles, summarizeKinds, type DoctorReport } from '../storage/doctorCheck.js';
 import { rebuildRowTexts, rowTextsToRebuild } from '../storage/rowText/rowTextRebuild.js';
+import { removeRowTextOutside } from '../storage/rowText/rowTextKeeper.js';
+import { rowTextWindow } from '../storage/rowText/rowTextWindow.js';
+import { resolveOption, ROW_TEXT_DAYS_OPTION } from '../shared/config.js';
+import { docOf } from './helpText.js';
 import { digestList, digestListJson, type FileDigest } from '../storage/fileDigests.js';
 import { knownRange, knownRangeWarning, type KnownRange } from '../calendar/tradingCalendar.js';
 import { requireDataDir } from './dataDirCheck.js';
@@ -21,7 +25,7 @@ const DOCTOR_OPEN_ADVICE = 'SQLite writes an index beside each database even to 
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'check catalog against files (missing, extra, size, sha256, footer, rows); non-zero exit on any problem',
-  usage: 'tickvault doctor [--data-dir DIR] [--quick] [--deep] [--digests] [--json] [--remove-temps] [--rebuild]',
+  usage: 'tickvault doctor [--data-dir DIR] [--quick] [--deep] [--digests] [--json] [--remove-temps] [--rebuild] [--row-text-days 10]',
   options: {
     quick: { type: 'boolean' },
     deep: { type: 'boolean' },
@@ -29,6 +33,7 @@ export const doctorCommand: Command = {
     digests: { type: 'boolean' },
     'remove-temps': { type: 'boolean' },
     rebuild: { type: 'boolean' },
+    [ROW_TEXT_DAYS_OPTION.flag]: { type: 'string' },
   },
   help: [
     { flag: 'quick', help: 'skip the SHA-256 check (sizes, footers, row counts still checked)' },
@@ -45,9 +50,10 @@ export const doctorCommand: Command = {
     {
       flag: 'rebuild',
       help:
-        'write again the row text (derived, under _rowtext/) of files whose row text is missing, stale or damaged, ' +
-        "from each file once its bytes match the catalog's SHA-256",
+        'write again the row text (derived, under _rowtext/) of the files of the row text window whose row text is missing, stale or damaged, ' +
+        "from each file once its bytes match the catalog's SHA-256, and remove the row text of days outside the window",
     },
+    docOf(ROW_TEXT_DAYS_OPTION, 'N'),
   ],
   positionals: 'none',
   async run(ctx) {
@@ -57,6 +63,7 @@ export const doctorCommand: Command = {
     const deep = ctx.flags.deep === true;
     if (quick && deep) throw new UsageError('--quick and --deep exclude each other');
     const digests = ctx.flags.digests === true;
+    const rowTextDays = resolveOption(ROW_TEXT_DAYS_OPTION, ctx.flags, ctx.env);
     // Digests are the hashes --quick skips: a list without them would compare nothing.
     if (quick && digests) throw new UsageError('--quick and --digests exclude each other (--quick skips the SHA-256 of each file)');
 
@@ -71,19 +78,22 @@ export const doctorCommand: Command = {
     const found: FileDigest[] = [];
     // The catalog's files, read once: for the progress bar and for --rebuild.
     const entries = [...io.catalogFiles()];
+    const window = rowTextWindow(io.storedTradingDays(), rowTextDays);
     try {
       const total = entries.reduce((a, e) => a + e.bytes, 0);
       const bar = createProgress(ctx.config.progress, 'doctor', total, 'bytes');
       let done = 0;
       const onDigest = digests ? (d: FileDigest) => found.push(d) : undefined;
-      report = await checkDataDir(io, { quick, deep, onFile: (b) => bar.update((done += b)), onDigest, rowText: true });
+      report = await checkDataDir(io, { quick, deep, onFile: (b) => bar.update((done += b)), onDigest, rowTextDays: window });
       bar.stop();
     } finally {
       io.close();
     }
 
     const removed = ctx.flags['remove-temps'] === true ? await removeStaleTempFiles(dataDir, report) : [];
-    const rebuilt = ctx.flags.rebuild === true ? await rebuildRowTexts(dataDir, rowTextsToRebuild(report), entries) : [];
+    const rebuild = ctx.flags.rebuild === true;
+    const rebuilt = rebuild ? await rebuildRowTexts(dataDir, rowTextsToRebuild(report), entries) : [];
+    if (rebuild) await removeRowTextOutside(dataDir, window);
     const acted: Acted = { removed, rebuilt };
     ctx.log.debug(
       {

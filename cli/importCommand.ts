@@ -1,3 +1,4 @@
+import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf, rowTextStep } from './rowTextStep.js';
 import { resolve } from 'node:path';
 import { peakRssBytes } from '../shared/peakRss.js';
 import { DATASETS, type Dataset } from '../shared/schema.js';
@@ -14,8 +15,8 @@ const datasetFlag = oneOf(DATASETS);
 export const importCommand: Command = {
   name: 'import',
   summary: 'bring history in: seal past days from Parquet (lake columns, or any layout through a mapping) and CSV archives',
-  usage: 'tickvault import FILE|FOLDER… [--mapping MAP] [--dataset level2|index|trade|order] [--data-dir DIR]',
-  options: { mapping: { type: 'string' }, dataset: { type: 'string' } },
+  usage: 'tickvault import FILE|FOLDER… [--mapping MAP] [--dataset level2|index|trade|order] [--row-text-days 10] [--data-dir DIR]',
+  options: { mapping: { type: 'string' }, dataset: { type: 'string' }, ...ROW_TEXT_OPTIONS },
   help: [
     {
       flag: 'mapping',
@@ -23,11 +24,13 @@ export const importCommand: Command = {
       help: 'mapping file: which column is which field, time form, price scale, volume unit, symbol form, date source (needed for CSV and for Parquet in other layouts; see mappings/ and docs/import-mappings.md)',
     },
     { flag: 'dataset', value: 'D', help: "the files' dataset when neither their columns nor the mapping say: level2, index, trade or order" },
+    ROW_TEXT_HELP,
   ],
   positionals: 'some',
   async run(ctx) {
     const dataset = typeof ctx.flags.dataset === 'string' ? (datasetFlag(ctx.flags.dataset, '--dataset') as Dataset) : null;
     const mapping = typeof ctx.flags.mapping === 'string' ? ctx.flags.mapping : null;
+    const rowTextDays = rowTextDaysOf(ctx);
     const clock = ctx.config.clock;
     const started = Date.now();
     // Every file is read far enough to check its columns before anything is staged.
@@ -80,6 +83,7 @@ export const importCommand: Command = {
         'import finished',
       );
       ctx.out(summaryLine(files.length, stats, results.length, filesOut, rowsOut, secs));
+      await rowTextStep(ctx, stores.catalog, rowTextDays);
       for (const r of stats.refused) {
         const why = r.sealedDay ? `${r.reason}; a sealed day changes only through \`tickvault restate\`` : r.reason;
         process.stderr.write(`tickvault import: ${r.file} refused, nothing of it staged: ${why}\n`);

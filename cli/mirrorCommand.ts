@@ -1,3 +1,4 @@
+import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf, rowTextStep } from './rowTextStep.js';
 import { TickvaultError } from '../client/index.js';
 import { ConfigError } from '../shared/config.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
@@ -11,7 +12,7 @@ export const mirrorCommand: Command = {
   summary: 'bring history in from a service with this API (the vendor, or another tickvault site) within its rules, sealed here through the import path',
   usage:
     'tickvault mirror --upstream URL --key KEY --from YYYYMMDD --to YYYYMMDD [--datasets level2,trade,order,index] ' +
-    '[--symbols LIST | --symbols-file FILE] [--indexes LIST] [--rate N] [--data-dir DIR]',
+    '[--symbols LIST | --symbols-file FILE] [--indexes LIST] [--rate N] [--row-text-days 10] [--data-dir DIR]',
   options: {
     upstream: { type: 'string' },
     key: { type: 'string' },
@@ -22,6 +23,7 @@ export const mirrorCommand: Command = {
     'symbols-file': { type: 'string' },
     indexes: { type: 'string' },
     rate: { type: 'string' },
+    ...ROW_TEXT_OPTIONS,
   },
   help: [
     { flag: MIRROR_OPTIONS.upstream.flag, value: 'URL', env: MIRROR_OPTIONS.upstream.env, help: MIRROR_OPTIONS.upstream.help },
@@ -37,12 +39,14 @@ export const mirrorCommand: Command = {
     { flag: 'symbols-file', value: 'FILE', help: 'stocks from a file: codes separated by commas, spaces or lines; # starts a comment' },
     { flag: 'indexes', value: 'LIST', help: "index codes, comma-separated (default: each day's indexes as the upstream's tick_history lists them)" },
     { flag: MIRROR_OPTIONS.rate.flag, value: 'N', env: MIRROR_OPTIONS.rate.env, help: MIRROR_OPTIONS.rate.help },
+    ROW_TEXT_HELP,
   ],
   positionals: 'none',
   async run(ctx) {
     const clock = ctx.config.clock;
     const started = Date.now();
     const plan = loadMirrorPlan(ctx.flags, ctx.env, clock.nowMs());
+    const rowTextDays = rowTextDaysOf(ctx);
     const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     const bar = createProgress(ctx.config.progress, 'mirror', 0, 'symbol-days', { rows: true, counters: ['requests', 'waits'] });
     let outcome: MirrorOutcome;
@@ -56,6 +60,8 @@ export const mirrorCommand: Command = {
         },
         plan,
       );
+      bar.stop();
+      await rowTextStep(ctx, stores.catalog, rowTextDays);
     } catch (e) {
       if (e instanceof TickvaultError && e.code === 401) throw new ConfigError(`the upstream refused the key (401): ${e.message}`);
       throw e;

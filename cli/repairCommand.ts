@@ -10,14 +10,16 @@ import { dirPeer } from '../ingest/repair/dirPeer.js';
 import { runRepair, type RepairOutcome } from '../ingest/repair/repairRun.js';
 import { urlPeer } from '../ingest/repair/urlPeer.js';
 import type { Command } from './command.js';
+import { resolveOption, ROW_TEXT_DAYS_OPTION } from '../shared/config.js';
+import { docOf } from './helpText.js';
 import { requireDataDir } from './dataDirCheck.js';
 
 export const repairCommand: Command = {
   name: 'repair',
   summary:
     "fetch the files doctor finds damaged or missing from a peer (server or data directory/backup), installed only when they match this catalog's SHA-256; row text and boundary parts rebuilt here",
-  usage: 'tickvault repair --from URL|DIR [--key KEY] [--rate N] [--data-dir DIR]',
-  options: { from: { type: 'string' }, key: { type: 'string' }, rate: { type: 'string' } },
+  usage: 'tickvault repair --from URL|DIR [--key KEY] [--rate N] [--row-text-days 10] [--data-dir DIR]',
+  options: { from: { type: 'string' }, key: { type: 'string' }, rate: { type: 'string' }, [ROW_TEXT_DAYS_OPTION.flag]: { type: 'string' } },
   help: [
     { flag: REPAIR_OPTIONS.from.flag, value: 'URL|DIR', env: REPAIR_OPTIONS.from.env, help: REPAIR_OPTIONS.from.help },
     { flag: REPAIR_OPTIONS.key.flag, value: 'KEY', env: REPAIR_OPTIONS.key.env, help: `with --from URL: ${REPAIR_OPTIONS.key.help}` },
@@ -28,6 +30,7 @@ export const repairCommand: Command = {
       default: String(REPAIR_OPTIONS.rate.defaultValue),
       help: 'with --from URL: requests per second to the peer, all interfaces together',
     },
+    docOf(ROW_TEXT_DAYS_OPTION, 'N'),
   ],
   positionals: 'none',
   async run(ctx) {
@@ -39,7 +42,7 @@ export const repairCommand: Command = {
       from.kind === 'dir'
         ? dirPeer(from.dir, dataDir)
         : urlPeer({ url: from.url, apikey: from.apikey, rate: from.rate, dataDir, nowMs: () => clock.nowMs(), log: ctx.log });
-    const outcome = await runRepair(dataDir, source);
+    const outcome = await runRepair(dataDir, source, resolveOption(ROW_TEXT_DAYS_OPTION, ctx.flags, ctx.env));
     for (const line of outcome.lines) ctx.out(line.text);
     ctx.out(summaryLine(outcome, source.label, (Date.now() - started) / 1000));
     return outcome.lines.every((l) => l.ok) ? 0 : 1;

@@ -1,3 +1,4 @@
+import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf, rowTextStep } from './rowTextStep.js';
 import { peakRssBytes } from '../shared/peakRss.js';
 import { statSync } from 'node:fs';
 import { encodeParquet } from '../storage/parquet/writer.js';
@@ -13,9 +14,9 @@ import { UsageError, type Command } from './command.js';
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'ingest feed files without Kafka and seal every day they contain',
-  usage: 'tickvault replay FILE… [--data-dir DIR]',
-  options: {},
-  help: [],
+  usage: 'tickvault replay FILE… [--row-text-days 10] [--data-dir DIR]',
+  options: { ...ROW_TEXT_OPTIONS },
+  help: [ROW_TEXT_HELP],
   positionals: 'some',
   async run(ctx) {
     const files = ctx.positionals;
@@ -28,6 +29,7 @@ export const replayCommand: Command = {
       }
       if (!ok) throw new UsageError(`feed file not found: ${f}`);
     }
+    const rowTextDays = rowTextDaysOf(ctx);
     const clock = ctx.config.clock;
     const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     try {
@@ -88,6 +90,7 @@ export const replayCommand: Command = {
         `replayed ${stats.lines} lines: ${stats.staged} staged, ${stats.quarantined} quarantined (${stats.late} late); ` +
           `sealed ${results.length} dataset-days, ${filesOut} files, ${rowsOut} rows in ${secs.toFixed(1)} s (staging ${(secs - sealSecs).toFixed(1)} s, sealing ${sealSecs.toFixed(1)} s)`,
       );
+      await rowTextStep(ctx, stores.catalog, rowTextDays);
       const failure = replayFailure(stats, results.length, stores.layout.dataDir);
       if (failure !== null) {
         process.stderr.write(`tickvault replay: ${failure}\n`);

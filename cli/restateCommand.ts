@@ -1,3 +1,4 @@
+import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf, rowTextStep } from './rowTextStep.js';
 import { isValidDate } from '../calendar/tradingCalendar.js';
 import { oneOf, parseSymbolList } from '../shared/config.js';
 import { DATASETS, SCHEMAS, type Dataset } from '../shared/schema.js';
@@ -8,7 +9,8 @@ import { restateDay, type RestateResult } from '../ingest/restate/restateDay.js'
 import { UsageError, type Command } from './command.js';
 
 const datasetFlag = oneOf(DATASETS);
-const USAGE = 'tickvault restate --dataset D --date YYYYMMDD (--from-quarantine | FILE|FOLDER…) [--mapping MAP] [--symbols LIST] [--replace] [--data-dir DIR]';
+const USAGE =
+  'tickvault restate --dataset D --date YYYYMMDD (--from-quarantine | FILE|FOLDER…) [--mapping MAP] [--symbols LIST] [--replace] [--row-text-days 10] [--data-dir DIR]';
 
 export const restateCommand: Command = {
   name: 'restate',
@@ -21,6 +23,7 @@ export const restateCommand: Command = {
     mapping: { type: 'string' },
     symbols: { type: 'string' },
     replace: { type: 'boolean' },
+    ...ROW_TEXT_OPTIONS,
   },
   help: [
     { flag: 'dataset', value: 'D', help: 'the dataset corrected: level2, index, trade or order' },
@@ -33,6 +36,7 @@ export const restateCommand: Command = {
     },
     { flag: 'symbols', value: 'LIST', help: 'restate only these symbols (comma-separated); rows of others are left alone' },
     { flag: 'replace', help: "each touched symbol-day's new version is the correction rows alone, not merged with the current rows" },
+    ROW_TEXT_HELP,
   ],
   positionals: 'any',
   async run(ctx) {
@@ -46,6 +50,7 @@ export const restateCommand: Command = {
     if (fromQuarantine && mapping !== null) throw new UsageError('--mapping applies to correction FILEs, not --from-quarantine');
     const symbols = typeof ctx.flags.symbols === 'string' ? new Set(parseSymbolList(ctx.flags.symbols, '--symbols', SCHEMAS[dataset].symbols)) : null;
     const scope: CorrectionScope = { dataset, tradedate, symbols };
+    const rowTextDays = rowTextDaysOf(ctx);
     const clock = ctx.config.clock;
     const stores = openIngestStores(ctx.config.dataDir, () => clock.nowMs());
     try {
@@ -69,6 +74,7 @@ export const restateCommand: Command = {
       );
       for (const r of result.restated) ctx.log.info({ dataset, tradedate, ...r }, 'symbol-day restated');
       ctx.out(summaryLine(dataset, tradedate, corrections.rows, corrections.elsewhere, quarantined, result));
+      await rowTextStep(ctx, stores.catalog, rowTextDays);
       return 0;
     } finally {
       stores.close();

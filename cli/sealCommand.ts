@@ -1,3 +1,4 @@
+import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf, rowTextStep } from './rowTextStep.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { sealDays } from '../ingest/seal/days.js';
 import { openIngestStores } from '../ingest/staging/stores.js';
@@ -10,16 +11,18 @@ import { UsageError, type Command } from './command.js';
 export const sealCommand: Command = {
   name: 'seal',
   summary: 'seal one day now: write its staged rows to Parquet; later messages for it are late',
-  usage: 'tickvault seal --date YYYYMMDD [--force] [--data-dir DIR]',
-  options: { date: { type: 'string' }, force: { type: 'boolean' } },
+  usage: 'tickvault seal --date YYYYMMDD [--force] [--row-text-days 10] [--data-dir DIR]',
+  options: { date: { type: 'string' }, force: { type: 'boolean' }, ...ROW_TEXT_OPTIONS },
   help: [
     { flag: 'date', value: 'YYYYMMDD', help: 'the trading day to seal (required)' },
     { flag: 'force', help: "seal even a day that is not a trading day, is after the latest trading day or is past the calendar's known range" },
+    ROW_TEXT_HELP,
   ],
   positionals: 'none',
   async run(ctx) {
     const date = ctx.flags.date;
     if (!isValidDateText(date)) throw new UsageError('--date YYYYMMDD is required and must be a real date');
+    const rowTextDays = rowTextDaysOf(ctx);
     const clock = ctx.config.clock;
     const refusal = sealRefusal(date, clock.nowMs());
     if (refusal !== null) {
@@ -42,6 +45,7 @@ export const sealCommand: Command = {
         ctx.log.info(r, 'day sealed');
         ctx.out(`sealed ${r.dataset} ${r.tradedate}: ${r.files} files, ${r.rows} rows, ${r.bytes} bytes`);
       }
+      await rowTextStep(ctx, stores.catalog, rowTextDays);
       return 0;
     } finally {
       stores.close();

@@ -6,6 +6,7 @@
 import { DATASETS, type Dataset } from '../shared/schema.js';
 import {
   STATE_URL_OPTION,
+  ROW_TEXT_DAYS_OPTION,
   ConfigError,
   parseClockTime,
   parsePort,
@@ -143,6 +144,8 @@ export interface IngestConfig {
   readonly sessionTimeoutMs: number;
   /** The database the sites share (--state-url): where they agree on seal cuts; '' when this site cuts alone. */
   readonly stateUrl: string;
+  /** The row text window (--row-text-days): made in the background after each seal. */
+  readonly rowTextDays: number;
 }
 
 export interface ProduceConfig {
@@ -166,6 +169,7 @@ export function loadIngestConfig(flags: Flags, env: Env): IngestConfig {
     metricsHost: resolveOption(INGEST_OPTIONS.metricsHost, flags, env),
     sessionTimeoutMs: resolveOption(INGEST_OPTIONS.sessionTimeout, flags, env),
     stateUrl: resolveOption(STATE_URL_OPTION, flags, env),
+    rowTextDays: resolveOption(ROW_TEXT_DAYS_OPTION, flags, env),
   };
 }
 

@@ -156,6 +156,19 @@ export const STATE_URL_OPTION = {
   help: 'shared state (accounts, limits, slots) in PostgreSQL for several hosts or sites, e.g. postgres://tickvault@db:5432/tickvault; unset: service.db in the data directory',
 } satisfies OptionSpec<string>;
 
+/**
+ * The row text window (storage/rowText/rowTextWindow.ts): the latest N trading days held keep
+ * row text, the text of their pages that makes a first touch fast. Read by every command that
+ * seals, checks or repairs a lake.
+ */
+export const ROW_TEXT_DAYS_OPTION = {
+  flag: 'row-text-days',
+  env: 'TICKVAULT_ROW_TEXT_DAYS',
+  defaultValue: 10,
+  parse: parseNonNegativeInt,
+  help: 'keep row text (derived, under _rowtext/: fast first touches) for the latest N trading days the lake holds; 0: none',
+} satisfies OptionSpec<number>;
+
 export interface CommonConfig {
   readonly dataDir: string;
   readonly logLevel: string;

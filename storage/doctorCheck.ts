@@ -31,6 +31,8 @@ export interface DoctorCatalogEntry {
   readonly sha256: string;
   /** 1 as sealed; a restatement's versions (current or kept) are listed too. */
   readonly version?: number;
+  /** A version a restatement replaced, kept for cursors issued on it (no row text is made for it). */
+  readonly replaced?: boolean;
 }
 
 /** What the catalog says about one boundary part. */
@@ -47,6 +49,8 @@ export interface DoctorIo {
   listDataFiles(): Promise<string[]>;
   /** Every boundary part the catalog lists (derived data beside the files: checked, never digested). */
   boundaryParts(): Iterable<DoctorPartEntry>;
+  /** The days with sealed files, ascending (CatalogReader.storedTradingDays): the row text window's. */
+  storedTradingDays(): string[];
   /** Size in bytes, or null when the file does not exist. */
   fileSize(relPath: string): Promise<number | null>;
   readFile(relPath: string): Promise<Uint8Array>;
@@ -88,8 +92,12 @@ export interface DoctorOptions {
    * Missing or unreadable files have no digest; rows are the catalog's (checked against the footer).
    */
   readonly onDigest?: (digest: FileDigest) => void;
-  /** Also check each level-2, trade and order file's row text (quick: only that it is there). */
-  readonly rowText?: boolean;
+  /**
+   * Also check the row text of each level-2, trade and order file of these days, the row text
+   * window (storage/rowText/rowTextWindow.ts; quick: only that it is there). Files of other
+   * days have none by design: its absence there is no finding.
+   */
+  readonly rowTextDays?: ReadonlySet<string>;
 }
 
 export interface DoctorReport {
@@ -131,7 +139,7 @@ export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Prom
       const i = next++;
       perFile[i] = await checkFile(io, entries[i], opts);
       const e = entries[i]!;
-      if (opts.rowText && hasRowText(e.dataset)) {
+      if (opts.rowTextDays?.has(e.tradedate) && hasRowText(e.dataset) && e.replaced !== true) {
         const fault = await rowTextFault(io, { ...e, rowGroupSize: SCHEMAS[e.dataset].rowGroupSize }, opts.quick ?? false);
         if (fault !== null) warnings.push({ kind: 'row-text', path: e.path, detail: fault });
       }
@@ -269,9 +277,10 @@ export function openDoctorIo(dataDir: string): FsDoctorIo {
       if (!reader) return;
       yield* reader.everyFile();
       // Versions a restatement replaced stay on disk for cursors issued on them: checked alike.
-      yield* reader.everyOldVersion();
+      for (const f of reader.everyOldVersion()) yield { ...f, replaced: true };
     },
     boundaryParts: () => reader?.everyBoundaryPart() ?? [],
+    storedTradingDays: () => reader?.storedTradingDays() ?? [],
     async listDataFiles() {
       const out: string[] = [];
       for (const dataset of DATASETS) await walk(dataDir, dataset, out);

@@ -64,3 +64,8 @@ export function boundaryPartRelPath(dataset: Dataset, tradedate: string, name: s
 export function rowTextRelPath(fileRelPath: string): string {
   return `_rowtext/${fileRelPath.replace(/\.parquet$/, '.tvr')}`;
 }
+
+/** The folder of a dataset's row text (its days' folders are named as the dataset's own). */
+export function rowTextDatasetDir(dataset: Dataset): string {
+  return `_rowtext/${dataset}`;
+}

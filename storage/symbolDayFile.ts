@@ -1,13 +1,12 @@
 /**
  * The lake's one writer of a symbol-day file: the seal, a restatement's new version, an import
- * (which seals) and the bench all write through it, so a file, its row text, its catalog facts
- * (SHA-256, minute index) and its boundary candidates are made one way wherever they come from.
+ * (which seals) and the bench all write through it, so a file, its catalog facts (SHA-256,
+ * minute index) and its boundary candidates are made one way wherever they come from.
  *
- * Order, for crash safety: the Parquet file durably under its name (writeDurably), then its row
- * text, and only then does the caller list it (the returned entry) in the catalog. A listed file
- * therefore has its row text unless a crash or a full disk fell between the two; pages are then
- * made from the file and `doctor --rebuild` writes the text again. The caller fsyncs the day's
- * directories (once for many files) before listing.
+ * Order, for crash safety: the Parquet file durably under its name (writeDurably), and only
+ * then does the caller list it (the returned entry) in the catalog. The caller fsyncs the
+ * day's directories (once for many files) before listing. Row text is not made here: it
+ * follows the listing, for the days of its window only (storage/rowText/rowTextKeeper.ts).
  */
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
@@ -16,10 +15,9 @@ import { writeDurably } from '../shared/durableFile.js';
 import { SCHEMAS } from '../shared/schema.js';
 import { fileCandidates, type FileCandidates } from './boundary/candidates.js';
 import type { NewCatalogFile } from './catalog.js';
-import { rowTextRelPath, versionedFileRelPath } from './layout.js';
+import { versionedFileRelPath } from './layout.js';
 import { buildMinuteIndex, encodeMinuteCounts, type MinuteIndex } from './minuteIndex.js';
 import { encodeParquet, type EncodeOptions, type SymbolDayColumns } from './parquet/writer.js';
-import { hasRowText, rowTextOfColumns, writeRowText } from './rowText/rowTextBuild.js';
 
 /** Encodes a symbol-day's columns as Parquet (encodeParquet; a test may hand in a failing one). */
 export type Encoder = (cols: SymbolDayColumns, opts: EncodeOptions) => Promise<Uint8Array>;
@@ -49,7 +47,7 @@ const unguarded = (_path: string, write: () => Promise<void>): Promise<void> => 
 
 /**
  * Writes `cols` as the symbol-day's file in `version` (1: the sealed file's own name; N: a
- * restatement beside it, carrying VERSION_KEY), with its row text where the dataset has pages.
+ * restatement beside it, carrying VERSION_KEY).
  */
 export async function writeSymbolDay(env: SymbolDayWriteEnv, cols: SymbolDayColumns, version = 1): Promise<WrittenSymbolDay> {
   const { dataset, tradedate, symbol } = cols;
@@ -64,11 +62,6 @@ export async function writeSymbolDay(env: SymbolDayWriteEnv, cols: SymbolDayColu
     await writeDurably(path, data);
   });
   const sha256 = createHash('sha256').update(data).digest('hex');
-  if (hasRowText(dataset)) {
-    // From the columns just encoded: a decode saved, byte for byte what the file would give.
-    const text = await rowTextOfColumns(cols, rowGroupSize, sha256);
-    await guard(join(env.dataDir, rowTextRelPath(relPath)), async () => void (await writeRowText(env.dataDir, relPath, text)));
-  }
   const idx = buildMinuteIndex(cols.timesMs);
   return {
     file: {

@@ -45,6 +45,7 @@ import type { Assignment } from './positions.js';
 import { IngestProgressTracker, type IngestCounts, type IngestProgress } from './progress.js';
 import { BatchRunner } from './runner.js';
 import { KafkaSealer } from '../seal/sealer.js';
+import { BackgroundRowText } from '../../storage/rowText/rowTextKeeper.js';
 import { PostgresSealCuts } from '../seal/postgresSealCuts.js';
 import type { SealCutStore } from '../seal/sealCuts.js';
 import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';
@@ -111,6 +112,7 @@ export class KafkaIngestor {
   private readonly kafkaCommits: OffsetCommitter;
   private readonly progress: IngestProgressTracker;
   private readonly sealer: KafkaSealer;
+  private readonly rowText: BackgroundRowText;
   private readonly faults: DiskFaults;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
@@ -176,6 +178,16 @@ export class KafkaIngestor {
           this.fail(isStagingFailure(e) ? e : new IngestError('decode', `decoding failed: ${(e as Error).message}`, { retriable: true, cause: e })),
       });
       this.kafkaCommits = new OffsetCommitter({ consumer: () => this.consumer, assignment: () => this.assigned, log: opts.log });
+      this.rowText = new BackgroundRowText(
+        { dataDir: opts.dataDir, catalog: this.stores.catalogReader, days: config.rowTextDays },
+        (kept, ms) => {
+          if (kept.made > 0 || kept.removedDays > 0 || kept.stoppedBy !== null || kept.skipped.length > 0) {
+            const { window, skipped, ...counts } = kept;
+            opts.log.info({ ...counts, window: `${window[0] ?? ''}..${window[window.length - 1] ?? ''}`, skipped: skipped.length, ms }, 'row text kept');
+          }
+        },
+        (e) => opts.log.warn({ err: e }, 'row text pass failed; the next seal tries again'),
+      );
       this.sealer = new KafkaSealer({
         stores: this.stores,
         encode: opts.encode,
@@ -271,6 +283,8 @@ export class KafkaIngestor {
       this.timers.push(t);
     };
     every(this.opts.sealTickMs ?? 1000, () => this.sealTick());
+    // What a crash left between a listing and its row text, and days that left the window.
+    this.rowText.poke();
     every(this.opts.progressIntervalMs ?? 5000, () => this.reportProgress());
   }
 
@@ -355,6 +369,8 @@ export class KafkaIngestor {
     if (!this.faults.due('seal')) return;
     try {
       const r = await this.sealer.tick();
+      // Row text follows what was just listed (storage/rowText/rowTextKeeper.ts), off the seal's path.
+      if (r.partitionsSealed > 0 || r.daysSealed > 0) this.rowText.poke();
       // Not caught up: nothing was tried; the fault, if any, is not known to be over.
       if (r.caughtUp !== false) this.faults.succeeded('seal');
     } catch (e) {
@@ -492,7 +508,7 @@ export class KafkaIngestor {
         this.assigned = null;
         await withTimeout('consumer disconnect', this.consumer?.disconnect() ?? Promise.resolve(), 30_000);
       })();
-      await Promise.all([withTimeout('sealer stop', this.sealer.stop(), 10 * 60_000), consumerDone]);
+      await Promise.all([withTimeout('sealer stop', this.sealer.stop(), 10 * 60_000), withTimeout('row text stop', this.rowText.stop(), 60_000), consumerDone]);
       await withTimeout('admin disconnect', this.admin.disconnect(), 10_000);
       const decoderClosing = this.runner.closeDecoder();
       if (decoderClosing) await withTimeout('decode worker close', decoderClosing, 10_000);

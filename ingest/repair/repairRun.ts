@@ -8,6 +8,7 @@ import { CatalogReader, openCatalog } from '../../storage/catalog.js';
 import { checkDataDir, openDoctorIo, type DoctorCatalogEntry, type DoctorPartEntry, type DoctorReport } from '../../storage/doctorCheck.js';
 import { layoutFor } from '../../storage/layout.js';
 import { rebuildRowTexts } from '../../storage/rowText/rowTextRebuild.js';
+import { rowTextWindow } from '../../storage/rowText/rowTextWindow.js';
 import { rebuildPart } from './boundaryRebuild.js';
 import type { FetchOutcome, PeerSource } from './peerSource.js';
 import { isEmptyPlan, planRepair } from './repairPlan.js';
@@ -37,7 +38,8 @@ export interface RepairOutcome {
   readonly nothingToDo: boolean;
 }
 
-export async function runRepair(dataDir: string, source: PeerSource): Promise<RepairOutcome> {
+/** `rowTextDays`: the row text window (--row-text-days); only its days' files get row text. */
+export async function runRepair(dataDir: string, source: PeerSource, rowTextDays: number): Promise<RepairOutcome> {
   const io = openDoctorIo(dataDir);
   let report: DoctorReport;
   let entries: DoctorCatalogEntry[];
@@ -45,7 +47,7 @@ export async function runRepair(dataDir: string, source: PeerSource): Promise<Re
   try {
     entries = [...io.catalogFiles()];
     parts = [...io.boundaryParts()];
-    report = await checkDataDir(io, { rowText: true });
+    report = await checkDataDir(io, { rowTextDays: rowTextWindow(io.storedTradingDays(), rowTextDays) });
   } finally {
     io.close();
   }

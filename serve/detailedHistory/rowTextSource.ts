@@ -85,11 +85,12 @@ export class RowTextSource {
     return group ? { path: rowTextRelPath(file.path), group } : null;
   }
 
-  /** `work`'s value, or null when it found the row text damaged (reported once per file). */
+  /** `work`'s value, or null when it found the row text damaged (reported once per file) or gone. */
   private async unlessDamaged<T>(path: string, work: () => Promise<T | null>): Promise<T | null> {
     try {
       return await work();
     } catch (e) {
+      if (e instanceof RowTextGoneError) return null;
       if (!(e instanceof RowTextDamagedError)) throw e;
       if (this.cache.damage.firstReport('rowtext', path)) this.onDamaged(path, e.message);
       return null;
@@ -99,7 +100,11 @@ export class RowTextSource {
   private frame({ path, group }: Located): Promise<Buffer> {
     const whole = this.justRead.get(path);
     if (whole) return Promise.resolve(whole.subarray(group.frameOffset, group.frameOffset + group.frameBytes));
-    return withFile(join(this.dataDir, path), (fh) => readAt(fh, group.frameOffset, group.frameBytes));
+    return withFile(join(this.dataDir, path), (fh) => readAt(fh, group.frameOffset, group.frameBytes)).catch((e: unknown) => {
+      // Removed since its index was read: its day left the row text window (rowTextKeeper.ts).
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new RowTextGoneError();
+      throw e;
+    });
   }
 
   /** The file's row text index, checked against the catalog's file; null when unusable. Cached. */
@@ -112,7 +117,8 @@ export class RowTextSource {
         try {
           read = await withFile(join(this.dataDir, path), (fh) => readIndex(fh));
         } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null; // sealed before row text, or not rebuilt yet
+          // Not made yet (it follows the listing), or its day is outside the row text window.
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
           throw e;
         }
         const { index, whole } = read;
@@ -130,6 +136,11 @@ export class RowTextSource {
       }),
     );
   }
+}
+
+/** The row text was removed after its index was read: the rows come from the Parquet file. */
+class RowTextGoneError extends Error {
+  override readonly name = 'RowTextGoneError';
 }
 
 /** A row text's index, and the whole file when it was small enough to read at once. */

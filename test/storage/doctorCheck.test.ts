@@ -61,6 +61,7 @@ async function cleanDir(): Promise<FakeDir> {
   const io: DoctorIo = {
     catalogFiles: () => catalog,
     boundaryParts: () => parts,
+    storedTradingDays: () => [...new Set(catalog.map((e) => e.tradedate))].sort(),
     listDataFiles: async () => [...files.keys()].filter((p) => !p.startsWith('_boundary/')).sort(),
     fileSize: async (p) => files.get(p)?.length ?? null,
     readFile: async (p) => {

@@ -1,8 +1,8 @@
 /**
  * The lake's one writer of a symbol-day file: the file DuckDB reads back, the catalog facts
- * (size, SHA-256, minute counts) computed here from the bytes and the rows themselves, the row
- * text equal to the text made from the file by the server's reader, a restated version's name
- * and metadata, and nothing listed-looking left when the encoder fails.
+ * (size, SHA-256, minute counts) computed here from the bytes and the rows themselves, no row
+ * text (it follows the listing: rowTextKeeper.ts), a restated version's name and metadata, and
+ * nothing listed-looking left when the encoder fails.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,7 +13,6 @@ import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import { rowTextRelPath, sealedDayDir } from '../../storage/layout.js';
 import { decodeMinuteCounts } from '../../storage/minuteIndex.js';
 import type { SymbolDayColumns } from '../../storage/parquet/writer.js';
-import { rowTextOf } from '../../storage/rowText/rowTextBuild.js';
 import { symbolDayCandidates, VERSION_KEY, writeSymbolDay } from '../../storage/symbolDayFile.js';
 import { duckRows, sqlString } from '../support/duckdb.js';
 import { tempDir } from '../support/tempDir.js';
@@ -40,7 +39,7 @@ function perMinute(timesMs: Int32Array): Map<number, number> {
   return counts;
 }
 
-test('a trade day: the file DuckDB reads, its catalog facts, its row text as made from the file', async () => {
+test('a trade day: the file DuckDB reads, its catalog facts, and no row text', async () => {
   const dataDir = tempDir();
   const cols = day('trade', '000001.SZ', 1500);
   const guarded: string[] = [];
@@ -56,7 +55,7 @@ test('a trade day: the file DuckDB reads, its catalog facts, its row text as mad
   );
   assert.is(file.relPath, 'trade/date=20240102/000001.SZ.parquet');
   assert.is(file.version, 1);
-  assert.equal(guarded, [file.relPath, rowTextRelPath(file.relPath)], 'every disk write passes the guard, file first');
+  assert.equal(guarded, [file.relPath], 'the one disk write passes the guard');
   const path = join(dataDir, file.relPath);
   const bytes = readFileSync(path);
   assert.is(file.bytes, bytes.length);
@@ -84,9 +83,7 @@ test('a trade day: the file DuckDB reads, its catalog facts, its row text as mad
     'version 1 names no version',
   );
 
-  // The text made at write time from the columns equals the text the reader makes from the file.
-  const text = readFileSync(join(dataDir, rowTextRelPath(file.relPath)));
-  assert.ok(text.equals(await rowTextOf(bytes, 'trade', file.sha256, path)), 'row text equals the one made from the file');
+  assert.not.ok(existsSync(join(dataDir, rowTextRelPath(file.relPath))), 'row text is made after the listing, not here');
   assert.is(candidates, null, 'trades have no boundary candidates');
 });
 
@@ -111,7 +108,6 @@ test('a level-2 day has the boundary candidates a part is made of; a restated ve
   const [count] = await duckRows(`SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(path2)})`);
   assert.is(count!.n, 300);
   assert.ok(statSync(join(dataDir, first.file.relPath)).size > 0, 'version 1 stays for cursors issued on it');
-  assert.ok(existsSync(join(dataDir, rowTextRelPath(second.file.relPath))));
 });
 
 test('an encoder that fails leaves nothing under the day, and its error as it was', async () => {
@@ -126,20 +122,6 @@ test('an encoder that fails leaves nothing under the day, and its error as it wa
   }
   const dir = sealedDayDir(dataDir, 'order', '20240102');
   assert.equal(existsSync(dir) ? readdirSync(dir) : [], []);
-});
-
-test('a guard that refuses the row text leaves the file whole and says so', async () => {
-  const dataDir = tempDir();
-  const cols = day('order', '600000.SH', 50);
-  const full = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-  try {
-    await writeSymbolDay({ dataDir, guard: (path, write) => (path.endsWith('.tvr') ? Promise.reject(full) : write()) }, cols);
-    assert.unreachable('the write must fail');
-  } catch (e) {
-    assert.is(e, full);
-  }
-  const [count] = await duckRows(`SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(join(dataDir, 'order/date=20240102/600000.SH.parquet'))})`);
-  assert.is(count!.n, 50);
 });
 
 test.run();
