@@ -45,22 +45,28 @@ function isAscii(buf: Uint8Array): boolean {
  * holds fewer than `count` values.
  */
 export function plainNumbers(buf: Uint8Array, pos: number, count: number, physicalType: number): Float64Array {
-  // `buf` may be a view into a larger buffer (a row group's pages): the views below would
-  // read past its end without a word, so the length is checked here, once.
-  if (pos + count * 8 > buf.length) throw new RangeError(`${count} values need ${count * 8} bytes, the page holds ${buf.length - pos}`);
   const out = new Float64Array(count);
-  if (physicalType === PhysicalType.DOUBLE) {
-    if ((buf.byteOffset + pos) % 8 === 0) {
-      out.set(new Float64Array(buf.buffer, buf.byteOffset + pos, count));
-    } else {
-      new Uint8Array(out.buffer).set(buf.subarray(pos, pos + count * 8));
-    }
-  } else {
-    const view = new DataView(buf.buffer, buf.byteOffset + pos, count * 8);
-    // Two 32-bit words instead of a BigInt per value (ids are INT64: a BigInt each was the
-    // costliest part of decoding a trade page); exact for every safe integer, which is all
-    // the writer stores.
-    for (let i = 0; i < count; i++) out[i] = view.getInt32(i * 8 + 4, true) * 4294967296 + view.getUint32(i * 8, true);
-  }
+  plainNumbersInto(buf.subarray(pos), count, physicalType, out, 0);
   return out;
+}
+
+/**
+ * `count` DOUBLE or INT64 values from the start of `buf` into `out[at..]`, without an array of
+ * their own between (a page's doubles are one copy of bytes). Throws RangeError when `buf`
+ * holds fewer than `count` values or `out` has no room for them.
+ */
+export function plainNumbersInto(buf: Uint8Array, count: number, physicalType: number, out: Float64Array, at: number): void {
+  // `buf` may be a view into a larger buffer (a row group's pages): the views below would
+  // read past its end without a word, so the lengths are checked here, once.
+  if (count * 8 > buf.length) throw new RangeError(`${count} values need ${count * 8} bytes, the page holds ${buf.length}`);
+  if (at + count > out.length) throw new RangeError(`${count} values do not fit at ${at} of ${out.length}`);
+  if (physicalType === PhysicalType.DOUBLE) {
+    new Uint8Array(out.buffer, out.byteOffset + at * 8, count * 8).set(buf.subarray(0, count * 8));
+    return;
+  }
+  const view = new DataView(buf.buffer, buf.byteOffset, count * 8);
+  // Two 32-bit words instead of a BigInt per value (ids are INT64: a BigInt each was the
+  // costliest part of decoding a trade page); exact for every safe integer, which is all
+  // the writer stores.
+  for (let i = 0; i < count; i++) out[at + i] = view.getInt32(i * 8 + 4, true) * 4294967296 + view.getUint32(i * 8, true);
 }

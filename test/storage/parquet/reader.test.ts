@@ -8,6 +8,8 @@ import type { ByteSource } from '../../../storage/parquet/byteSource.js';
 import { UnsupportedParquetError } from '../../../storage/parquet/format.js';
 import { readFooter, type ChunkDesc, type ParquetFooter } from '../../../storage/parquet/metadata.js';
 import { readRowGroups, withFile, type DecodedColumn } from '../../../storage/parquet/reader.js';
+import { decodeChunk } from '../../../storage/parquet/columnChunk.js';
+import { decompressPages, splitPages } from '../../../storage/parquet/page.js';
 import { duckChunks, duckColumns, openScratch, writeLevel2File, type Scratch } from './level2Fixture.js';
 
 let ctx: Scratch;
@@ -94,6 +96,39 @@ t('time and close of every row group: bytes read are exactly those chunks (DuckD
   assert.equal(concatColumn(groups, time), duckTime);
   assert.equal(concatColumn(groups, close), duckClose);
   assert.ok(duckClose.some((v) => v !== null) && duckTime.length === ROWS);
+});
+
+t('every column of every row group, nulls included: what DuckDB reads; numeric values never taken from what the room held before', async () => {
+  const path = await writeLevel2File(ctx.dir, ROWS, GROUP);
+  const footer = await footerOf(path);
+  const all = SCHEMAS.level2.fieldNames.map((_, i) => i);
+  const groups = await withFile(path, (fh) => readRowGroups(fh, footer, GROUPS, all));
+  const duck = await duckColumns(ctx.con, path, SCHEMAS.level2.fieldNames);
+  for (const c of all) assert.equal(concatColumn(groups, c), duck[c], SCHEMAS.level2.fieldNames[c]);
+  const deep = col('bid10');
+  assert.ok(duck[deep].slice(0, 200).every((v) => v === null) && duck[deep][200] !== null, 'a column with nulls, then values, in one page');
+
+  // The same chunk decoded into room full of another number: nulls are NaN, values the page's.
+  const bytes = await readFile(path);
+  const chunk = footer.rowGroups[0].chunks[deep];
+  const pages = splitPages(bytes, chunk.start, chunk.start + chunk.length, path);
+  const data = await decompressPages(
+    pages.map((page) => ({ codec: chunk.codec, page })),
+    path,
+  );
+  const room = new Float64Array(GROUP).fill(12345);
+  const decoded = decodeChunk(
+    footer.columns[deep],
+    pages.map((page, i) => ({ page, data: data[i] })),
+    GROUP,
+    path,
+    room,
+  );
+  assert.is(decoded.values, room, 'decoded into the room given');
+  assert.equal(
+    Array.from(room, (v) => (Number.isNaN(v) ? null : v)),
+    duck[deep].slice(0, GROUP),
+  );
 });
 
 t('a file shorter than its footer says: DamagedFileError naming the path withFile opened', async () => {
