@@ -10,9 +10,12 @@ import { constants, crc32, deflateRaw as deflateRawCb, deflateRawSync } from 'no
 import { promisify } from 'node:util';
 import { generateRows } from '../ingest/feed/generate.js';
 import { SCHEMAS, type Dataset } from '../shared/schema.js';
+import { bufferSource } from '../storage/parquet/byteSource.js';
+import { readFooter } from '../storage/parquet/metadata.js';
+import { readRowGroups, type DecodedColumn } from '../storage/parquet/reader.js';
 import { encodeParquet, type SymbolDayColumns } from '../storage/parquet/writer.js';
-import { columnsAsRead, rowColumnsOf, rowTextOfColumns } from '../storage/rowText/rowTextBuild.js';
-import { ROW_BYTES, serializeColumns, type RowColumn, type SerializedRows } from '../storage/rowText/rowJson.js';
+import { columnsAsRead, rowColumnsOf, rowTextOf, rowTextOfColumns } from '../storage/rowText/rowTextBuild.js';
+import { ALL_FIELDS, ROW_BYTES, serializeColumns, serializeRows, type RowColumn, type SerializedRows } from '../storage/rowText/rowJson.js';
 import { encodeRowText } from '../storage/rowText/rowTextFile.js';
 
 const deflateRaw = promisify(deflateRawCb);
@@ -118,6 +121,26 @@ export async function benchRowText(opts: { ticks: number; repeat: number; varian
     log(line('  serializeRows, reader-shaped, fresh strings', await measure(repeat, () => groupsOf(cols))));
     log(line('  encodeRowText (deflate + index)', await measure(repeat, () => encodeRowText(groups, sha))));
     log(line('    crc32 of texts', await measure(repeat, () => groups.map((g) => crc32(g.bytes)))));
+    // The path of a row text made after the seal (storage/rowText/rowTextKeeper.ts): from the file's bytes.
+    const file = await encodeParquet(cols, { rowGroupSize: SCHEMAS[dataset].rowGroupSize });
+    log(line('rowTextOf (from the Parquet bytes, all)', await measure(repeat, () => rowTextOf(file, dataset, sha, 'bench'))));
+    const source = bufferSource(file, 'bench');
+    const footer = await readFooter(source, file.byteLength);
+    const all = ALL_FIELDS[dataset];
+    const decodeAll = async () => {
+      const out: DecodedColumn[][] = [];
+      for (let g = 0; g < footer.rowGroups.length; g++) {
+        const [m] = await readRowGroups(source, footer, [g], all, 'bench');
+        out.push(all.map((c) => m!.get(c)!));
+      }
+      return out;
+    };
+    log(line('  readRowGroups (decode, every group)', await measure(repeat, decodeAll)));
+    const decoded = await decodeAll();
+    const serializeDecoded = () =>
+      decoded.map((d, g) => serializeRows(d, 0, footer.rowGroups[g]!.numRows, footer.rowGroups[g]!.numRows * (ROW_BYTES[dataset] ?? 340)));
+    log(line('  serializeRows of the decoded', await measure(repeat, serializeDecoded)));
+    log(line('  encodeRowText (deflate + index)', await measure(repeat, () => encodeRowText(groups, sha))));
     if (!opts.variants) continue;
     const sized = (o: object) => ({ finishFlush: constants.Z_SYNC_FLUSH, chunkSize: Math.max(16 * 1024, textBytes >> 2), ...o });
     const variants: [string, object][] = [

@@ -17,7 +17,7 @@ import { rowTextRelPath } from '../layout.js';
 import { ALL_FIELDS, ROW_BYTES, serializeColumns, serializeRows, type RowColumn, type SerializedRows } from './rowJson.js';
 import type { DecodedColumn } from '../parquet/columnChunk.js';
 import { timeFormatOf, type SymbolDayColumns } from '../parquet/writer.js';
-import { encodeRowText } from './rowTextFile.js';
+import { encodeRowText, ROW_TEXT_DEFLATE_LEVEL, rowTextWindowBits } from './rowTextFile.js';
 
 /** The datasets with detailed-history pages: the ones whose files get row text. */
 export function hasRowText(dataset: Dataset): boolean {
@@ -43,7 +43,7 @@ export async function rowTextOf(bytes: Uint8Array, dataset: Dataset, sha256: str
       ),
     );
   }
-  return encodeRowText(groups, sha256);
+  return encodeRowText(groups, sha256, ROW_TEXT_DEFLATE_LEVEL, rowTextWindowBits(dataset));
 }
 
 /** The row text of the file just encoded from `cols` (SHA-256 `sha256`), from the columns themselves. */
@@ -54,7 +54,7 @@ export function rowTextOfColumns(cols: SymbolDayColumns, rowGroupSize: number, s
     const to = Math.min(cols.rows, from + rowGroupSize);
     groups.push(serializeColumns(columns, from, to, (to - from) * (ROW_BYTES[cols.dataset] ?? 340)));
   }
-  return encodeRowText(groups, sha256);
+  return encodeRowText(groups, sha256, ROW_TEXT_DEFLATE_LEVEL, rowTextWindowBits(cols.dataset));
 }
 
 /**

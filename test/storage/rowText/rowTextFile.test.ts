@@ -8,6 +8,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { gzipSpliced } from '../../../serve/http/gzipSplice.js';
+import type { JsonPiece } from '../../../serve/http/jsonPieces.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { rowTextRelPath } from '../../../storage/layout.js';
 import {
@@ -16,6 +19,7 @@ import {
   encodeRowText,
   RowTextDamagedError,
   ROW_TEXT_TRAILER_BYTES,
+  rowTextWindowBits,
   type RowTextIndex,
 } from '../../../storage/rowText/rowTextFile.js';
 import { serializeRows } from '../../../storage/rowText/rowJson.js';
@@ -75,6 +79,27 @@ test('made again from the Parquet bytes (doctor --rebuild), row text is byte-ide
     const again = await rowTextOf(readFileSync(join(dataDir, file.path)), file.dataset, file.sha256, file.path);
     assert.ok(again.equals(readFileSync(join(dataDir, rowTextRelPath(file.path)))), file.path);
   }
+});
+
+test("row text made with its dataset's window (4 KiB for trades and orders) splices into gzip answers beside text deflated now", async () => {
+  const { dataDir, files } = await lake();
+  for (const dataset of ['level2', 'trade', 'order'] as const) {
+    const file = files.find((f) => f.dataset === dataset)!;
+    const buf = await rowTextOf(readFileSync(join(dataDir, file.path)), dataset, file.sha256, file.path);
+    const index = await parse(buf);
+    const pieces: JsonPiece[] = [Buffer.from('{"items":[' + 'x'.repeat(5000))];
+    const texts: Buffer[] = [pieces[0] as Buffer];
+    for (const g of index.groups) {
+      const rows = await decodeRowTextGroup(g, buf.subarray(g.frameOffset, g.frameOffset + g.frameBytes));
+      pieces.push(
+        { chunk: rows.deflated!.chunk, textBytes: rows.bytes.length, textCrc32: rows.deflated!.textCrc32, text: async () => rows.bytes },
+        Buffer.from(','),
+      );
+      texts.push(rows.bytes, Buffer.from(','));
+    }
+    assert.ok(gunzipSync(await gzipSpliced(pieces)).equals(Buffer.concat(texts)), dataset);
+  }
+  assert.is(rowTextWindowBits('trade'), 12);
 });
 
 test("damage is caught, never read as rows: a flipped byte in a frame or the index, a truncation, another file's bytes", async () => {
