@@ -24,7 +24,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { CompressionTypes, Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
@@ -33,6 +33,7 @@ import { exited, startCli } from '../../support/cli.js';
 import { addAccount, postApi, startServer, startServers, type ServerHandle } from '../../support/server.js';
 import { tempDir } from '../../support/tempDir.js';
 import { recordBytes } from '../../../storage/staging/recordCodec.js';
+import { rowTextRelPath } from '../../../storage/layout.js';
 
 const broker = await brokerForTests('live day end-to-end tests (Kafka)');
 
@@ -515,6 +516,22 @@ if (broker) {
         assert.equal({ ...page.data, live: true }, lastTicks.get(name)!.data, `tick_history ${name}: the sealed answer is the last live one`);
       }
     }
+
+    // 5. Row text follows the seal, in the ingestor's background (storage/rowText/rowTextKeeper.ts):
+    // every paged file of the day gets its own, and a server started now answers from it the same.
+    const paged = (() => {
+      const db = new Database(join(dataDir, 'catalog.db'), { readonly: true });
+      try {
+        return db.prepare("SELECT path FROM files WHERE tradedate = ? AND dataset IN ('level2', 'trade', 'order')").pluck().all(DAY) as string[];
+      } finally {
+        db.close();
+      }
+    })();
+    assert.is(paged.length, SYMBOLS.length * 3);
+    await until('row text of every paged file', () => paged.every((p) => existsSync(join(dataDir, rowTextRelPath(p)))), ingest, 60_000);
+    await servers[1].stop();
+    servers[1] = await startServer(dataDir, serveOpts);
+    for (const [g, page] of await askAll(servers[1])) assert.equal(page.data.items, lastLive.get(g)!.data.items, `${g}: from row text, the last live rows`);
   });
 }
 
