@@ -223,25 +223,30 @@ function writeString(w: JsonBytesWriter, p: number, s: string | null, rowRoom: n
 
 /** `"HHMMSSmmm"` of a time 0 ≤ ms < 24 h, as formatLevel2Time writes it, quoted; the position after it. */
 function writeLevel2Time(buf: Buffer, p: number, ms: number): number {
+  buf[p] = 34;
+  buf[p + 10] = 34;
+  return writeLevel2TimeDigits(buf, p + 1, ms) + 1;
+}
+
+/** `HHMMSSmmm` of a time 0 ≤ ms < 24 h, as formatLevel2Time writes it; the position after it. */
+export function writeLevel2TimeDigits(buf: Buffer, p: number, ms: number): number {
   const h = (ms / MS_PER_HOUR) | 0;
   let rest = ms - h * MS_PER_HOUR;
   const m = (rest / 60_000) | 0;
   rest -= m * 60_000;
   const s = (rest / 1000) | 0;
   const f = rest - s * 1000;
-  buf[p] = 34;
-  buf[p + 1] = PAIRS[h << 1]!;
-  buf[p + 2] = PAIRS[(h << 1) + 1]!;
-  buf[p + 3] = PAIRS[m << 1]!;
-  buf[p + 4] = PAIRS[(m << 1) + 1]!;
-  buf[p + 5] = PAIRS[s << 1]!;
-  buf[p + 6] = PAIRS[(s << 1) + 1]!;
+  buf[p] = PAIRS[h << 1]!;
+  buf[p + 1] = PAIRS[(h << 1) + 1]!;
+  buf[p + 2] = PAIRS[m << 1]!;
+  buf[p + 3] = PAIRS[(m << 1) + 1]!;
+  buf[p + 4] = PAIRS[s << 1]!;
+  buf[p + 5] = PAIRS[(s << 1) + 1]!;
   const q = (f / 10) | 0;
-  buf[p + 7] = 48 + ((q / 10) | 0);
-  buf[p + 8] = 48 + q - ((q / 10) | 0) * 10;
-  buf[p + 9] = 48 + f - q * 10;
-  buf[p + 10] = 34;
-  return p + 11;
+  buf[p + 6] = 48 + ((q / 10) | 0);
+  buf[p + 7] = 48 + q - ((q / 10) | 0) * 10;
+  buf[p + 8] = 48 + f - q * 10;
+  return p + 9;
 }
 
 /** Rows [a, b) of serialised rows, without a trailing comma. */

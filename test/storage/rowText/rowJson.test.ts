@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SCHEMAS, type Dataset } from '../../../shared/schema.js';
 import { MS_PER_DAY } from '../../../shared/timeFormat.js';
-import type { SymbolDayColumns } from '../../../storage/parquet/writer.js';
+import { timeFormatOf, type SymbolDayColumns } from '../../../storage/parquet/writer.js';
 import { serializeColumns, serializeRows } from '../../../storage/rowText/rowJson.js';
 import { columnsAsRead, rowColumnsOf } from '../../../storage/rowText/rowTextBuild.js';
 
@@ -76,6 +76,35 @@ test('keys JSON must escape, and times outside the day as formatLevel2Time write
   for (const symbol of ['a"b\\c', 'ünï中文😀', '\u0001\n', '']) {
     const cols = randomDay('trade', 200, 3, symbol, (r) => outside[r % outside.length]!);
     assertSame(cols, 0, cols.rows, 0);
+  }
+});
+
+test('columnsAsRead: times as the writer formats them, codes as String.fromCharCode gives them, keys on every row', () => {
+  const outside = [-1, -1000, MS_PER_DAY, MS_PER_DAY + 12_345];
+  for (const dataset of ['level2', 'trade', 'order', 'index'] as const) {
+    const cols = randomDay(dataset, 2000, 5, '600000.SH', (r, rnd) => (r % 97 === 0 ? outside[r % outside.length]! : Math.floor(rnd() * MS_PER_DAY)));
+    const asRead = columnsAsRead(cols);
+    const format = timeFormatOf(cols);
+    SCHEMAS[dataset].fields.forEach((f, i) => {
+      const got = asRead[i]!.values;
+      assert.is(got.length, cols.rows, f.name);
+      for (let r = 0; r < cols.rows; r++) {
+        const want =
+          f.name === 'symbol'
+            ? cols.symbol
+            : f.name === 'tradedate'
+              ? cols.tradedate
+              : f.name === 'time'
+                ? format(cols.timesMs[r]!)
+                : f.type === 'code'
+                  ? Number.isNaN(cols.values[SCHEMAS[dataset].valueFields.indexOf(f)]![r]!)
+                    ? null
+                    : String.fromCharCode(cols.values[SCHEMAS[dataset].valueFields.indexOf(f)]![r]!)
+                  : cols.values[SCHEMAS[dataset].valueFields.indexOf(f)]![r]!;
+        if (!Object.is(got[r], want)) assert.unreachable(`${dataset} ${f.name} row ${r}: ${String(got[r])}, expected ${String(want)}`);
+      }
+    });
+    assert.is(format(34_203_007), dataset === 'index' ? '2024-01-02 09:30:03.007' : '093003007');
   }
 });
 
