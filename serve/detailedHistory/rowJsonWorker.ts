@@ -16,6 +16,14 @@ import { groupRowCount } from '../reading/rowSearch.js';
 import { ByteLru } from '../reading/byteLru.js';
 import { footerHeapBytes } from '../reading/memoryBudget.js';
 import { SCHEMAS } from '../../shared/schema.js';
+import { warmUpRowGroups } from '../../storage/parquet/warmUp.js';
+
+/**
+ * Row groups of a made-up day this worker decodes and serialises when it starts, before its
+ * first answer (storage/parquet/warmUp.ts): a new worker's first pages otherwise cost 2-5× a
+ * warm one's, so the first request waits for the warm-up instead of the next dozen paying it.
+ */
+const WARM_UP_ROUNDS = 12;
 
 export interface RowJsonWorkerInput {
   readonly dataDir: string;
@@ -56,8 +64,10 @@ if (workerData) {
       }),
     );
 
+  const warmed = warmUp(WARM_UP_ROUNDS);
   serveWorker<RowJsonRequest, RowJsonRows>(
     async ({ file, group, sizeHint }) => {
+      await warmed;
       const all = ALL_FIELDS[file.dataset];
       const footer = await footerOf(file);
       const [m] = await withSyncFile(join(dataDir, file.path), (source) => readRowGroups(source, footer, [group], all, file.path));
@@ -72,4 +82,21 @@ if (workerData) {
     // serializeRows copies its output into a buffer of its own: safe to transfer.
     (r) => [r.bytes.buffer as ArrayBuffer, r.offsets.buffer as ArrayBuffer],
   );
+}
+
+/** Decodes and serialises `rounds` made-up row groups; never fails (a failure only leaves the JIT cold). */
+async function warmUp(rounds: number): Promise<void> {
+  try {
+    const all = ALL_FIELDS.level2;
+    for await (const g of warmUpRowGroups(rounds)) {
+      serializeRows(
+        all.map((c) => g.columns.get(c)!),
+        0,
+        g.rows,
+        g.rows * 340,
+      );
+    }
+  } catch {
+    // Only ever a slower first page: the requests themselves decode as they always do.
+  }
 }
