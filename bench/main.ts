@@ -33,7 +33,7 @@ interface Bench {
 const BENCHES: readonly Bench[] = [
   { name: 'start', run: () => runDemoStartBench() },
   { name: 'encode', run: (quick) => runParquetEncodeBench({ symbols: quick ? 20 : 200, rowsPerSymbol: 5000, rowGroupSize: 1200 }) },
-  { name: 'storage', run: (quick) => runStorageBench(quick ? { stocks: 20, bigStocks: 80 } : { stocks: 500, bigStocks: 2000 }) },
+  { name: 'storage', run: (quick) => runStorageBench(quick ? { stocks: 20, bigStocks: 80, derivedStocks: 2 } : { stocks: 500, bigStocks: 2000 }) },
   { name: 'import', run: (quick) => runImportBench({ stocks: numberArg('--import-stocks') ?? (quick ? 20 : 500) }) },
   { name: 'ticks', run: (quick) => runTicksBench(quick ? { stocks: 10 } : {}) },
   { name: 'kafka', run: (quick) => runKafkaIngestBench(quick ? { messages: 20_000, stocks: 50, sealStocks: 20 } : {}) },

@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
+import Database from 'better-sqlite3';
+import { DATASETS } from '../shared/schema.js';
 import { runParquetEncodeBench } from './parquetEncode.bench.js';
 
 export const CLI = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'cli', 'main.js');
@@ -17,6 +20,8 @@ const NOW = '2025-01-03T16:30:00+08:00';
 
 export interface StorageBenchOptions {
   stocks?: number;
+  /** Stocks of the 60-day lake of the derived-bytes figure (default 10). */
+  derivedStocks?: number;
   /** Stocks of the larger day for the memory-growth figure (default 4 × stocks). */
   bigStocks?: number;
   log?: (line: string) => void;
@@ -28,7 +33,18 @@ export interface ReplayFigures {
   readonly wallMs: number;
   readonly stagingMs: number;
   readonly sealingMs: number;
+  /** CPU of every thread of the process while it sealed (row text not included: it follows). */
+  readonly sealingCpuMs: number;
   readonly peakRssBytes: number;
+  /** The row text step after the listing (cli/rowTextStep.ts); null when it made none. */
+  readonly rowText: RowTextFigures | null;
+}
+
+export interface RowTextFigures {
+  readonly made: number;
+  readonly madeBytes: number;
+  readonly ms: number;
+  readonly cpuMs: number;
 }
 
 export interface StorageBenchResult {
@@ -98,8 +114,70 @@ export async function replayFeed(feed: string, dataDir: string): Promise<ReplayF
   if (rep.code !== 0) throw new Error(`replay failed: ${rep.stderr.slice(-500)}`);
   const line = rep.stderr.split('\n').find((l) => l.includes('"replay finished"'));
   if (!line) throw new Error('replay printed no summary line');
-  const s = JSON.parse(line) as { lines: number; rows: number; stagingMs: number; sealingMs: number; peakRssBytes: number };
-  return { lines: s.lines, rows: s.rows, wallMs: rep.wallMs, stagingMs: s.stagingMs, sealingMs: s.sealingMs, peakRssBytes: s.peakRssBytes };
+  const s = JSON.parse(line) as { lines: number; rows: number; stagingMs: number; sealingMs: number; sealingCpuMs: number; peakRssBytes: number };
+  const text = rep.stderr.split('\n').find((l) => l.includes('"row text kept"'));
+  return {
+    lines: s.lines,
+    rows: s.rows,
+    wallMs: rep.wallMs,
+    stagingMs: s.stagingMs,
+    sealingMs: s.sealingMs,
+    sealingCpuMs: s.sealingCpuMs,
+    peakRssBytes: s.peakRssBytes,
+    rowText: text ? (JSON.parse(text) as RowTextFigures) : null,
+  };
+}
+
+/** Bytes of the regular files under `dir` (recursive); 0 when it does not exist. */
+function treeBytes(dir: string): number {
+  let n = 0;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) n += e.isDirectory() ? treeBytes(join(dir, e.name)) : e.isFile() ? statSync(join(dir, e.name)).size : 0;
+  return n;
+}
+
+export interface DerivedBytes {
+  readonly parquetBytes: number;
+  readonly rowTextBytes: number;
+  readonly boundaryBytes: number;
+  readonly minuteIndexBytes: number;
+  /** (row text + boundary parts + minute index) ÷ Parquet. */
+  readonly ratio: number;
+}
+
+/** What a lake holds beside its Parquet files: row text, boundary parts, the catalog's minute index. */
+export function derivedBytes(dataDir: string): DerivedBytes {
+  const parquetBytes = DATASETS.reduce((a, d) => a + treeBytes(join(dataDir, d)), 0);
+  const rowTextBytes = treeBytes(join(dataDir, '_rowtext'));
+  const boundaryBytes = treeBytes(join(dataDir, '_boundary'));
+  const db = new Database(join(dataDir, 'catalog.db'), { readonly: true });
+  let minuteIndexBytes: number;
+  try {
+    minuteIndexBytes = db.prepare('SELECT coalesce(sum(length(minute_counts)), 0) FROM files').pluck().get() as number;
+  } finally {
+    db.close();
+  }
+  return { parquetBytes, rowTextBytes, boundaryBytes, minuteIndexBytes, ratio: (rowTextBytes + boundaryBytes + minuteIndexBytes) / parquetBytes };
+}
+
+/**
+ * Derived bytes over a lake of `days` generated trading days (snapshots, trades, orders,
+ * indexes) with the default row text window, then with a window as wide as the lake (every
+ * day's row text, as before the window), in one run.
+ */
+export async function derivedOverDays(dir: string, stocks: number, days: number): Promise<{ windowed: DerivedBytes; everyDay: DerivedBytes }> {
+  const feed = join(dir, `feed-${days}d.jsonl.zst`);
+  const dataDir = join(dir, `data-${days}d`);
+  await runBenchCli(['generate', '--out', feed, '--from', '20240102', '--days', String(days), '--stocks', String(stocks), '--indexes', '2', '--seed', 'bench']);
+  await runBenchCli(['replay', feed, '--data-dir', dataDir]);
+  const windowed = derivedBytes(dataDir);
+  await runBenchCli(['doctor', '--data-dir', dataDir, '--quick', '--rebuild', '--row-text-days', String(days)]);
+  return { windowed, everyDay: derivedBytes(dataDir) };
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -122,6 +200,24 @@ export async function runStorageBench(opts: StorageBenchOptions = {}): Promise<S
       `seal: ${fmt(sealRowsPerSec)} rows/s (${(sealRowsPerSec / 100_000).toFixed(2)}x target 100,000; ${(sealRowsPerSec / ref.duckdbRowsPerSec).toFixed(2)}x duckdb appender+COPY ${fmt(ref.duckdbRowsPerSec)} rows/s)`,
     );
     log(`peak RSS, ${stocks} stocks: ${mib(replay.peakRssBytes)} MiB (${(replay.peakRssBytes / 2 ** 30).toFixed(2)}x limit 1 GiB)`);
+    const text = replay.rowText;
+    if (text) {
+      const share = text.cpuMs / (text.cpuMs + replay.sealingCpuMs);
+      log(
+        `row text, after the listing (the day is in the window): ${fmt(text.made)} files, ${(text.madeBytes / 1e6).toFixed(1)} MB, ${(text.ms / 1000).toFixed(1)} s wall, ` +
+          `${(text.cpuMs / 1000).toFixed(1)} s CPU = ${(share * 100).toFixed(1)}% of the day's seal CPU (seal ${(replay.sealingCpuMs / 1000).toFixed(1)} s CPU; target ≤ 20%); ` +
+          `${(text.cpuMs / text.made).toFixed(1)} ms CPU a stock-day`,
+      );
+    }
+    const lakeDays = 60;
+    const derived = await derivedOverDays(dir, opts.derivedStocks ?? 10, lakeDays);
+    const parts = (d: DerivedBytes) =>
+      `row text ${(d.rowTextBytes / 1e6).toFixed(1)} MB, boundary parts ${(d.boundaryBytes / 1e6).toFixed(1)} MB, minute index ${(d.minuteIndexBytes / 1e6).toFixed(2)} MB`;
+    log(
+      `derived bytes over ${lakeDays} trading days (${opts.derivedStocks ?? 10} stocks, trades, orders, 2 indexes; ${(derived.windowed.parquetBytes / 1e6).toFixed(1)} MB of Parquet): ` +
+        `window of 10 days ${derived.windowed.ratio.toFixed(3)}x the Parquet bytes (target ≤ 0.25x; ${parts(derived.windowed)}); ` +
+        `row text for every day ${derived.everyDay.ratio.toFixed(3)}x (${parts(derived.everyDay)})`,
+    );
     let big: ReplayFigures | null = null;
     let rssGrowth: number | null = null;
     if (bigStocks > stocks) {

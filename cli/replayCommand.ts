@@ -51,6 +51,8 @@ export const replayCommand: Command = {
         [...stats.days].map((d) => d.split('|')[1]!),
       );
       const stagedAt = Date.now();
+      // The process's CPU (every thread: the seal workers', libuv's), for the seal's share of it.
+      const cpuAtSeal = process.cpuUsage();
       const peakRssStagingBytes = peakRssBytes();
       const bar = createProgress(ctx.config.progress, 'seal', stats.staged, 'rows');
       let sealedRows = 0;
@@ -65,6 +67,7 @@ export const replayCommand: Command = {
         (rows) => bar.update((sealedRows += rows)),
       );
       bar.stop();
+      const sealCpu = process.cpuUsage(cpuAtSeal);
       for (const r of results) ctx.log.info(r, 'day sealed');
       const secs = (Date.now() - started) / 1000;
       const sealSecs = (Date.now() - stagedAt) / 1000;
@@ -81,6 +84,7 @@ export const replayCommand: Command = {
           rows: rowsOut,
           stagingMs: Math.round((secs - sealSecs) * 1000),
           sealingMs: Math.round(sealSecs * 1000),
+          sealingCpuMs: Math.round((sealCpu.user + sealCpu.system) / 1000),
           peakRssStagingBytes,
           peakRssBytes: peakRssBytes(),
         },

@@ -24,6 +24,7 @@ export function rowTextDaysOf(ctx: CommandContext): number {
 
 export async function rowTextStep(ctx: CommandContext, catalog: Db, days: number): Promise<RowTextKept> {
   const started = Date.now();
+  const cpuAtStart = process.cpuUsage();
   const bar = createProgress(ctx.config.progress, 'row text', 1, 'files');
   let done = 0;
   let total = 1;
@@ -40,7 +41,14 @@ export async function rowTextStep(ctx: CommandContext, catalog: Db, days: number
     // A log line, not stdout: a command's stdout is its summary, which scripts read.
     const { window, skipped, ...counts } = kept;
     ctx.log.info(
-      { ...counts, skipped: skipped.length, window: window.length > 0 ? `${window[0]}..${window[window.length - 1]}` : 'none', days, ms: Date.now() - started },
+      {
+        ...counts,
+        skipped: skipped.length,
+        window: window.length > 0 ? `${window[0]}..${window[window.length - 1]}` : 'none',
+        days,
+        ms: Date.now() - started,
+        cpuMs: cpuMsSince(cpuAtStart),
+      },
       'row text kept',
     );
   }
@@ -51,4 +59,10 @@ export async function rowTextStep(ctx: CommandContext, catalog: Db, days: number
     );
   }
   return kept;
+}
+
+/** CPU of the whole process (every thread: libuv's DEFLATE too) since `from`, in ms. */
+function cpuMsSince(from: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(from);
+  return Math.round((d.user + d.system) / 1000);
 }
