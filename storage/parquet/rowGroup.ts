@@ -47,7 +47,9 @@ export async function readRowGroup(
   const data = await decompressPages(flat, file);
   const out = new Map<number, DecodedColumn>();
   // The numeric columns' values in one buffer, a slice each: one allocation a row group
-  // instead of one a column (a level-2 group has 47 numeric columns).
+  // instead of one a column (a level-2 group has 47 numeric columns). A slice kept alone (a
+  // cache that evicted its siblings) holds the whole buffer; a group's columns are decoded
+  // and read together, so they leave an LRU close together and its 8 bytes a value holds.
   const numeric = perColumn.filter(({ c }) => footer.columns[c].physicalType !== PhysicalType.BYTE_ARRAY).length;
   const arena = new Float64Array(numeric * plan.numRows);
   let slot = 0;
