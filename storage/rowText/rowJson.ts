@@ -6,7 +6,7 @@
  */
 import { SCHEMAS, type Dataset } from '../../shared/schema.js';
 import type { DecodedColumn } from '../parquet/reader.js';
-import { JSON_NUMBER_MAX_BYTES, PAIRS, writeJsonNumber } from '../../shared/jsonNumber.js';
+import { JSON_NUMBER_MAX_BYTES, PAIRS, writeDigits, writeJsonNumber } from '../../shared/jsonNumber.js';
 import { formatLevel2Time, MS_PER_DAY } from '../../shared/timeFormat.js';
 import { JsonBytesWriter } from './jsonBytes.js';
 
@@ -157,9 +157,13 @@ function writeRows(
     for (let c = 0; c < n; c++) {
       if (c > 0) buf[p++] = 44;
       switch (kinds[c]) {
-        case NUMBER:
-          p = writeJsonNumber(buf, p, nums[c]![r]!);
+        case NUMBER: {
+          const v = nums[c]![r]!;
+          // Volumes and ids, most of a row's numbers, without the general path's tests.
+          const i = v | 0;
+          p = i === v && i >= 0 ? writeDigits(buf, p, i) : writeJsonNumber(buf, p, v);
           break;
+        }
         case CONSTANT: {
           const k = consts[c]!;
           for (let i = 0; i < k.length; i++) buf[p++] = k[i]!;

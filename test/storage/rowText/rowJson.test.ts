@@ -22,7 +22,28 @@ function rng(seed: number): () => number {
 const EDGE_TIMES = [0, 1, 9, 10, 99, 100, 999, 1000, 59_999, 60_000, 3_599_999, 3_600_000, 34_200_000, 34_203_007, 54_000_000, MS_PER_DAY - 1];
 /** Codes as ingestion carries them: letters, none (NaN), and ones JSON must escape or that are not ASCII. */
 const EDGE_CODES = [NaN, 66, 83, 78, 70, 67, 76, 77, 85, 68, 32, 126, 34, 92, 0x1f, 0, 0x7f, 0xe9, 0x4e2d, 65.5, -1];
-const EDGE_NUMBERS = [NaN, 0, -0, 1, -1, 10.23, 0.01, 71.96, 1e21, 5e-324, 2 ** 31, 2 ** 53, 123456789012.34, 1 / 3, 3.1416, Infinity, -Infinity];
+const EDGE_NUMBERS = [
+  NaN,
+  0,
+  -0,
+  1,
+  -1,
+  10.23,
+  0.01,
+  71.96,
+  1e21,
+  5e-324,
+  2 ** 31 - 1,
+  2 ** 31,
+  -(2 ** 31),
+  2 ** 32,
+  2 ** 53,
+  123456789012.34,
+  1 / 3,
+  3.1416,
+  Infinity,
+  -Infinity,
+];
 
 function randomDay(
   dataset: Dataset,
