@@ -32,7 +32,7 @@ import { serveCommand } from './serveCommand.js';
 import { commandLogger, type Command, type CommandContext } from './command.js';
 import { docOf } from './helpText.js';
 import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf } from './rowTextStep.js';
-import { BackgroundRowText } from '../storage/rowText/rowTextKeeper.js';
+import { BackgroundRowText } from '../storage/rowText/backgroundRowText.js';
 
 export const DEMO_KEY_FILE = 'demo.key';
 export const READY_PREFIX = 'tickvault demo ready:';

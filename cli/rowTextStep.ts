@@ -5,10 +5,12 @@
  * a disk that fills on the way costs first touches speed, never data, so it is a warning line
  * and the command's exit code stays the seal's.
  */
+import { availableParallelism } from 'node:os';
 import type { Db } from '../shared/sqlite.js';
 import { resolveOption, ROW_TEXT_DAYS_OPTION } from '../shared/config.js';
 import { CatalogReader } from '../storage/catalog.js';
 import { keepRowText, type RowTextKept } from '../storage/rowText/rowTextKeeper.js';
+import { RowTextPool } from '../storage/rowText/rowTextPool.js';
 import type { CommandContext } from './command.js';
 import { docOf } from './helpText.js';
 import { createProgress } from './progress.js';
@@ -28,13 +30,17 @@ export async function rowTextStep(ctx: CommandContext, catalog: Db, days: number
   const bar = createProgress(ctx.config.progress, 'row text', 1, 'files');
   let done = 0;
   let total = 1;
+  // Every core: the command has sealed, and waits for nothing else.
+  const pool = new RowTextPool(availableParallelism());
   const kept = await keepRowText({
     dataDir: ctx.config.dataDir,
     catalog: new CatalogReader(catalog),
     days,
+    maker: pool.make,
+    concurrency: pool.size,
     onFiles: (n) => (total = Math.max(1, n)),
     onFile: () => bar.update(++done, total),
-  });
+  }).finally(() => pool.close());
   bar.stop();
   for (const s of kept.skipped) ctx.log.warn({ path: s.path, reason: s.reason }, 'row text not made for this file');
   if (kept.made > 0 || kept.removedDays > 0) {

@@ -45,7 +45,7 @@ import type { Assignment } from './positions.js';
 import { IngestProgressTracker, type IngestCounts, type IngestProgress } from './progress.js';
 import { BatchRunner } from './runner.js';
 import { KafkaSealer } from '../seal/sealer.js';
-import { BackgroundRowText } from '../../storage/rowText/rowTextKeeper.js';
+import { BackgroundRowText } from '../../storage/rowText/backgroundRowText.js';
 import { PostgresSealCuts } from '../seal/postgresSealCuts.js';
 import type { SealCutStore } from '../seal/sealCuts.js';
 import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';

@@ -7,16 +7,18 @@
  * listing and its row text loses nothing; the next run (an ingestor's start, the next
  * replay, import or demo, `doctor --rebuild`) makes what is missing.
  *
- * One file at a time on the calling thread (its DEFLATE in libuv's threads): a background
- * task beside an ingestor or a server must leave them the other core. Each file is made from
- * its Parquet bytes, only when their SHA-256 is the catalog's (never from a damaged file).
+ * Files are made one at a time on the calling thread (its DEFLATE in libuv's threads), or by
+ * a pool of workers (rowTextPool.ts): a command that has sealed uses every core, a background
+ * pass beside an ingestor or a server one worker, leaving them the other cores. Each file is
+ * made from its Parquet bytes, only when their SHA-256 is the catalog's (never from a damaged file).
  * A disk that takes no more bytes stops the run (row text is derived: nothing is lost); any
  * other failure skips its file and is reported.
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DATASETS } from '../../shared/schema.js';
+import { DATASETS, type Dataset } from '../../shared/schema.js';
+import { Limiter } from '../../shared/limiter.js';
 import type { CatalogFile, CatalogReader } from '../catalog.js';
 import { diskCauseOf } from '../diskCause.js';
 import { rowTextDatasetDir, rowTextRelPath } from '../layout.js';
@@ -34,6 +36,10 @@ export interface RowTextKeeping {
   readonly onFiles?: (files: number) => void;
   /** After each file of the window is looked at (made or not). */
   readonly onFile?: () => void;
+  /** Makes one file's row text (default makeRowText, in this thread). */
+  readonly maker?: RowTextMaker;
+  /** Files made at once (a worker pool's size); default 1. */
+  readonly concurrency?: number;
 }
 
 export interface RowTextKept {
@@ -57,9 +63,39 @@ export function windowFiles(catalog: CatalogReader, window: ReadonlySet<string>)
   return days.flatMap((day) => DATASETS.filter(hasRowText).flatMap((dataset) => catalog.filesOfDay(dataset, day)));
 }
 
+/** One file to make row text for: where it is and what the catalog says its bytes are. */
+export interface RowTextJob {
+  readonly dataDir: string;
+  readonly path: string;
+  readonly dataset: Dataset;
+  readonly sha256: string;
+}
+
+export type RowTextOutcome = { readonly kind: 'made'; readonly bytes: number } | { readonly kind: 'skipped'; readonly reason: string };
+
+/** Makes one file's row text: in this thread (makeRowText) or in a worker (rowTextPool.ts). */
+export type RowTextMaker = (job: RowTextJob) => Promise<RowTextOutcome>;
+
+/**
+ * The row text of one listed file, from its bytes once their SHA-256 is the catalog's. A disk
+ * that takes no more bytes throws (the pass stops); anything else about the file is a skip.
+ */
+export async function makeRowText(job: RowTextJob): Promise<RowTextOutcome> {
+  try {
+    const bytes = await readFile(join(job.dataDir, job.path));
+    if (createHash('sha256').update(bytes).digest('hex') !== job.sha256)
+      return { kind: 'skipped', reason: 'its bytes are not the catalog’s (doctor reports the file)' };
+    return { kind: 'made', bytes: await writeRowText(job.dataDir, job.path, await rowTextOf(bytes, job.dataset, job.sha256, job.path)) };
+  } catch (e) {
+    if (diskCauseOf(e) !== null) throw e;
+    return { kind: 'skipped', reason: (e as Error).message };
+  }
+}
+
 export async function keepRowText(k: RowTextKeeping): Promise<RowTextKept> {
   const window = rowTextWindow(k.catalog.storedTradingDays(), k.days);
   const removedDays = await removeRowTextOutside(k.dataDir, window);
+  const make = k.maker ?? makeRowText;
   let missing = 0;
   let made = 0;
   let madeBytes = 0;
@@ -67,35 +103,32 @@ export async function keepRowText(k: RowTextKeeping): Promise<RowTextKept> {
   let stoppedBy: string | null = null;
   const files = windowFiles(k.catalog, window);
   k.onFiles?.(files.length);
-  for (const file of files) {
-    if (k.stop?.()) {
-      stoppedBy = 'stopped';
-      break;
-    }
-    const target = join(k.dataDir, rowTextRelPath(file.path));
-    if (await exists(target)) {
-      k.onFile?.();
-      continue;
-    }
-    missing++;
-    try {
-      const bytes = await readFile(join(k.dataDir, file.path));
-      if (createHash('sha256').update(bytes).digest('hex') !== file.sha256) {
-        skipped.push({ path: file.path, reason: 'its bytes are not the catalog’s (doctor reports the file)' });
-      } else {
-        madeBytes += await writeRowText(k.dataDir, file.path, await rowTextOf(bytes, file.dataset, file.sha256, file.path));
-        made++;
-      }
-    } catch (e) {
-      const disk = diskCauseOf(e);
-      if (disk !== null) {
-        stoppedBy = `${disk.cause} at ${disk.path ?? target}`;
-        break;
-      }
-      skipped.push({ path: file.path, reason: (e as Error).message });
-    }
-    k.onFile?.();
-  }
+  const limit = new Limiter(Math.max(1, k.concurrency ?? 1));
+  await Promise.all(
+    files.map((file) =>
+      limit.run(async () => {
+        if (stoppedBy === null && k.stop?.()) stoppedBy = 'stopped';
+        if (stoppedBy !== null) return;
+        const target = join(k.dataDir, rowTextRelPath(file.path));
+        if (!(await exists(target))) {
+          missing++;
+          try {
+            const outcome = await make({ dataDir: k.dataDir, path: file.path, dataset: file.dataset, sha256: file.sha256 });
+            if (outcome.kind === 'made') {
+              made++;
+              madeBytes += outcome.bytes;
+            } else skipped.push({ path: file.path, reason: outcome.reason });
+          } catch (e) {
+            const disk = diskCauseOf(e);
+            if (disk === null) throw e;
+            stoppedBy ??= `${disk.cause} at ${disk.path ?? target}`;
+            return;
+          }
+        }
+        k.onFile?.();
+      }),
+    ),
+  );
   return { window: [...window].sort(), missing, made, madeBytes, removedDays, skipped, stoppedBy };
 }
 
@@ -128,51 +161,5 @@ async function exists(path: string): Promise<boolean> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw e;
-  }
-}
-
-/**
- * keepRowText as a background task of a long-running process (the ingestor, the demo): a pass
- * after each seal, one at a time; a poke during a pass runs one more after it. `stop()` ends a
- * pass between files and waits for it.
- */
-export class BackgroundRowText {
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
-
-  constructor(
-    private readonly keeping: Omit<RowTextKeeping, 'stop'>,
-    private readonly onPass: (kept: RowTextKept, ms: number) => void,
-    private readonly onError: (e: unknown) => void,
-  ) {}
-
-  /** A pass now, or once more after the one running. */
-  poke(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        const started = Date.now();
-        this.onPass(await keepRowText({ ...this.keeping, stop: () => this.stopped }), Date.now() - started);
-      } while (this.again && !this.stopped);
-    })()
-      .catch(this.onError)
-      .finally(() => (this.running = null));
-  }
-
-  /** Resolves once no pass runs (the current one ends at its next file). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running;
-  }
-
-  /** Resolves once the passes asked so far are done (tests, the demo's shutdown). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
   }
 }

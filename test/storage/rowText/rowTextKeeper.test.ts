@@ -11,7 +11,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CatalogReader, openCatalog } from '../../../storage/catalog.js';
 import { rowTextRelPath } from '../../../storage/layout.js';
-import { BackgroundRowText, keepRowText, type RowTextKept } from '../../../storage/rowText/rowTextKeeper.js';
+import { keepRowText, type RowTextKept } from '../../../storage/rowText/rowTextKeeper.js';
+import { BackgroundRowText } from '../../../storage/rowText/backgroundRowText.js';
+import { RowTextPool } from '../../../storage/rowText/rowTextPool.js';
 import { decodeRowTextGroup, decodeWholeRowTextIndex } from '../../../storage/rowText/rowTextFile.js';
 import { rowTextWindow } from '../../../storage/rowText/rowTextWindow.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
@@ -54,7 +56,9 @@ test('the window is the latest N days held', () => {
 test("a pass makes the window's row text, the rows DuckDB reads from each file; a second pass makes none", async () => {
   const dataDir = await lakeWithoutRowText();
   await withCatalog(dataDir, async (c) => {
-    const kept = await keepRowText({ dataDir, catalog: c, days: 2 });
+    // Two worker threads, as a command that has sealed makes it (the background uses one).
+    const pool = new RowTextPool(2);
+    const kept = await keepRowText({ dataDir, catalog: c, days: 2, maker: pool.make, concurrency: 2 }).finally(() => pool.close());
     const inWindow = [...pagedFiles(c, '20250103'), ...pagedFiles(c, '20250106')];
     assert.ok(inWindow.some((f) => f.dataset === 'trade') && inWindow.some((f) => f.dataset === 'order'));
     assert.equal(kept.window, ['20250103', '20250106']);
