@@ -57,10 +57,24 @@ export interface RowTextKept {
   readonly stoppedBy: string | null;
 }
 
-/** The listed files of the window's days that should have row text, the latest day first. */
+/**
+ * The listed files of the window's days that should have row text, the latest day first and
+ * each day's in random order: several ingest processes on one data directory each run a pass
+ * after their seal, and in orders of their own they rarely make the same file at once (each
+ * skips what another has made), where in one order they would make every file twice.
+ */
 export function windowFiles(catalog: CatalogReader, window: ReadonlySet<string>): CatalogFile[] {
   const days = [...window].sort().reverse();
-  return days.flatMap((day) => DATASETS.filter(hasRowText).flatMap((dataset) => catalog.filesOfDay(dataset, day)));
+  return days.flatMap((day) => shuffled(DATASETS.filter(hasRowText).flatMap((dataset) => catalog.filesOfDay(dataset, day))));
+}
+
+/** Fisher–Yates, in place. */
+function shuffled<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
 }
 
 /** One file to make row text for: where it is and what the catalog says its bytes are. */
