@@ -46,14 +46,17 @@ export function warmUpDay(rows: number): SymbolDayColumns {
       const depth = /(\d+)$/.exec(f.name);
       const level = depth ? Number(depth[1]) : 0;
       // Every length of integer up to 12 digits, cents up to 10^10 and prices of three
-      // decimals (funds): the serialiser's every branch, so a real day's numbers never meet
-      // code compiled without them (a day's cumulative volume of 9 digits deoptimised it).
+      // decimals (funds): the serialiser's branches, so a real day's numbers never meet code
+      // compiled without them (a day's cumulative volume of 9 digits deoptimised it).
       const digits = 1 + ((i * 7 + c) % 12);
       let v: number;
       if (f.name.includes('vol')) v = Math.round(next() * 10 ** digits);
       else if (f.name === 'amount') v = Math.round(next() * 10 ** digits) / 100;
       else if (level > 0) v = Math.round((price + (f.name.startsWith('bid') ? -level : level) * 0.01) * 100) / 100;
       else v = i % 50 === 0 ? Math.round(price * 1000 + 1) / 1000 : price;
+      // Now and then a number off both grids and a negative one: the writer's other paths.
+      if (i % 61 === 0 && f.name === 'amount') v += 0.123457;
+      if (i % 67 === 0 && f.name === 'open') v = -v;
       values[c][i] = auction && (level >= 2 || ['open', 'high', 'low', 'close'].includes(f.name)) ? NaN : v;
     });
   }

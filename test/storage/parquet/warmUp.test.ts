@@ -33,7 +33,7 @@ t('the row groups decode to the day they were made of, nulls included, every col
   assert.is(round, 3);
 });
 
-t('its numbers: integers of 1 to 12 digits, cents past 2^31, three decimals, and nulls', () => {
+t('its numbers: integers of 1 to 12 digits, cents past 2^31, three decimals, off the grids, negative, and nulls', () => {
   const values = warmUpDay(2 * size).values.flatMap((v) => Array.from(v));
   const integers = new Set(values.filter((x) => Number.isInteger(x)).map((x) => String(x).length));
   for (let d = 1; d <= 12; d++) assert.ok(integers.has(d), `an integer of ${d} digits`);
