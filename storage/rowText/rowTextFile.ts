@@ -9,9 +9,12 @@
  * Layout (little-endian):
  *   frame 0 … frame G-1   one raw DEFLATE chunk per row group (its rows' text `[…],[…]`),
  *                         ended by a sync flush and not final
- *   index frame           raw DEFLATE of: u32 groups, 32 bytes parquet SHA-256, then per group
- *                         {u32 frameOffset, u32 frameBytes, u32 frameCrc32, u32 textBytes,
- *                         u32 rows, u32 textCrc32}, then per group rows+1 u32 row offsets
+ *   index frame           raw DEFLATE of: u32 groups | ROW_LENGTHS, 32 bytes parquet SHA-256,
+ *                         then per group {u32 frameOffset, u32 frameBytes, u32 frameCrc32,
+ *                         u32 textBytes, u32 rows, u32 textCrc32}, then per group its rows'
+ *                         lengths, each with its comma (offsets[r+1] - offsets[r]), as LEB128
+ *                         varints. Without the ROW_LENGTHS bit (row text written before it),
+ *                         per group rows+1 u32 row offsets instead.
  *   trailer               u32 indexFrameBytes, u32 indexFrameCrc32, "TVRT"
  * Why DEFLATE and not zstd: gzip is what every HTTP client accepts (Python's requests and httpx
  * send `gzip, deflate` by default), and chunks that each start afresh and end byte-aligned by a
@@ -30,6 +33,14 @@ const inflateRaw = promisify(inflateRawCb);
 export const ROW_TEXT_MAGIC = 'TVRT';
 export const ROW_TEXT_TRAILER_BYTES = 12;
 const GROUP_ENTRY_U32 = 6;
+/**
+ * Set in the index's group count: rows are stored as their lengths, varint-coded, not as u32
+ * offsets, which were most of a tick-by-tick row text's index and a sixth of its bytes. A
+ * liquid stock-day (bench of issue 52): trade index 99,239 → 10,144 bytes, its row text
+ * 580.4 → 493.4 KiB; orders 136,563 → 12,007 bytes, 754.4 → 632.8 KiB; level 2 14,786 →
+ * 3,636 bytes, 329.6 → 318.8 KiB.
+ */
+const ROW_LENGTHS = 0x8000_0000;
 
 /**
  * DEFLATE level of the chunks. Measured on a level-2 stock-day (1.58 MB of text): level 1
@@ -118,9 +129,11 @@ export async function encodeRowText(
   windowBits = 15,
 ): Promise<Buffer> {
   const frames = await Promise.all(groups.map((g) => deflateChunk(g.bytes, level, windowBits)));
-  const offsetsU32 = groups.reduce((a, g) => a + g.offsets.length, 0);
-  const index = Buffer.alloc(4 + 32 + groups.length * GROUP_ENTRY_U32 * 4 + offsetsU32 * 4);
-  index.writeUInt32LE(groups.length, 0);
+  const rows = groups.reduce((a, g) => a + g.offsets.length - 1, 0);
+  const head = 36 + groups.length * GROUP_ENTRY_U32 * 4;
+  // A varint takes at most 5 bytes; rows are far shorter than 2^21 bytes, so 3 in practice.
+  const index = Buffer.alloc(head + rows * 5);
+  index.writeUInt32LE((groups.length | ROW_LENGTHS) >>> 0, 0);
   Buffer.from(parquetSha256, 'hex').copy(index, 4);
   let o = 36;
   let frameOffset = 0;
@@ -133,19 +146,28 @@ export async function encodeRowText(
     frameOffset += f.length;
   });
   for (const g of groups) {
-    Buffer.from(g.offsets.buffer, g.offsets.byteOffset, g.offsets.byteLength).copy(index, o);
-    o += g.offsets.byteLength;
+    if (g.offsets[0] !== 0) throw new RangeError('serialised rows must start at their first byte');
+    for (let r = 1; r < g.offsets.length; r++) o = writeVarint(index, o, g.offsets[r]! - g.offsets[r - 1]!);
   }
-  // Huffman codes only: row offsets (rising u32s, most of the index) have few repeats for
-  // LZ77 to find, so matching costs time and saves nothing. A liquid stock-day's trade index
-  // (135,916 bytes): 99,239 bytes in 2.45 ms at level 1, 98,853 bytes in 0.68 ms (orders:
-  // 3.46 → 1.01 ms; min of 31, bench of issue 52).
-  const indexFrame = await deflateRaw(index, { level, strategy: constants.Z_HUFFMAN_ONLY, chunkSize: outputBlock(index.length) });
+  // Huffman codes only: LZ77 finds little to match among row lengths, so matching costs time
+  // for nothing (a liquid stock-day's trades: an index of 34,159 bytes → 10,547 in 0.42 ms at
+  // level 1, 10,144 in 0.24 ms with Huffman codes only; min of 31).
+  const indexFrame = await deflateRaw(index.subarray(0, o), { level, strategy: constants.Z_HUFFMAN_ONLY, chunkSize: outputBlock(o) });
   const trailer = Buffer.alloc(ROW_TEXT_TRAILER_BYTES);
   trailer.writeUInt32LE(indexFrame.length, 0);
   trailer.writeUInt32LE(crc32(indexFrame), 4);
   trailer.write(ROW_TEXT_MAGIC, 8, 'latin1');
   return Buffer.concat([...frames, indexFrame, trailer]);
+}
+
+/** `v` (0 ≤ v < 2^32) as a LEB128 varint at `o`; the position after it. */
+function writeVarint(buf: Buffer, o: number, v: number): number {
+  while (v >= 0x80) {
+    buf[o++] = (v & 0x7f) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  buf[o++] = v;
+  return o;
 }
 
 /** Where the index frame lies, from the file's last 12 bytes and its size. */
@@ -164,7 +186,9 @@ export async function decodeRowTextIndex(frame: Buffer, expectedCrc32: number, f
     throw new RowTextDamagedError(`index frame does not decompress: ${(e as Error).message}`);
   });
   if (index.length < 36) throw new RowTextDamagedError('index too short');
-  const n = index.readUInt32LE(0);
+  const first = index.readUInt32LE(0);
+  const lengths = (first & ROW_LENGTHS) !== 0;
+  const n = lengths ? (first & ~ROW_LENGTHS) >>> 0 : first;
   const groups: RowTextGroup[] = [];
   let o = 36;
   let offsetsAt = 36 + n * GROUP_ENTRY_U32 * 4;
@@ -180,18 +204,51 @@ export async function decodeRowTextIndex(frame: Buffer, expectedCrc32: number, f
       number,
     ];
     o += GROUP_ENTRY_U32 * 4;
-    const offsetBytes = (rows + 1) * 4;
+    // At least a byte a row either way: a count no index could hold is damage, not an allocation.
+    const offsetBytes = lengths ? rows : (rows + 1) * 4;
     if (frameOffset !== expectedOffset || offsetsAt + offsetBytes > index.length) throw new RowTextDamagedError(`group ${i} entry is inconsistent`);
     expectedOffset += frameBytes;
-    // Copied out, so the offsets are aligned and do not pin the whole index.
-    const offsets = new Uint32Array(rows + 1);
-    Buffer.from(offsets.buffer).set(index.subarray(offsetsAt, offsetsAt + offsetBytes));
-    offsetsAt += offsetBytes;
+    let offsets: Uint32Array;
+    if (lengths) {
+      offsets = new Uint32Array(rows + 1);
+      offsetsAt = readRowLengths(index, offsetsAt, offsets);
+      if (offsetsAt < 0) throw new RowTextDamagedError(`group ${i} row lengths run past the index`);
+    } else {
+      // Copied out, so the offsets are aligned and do not pin the whole index.
+      offsets = new Uint32Array(rows + 1);
+      Buffer.from(offsets.buffer).set(index.subarray(offsetsAt, offsetsAt + offsetBytes));
+      offsetsAt += offsetBytes;
+    }
     if (offsets[rows] !== textBytes + 1) throw new RowTextDamagedError(`group ${i} row offsets do not end at its text's length`);
     groups.push({ frameOffset, frameBytes, frameCrc32, textBytes, rows, textCrc32, offsets });
   }
   if (expectedOffset !== framesEnd) throw new RowTextDamagedError('frames do not end where the index frame begins');
+  if (lengths && offsetsAt !== index.length) throw new RowTextDamagedError('index longer than its groups');
   return { parquetSha256: index.subarray(4, 36).toString('hex'), groups };
+}
+
+/**
+ * Row offsets from row lengths (LEB128 varints at `at`): offsets[0] = 0, offsets[r+1] =
+ * offsets[r] + length r, for offsets.length - 1 rows. The position after them, or -1 when they
+ * run past the index (or a varint past 32 bits).
+ */
+function readRowLengths(index: Buffer, at: number, offsets: Uint32Array): number {
+  let o = at;
+  let offset = 0;
+  for (let r = 1; r < offsets.length; r++) {
+    let v = 0;
+    let scale = 1;
+    for (;;) {
+      if (o >= index.length || scale > 2 ** 28) return -1;
+      const b = index[o++]!;
+      v += (b & 0x7f) * scale;
+      if (b < 0x80) break;
+      scale *= 128;
+    }
+    offset += v;
+    offsets[r] = offset;
+  }
+  return o;
 }
 
 /** The index of a row text read whole (trailer, then index frame); throws RowTextDamagedError. */

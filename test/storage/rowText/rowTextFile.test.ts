@@ -8,21 +8,23 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { constants, crc32, deflateRawSync, gunzipSync, inflateRawSync } from 'node:zlib';
 import { gzipSpliced } from '../../../serve/http/gzipSplice.js';
 import type { JsonPiece } from '../../../serve/http/jsonPieces.js';
 import { SCHEMAS } from '../../../shared/schema.js';
 import { rowTextRelPath } from '../../../storage/layout.js';
 import {
   decodeRowTextGroup,
+  decodeRowTextIndex,
   decodeWholeRowTextIndex,
+  indexFrameRange,
   encodeRowText,
   RowTextDamagedError,
   ROW_TEXT_TRAILER_BYTES,
   rowTextWindowBits,
   type RowTextIndex,
 } from '../../../storage/rowText/rowTextFile.js';
-import { serializeRows } from '../../../storage/rowText/rowJson.js';
+import { serializeRows, type SerializedRows } from '../../../storage/rowText/rowJson.js';
 import { rowTextOf } from '../../../storage/rowText/rowTextBuild.js';
 import { duckRows, sqlString } from '../../support/duckdb.js';
 import { preparedFiles } from '../../support/server.js';
@@ -100,6 +102,74 @@ test("row text made with its dataset's window (4 KiB for trades and orders) spli
     assert.ok(gunzipSync(await gzipSpliced(pieces)).equals(Buffer.concat(texts)), dataset);
   }
   assert.is(rowTextWindowBits('trade'), 12);
+});
+
+/** A row text as written before row lengths: the index holds every group's rows+1 u32 offsets. */
+async function legacyRowText(groups: readonly SerializedRows[], sha: string): Promise<Buffer> {
+  const frames = groups.map((g) => deflateRawSync(g.bytes, { level: 1, finishFlush: constants.Z_SYNC_FLUSH }));
+  const entries = groups.flatMap((g, i) => [
+    frames.slice(0, i).reduce((a, f) => a + f.length, 0),
+    frames[i]!.length,
+    crc32(frames[i]!),
+    g.bytes.length,
+    g.offsets.length - 1,
+    crc32(g.bytes),
+  ]);
+  const index = Buffer.concat([
+    Buffer.from(Uint32Array.from([groups.length]).buffer),
+    Buffer.from(sha, 'hex'),
+    Buffer.from(Uint32Array.from(entries).buffer),
+    ...groups.map((g) => Buffer.from(g.offsets.buffer, g.offsets.byteOffset, g.offsets.byteLength)),
+  ]);
+  const frame = deflateRawSync(index);
+  const trailer = Buffer.alloc(ROW_TEXT_TRAILER_BYTES);
+  trailer.writeUInt32LE(frame.length, 0);
+  trailer.writeUInt32LE(crc32(frame), 4);
+  trailer.write('TVRT', 8, 'latin1');
+  return Buffer.concat([...frames, frame, trailer]);
+}
+
+test('rows stored as their lengths read back as the offsets they were; row text written with u32 offsets still reads', async () => {
+  const strs = Array.from({ length: 300 }, (_, i) => 'x'.repeat(i % 7 === 0 ? 200 + i * 40 : i % 13)); // rows of 3 to ~12,000 bytes
+  const cols = [{ kind: 'string' as const, values: strs }];
+  const groups = [serializeRows(cols, 0, 128), serializeRows(cols, 128, 129), serializeRows(cols, 129, 300)];
+  const sha = 'cd'.repeat(32);
+  for (const [what, buf] of [
+    ['row lengths', await encodeRowText(groups, sha)],
+    ['u32 offsets', await legacyRowText(groups, sha)],
+  ] as const) {
+    const index = await parse(buf);
+    assert.is(index.parquetSha256, sha, what);
+    index.groups.forEach((g, i) => assert.equal([...g.offsets], [...groups[i]!.offsets], `${what}: group ${i}`));
+    assert.is(await allText(buf, index), groups.map((g) => g.bytes.toString()).join(','), what);
+  }
+});
+
+test('an index whose row lengths run past it, or stop short of it, is damage', async () => {
+  const groups = [serializeRows([{ kind: 'number' as const, values: Float64Array.from([1, 22, 333]) }], 0, 3)];
+  const good = await encodeRowText(groups, 'ef'.repeat(32));
+  const range = indexFrameRange(good.subarray(good.length - ROW_TEXT_TRAILER_BYTES), good.length);
+  const index = inflateRawSync(good.subarray(range.offset, range.offset + range.bytes));
+  const reframed = (bytes: Buffer) => {
+    const frame = deflateRawSync(bytes);
+    return decodeRowTextIndex(frame, crc32(frame), range.offset);
+  };
+  assert.equal([...(await reframed(index)).groups[0]!.offsets], [...groups[0]!.offsets]);
+  const cases: [string, Buffer][] = [
+    ['a row length cut off', index.subarray(0, index.length - 1)],
+    ['a varint that never ends', Buffer.concat([index.subarray(0, index.length - 1), Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff])])],
+    ['a byte past the last group', Buffer.concat([index, Buffer.from([1])])],
+    ['a row count no index could hold', Buffer.concat([index.subarray(0, 36 + 16), Buffer.from([0xff, 0xff, 0xff, 0x0f]), index.subarray(36 + 20)])],
+  ];
+  for (const [what, bytes] of cases) {
+    try {
+      await reframed(bytes);
+    } catch (e) {
+      assert.instance(e, RowTextDamagedError, `${what}: ${String(e)}`);
+      continue;
+    }
+    assert.unreachable(`${what}: read as an index`);
+  }
 });
 
 test("damage is caught, never read as rows: a flipped byte in a frame or the index, a truncation, another file's bytes", async () => {
