@@ -2,15 +2,17 @@
  * The seal's columns serialised without a string per row (rowColumnsOf + serializeColumns)
  * give the very bytes of the reader-shaped path (columnsAsRead + serializeRows) and of
  * JSON.stringify over the same rows: random and edge-case times, codes, numbers and keys, on
- * every dataset, with a buffer made to grow mid-row.
+ * every dataset, with a buffer made to grow mid-row; and the row text made from a day's
+ * columns is the one made from its Parquet file.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SCHEMAS, type Dataset } from '../../../shared/schema.js';
 import { MS_PER_DAY } from '../../../shared/timeFormat.js';
-import { timeFormatOf, type SymbolDayColumns } from '../../../storage/parquet/writer.js';
+import { encodeParquet, timeFormatOf, type SymbolDayColumns } from '../../../storage/parquet/writer.js';
 import { serializeColumns, serializeRows } from '../../../storage/rowText/rowJson.js';
-import { columnsAsRead, rowColumnsOf } from '../../../storage/rowText/rowTextBuild.js';
+import { columnsAsRead, rowColumnsOf, rowTextOf, rowTextOfColumns } from '../../../storage/rowText/rowTextBuild.js';
+import { generatedStockDay } from '../../../bench/rowText.bench.js';
 
 const test = suite('storage/rowText/rowJson');
 
@@ -126,6 +128,19 @@ test('columnsAsRead: times as the writer formats them, codes as String.fromCharC
       }
     });
     assert.is(format(34_203_007), dataset === 'index' ? '2024-01-02 09:30:03.007' : '093003007');
+  }
+});
+
+test("row text from the seal's columns is byte for byte the row text made from their Parquet file", async () => {
+  const day = generatedStockDay(1);
+  for (const dataset of ['level2', 'trade', 'order'] as const) {
+    const cols = day[dataset];
+    const { rowGroupSize } = SCHEMAS[dataset];
+    const file = await encodeParquet(cols, { rowGroupSize });
+    const sha = 'ab'.repeat(32);
+    const fromColumns = await rowTextOfColumns(cols, rowGroupSize, sha);
+    assert.ok(fromColumns.equals(await rowTextOf(file, dataset, sha, dataset)), `${dataset}: ${cols.rows} rows`);
+    assert.ok(cols.rows > rowGroupSize, `${dataset}: more than one row group`);
   }
 });
 
