@@ -297,6 +297,8 @@ async function newProcessPagesWithoutRowText(rig: Level2Rig, withRowText: NewPro
   const { log, dataDir, files } = rig;
   const rowTextDir = join(dataDir, rowTextRelPath(files[0].path).split('/')[0]);
   const aside = `${rowTextDir}.aside`;
+  // A run stopped during this phase left the row text aside: put it back first.
+  if (existsSync(aside) && !existsSync(rowTextDir)) renameSync(aside, rowTextDir);
   const moved = existsSync(rowTextDir);
   if (moved) renameSync(rowTextDir, aside);
   try {
