@@ -140,6 +140,7 @@ export async function runLevel2QueryBench(opts: Level2BenchOptions = {}): Promis
   const toClose: (() => void | Promise<void>)[] = [];
   try {
     await prepareData(dataDir, opts.stocks ?? 20, opts.days ?? 3, log);
+    restoreRowText(dataDir);
     const rig = await openRig(dataDir, log, toClose);
     const inProcess = await inProcessPages(rig, iterations);
     const newProcessFirstTouch = await newProcessPages(rig);
@@ -295,10 +296,8 @@ async function newProcessPages(rig: Level2Rig): Promise<NewProcessFirstTouch[]> 
  */
 async function newProcessPagesWithoutRowText(rig: Level2Rig, withRowText: NewProcessFirstTouch): Promise<NewProcessFirstTouch> {
   const { log, dataDir, files } = rig;
-  const rowTextDir = join(dataDir, rowTextRelPath(files[0].path).split('/')[0]);
+  const rowTextDir = rowTextRoot(dataDir);
   const aside = `${rowTextDir}.aside`;
-  // A run stopped during this phase left the row text aside: put it back first.
-  if (existsSync(aside) && !existsSync(rowTextDir)) renameSync(aside, rowTextDir);
   const moved = existsSync(rowTextDir);
   if (moved) renameSync(rowTextDir, aside);
   try {
@@ -331,6 +330,17 @@ async function newProcessPagesWithoutRowText(rig: Level2Rig, withRowText: NewPro
   } finally {
     if (moved) renameSync(aside, rowTextDir);
   }
+}
+
+/** Where a data directory's row text lies (every file's, under one folder). */
+function rowTextRoot(dataDir: string): string {
+  return join(dataDir, rowTextRelPath('level2/x.parquet').split('/')[0]);
+}
+
+/** Row text a run stopped during the no-row-text phase left aside, put back. */
+function restoreRowText(dataDir: string): void {
+  const dir = rowTextRoot(dataDir);
+  if (existsSync(`${dir}.aside`) && !existsSync(dir)) renameSync(`${dir}.aside`, dir);
 }
 
 /** One new server process's first-touch times over trial `t`'s files, after its JIT is warmed and `evict` has run. */
