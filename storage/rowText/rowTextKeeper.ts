@@ -146,10 +146,13 @@ export async function keepRowText(k: RowTextKeeping): Promise<RowTextKept> {
   return { window: [...window].sort(), missing, made, madeBytes, removedDays, skipped, stoppedBy };
 }
 
-/** Removes the row text of days outside `window`; returns how many dataset-days had some. */
+/**
+ * Removes the row text of days outside `window`, and any of a dataset that gets none (trades
+ * and orders had row text before issue 52); returns how many dataset-days had some.
+ */
 export async function removeRowTextOutside(dataDir: string, window: ReadonlySet<string>): Promise<number> {
   let removed = 0;
-  for (const dataset of DATASETS.filter(hasRowText)) {
+  for (const dataset of DATASETS) {
     const dir = join(dataDir, rowTextDatasetDir(dataset));
     let names: string[];
     try {
@@ -160,7 +163,7 @@ export async function removeRowTextOutside(dataDir: string, window: ReadonlySet<
     }
     for (const name of names) {
       const day = /^date=(\d{8})$/.exec(name)?.[1];
-      if (day === undefined || window.has(day)) continue;
+      if (day === undefined || (hasRowText(dataset) && window.has(day))) continue;
       await rm(join(dir, name), { recursive: true, force: true });
       removed++;
     }

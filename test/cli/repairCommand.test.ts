@@ -29,10 +29,10 @@ const t = suite('tickvault repair');
 const DATA = { days: 2, stocks: 3, indexes: 2, ticks: 0.1 } as const;
 const env = { TICKVAULT_NOW: DEFAULT_SERVER_NOW };
 const DAY = '20250103';
-/** Files of DAY the tests damage: the first stock's level-2 and trades, the last stock's orders. */
+/** Files of DAY the tests damage: the first stock's level-2 and trades, the last stock's level 2 (deleted with its row text). */
 let L2: string;
 let TRADE: string;
-let ORDER: string;
+let GONE: string;
 
 /** A pristine copy of the prepared lake, made before the server on the original writes anything. */
 let pristine: string;
@@ -82,8 +82,8 @@ function damage(dataDir: string): void {
   flipByte(dataDir, L2);
   const trade = join(dataDir, TRADE);
   truncateSync(trade, readFileSync(trade).length - 100);
-  rmSync(join(dataDir, ORDER));
-  rmSync(join(dataDir, rowTextRelPath(ORDER)));
+  rmSync(join(dataDir, GONE));
+  rmSync(join(dataDir, rowTextRelPath(GONE)));
   flipByte(dataDir, boundaryPart, 0.3);
 }
 
@@ -108,7 +108,7 @@ t.before(async () => {
       .sort();
   L2 = ofDay('level2')[0]!;
   TRADE = ofDay('trade')[0]!;
-  ORDER = ofDay('order').at(-1)!;
+  GONE = ofDay('level2').at(-1)!;
   indexFile = ofDay('index')[0]!;
   boundaryPart = readCatalog(pristine, (c) => c.everyBoundaryPart(), []).find((p) => p.path.includes(`date=${DAY}`))!.path;
   originalDigests = await digests(pristine);
@@ -122,8 +122,9 @@ t.after(async () => {
 });
 
 t('the original holds what the tests damage', () => {
-  for (const rel of [L2, TRADE, ORDER, indexFile]) assert.ok(original.has(rel), `${rel} is catalogued`);
-  assert.ok(existsSync(join(pristine, rowTextRelPath(ORDER))), 'the order file has row text');
+  for (const rel of [L2, TRADE, GONE, indexFile]) assert.ok(original.has(rel), `${rel} is catalogued`);
+  assert.ok(existsSync(join(pristine, rowTextRelPath(GONE))), 'the level-2 file has row text');
+  assert.not.ok(existsSync(join(pristine, rowTextRelPath(TRADE))), 'trades have none (level 2 only, issue 52)');
   assert.match(boundaryPart, /^_boundary\/(level2|index)\/date=20250103\/.+\.tvb$/);
 });
 
@@ -150,7 +151,7 @@ t('--from DIR: a flipped byte, a truncation, a deleted file and a damaged bounda
   // The flipped and the truncated file's row text was sound (it is bound to the catalog's
   // SHA-256, not to the damaged bytes): kept. The deleted file's row text is gone: rebuilt.
   for (const rel of [L2, TRADE]) assert.ok(lines.includes(`repaired ${rel} (from ${pristine})`), `${rel}: ${r.stdout}`);
-  assert.ok(lines.includes(`repaired ${ORDER} (from ${pristine}); row text rebuilt`), r.stdout);
+  assert.ok(lines.includes(`repaired ${GONE} (from ${pristine}); row text rebuilt`), r.stdout);
   assert.ok(lines.includes(`rebuilt ${boundaryPart} (boundary part, from its files here)`), r.stdout);
   assert.match(
     lines[lines.length - 1],
@@ -158,7 +159,7 @@ t('--from DIR: a flipped byte, a truncation, a deleted file and a damaged bounda
   );
   assert.is(lines.length, 5, r.stdout);
 
-  assertOriginalBytes(local, [L2, TRADE, ORDER]);
+  assertOriginalBytes(local, [L2, TRADE, GONE]);
   assert.is.not(statSync(join(local, L2)).ino, inode, 'replaced by rename: a new inode (a server holding the old one open is not written under)');
   await doctorClean(local);
   assert.is(await digests(local), originalDigests);
@@ -176,7 +177,7 @@ t('--from URL: the same damages and a deleted index file, from a second server o
   assert.is(r.code, 0, `${r.stdout}${r.stderr}`);
   const lines = stdoutLines(r);
   for (const rel of [L2, TRADE]) assert.ok(lines.includes(`repaired ${rel} (from ${up.url})`), `${rel}: ${r.stdout}`);
-  assert.ok(lines.includes(`repaired ${ORDER} (from ${up.url}); row text rebuilt`), r.stdout);
+  assert.ok(lines.includes(`repaired ${GONE} (from ${up.url}); row text rebuilt`), r.stdout);
   assert.ok(lines.includes(`repaired ${indexFile} (from ${up.url})`), r.stdout);
   assert.ok(lines.includes(`rebuilt ${boundaryPart} (boundary part, from its files here)`), r.stdout);
   assert.match(
@@ -184,7 +185,7 @@ t('--from URL: the same damages and a deleted index file, from a second server o
     /: 4 damaged or missing files: 4 repaired, 0 refused, 0 not found, 0 not repaired; 1 of 1 boundary part rebuilt; 1 row text rebuilt; all repaired in /,
   );
 
-  assertOriginalBytes(local, [L2, TRADE, ORDER, indexFile]);
+  assertOriginalBytes(local, [L2, TRADE, GONE, indexFile]);
   await doctorClean(local);
   assert.is(await digests(local), originalDigests);
   console.log(`  repair --from URL of 4 files (3 downloads, 1 index day mirrored) and 1 boundary part: ${ms} ms`);
@@ -193,14 +194,14 @@ t('--from URL: the same damages and a deleted index file, from a second server o
 t("--from URL with a plan without Parquet downloads: stock files rebuilt from the peer's pages by the mirror", async () => {
   const local = copyOf(pristine);
   flipByte(local, L2);
+  flipByte(local, rowTextRelPath(L2));
   rmSync(join(local, TRADE));
-  flipByte(local, rowTextRelPath(TRADE));
   const trialKey = addAccount(upDataDir, 'trial').key;
   const r = await repair(local, ['--from', up.url, '--key', trialKey]);
   assert.is(r.code, 0, `${r.stdout}${r.stderr}`);
   const lines = stdoutLines(r);
-  assert.ok(lines.includes(`repaired ${L2} (from ${up.url})`), r.stdout);
-  assert.ok(lines.includes(`repaired ${TRADE} (from ${up.url}); row text rebuilt`), r.stdout);
+  assert.ok(lines.includes(`repaired ${L2} (from ${up.url}); row text rebuilt`), r.stdout);
+  assert.ok(lines.includes(`repaired ${TRADE} (from ${up.url})`), r.stdout);
   assert.match(r.stderr, /Parquet downloads refused by the peer/);
   assertOriginalBytes(local, [L2, TRADE]);
   await doctorClean(local);

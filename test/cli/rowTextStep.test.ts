@@ -12,6 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CatalogReader, openCatalog, type CatalogFile } from '../../storage/catalog.js';
+import type { Dataset } from '../../shared/schema.js';
 import { rowTextRelPath } from '../../storage/layout.js';
 import { runCli, startCli, waitForLine } from '../support/cli.js';
 import { addAccount, httpRequest, preparedData, REPLAY_NOW, startServers } from '../support/server.js';
@@ -21,11 +22,11 @@ const t = suite('row text window (commands)');
 const env = { TICKVAULT_NOW: REPLAY_NOW };
 const DATA = { ticks: 1 } as const;
 
-function pagedFilesOf(dataDir: string, day: string): CatalogFile[] {
+function pagedFilesOf(dataDir: string, day: string, datasets: readonly Dataset[] = ['level2', 'trade', 'order']): CatalogFile[] {
   const db = openCatalog(join(dataDir, 'catalog.db'), true);
   try {
     const c = new CatalogReader(db);
-    return (['level2', 'trade', 'order'] as const).flatMap((d) => c.filesOfDay(d, day));
+    return datasets.flatMap((d) => c.filesOfDay(d, day));
   } finally {
     db.close();
   }
@@ -39,7 +40,8 @@ t('a replay makes the window’s row text; doctor looks for it inside the window
   const dataDir = join(tempDir('tickvault-window-'), 'data');
   const rep = await runCli(['replay', feedFile, '--data-dir', dataDir, '--row-text-days', '2'], { env });
   assert.is(rep.code, 0, rep.stderr);
-  for (const dataset of ['level2', 'trade', 'order']) assert.equal(rowTextDays(dataDir, dataset), ['date=20250103', 'date=20250106'], dataset);
+  assert.equal(readdirSync(join(dataDir, '_rowtext')), ['level2'], 'level 2 only (issue 52)');
+  assert.equal(rowTextDays(dataDir, 'level2'), ['date=20250103', 'date=20250106']);
 
   const inside = await runCli(['doctor', '--data-dir', dataDir, '--row-text-days', '2'], { env });
   assert.is(inside.code, 0, inside.stdout);
@@ -48,7 +50,7 @@ t('a replay makes the window’s row text; doctor looks for it inside the window
   // The default window (10) holds all three days: the first day's files lack theirs.
   const wider = await runCli(['doctor', '--data-dir', dataDir], { env });
   assert.is(wider.code, 0, 'row text is derived: its absence is a warning, not a problem');
-  const firstDay = pagedFilesOf(dataDir, '20250102');
+  const firstDay = pagedFilesOf(dataDir, '20250102', ['level2']);
   assert.equal(
     rowTextWarnings(wider.stdout)
       .map((l) => /(\S+\.parquet)/.exec(l)?.[1])
@@ -63,7 +65,7 @@ t('a replay makes the window’s row text; doctor looks for it inside the window
 
   const narrowed = await runCli(['doctor', '--data-dir', dataDir, '--rebuild', '--row-text-days', '1'], { env });
   assert.is(narrowed.code, 0, narrowed.stdout);
-  for (const dataset of ['level2', 'trade', 'order']) assert.equal(rowTextDays(dataDir, dataset), ['date=20250106'], dataset);
+  assert.equal(rowTextDays(dataDir, 'level2'), ['date=20250106']);
 
   const bad = await runCli(['doctor', '--data-dir', dataDir, '--row-text-days', 'ten'], { env });
   assert.is(bad.code, 2);
@@ -115,7 +117,7 @@ t('a replay killed after listing its days, before their row text: the same pages
   const rebuilt = await runCli(['doctor', '--data-dir', dataDir, '--rebuild'], { env });
   assert.is(rebuilt.code, 0, rebuilt.stdout);
   for (const day of ['20250102', '20250103', '20250106']) {
-    for (const f of pagedFilesOf(dataDir, day)) {
+    for (const f of pagedFilesOf(dataDir, day, ['level2'])) {
       const made = readFileSync(join(dataDir, rowTextRelPath(f.path)));
       assert.ok(made.equals(readFileSync(join(finished, rowTextRelPath(f.path)))), `${f.path}: the finished lake's row text`);
     }

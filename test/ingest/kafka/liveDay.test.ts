@@ -518,17 +518,17 @@ if (broker) {
     }
 
     // 5. Row text follows the seal, in the ingestor's background (storage/rowText/rowTextKeeper.ts):
-    // every paged file of the day gets its own, and a server started now answers from it the same.
+    // every level-2 file of the day gets its own, and a server started now answers from it the same.
     const paged = (() => {
       const db = new Database(join(dataDir, 'catalog.db'), { readonly: true });
       try {
-        return db.prepare("SELECT path FROM files WHERE tradedate = ? AND dataset IN ('level2', 'trade', 'order')").pluck().all(DAY) as string[];
+        return db.prepare("SELECT path FROM files WHERE tradedate = ? AND dataset = 'level2'").pluck().all(DAY) as string[];
       } finally {
         db.close();
       }
     })();
-    assert.is(paged.length, SYMBOLS.length * 3);
-    await until('row text of every paged file', () => paged.every((p) => existsSync(join(dataDir, rowTextRelPath(p)))), ingest, 60_000);
+    assert.is(paged.length, SYMBOLS.length);
+    await until('row text of every level-2 file', () => paged.every((p) => existsSync(join(dataDir, rowTextRelPath(p)))), ingest, 60_000);
     await servers[1].stop();
     servers[1] = await startServer(dataDir, serveOpts);
     for (const [g, page] of await askAll(servers[1])) assert.equal(page.data.items, lastLive.get(g)!.data.items, `${g}: from row text, the last live rows`);

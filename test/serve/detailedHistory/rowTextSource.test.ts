@@ -30,11 +30,16 @@ async function page(dataDir: string, file: CatalogFile, first: number, end: numb
   );
 }
 
-test('level-2, trade and order pages from row text equal pages made from the file, inside row groups too', async () => {
+test('level-2 pages from row text equal pages made from the file, inside row groups too; trades and orders have none', async () => {
   const { dataDir, files } = await lake();
   let compared = 0;
-  for (const dataset of ['level2', 'trade', 'order'] as const) {
-    for (const file of files.filter((f) => f.dataset === dataset).slice(0, 2)) {
+  for (const dataset of ['trade', 'order'] as const) {
+    const file = files.find((f) => f.dataset === dataset)!;
+    const source = new RowTextSource(dataDir, new FileColumnCache(dataDir, 64 << 20), () => undefined);
+    assert.is(await source.rows(file, 0), null, `${file.path}: no row text (level 2 only, issue 52)`);
+  }
+  for (const dataset of ['level2'] as const) {
+    for (const file of files.filter((f) => f.dataset === dataset).slice(0, 5)) {
       const reports: string[] = [];
       const source = new RowTextSource(dataDir, new FileColumnCache(dataDir, 64 << 20), (p) => reports.push(p));
       // The row text really gives every group (else this would compare the file with itself).

@@ -1,12 +1,13 @@
 /**
  * The row text window over a real replayed lake (three trading days of level-2 snapshots,
- * trades and orders): a pass makes row text for the window's files only, each text the rows
- * DuckDB reads from its file; a second pass makes nothing; a narrower window removes the
- * days that left it; a file whose bytes are not the catalog's is skipped, never made from;
- * a stopped pass stops; the background runner runs one pass at a time and one more when poked.
+ * trades and orders): a pass makes row text for the window's level-2 files only, each text the
+ * rows DuckDB reads from its file, and removes trades' and orders' (they get none); a second
+ * pass makes nothing; a narrower window removes the days that left it; a file whose bytes are
+ * not the catalog's is skipped, never made from; a stopped pass stops; the background runner
+ * runs one pass at a time and one more when poked.
  */
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CatalogReader, openCatalog } from '../../../storage/catalog.js';
@@ -42,9 +43,9 @@ async function withCatalog<T>(dataDir: string, work: (c: CatalogReader) => Promi
   }
 }
 
-/** Files of level-2, trades and orders per day, from the catalog. */
+/** The files of a day that get row text (level 2), from the catalog. */
 function pagedFiles(c: CatalogReader, day: string) {
-  return (['level2', 'trade', 'order'] as const).flatMap((d) => c.filesOfDay(d, day));
+  return c.filesOfDay('level2', day);
 }
 
 test('the window is the latest N days held', () => {
@@ -56,16 +57,21 @@ test('the window is the latest N days held', () => {
 test("a pass makes the window's row text, the rows DuckDB reads from each file; a second pass makes none", async () => {
   const dataDir = await lakeWithoutRowText();
   await withCatalog(dataDir, async (c) => {
+    // Trades' row text of an older tickvault: trades get none now, so a pass removes it.
+    const oldTrade = c.filesOfDay('trade', '20250106')[0]!;
+    mkdirSync(dirname(join(dataDir, rowTextRelPath(oldTrade.path))), { recursive: true });
+    writeFileSync(join(dataDir, rowTextRelPath(oldTrade.path)), 'row text of an older tickvault');
     // Two worker threads, as a command that has sealed makes it (the background uses one).
     const pool = new RowTextPool(2);
     const kept = await keepRowText({ dataDir, catalog: c, days: 2, maker: pool.make, concurrency: 2 }).finally(() => pool.close());
     const inWindow = [...pagedFiles(c, '20250103'), ...pagedFiles(c, '20250106')];
-    assert.ok(inWindow.some((f) => f.dataset === 'trade') && inWindow.some((f) => f.dataset === 'order'));
     assert.equal(kept.window, ['20250103', '20250106']);
     assert.is(kept.made, inWindow.length);
     assert.is(kept.missing, inWindow.length);
     assert.is(kept.stoppedBy, null);
     assert.equal(kept.skipped, []);
+    assert.is(kept.removedDays, 1, 'the trades of 20250106');
+    assert.not.ok(existsSync(join(dataDir, '_rowtext', 'trade', 'date=20250106')));
     for (const f of inWindow) assert.ok(existsSync(join(dataDir, rowTextRelPath(f.path))), f.path);
     for (const f of pagedFiles(c, '20250102')) assert.not.ok(existsSync(join(dataDir, rowTextRelPath(f.path))), `${f.path} is outside the window`);
     assert.not.ok(
@@ -74,8 +80,7 @@ test("a pass makes the window's row text, the rows DuckDB reads from each file; 
     );
 
     // Each text is its file's rows: JSON of every field, as DuckDB reads them (one file per dataset).
-    for (const dataset of ['level2', 'trade', 'order'] as const) {
-      const f = inWindow.find((x) => x.dataset === dataset)!;
+    for (const f of inWindow.slice(0, 3)) {
       const whole = readFileSync(join(dataDir, rowTextRelPath(f.path)));
       const index = await decodeWholeRowTextIndex(whole);
       assert.is(index.parquetSha256, f.sha256);
@@ -104,8 +109,9 @@ test('a narrower window removes the days that left it; a wider one makes what th
     await keepRowText({ dataDir, catalog: c, days: 3 });
     const narrower = await keepRowText({ dataDir, catalog: c, days: 1 });
     assert.is(narrower.made, 0);
-    assert.is(narrower.removedDays, 6, 'two days of level-2, trades and orders');
-    for (const dataset of ['level2', 'trade', 'order']) assert.equal(readdirSync(join(dataDir, '_rowtext', dataset)), ['date=20250106']);
+    assert.is(narrower.removedDays, 2, 'two days of level 2');
+    assert.equal(readdirSync(join(dataDir, '_rowtext')), ['level2']);
+    assert.equal(readdirSync(join(dataDir, '_rowtext', 'level2')), ['date=20250106']);
     const wider = await keepRowText({ dataDir, catalog: c, days: 2 });
     assert.is(wider.made, pagedFiles(c, '20250103').length);
   });
