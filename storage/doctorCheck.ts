@@ -93,7 +93,7 @@ export interface DoctorOptions {
    */
   readonly onDigest?: (digest: FileDigest) => void;
   /**
-   * Also check the row text of each level-2, trade and order file of these days, the row text
+   * Also check the row text of each file of these days that gets some (level 2: rowTextBuild.ts hasRowText), the row text
    * window (storage/rowText/rowTextWindow.ts; quick: only that it is there). Files of other
    * days have none by design: its absence there is no finding.
    */
