@@ -1,7 +1,8 @@
 /**
  * A sealed file's row text (`_rowtext/…/SYMBOL[.vN].tvr`): every row group's every-field rows
- * as the JSON text a page splices (rowJson.ts), written at seal time so that a page's first
- * touch is a read and a decompression, not 250,000 number conversions. Derived data: the
+ * as the JSON text a page splices (rowJson.ts), written after the day is listed, for the
+ * level-2 files of the row text window (rowTextKeeper.ts), so that a page's first touch is a
+ * read and a decompression, not 250,000 number conversions. Derived data: the
  * Parquet file stays the truth; the row text names the file's SHA-256 it was made from, and a
  * reader that finds it missing, stale or damaged makes the rows from the Parquet file instead
  * (`doctor` reports it, `doctor --rebuild` writes it again). `doctor --digests` leaves it out.
