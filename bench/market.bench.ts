@@ -82,6 +82,14 @@ async function sealMarketDay(dir: string, dataDir: string, stocks: number, index
     `market replay: ${fmt(r.lines)} snapshots in ${(r.wallMs / 1000).toFixed(1)} s (${fmt((r.lines * 1000) / r.wallMs)} rows/s; staging ${(r.stagingMs / 1000).toFixed(1)} s, ` +
       `sealing ${(r.sealingMs / 1000).toFixed(1)} s, ${fmt((r.rows * 1000) / r.sealingMs)} rows/s), peak RSS ${mib(r.peakRssBytes)} (${(r.peakRssBytes / 2 ** 30).toFixed(2)}x limit 1 GiB)`,
   );
+  if (r.rowText) {
+    // Made after the listing (the day is in the window): in the replay's wall time, not its sealing.
+    const t = r.rowText;
+    log(
+      `market row text: ${fmt(t.made)} level-2 files, ${(t.madeBytes / 1e6).toFixed(0)} MB, ${(t.ms / 1000).toFixed(1)} s wall, ${(t.cpuMs / 1000).toFixed(1)} s CPU ` +
+        `(${((100 * t.cpuMs) / (t.cpuMs + r.sealingCpuMs)).toFixed(1)}% of the seal's ${(r.sealingCpuMs / 1000).toFixed(1)} s CPU and its own; target ≤ 20%)`,
+    );
+  }
   log(`market end to end: ${((g.wallS * 1000 + r.wallMs) / 1000).toFixed(1)} s from nothing to a sealed whole-market day`);
 }
 
