@@ -73,8 +73,8 @@ export const restateCommand: Command = {
         ),
       );
       for (const r of result.restated) ctx.log.info({ dataset, tradedate, ...r }, 'symbol-day restated');
-      ctx.out(summaryLine(dataset, tradedate, corrections.rows, corrections.elsewhere, quarantined, result));
       await rowTextStep(ctx, stores.catalog, rowTextDays);
+      ctx.out(summaryLine(dataset, tradedate, corrections.rows, corrections.elsewhere, quarantined, result));
       return 0;
     } finally {
       stores.close();

@@ -41,11 +41,12 @@ export const sealCommand: Command = {
         (n) => bar.update((rows += n)),
       );
       bar.stop();
+      // The day is listed (and served); its row text follows, before the summary lines.
+      await rowTextStep(ctx, stores.catalog, rowTextDays);
       for (const r of results) {
         ctx.log.info(r, 'day sealed');
         ctx.out(`sealed ${r.dataset} ${r.tradedate}: ${r.files} files, ${r.rows} rows, ${r.bytes} bytes`);
       }
-      await rowTextStep(ctx, stores.catalog, rowTextDays);
       return 0;
     } finally {
       stores.close();

@@ -76,10 +76,10 @@ t('a replay makes the window’s row text; doctor looks for it inside the window
 t('a replay killed after listing its days, before their row text: the same pages, then the same row text', async () => {
   const { feedFile, dataDir: finished } = await preparedData(DATA);
   const dataDir = join(tempDir('tickvault-window-'), 'data');
-  const replay = startCli(['replay', feedFile, '--data-dir', dataDir], { env });
+  const replay = startCli(['replay', feedFile, '--data-dir', dataDir], { env: { ...env, TICKVAULT_LOG_LEVEL: 'info' } });
   replay.stdin!.end();
-  // The summary line is printed once every day is listed, before the row text step.
-  await waitForLine(replay, /^replayed \d+ lines/, 120_000);
+  // 'day sealed' is logged once every day is listed, before the row text step.
+  await waitForLine(replay, /"day sealed"/, 120_000);
   replay.kill('SIGKILL');
   await new Promise((r) => replay.once('close', r));
 
