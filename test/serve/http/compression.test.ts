@@ -59,14 +59,16 @@ t.after(async () => {
 /**
  * Apiname, params, fields, and whether the page holds a row group whole from row text (then
  * gzip's bytes are stored, and gzip wins a tie): full days, a time window starting and ending
- * inside row groups, a page past a row group's end; a field subset and tick_history never.
+ * inside row groups, a page past a row group's end; a field subset, trades, orders and
+ * tick_history never.
  */
 const BODIES: readonly [string, Record<string, unknown>, string | undefined, boolean][] = [
   ['level2_quote_history', { symbol: '600000.SH', tradedate: '20250103' }, undefined, true],
   ['level2_quote_history', { symbol: '600000.SH', tradedate: '20250103', start_time: '09:40:01', end_time: '14:30:00' }, undefined, true],
   ['level2_quote_history', { symbol: '600000.SH', tradedate: '20250103' }, 'time,close,volume,bid1', false],
-  ['level2_trade_history', { symbol: '600000.SH', tradedate: '20250103', page_size: 5000 }, undefined, true],
-  ['level2_order_history', { symbol: '000001.SZ', tradedate: '20250102' }, undefined, true],
+  // Trades and orders have no row text (level 2 only, issue 52): compressed at request time.
+  ['level2_trade_history', { symbol: '600000.SH', tradedate: '20250103', page_size: 5000 }, undefined, false],
+  ['level2_order_history', { symbol: '000001.SZ', tradedate: '20250102' }, undefined, false],
   ['tick_history', { symbol: '000300', tradedate: '20250103' }, undefined, false],
   ['tick_history', { symbols: '000001,000300', startdate: '20250102', enddate: '20250103', limit: 6000 }, undefined, false],
   ['tick_history', { asset: 'stock', symbols: '600000', tradedate: '20250103', start_time: '10:00', end_time: '10:10' }, 'symbol,time,close,vol', false],
