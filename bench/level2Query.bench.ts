@@ -265,15 +265,7 @@ async function newProcessPages(rig: Level2Rig): Promise<NewProcessFirstTouch[]> 
       ours.push(...(await newServerTrial(rig, t, evict)));
       ref.push(...(await newDuckTrial(rig, t, evict)));
     }
-    const fig: NewProcessFirstTouch = {
-      cache,
-      residentBytes: resident,
-      totalBytes,
-      pages: ours.length,
-      p50Ms: p50(ours),
-      duckdbP50Ms: p50(ref),
-      ratio: p50(ours) / p50(ref),
-    };
+    const fig = firstTouchFigure(cache, resident, totalBytes, ours, ref);
     out.push(fig);
     const state =
       cache === 'warm'
@@ -312,15 +304,7 @@ async function newProcessPagesWithoutRowText(rig: Level2Rig, withRowText: NewPro
       ours.push(...(await newServerTrial(rig, t, () => {})));
       ref.push(...(await newDuckTrial(rig, t, () => {})));
     }
-    const fig: NewProcessFirstTouch = {
-      cache: 'warm',
-      residentBytes: resident,
-      totalBytes,
-      pages: ours.length,
-      p50Ms: p50(ours),
-      duckdbP50Ms: p50(ref),
-      ratio: p50(ours) / p50(ref),
-    };
+    const fig = firstTouchFigure('warm', resident, totalBytes, ours, ref);
     log(
       `level2 full-day first touch in a new server process WITHOUT row text (a day outside the row-text window: the column path), ${pageCacheState('warm', resident, totalBytes)}: ` +
         `p50 ${fig.p50Ms.toFixed(1)} ms over ${fig.pages} pages in ${NEW_PROCESS_TRIALS} processes (${fig.ratio.toFixed(2)}x duckdb in new instances ${fig.duckdbP50Ms.toFixed(1)} ms; ` +
@@ -577,4 +561,15 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     connections: num('connections'),
     dataDir: flag('data-dir'),
   });
+}
+
+/** A new-process first-touch figure from our trials' and DuckDB's times. */
+function firstTouchFigure(
+  cache: NewProcessFirstTouch['cache'],
+  resident: NewProcessFirstTouch['residentBytes'],
+  totalBytes: number,
+  ours: number[],
+  ref: number[],
+): NewProcessFirstTouch {
+  return { cache, residentBytes: resident, totalBytes, pages: ours.length, p50Ms: p50(ours), duckdbP50Ms: p50(ref), ratio: p50(ours) / p50(ref) };
 }
