@@ -5,11 +5,8 @@
  * server: the new row text replaces the old by rename, and a server that had found the old one
  * unusable keeps making that file's pages from the Parquet file until its cache lets go.
  */
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { DoctorCatalogEntry, DoctorReport } from '../doctorCheck.js';
-import { rowTextOf, writeRowText } from './rowTextBuild.js';
+import { makeRowText } from './rowTextKeeper.js';
 
 /** The files whose row text doctor warned about and whose own bytes it found no problem with. */
 export function rowTextsToRebuild(report: DoctorReport): Set<string> {
@@ -17,15 +14,13 @@ export function rowTextsToRebuild(report: DoctorReport): Set<string> {
   return new Set(report.warnings.filter((w) => w.kind === 'row-text' && !damaged.has(w.path)).map((w) => w.path));
 }
 
-/** Of the catalog's `entries` named in `paths`, the paths whose row text was written again. */
+/** Of the catalog's `entries` named in `paths`, the paths whose row text was written again (rowTextKeeper.ts makeRowText: only from the catalog's bytes). */
 export async function rebuildRowTexts(dataDir: string, paths: ReadonlySet<string>, entries: readonly DoctorCatalogEntry[]): Promise<string[]> {
   const rebuilt: string[] = [];
   for (const f of entries) {
     if (!paths.has(f.path)) continue;
-    const bytes = await readFile(join(dataDir, f.path));
-    if (createHash('sha256').update(bytes).digest('hex') !== f.sha256) continue;
-    await writeRowText(dataDir, f.path, await rowTextOf(bytes, f.dataset, f.sha256, f.path));
-    rebuilt.push(f.path);
+    const outcome = await makeRowText({ dataDir, path: f.path, dataset: f.dataset, sha256: f.sha256 });
+    if (outcome.kind === 'made') rebuilt.push(f.path);
   }
   return rebuilt;
 }
