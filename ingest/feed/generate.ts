@@ -4,7 +4,10 @@
  *
  * Shape of a day: snapshots every 3 s with millisecond jitter, call auction 09:15–09:25
  * (only level 1 carries the indicative match; levels 2–10 are null), continuous trading
- * 09:30–11:30 and 13:00–15:00, cumulative volume and amount, prices on the 0.01 grid.
+ * 09:30–11:30 and 13:00–14:57, closing call auction 14:57–15:00 (frozen: last price, high,
+ * low, volume and amount stay, level 1 carries the indicative match; the first snapshot at or
+ * after 15:00 carries the match and the close), cumulative volume and amount, prices on the
+ * 0.01 grid. Indexes start at 09:25 and stand still during the closing auction too.
  * Rows are interleaved across symbols in time order, as a live feed would deliver them.
  * With `ticks`, each stock snapshot is preceded by the orders and trades that made it
  * (tickMarket.ts), drawn from their own random stream so the snapshot lines do not change.
@@ -13,7 +16,7 @@ import { formatIndexTime, formatLevel2Time } from '../../shared/timeFormat.js';
 import { asciiBytes, JsonLineBuffer, LINE_KINDS, memberBytes, type LineChunk } from './jsonLineBuffer.js';
 import { TickMarket, type TickRowSink } from './tickMarket.js';
 import { INDEX_ALWAYS_NULL, SCHEMAS } from '../../shared/schema.js';
-import { AUCTION_END, AUCTION_START, SESSIONS } from './tradingHours.js';
+import { AUCTION_END, AUCTION_START, CLOSE_AUCTION_START, MARKET_CLOSE, SESSIONS } from './tradingHours.js';
 
 export interface GenerateOptions {
   readonly days: readonly string[];
@@ -71,11 +74,12 @@ export function indexCode(i: number): string {
   return String(base + Math.floor(i / INDEX_BASES.length) * 10).padStart(6, '0');
 }
 
-/** Slot start times of a day: auction every 3 s up to 09:25:00, then both sessions. */
+/** Slot start times of a day: auction every 3 s up to 09:25:00, both sessions, then the closing auction up to 15:00:00. */
 function daySlots(): number[] {
   const slots: number[] = [];
   for (let t = AUCTION_START; t <= AUCTION_END; t += 3000) slots.push(t);
   for (const [a, b] of SESSIONS) for (let t = a; t < b; t += 3000) slots.push(t);
+  for (let t = CLOSE_AUCTION_START; t <= MARKET_CLOSE; t += 3000) slots.push(t);
   return slots;
 }
 const SLOTS = daySlots();
@@ -97,7 +101,10 @@ export function expectedRows(opts: Pick<GenerateOptions, 'days' | 'stocks' | 'in
 interface StockState {
   symbol: string;
   preCloseCents: number;
+  /** The last price (in the opening auction: the indicative match price). */
   priceCents: number;
+  /** The closing auction's indicative match price; -1 before it starts. */
+  matchCents: number;
   open: number | null;
   highCents: number;
   lowCents: number;
@@ -120,6 +127,8 @@ interface IndexState {
 const cents = (c: number) => Math.round(c) / 100;
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+/** The closing match trades 1–400 lots: several snapshots' worth of continuous trading. */
+const CLOSE_MATCH_LOTS = 400;
 
 /**
  * One stock snapshot's values, filled in place (one object reused for every row). A line is
@@ -139,7 +148,7 @@ interface StockSnap {
   preClose: number;
   volume: number;
   amount: number;
-  /** Per level 1..10 (index 0..9); an auction row has level 1 only. */
+  /** Per level 1..10 (index 0..9); an auction row (opening or closing) has level 1 only. */
   readonly bid: (number | null)[];
   readonly ask: (number | null)[];
   readonly bidVol: (number | null)[];
@@ -194,11 +203,37 @@ function stockSnap(s: StockState, date: string, timeMs: number, rnd: () => numbe
     s.highCents = s.priceCents;
     s.lowCents = s.priceCents;
   }
-  if (rnd() < 0.6) {
-    const step = Math.round((rnd() - 0.5) * 6);
-    s.priceCents = Math.min(limitUp, Math.max(limitDown, s.priceCents + step));
+  out.preClose = cents(s.preCloseCents);
+  if (timeMs >= CLOSE_AUCTION_START && timeMs < MARKET_CLOSE) {
+    // Closing call auction: nothing trades, so the last price, high, low, volume and amount
+    // stay; level 1 carries the indicative match, drifting from the last price.
+    s.matchCents = Math.min(limitUp, Math.max(limitDown, (s.matchCents < 0 ? s.priceCents : s.matchCents) + Math.round((rnd() - 0.5) * 6)));
+    const matched = 100 * Math.floor(rnd() * 2000);
+    out.auction = true;
+    out.open = cents(s.open);
+    out.high = cents(s.highCents);
+    out.low = cents(s.lowCents);
+    out.close = cents(s.priceCents);
+    out.volume = s.volume;
+    out.amount = s.amount;
+    out.bid[0] = cents(s.matchCents);
+    out.ask[0] = cents(s.matchCents);
+    out.bidVol[0] = matched;
+    out.askVol[0] = matched + 100 * Math.floor(rnd() * 50);
+    return out;
   }
-  const traded = 100 * Math.floor(rnd() * 60);
+  let traded: number;
+  if (timeMs >= MARKET_CLOSE) {
+    // The closing match: the last indicative price is the close.
+    if (s.matchCents >= 0) s.priceCents = s.matchCents;
+    traded = 100 * (1 + Math.floor(rnd() * CLOSE_MATCH_LOTS));
+  } else {
+    if (rnd() < 0.6) {
+      const step = Math.round((rnd() - 0.5) * 6);
+      s.priceCents = Math.min(limitUp, Math.max(limitDown, s.priceCents + step));
+    }
+    traded = 100 * Math.floor(rnd() * 60);
+  }
   s.volume += traded;
   s.amount = round2(s.amount + (traded * s.priceCents) / 100);
   s.highCents = Math.max(s.highCents, s.priceCents);
@@ -207,7 +242,6 @@ function stockSnap(s: StockState, date: string, timeMs: number, rnd: () => numbe
   out.high = cents(s.highCents);
   out.low = cents(s.lowCents);
   out.close = cents(s.priceCents);
-  out.preClose = cents(s.preCloseCents);
   out.volume = s.volume;
   out.amount = s.amount;
   const bid1 = s.priceCents - (rnd() < 0.5 ? 1 : 0);
@@ -340,13 +374,16 @@ function indexSnap(s: IndexState, date: string, timeMs: number, rnd: () => numbe
     s.high = s.level;
     s.low = s.level;
   }
-  s.level = round4(s.level * (1 + (rnd() - 0.5) * 0.0006));
-  s.high = Math.max(s.high, s.level);
-  s.low = Math.min(s.low, s.level);
-  const trades = Math.floor(rnd() * 3000);
-  s.trades += trades;
-  s.vol += trades * 100 * (1 + Math.floor(rnd() * 20));
-  s.amount = round2(s.amount + trades * 1000 * (1 + rnd() * 30));
+  // In the closing auction no constituent trades: the index stands still until the match.
+  if (timeMs < CLOSE_AUCTION_START || timeMs >= MARKET_CLOSE) {
+    s.level = round4(s.level * (1 + (rnd() - 0.5) * 0.0006));
+    s.high = Math.max(s.high, s.level);
+    s.low = Math.min(s.low, s.level);
+    const trades = Math.floor(rnd() * 3000);
+    s.trades += trades;
+    s.vol += trades * 100 * (1 + Math.floor(rnd() * 20));
+    s.amount = round2(s.amount + trades * 1000 * (1 + rnd() * 30));
+  }
   out.symbol = s.symbol;
   out.date = date;
   out.timeMs = timeMs;
@@ -452,7 +489,7 @@ function* simulateMarket(opts: GenerateOptions, out: MarketEvents, tickRows?: Ti
   const rnd = seededRandom(opts.seed);
   const stocks: StockState[] = Array.from({ length: opts.stocks }, (_, i) => {
     const p = Math.round((3 + rnd() * 97) * 100);
-    return { symbol: stockCode(i), preCloseCents: p, priceCents: p, open: null, highCents: p, lowCents: p, volume: 0, amount: 0 };
+    return { symbol: stockCode(i), preCloseCents: p, priceCents: p, matchCents: -1, open: null, highCents: p, lowCents: p, volume: 0, amount: 0 };
   });
   const indexes: IndexState[] = Array.from({ length: opts.indexes }, (_, i) => {
     const l = round4(800 + rnd() * 12_000);
@@ -462,7 +499,7 @@ function* simulateMarket(opts: GenerateOptions, out: MarketEvents, tickRows?: Ti
   const snap = newStockSnap();
   const isnap = newIndexSnap();
   for (const date of opts.days) {
-    for (const s of stocks) Object.assign(s, { open: null, volume: 0, amount: 0 });
+    for (const s of stocks) Object.assign(s, { open: null, matchCents: -1, volume: 0, amount: 0 });
     for (const s of indexes) Object.assign(s, { open: null, vol: 0, amount: 0, trades: 0 });
     const markets = tickMarkets(opts, date, stocks, tickRows);
     for (let k = 0; k < SLOTS.length; k++) {
@@ -471,8 +508,9 @@ function* simulateMarket(opts: GenerateOptions, out: MarketEvents, tickRows?: Ti
         const volumeBefore = s.volume;
         const timeMs = SLOTS[k] + Math.floor(rnd() * 1000);
         const r = stockSnap(s, date, timeMs, rnd, snap);
-        // The market gets what the snapshot traded since the last one, at its price (its close).
-        if (markets) out.ticks(markets[i], timeMs, s.priceCents, s.volume - volumeBefore);
+        // The market gets what the snapshot traded since the last one, at its price (its close;
+        // in the closing auction the indicative match price, which the match makes the close).
+        if (markets) out.ticks(markets[i], timeMs, s.matchCents >= 0 ? s.matchCents : s.priceCents, s.volume - volumeBefore);
         out.stock(r, rnd);
       }
       if (k >= indexSlotStart) {

@@ -11,6 +11,10 @@
  * - Call auction (T < 09:25): limit and market orders collect; before 09:20 some are
  *   cancelled. The first snapshot at or after 09:25 carries the auction match: trades at
  *   09:25:00.000 with bs_flag N, best-priced orders first, market orders last.
+ * - Closing call auction (14:57 ≤ T < 15:00): limit orders collect, nothing trades, nothing
+ *   is cancelled. The first snapshot at or after 15:00 carries the closing match, by the same
+ *   code as the opening one: trades at 15:00:00.000 with bs_flag N at the snapshot's close,
+ *   the continuous book's resting orders taking part beside the auction's.
  * - Continuous: the traded shares are split into aggressor orders, placed at their trade's
  *   time; each takes the resting orders at the price in time priority, and a passive order
  *   placed earlier in the window covers what the book lacks. Remainders rest; orders away
@@ -21,7 +25,7 @@
  * snapshot lines are the same whether or not ticks are generated.
  */
 import { formatLevel2Time } from '../../shared/timeFormat.js';
-import { AUCTION_CANCEL_END, AUCTION_END, phaseStart } from './tradingHours.js';
+import { AUCTION_CANCEL_END, AUCTION_END, CLOSE_AUCTION_START, MARKET_CLOSE, phaseStart } from './tradingHours.js';
 
 export interface TickMarketOptions {
   readonly symbol: string;
@@ -151,6 +155,7 @@ export class TickMarket {
   private lastMs = -1;
   private lastCents: number;
   private opened = false;
+  private closed = false;
   private readonly auctionOrders: Order[] = [];
   private readonly book: [Map<number, Queue>, Map<number, Queue>] = [new Map(), new Map()];
   /** Every order put in the book, for picking cancellations (filled ones are dropped when met). */
@@ -183,21 +188,25 @@ export class TickMarket {
 
   /**
    * The order and trade lines of the snapshot at `timeMs`, which traded `traded` shares at
-   * `priceCents` (its close); they come before the snapshot's own line. The array is reused.
+   * `priceCents` (its close; in a call auction its indicative match price, 0 traded); they
+   * come before the snapshot's own line. The array is reused.
    */
   linesUpTo(timeMs: number, priceCents: number, traded: number): readonly string[] {
     const lo = Math.max(this.lastMs + 1, phaseStart(timeMs));
     this.events = [];
     this.pending = [];
-    if (timeMs < AUCTION_END) this.auctionWindow(lo, timeMs, priceCents);
-    else if (!this.opened) this.auctionMatch(priceCents, traded);
-    else this.continuousWindow(lo, timeMs, priceCents, traded);
+    if (timeMs < AUCTION_END) this.auctionWindow(lo, timeMs, priceCents, MARKET_ORDER_SHARE);
+    else if (!this.opened) this.auctionMatch(AUCTION_END, lo, priceCents, traded);
+    else if (timeMs < CLOSE_AUCTION_START) this.continuousWindow(lo, timeMs, priceCents, traded);
+    else if (timeMs < MARKET_CLOSE) this.auctionWindow(lo, timeMs, priceCents, 0);
+    else if (!this.closed) this.auctionMatch(MARKET_CLOSE, lo, priceCents, traded);
     this.lastMs = timeMs;
     this.lastCents = priceCents;
     return this.write();
   }
 
-  private auctionWindow(lo: number, hi: number, cents: number): void {
+  /** A call auction's window: orders collect (`marketShare` of them market orders; none at the close, where they are not accepted). */
+  private auctionWindow(lo: number, hi: number, cents: number, marketShare: number): void {
     const rnd = this.rnd;
     if (this.lastMs < 0) {
       for (const side of ['B', 'S'] as const) {
@@ -214,21 +223,35 @@ export class TickMarket {
     for (let n = poisson(this.scale * AUCTION_ORDERS, rnd); n > 0; n--) {
       const side: Side = rnd() < 0.5 ? 'B' : 'S';
       const away = Math.round((rnd() - 0.5) * 2 * expo(rnd) * 2);
-      this.addOrder(side, rnd() < MARKET_ORDER_SHARE ? 'M' : 'L', this.clamp(cents + away), 100 * sizeLots(rnd), this.timeIn(lo, hi));
+      this.addOrder(side, rnd() < marketShare ? 'M' : 'L', this.clamp(cents + away), 100 * sizeLots(rnd), this.timeIn(lo, hi));
     }
     this.auctionOrders.push(...this.pending.sort((a, b) => a.timeMs - b.timeMs));
   }
 
   /**
-   * The call auction's match at 09:25:00.000: buys priced at or above the opening price
-   * against sells at or below it, best price first, then time; market orders last (the
-   * opening market orders cover the largest match). Then the unfilled limit orders rest.
+   * A call auction's match at `at` (09:25:00.000 opening, 15:00:00.000 closing), `traded`
+   * shares at `cents`: buys priced at or above it against sells at or below it, best price
+   * first, then time; market orders last. At the close the continuous book's resting orders
+   * take part too. The opening market orders cover the largest opening match; where a side's
+   * orders fall short (at the close), a limit order at the match price placed in [lo, at)
+   * covers the rest. Then the unfilled limit orders rest (after the close they go nowhere).
    */
-  private auctionMatch(cents: number, traded: number): void {
+  private auctionMatch(at: number, lo: number, cents: number, traded: number): void {
+    const closing = this.opened;
     this.opened = true;
+    this.closed = closing;
     const priority = (side: Side) => {
       const sign = side === 'B' ? -1 : 1;
       const eligible = this.auctionOrders.filter((o) => o.side === side && o.remaining > 0 && (o.type === 'M' || sign * (o.bookCents - cents) <= 0));
+      if (closing) {
+        for (const [bookCents, q] of this.book[side === 'B' ? 0 : 1]) {
+          if (sign * (bookCents - cents) > 0) continue;
+          for (let i = q.head; i < q.orders.length; i++) if (q.orders[i].remaining > 0) eligible.push(q.orders[i]);
+        }
+      }
+      let short = traded;
+      for (const o of eligible) short -= o.remaining;
+      if (short > 0) eligible.push(this.addOrder(side, 'L', cents, short + 100 * Math.floor(this.rnd() * 20), this.timeIn(lo, at - 1)));
       return eligible.sort((a, b) => (a.type === 'M' ? 1 : 0) - (b.type === 'M' ? 1 : 0) || sign * (a.bookCents - b.bookCents) || a.timeMs - b.timeMs);
     };
     const buys = priority('B');
@@ -238,7 +261,7 @@ export class TickMarket {
       const buy = buys[b];
       const sell = sells[s];
       const v = Math.min(left, buy.remaining, sell.remaining);
-      this.trade(AUCTION_END, cents, v, 'N', buy, sell);
+      this.trade(at, cents, v, 'N', buy, sell);
       left -= v;
       if (buy.remaining === 0) b++;
       if (sell.remaining === 0) s++;
