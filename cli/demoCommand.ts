@@ -1,3 +1,4 @@
+import { barsLogger } from './barsLog.js';
 /**
  * `tickvault demo` (what `npm start` runs): a working service from an empty directory in one
  * command. When the data directory has no sealed files it generates a small synthetic market
@@ -160,6 +161,7 @@ async function generateAndSeal(ctx: CommandContext, size: { stocks: number; inde
       g.days,
       () => clock.nowMs(),
       (rows) => sealBar.update((sealed += rows)),
+      barsLogger(ctx),
     );
     sealBar.stop();
     const files = results.reduce((a, r) => a + r.files, 0);

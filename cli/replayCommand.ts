@@ -1,3 +1,4 @@
+import { barsLogger } from './barsLog.js';
 import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf, rowTextStep } from './rowTextStep.js';
 import { peakRssBytes } from '../shared/peakRss.js';
 import { statSync } from 'node:fs';
@@ -65,6 +66,7 @@ export const replayCommand: Command = {
         days,
         () => clock.nowMs(),
         (rows) => bar.update((sealedRows += rows)),
+        barsLogger(ctx),
       );
       bar.stop();
       const sealCpu = process.cpuUsage(cpuAtSeal);

@@ -1,3 +1,4 @@
+import { barsLogger } from './barsLog.js';
 import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf, rowTextStep } from './rowTextStep.js';
 import { encodeParquet } from '../storage/parquet/writer.js';
 import { sealDays } from '../ingest/seal/days.js';
@@ -39,6 +40,7 @@ export const sealCommand: Command = {
         DATASETS.map((d) => `${d}|${date}`),
         () => clock.nowMs(),
         (n) => bar.update((rows += n)),
+        barsLogger(ctx),
       );
       bar.stop();
       // The day is listed (and served); its row text follows, before the summary lines.

@@ -1,5 +1,6 @@
 /**
- * The catalog of sealed files (catalog.db), and the only code that speaks SQL to it:
+ * The catalog of sealed files (catalog.db), and the only code that speaks SQL to it besides
+ * storage/bars/barCatalog.ts (the bars' tables, created here with the rest):
  * CatalogReader for every question asked of it, CatalogWriter for sealing, its one writer.
  * Servers open it read only. A file is visible to queries exactly when its row is here, so the
  * row is inserted only after the file is durably in place.
@@ -85,6 +86,49 @@ CREATE TABLE IF NOT EXISTS boundary_parts (
   sealed_at_ms INTEGER NOT NULL,
   PRIMARY KEY (dataset, tradedate, path)
 ) WITHOUT ROWID;
+-- Bars (storage/bars/): each day's bar files, derived from its trade and level-2 files; the
+-- daily bars, which serve daily, weekly, monthly and daily_auc and locate a stock's rows in
+-- the day's minute file; and the days whose trade or level-2 files changed since their bars
+-- were made (a trigger counts each change, so a rebuild that raced one is redone).
+CREATE TABLE IF NOT EXISTS bar_days (
+  tradedate TEXT PRIMARY KEY,
+  version INTEGER NOT NULL,        -- 1 as first made; each rebuild adds one (new file names)
+  minute_path TEXT,                -- relative to the data directory; null: no stock had a fill
+  minute_bytes INTEGER,
+  minute_sha256 TEXT,
+  minute_row_group_size INTEGER,
+  daily_path TEXT,
+  daily_bytes INTEGER,
+  daily_sha256 TEXT,
+  stocks INTEGER NOT NULL,         -- stocks with fills: the daily file's rows
+  made_at_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS daily_bars (
+  symbol TEXT NOT NULL,
+  tradedate TEXT NOT NULL,
+  open REAL NOT NULL,
+  high REAL NOT NULL,
+  low REAL NOT NULL,
+  close REAL NOT NULL,
+  pre_close REAL,
+  volume INTEGER NOT NULL,         -- shares
+  amount_fen INTEGER NOT NULL,
+  auc_price REAL,
+  auc_volume INTEGER NOT NULL,
+  auc_amount_fen INTEGER NOT NULL,
+  um_volume REAL NOT NULL,
+  um_side TEXT,
+  minute_row INTEGER NOT NULL,     -- the stock's first row in the day's minute file
+  PRIMARY KEY (symbol, tradedate)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS daily_bars_of_day ON daily_bars (tradedate, symbol);
+CREATE TABLE IF NOT EXISTS bar_stale (
+  tradedate TEXT PRIMARY KEY,
+  changes INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS bar_stale_on_file AFTER INSERT ON files WHEN NEW.dataset IN ('trade', 'level2') BEGIN
+  INSERT INTO bar_stale (tradedate, changes) VALUES (NEW.tradedate, 1) ON CONFLICT (tradedate) DO UPDATE SET changes = changes + 1;
+END;
 CREATE TABLE IF NOT EXISTS calendar_days (
   tradedate TEXT PRIMARY KEY,
   source TEXT NOT NULL            -- 'stored-data': a day with sealed files is a trading day

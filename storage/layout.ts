@@ -69,3 +69,15 @@ export function rowTextRelPath(fileRelPath: string): string {
 export function rowTextDatasetDir(dataset: Dataset): string {
   return `_rowtext/${dataset}`;
 }
+
+/** The bar files (storage/bars/): `minute` (1m bars of every stock) and `daily`, one of each a day. */
+export type BarKind = 'minute' | 'daily';
+
+/**
+ * A day's bar file in `version` (each rebuild after a restatement is a new name, so a file is
+ * never rewritten in place): `bars/minute/date=YYYYMMDD/minute.v1.parquet`; a glob over
+ * `bars/minute/*` reads every day's current file (a rebuild removes the version it replaced).
+ */
+export function barFileRelPath(kind: BarKind, tradedate: string, version: number): string {
+  return `bars/${kind}/date=${tradedate}/${kind}.v${version}.parquet`;
+}

@@ -1,5 +1,6 @@
 /**
- * Seals a list of `dataset|tradedate` days in date order, reporting rows as files land. Files
+ * Seals a list of `dataset|tradedate` days in date order, reporting rows as files land, then
+ * makes the bars of the days that changed (bars.ts). Files
  * are written by a pool of seal workers (one per core); the catalog is written here. A full or
  * read-only disk comes back as the seal stage's one-line fault (ingest/diskFault.ts).
  */
@@ -8,6 +9,7 @@ import { sealDay, type Encoder, type SealResult } from './day.js';
 import { SealPool } from './pool.js';
 import { atStage } from '../diskFault.js';
 import type { IngestStores } from '../staging/stores.js';
+import { sealBars, type BarsKept } from './bars.js';
 
 export async function sealDays(
   stores: IngestStores,
@@ -15,6 +17,7 @@ export async function sealDays(
   days: Iterable<string>,
   nowMs: () => number,
   onRows?: (rows: number) => void,
+  onBars?: (kept: BarsKept, ms: number) => void,
 ): Promise<SealResult[]> {
   const ordered = [...days].sort((a, b) => a.split('|')[1].localeCompare(b.split('|')[1]) || a.localeCompare(b));
   const pool = new SealPool({ dataDir: stores.layout.dataDir, ingestDb: stores.layout.ingestDb });
@@ -26,6 +29,10 @@ export async function sealDays(
         const deps = { dataDir: stores.layout.dataDir, catalog: stores.catalog, staging: stores.staging, encode, nowMs, onFile: onRows, pool };
         results.push(await sealDay(deps, dataset, tradedate));
       }
+      // Once the days' files are listed, the bars of the days they changed (ingest/seal/bars.ts).
+      const barsStarted = Date.now();
+      const kept = await sealBars(stores.layout.dataDir, stores.catalog, nowMs);
+      onBars?.(kept, Date.now() - barsStarted);
     });
   } finally {
     await pool.close();

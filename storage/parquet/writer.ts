@@ -369,6 +369,61 @@ class FileEncoder {
     };
   }
 
+  /**
+   * A REQUIRED string column of many values (a derived table's symbol, date and minute label):
+   * a dictionary of the chunk's distinct values, then RLE-run indices; the tables written this
+   * way are sorted by these keys, so a chunk is a few long runs.
+   */
+  stringChunk(leaf: SchemaLeaf, values: readonly string[], start: number, end: number): PendingChunk {
+    const slot = new Map<string, number>();
+    const indices = new Int32Array(end - start);
+    for (let i = start; i < end; i++) {
+      let s = slot.get(values[i]);
+      if (s === undefined) slot.set(values[i], (s = slot.size));
+      indices[i - start] = s;
+    }
+    const entries = [...slot.keys()].map((v) => utf8.encode(v));
+    let dictBytes = 0;
+    for (const e of entries) dictBytes += 4 + e.length;
+    const dict = Buffer.allocUnsafe(dictBytes);
+    let at = 0;
+    for (const e of entries) {
+      dict.writeUInt32LE(e.length, at);
+      dict.set(e, at + 4);
+      at += 4 + e.length;
+    }
+    const bitWidth = Math.max(1, Math.ceil(Math.log2(entries.length)));
+    const byteWidth = (bitWidth + 7) >> 3;
+    let runBytes = 1;
+    for (let i = 0; i < indices.length;) {
+      let j = i + 1;
+      while (j < indices.length && indices[j] === indices[i]) j++;
+      runBytes += varintSize((j - i) * 2) + byteWidth;
+      i = j;
+    }
+    const page = Buffer.allocUnsafe(runBytes);
+    let pos = 0;
+    page[pos++] = bitWidth;
+    for (let i = 0; i < indices.length;) {
+      let j = i + 1;
+      while (j < indices.length && indices[j] === indices[i]) j++;
+      pos = writeVarint(page, pos, (j - i) * 2);
+      for (let b = 0; b < byteWidth; b++) page[pos++] = (indices[i] >> (8 * b)) & 0xff;
+      i = j;
+    }
+    const sorted = entries.slice().sort(Buffer.compare);
+    return {
+      leaf,
+      encodings: DICTIONARY,
+      numValues: end - start,
+      statistics: { nullCount: 0, min: sorted[0], max: sorted[sorted.length - 1] },
+      pages: [
+        { kind: 'dictionary', numValues: entries.length, encoding: Encoding.PLAIN, uncompressedSize: dict.length, body: this.submit(dict) },
+        { kind: 'data', numValues: end - start, encoding: Encoding.RLE_DICTIONARY, uncompressedSize: pos, body: this.submit(page.subarray(0, pos)) },
+      ],
+    };
+  }
+
   /** OPTIONAL DOUBLE / INT64: RLE definition levels (bit width 1), then the non-null values PLAIN. */
   numericChunk(leaf: SchemaLeaf, name: string, src: Float64Array, start: number, end: number): PendingChunk {
     const { scratch } = this;
@@ -438,6 +493,18 @@ export async function encodeParquet(cols: SymbolDayColumns, opts: EncodeOptions)
     groups.push({ numRows: end - start, chunks });
   }
 
+  return assembleFile(enc, leaves, rows, groups, sorted ? timeIndex : undefined, opts);
+}
+
+/** The file from its row groups' pages: magic, every page in order, then the footer. */
+async function assembleFile(
+  enc: FileEncoder,
+  leaves: readonly SchemaLeaf[],
+  rows: number,
+  groups: readonly { numRows: number; chunks: PendingChunk[] }[],
+  sortedBy: number | undefined,
+  opts: EncodeOptions,
+): Promise<Uint8Array> {
   const bodies = await Promise.all(enc.bodies);
 
   const parts: Uint8Array[] = [MAGIC];
@@ -471,7 +538,7 @@ export async function encodeParquet(cols: SymbolDayColumns, opts: EncodeOptions)
         statistics: c.statistics,
       };
     });
-    return { columns, numRows: g.numRows, fileOffset, sortedBy: sorted ? timeIndex : undefined };
+    return { columns, numRows: g.numRows, fileOffset, sortedBy };
   });
 
   const footer = fileMetaData({ schema: leaves, numRows: rows, rowGroups, createdBy: PARQUET_CREATED_BY, keyValues: opts.keyValues });
@@ -479,4 +546,39 @@ export async function encodeParquet(cols: SymbolDayColumns, opts: EncodeOptions)
   tail.writeUInt32LE(footer.length, 0);
   parts.push(footer, tail, MAGIC);
   return Buffer.concat(parts, offset + footer.length + 8);
+}
+
+/**
+ * A derived table (bars: many symbols and days in one file), one column per field: strings
+ * (dictionary-encoded, REQUIRED), numbers (OPTIONAL, NaN = null) or codes (as character codes).
+ */
+export interface TableColumns {
+  readonly fields: readonly FieldDef[];
+  readonly rows: number;
+  readonly columns: readonly (readonly string[] | Float64Array)[];
+}
+
+/** Encodes a derived table with the sealed files' encodings and compression. */
+export async function encodeTable(table: TableColumns, opts: EncodeOptions): Promise<Uint8Array> {
+  const { rows, fields, columns } = table;
+  if (!Number.isInteger(rows) || rows <= 0) throw new RangeError(`rows must be a positive integer, got ${rows}`);
+  if (columns.length !== fields.length) throw new RangeError(`${columns.length} columns for ${fields.length} fields`);
+  columns.forEach((c, i) => {
+    if (c.length !== rows) throw new RangeError(`${fields[i].name} has ${c.length} entries, expected ${rows}`);
+    if ((fields[i].type === 'string') !== Array.isArray(c)) throw new RangeError(`${fields[i].name}: strings go with string fields only`);
+  });
+  const leaves = fields.map(leafOf);
+  const enc = new FileEncoder(opts.compressionLevel ?? DEFAULT_ZSTD_LEVEL, Math.min(opts.rowGroupSize, rows));
+  const groups: { numRows: number; chunks: PendingChunk[] }[] = [];
+  for (let start = 0; start < rows; start += opts.rowGroupSize) {
+    const end = Math.min(rows, start + opts.rowGroupSize);
+    const chunks = fields.map((f, i) => {
+      const c = columns[i];
+      if (Array.isArray(c)) return enc.stringChunk(leaves[i], c as readonly string[], start, end);
+      const numbers = c as Float64Array;
+      return f.type === 'code' ? enc.codeChunk(leaves[i], numbers, start, end) : enc.numericChunk(leaves[i], f.name, numbers, start, end);
+    });
+    groups.push({ numRows: end - start, chunks });
+  }
+  return assembleFile(enc, leaves, rows, groups, undefined, opts);
 }

@@ -1,0 +1,228 @@
+/**
+ * Makes the bars of the days whose trade or level-2 files changed (api-contract: Bars): after
+ * every seal, import, mirror, restate and repair, and at an ingestor's start, so a crash between
+ * a day's listing and its bars only delays them. A day's bars come from its listed files, each
+ * read once its SHA-256 is the catalog's: the trades give the fills, the level-2 snapshots the
+ * pre_close and the opening auction's unmatched volume. The files are written durably, then
+ * listed with the daily rows in one catalog transaction; the version they replaced is removed.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Db } from '../../shared/sqlite.js';
+import { SCHEMAS } from '../../shared/schema.js';
+import { parseLevel2Time } from '../../shared/timeFormat.js';
+import { CatalogReader, type CatalogFile } from '../catalog.js';
+import { DamagedFileError } from '../damagedFile.js';
+import { bufferSource } from '../parquet/byteSource.js';
+import { readFooter } from '../parquet/metadata.js';
+import { readRowGroups, type DecodedColumn } from '../parquet/reader.js';
+import { MINUTE_BARS } from './barLabels.js';
+import { dueBarDays, nextBarVersion, recordBarDay, type DailyBarRow } from './barCatalog.js';
+import { MINUTE_GROUP_STOCKS, writeDailyFile, writeMinuteFile, type StockBars } from './barFiles.js';
+import { symbolDayBars, type DayFills, type DaySnapshotFacts } from './symbolDayBars.js';
+
+export interface BarKeeping {
+  readonly dataDir: string;
+  readonly catalog: Db;
+  readonly nowMs: () => number;
+  /** Asked between days: true ends the pass (the rest stay due). */
+  readonly stop?: () => boolean;
+}
+
+export interface BarsKept {
+  /** Days whose bars were made. */
+  readonly days: number;
+  /** Stock-days with bars among them. */
+  readonly stocks: number;
+  readonly bytes: number;
+  /** Days left due because a file they read is not what the catalog says (doctor names it). */
+  readonly failed: readonly { readonly tradedate: string; readonly reason: string }[];
+}
+
+/** Makes the bars of every due day, oldest first. A disk that takes no more bytes throws (the days stay due). */
+export async function keepBars(k: BarKeeping): Promise<BarsKept> {
+  let days = 0;
+  let stocks = 0;
+  let bytes = 0;
+  const failed: { tradedate: string; reason: string }[] = [];
+  for (const due of dueBarDays(k.catalog)) {
+    if (k.stop?.()) break;
+    try {
+      const made = await makeDayBars(k, due.tradedate, due.changes);
+      days++;
+      stocks += made.stocks;
+      bytes += made.bytes;
+    } catch (e) {
+      if (!(e instanceof DamagedFileError)) throw e;
+      failed.push({ tradedate: due.tradedate, reason: e.message });
+    }
+  }
+  return { days, stocks, bytes, failed };
+}
+
+/** Makes one day's bars from its listed files and lists them. */
+export async function makeDayBars(k: BarKeeping, tradedate: string, changesSeen: number): Promise<{ readonly stocks: number; readonly bytes: number }> {
+  const catalog = new CatalogReader(k.catalog);
+  const trades = catalog.filesOfDay('trade', tradedate);
+  const snapshots = new Map(catalog.filesOfDay('level2', tradedate).map((f) => [f.symbol, f]));
+  const stocks: StockBars[] = [];
+  for (const file of trades) {
+    const fills = await readFills(k.dataDir, file);
+    const level2 = snapshots.get(file.symbol);
+    const facts = level2 ? await readSnapshotFacts(k.dataDir, level2) : { preClose: NaN, opening: null };
+    const bars = symbolDayBars(fills, facts);
+    if (bars) stocks.push({ symbol: file.symbol, bars });
+  }
+  const version = nextBarVersion(k.catalog, tradedate);
+  const minute = stocks.length > 0 ? await writeMinuteFile(k.dataDir, tradedate, version, stocks) : null;
+  const daily = stocks.length > 0 ? await writeDailyFile(k.dataDir, tradedate, version, stocks) : null;
+  const rows = stocks.map((s, i): DailyBarRow => {
+    const d = s.bars.daily;
+    const nullable = (v: number) => (v === v ? v : null);
+    return {
+      symbol: s.symbol,
+      tradedate,
+      open: d.open,
+      high: d.high,
+      low: d.low,
+      close: d.close,
+      pre_close: nullable(d.preClose),
+      volume: d.volume,
+      amount_fen: d.amountFen,
+      auc_price: nullable(d.aucPrice),
+      auc_volume: d.aucVolume,
+      auc_amount_fen: d.aucAmountFen,
+      um_volume: d.umVolume,
+      um_side: d.umSide,
+      minute_row: i * MINUTE_BARS,
+    };
+  });
+  const replaced = recordBarDay(
+    k.catalog,
+    { tradedate, version, minute: minute && { ...minute, rowGroupSize: MINUTE_GROUP_STOCKS * MINUTE_BARS }, daily, rows },
+    changesSeen,
+    k.nowMs(),
+  );
+  // The catalog names the new files now; a server that read the old listing a moment ago asks again.
+  await Promise.all(replaced.map((p) => unlink(join(k.dataDir, p)).catch(() => undefined)));
+  return { stocks: stocks.length, bytes: (minute?.bytes ?? 0) + (daily?.bytes ?? 0) };
+}
+
+/** A listed file's bytes, once their SHA-256 is the catalog's. */
+async function listedBytes(dataDir: string, file: CatalogFile): Promise<Buffer> {
+  const path = join(dataDir, file.path);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new DamagedFileError(path, 'the file is missing');
+    throw e;
+  }
+  if (createHash('sha256').update(bytes).digest('hex') !== file.sha256) throw new DamagedFileError(path, 'its SHA-256 is not the catalog’s');
+  return bytes;
+}
+
+const TRADE = SCHEMAS.trade.position;
+const TRADE_COLUMNS = ['time', 'trade_id', 'price', 'volume', 'trade_code'].map((n) => TRADE.get(n)!);
+const LEVEL2 = SCHEMAS.level2.position;
+const LEVEL2_COLUMNS = ['time', 'pre_close', 'bid1', 'ask1', 'bid_vol1', 'ask_vol1'].map((n) => LEVEL2.get(n)!);
+
+function numbers(c: DecodedColumn | undefined): Float64Array {
+  if (c?.kind !== 'number') throw new Error('expected a numeric column');
+  return c.values;
+}
+
+function texts(c: DecodedColumn | undefined): readonly (string | null)[] {
+  if (c === undefined || c.kind === 'number') throw new Error('expected a string column');
+  return c.values;
+}
+
+function timesOf(path: string, c: DecodedColumn | undefined): Int32Array {
+  const t = texts(c);
+  const out = new Int32Array(t.length);
+  for (let i = 0; i < t.length; i++) {
+    const ms = parseLevel2Time(t[i]);
+    if (ms === null) throw new DamagedFileError(path, `row ${i} has the time ${String(t[i])}`);
+    out[i] = ms;
+  }
+  return out;
+}
+
+/** A trade file's fills columns, every row group. */
+async function readFills(dataDir: string, file: CatalogFile): Promise<DayFills> {
+  const bytes = await listedBytes(dataDir, file);
+  const path = join(dataDir, file.path);
+  const source = bufferSource(bytes, path);
+  const footer = await readFooter(source, bytes.byteLength);
+  const groups = await readRowGroups(
+    source,
+    footer,
+    footer.rowGroups.map((_, g) => g),
+    TRADE_COLUMNS,
+    path,
+  );
+  const [time, id, price, volume, code] = TRADE_COLUMNS;
+  const cat = <T>(parts: readonly ArrayLike<T>[], make: (n: number) => { [i: number]: T; length: number }) => {
+    let n = 0;
+    for (const p of parts) n += p.length;
+    const out = make(n);
+    let at = 0;
+    for (const p of parts) for (let i = 0; i < p.length; i++) out[at++] = p[i];
+    return out;
+  };
+  return {
+    rows: file.rows,
+    timesMs: cat(
+      groups.map((g) => timesOf(path, g.get(time))),
+      (n) => new Int32Array(n),
+    ) as Int32Array,
+    ids: cat(
+      groups.map((g) => numbers(g.get(id))),
+      (n) => new Float64Array(n),
+    ) as Float64Array,
+    prices: cat(
+      groups.map((g) => numbers(g.get(price))),
+      (n) => new Float64Array(n),
+    ) as Float64Array,
+    volumes: cat(
+      groups.map((g) => numbers(g.get(volume))),
+      (n) => new Float64Array(n),
+    ) as Float64Array,
+    codes: cat(
+      groups.map((g) => texts(g.get(code))),
+      (n) => new Array<string | null>(n),
+    ) as (string | null)[],
+  };
+}
+
+/** 09:25:00.000: the opening auction's match; the first snapshot at or after it shows what it left unmatched. */
+const AUCTION_MATCH_MS = (9 * 60 + 25) * 60_000;
+
+/** A level-2 file's pre_close and its first snapshot at or after 09:25, from its first row groups. */
+async function readSnapshotFacts(dataDir: string, file: CatalogFile): Promise<DaySnapshotFacts> {
+  const bytes = await listedBytes(dataDir, file);
+  const path = join(dataDir, file.path);
+  const source = bufferSource(bytes, path);
+  const footer = await readFooter(source, bytes.byteLength);
+  const [time, preClose, bid1, ask1, bidVol1, askVol1] = LEVEL2_COLUMNS;
+  let pre = NaN;
+  for (let g = 0; g < footer.rowGroups.length; g++) {
+    const [cols] = await readRowGroups(source, footer, [g], LEVEL2_COLUMNS, path);
+    const times = timesOf(path, cols!.get(time));
+    const pres = numbers(cols!.get(preClose));
+    for (let i = 0; i < times.length; i++) {
+      if (pre !== pre && pres[i] === pres[i]) pre = pres[i];
+      if (times[i] >= AUCTION_MATCH_MS) {
+        const opening = {
+          bid1: numbers(cols!.get(bid1))[i],
+          ask1: numbers(cols!.get(ask1))[i],
+          bidVol1: numbers(cols!.get(bidVol1))[i],
+          askVol1: numbers(cols!.get(askVol1))[i],
+        };
+        return { preClose: pre, opening };
+      }
+    }
+  }
+  return { preClose: pre, opening: null };
+}
