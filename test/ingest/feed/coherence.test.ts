@@ -112,19 +112,73 @@ test("every trade's orders exist, on the right side, placed no later, with volum
   assert.is(n(over.bad), 0);
 });
 
-test('the call auction: every trade at 09:25:00.000 is bs_flag N, no other trade is', async () => {
+test('the call auctions: every trade at 09:25:00.000 or 15:00:00.000 is bs_flag N, no other trade is', async () => {
   const r = await one(`
     SELECT count(*) FILTER (WHERE time = '092500000') AS auction,
-      count(*) FILTER (WHERE (time = '092500000') <> (bs_flag IS NOT DISTINCT FROM 'N')) AS bad,
-      count(*) FILTER (WHERE time <> '092500000' AND bs_flag NOT IN ('B', 'S')) AS bad_continuous
+      count(*) FILTER (WHERE time = '150000000') AS closing,
+      count(*) FILTER (WHERE (time IN ('092500000', '150000000')) <> (bs_flag IS NOT DISTINCT FROM 'N')) AS bad,
+      count(*) FILTER (WHERE time NOT IN ('092500000', '150000000') AND bs_flag NOT IN ('B', 'S')) AS bad_continuous
     FROM trade WHERE trade_code = 'F'`);
   assert.ok(n(r.auction) > 0, 'auction trades exist');
+  assert.ok(n(r.closing) > 0, 'closing-auction trades exist');
   assert.is(n(r.bad), 0);
   assert.is(n(r.bad_continuous), 0);
   const phases = await one(
-    `SELECT count(*) AS bad FROM trade WHERE trade_code = 'F' AND time <> '092500000' AND NOT (time BETWEEN '093000000' AND '113000000' OR time BETWEEN '130000000' AND '150000000')`,
+    `SELECT count(*) AS bad FROM trade WHERE trade_code = 'F' AND time NOT IN ('092500000', '150000000') AND NOT (time BETWEEN '093000000' AND '113000000' OR time BETWEEN '130000000' AND '145659999')`,
   );
-  assert.is(n(phases.bad), 0, 'continuous trades fall in the two sessions');
+  assert.is(n(phases.bad), 0, 'continuous trades fall in the two sessions, the second ending at 14:57');
+});
+
+test('the closing call auction: no fill from 14:57:00.000 to 15:00:00.000, one match at 15:00:00.000 at one price, the close', async () => {
+  const r = await one(`
+    SELECT count(*) FILTER (WHERE time >= '145700000' AND time < '150000000') AS in_auction,
+      count(*) FILTER (WHERE time > '150000000') AS after_match,
+      count(*) FILTER (WHERE time = '150000000') AS matched
+    FROM trade WHERE trade_code = 'F'`);
+  assert.is(n(r.in_auction), 0, 'no fill in [14:57:00.000, 15:00:00.000)');
+  assert.is(n(r.after_match), 0, 'every fill at or after 15:00 is at 15:00:00.000');
+  assert.ok(n(r.matched) >= 14, `${r.matched} closing fills`);
+  // Per stock-day: one match price, the close of the first snapshot at or after 15:00, whose
+  // volume and amount are all the day's fills, its growth over 14:57's last snapshot the match's.
+  const days = await duckRows(`
+    WITH m AS (
+      SELECT symbol, tradedate, count(DISTINCT price) AS prices, min(price) AS price, sum(volume) AS volume
+      FROM trade WHERE trade_code = 'F' AND time >= '150000000' GROUP BY ALL),
+    total AS (SELECT symbol, tradedate, sum(volume) AS volume, sum(amount) AS amount FROM trade WHERE trade_code = 'F' GROUP BY ALL),
+    c AS (SELECT symbol, tradedate, arg_min(close, time) AS close, arg_min(volume, time) AS volume, arg_min(amount, time) AS amount
+      FROM level2 WHERE time >= '150000000' GROUP BY ALL),
+    b AS (SELECT symbol, tradedate, arg_max(volume, time) AS volume FROM level2 WHERE time < '145700000' GROUP BY ALL)
+    SELECT l.symbol, l.tradedate, m.prices, m.price, m.volume AS matched, c.close, c.volume AS close_volume, c.amount AS close_amount,
+      total.volume AS fills_volume, total.amount AS fills_amount, b.volume AS before_volume
+    FROM (SELECT DISTINCT symbol, tradedate FROM level2) l
+    LEFT JOIN m USING (symbol, tradedate) LEFT JOIN c USING (symbol, tradedate) LEFT JOIN total USING (symbol, tradedate) LEFT JOIN b USING (symbol, tradedate)
+    ORDER BY 1, 2`);
+  assert.is(days.length, 14);
+  for (const d of days) {
+    const k = `${d.symbol} ${d.tradedate}`;
+    assert.is(n(d.prices), 1, `${k}: one match price`);
+    assert.is(n(d.price), n(d.close), `${k}: the match price is the close`);
+    assert.is(n(d.close_volume), n(d.fills_volume), `${k}: the first snapshot at or after 15:00 has every fill's volume`);
+    assert.ok(Math.abs(n(d.close_amount) - n(d.fills_amount)) <= 0.01, `${k}: and their amount`);
+    assert.is(n(d.close_volume) - n(d.before_volume), n(d.matched), `${k}: the match is what the close adds to 14:57`);
+  }
+});
+
+test('the closing call auction: snapshots from 14:57 to 15:00 keep the last continuous volume, amount, last price, high and low', async () => {
+  const r = await one(`
+    WITH b AS (
+      SELECT symbol, tradedate, arg_max(volume, time) AS volume, arg_max(amount, time) AS amount, arg_max(close, time) AS close,
+        arg_max(high, time) AS high, arg_max(low, time) AS low
+      FROM level2 WHERE time < '145700000' GROUP BY ALL)
+    SELECT count(*) AS snapshots,
+      count(*) FILTER (WHERE l.volume <> b.volume OR l.amount <> b.amount OR l.close <> b.close OR l.high <> b.high OR l.low <> b.low) AS moved,
+      count(*) FILTER (WHERE l.bid2 IS NOT NULL OR l.ask2 IS NOT NULL OR l.bid1 IS NULL OR l.bid1 <> l.ask1) AS not_level1_match,
+      any_value(l.symbol || ' ' || l.tradedate || ' ' || l.time) FILTER (WHERE l.volume <> b.volume OR l.amount <> b.amount OR l.close <> b.close) AS example
+    FROM level2 l JOIN b USING (symbol, tradedate)
+    WHERE l.time >= '145700000' AND l.time < '150000000'`);
+  assert.is(n(r.snapshots), 14 * 60, 'a snapshot every 3 s from 14:57:00 to 14:59:57 per stock-day');
+  assert.is(n(r.moved), 0, String(r.example));
+  assert.is(n(r.not_level1_match), 0, 'level 1 carries the indicative match, levels 2–10 are null');
 });
 
 test('cancellations: Shenzhen as C trade records, Shanghai and Beijing as D orders; a cancelled remainder never trades', async () => {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { generateFeed, generateFeedChunks, indexCode, seededRandom, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
 import { generationDays } from '../../../cli/generateCommand.js';
-import { ms, T_0915, T_0925, T_0930, T_1130, T_1300, T_1500, check } from './tradingDayReference.js';
+import { ms, T_0915, T_0925, T_0930, T_1130, T_1300, T_1457, T_1500, check } from './tradingDayReference.js';
 
 const lv = (p: string, from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${p}${from + i}`);
 const L2_PRICES = ['open', 'high', 'low', 'close', 'pre_close', ...lv('bid', 1, 10), ...lv('ask', 1, 10)];
@@ -28,7 +28,17 @@ function idxTime(t: string): [string, number] {
   return [m![1] + m![2] + m![3], ms(+m![4], +m![5], +m![6], +m![7])];
 }
 
-const inSessions = (t: number) => (t >= T_0915 && t <= T_1130) || (t >= T_1300 && t <= T_1500);
+/** The day's last snapshot carries the closing match: in the second after 15:00:00.000 (its slot's jitter). */
+const T_CLOSE_SNAPSHOT_END = ms(15, 0, 1);
+const inSessions = (t: number) => (t >= T_0915 && t <= T_1130) || (t >= T_1300 && t < T_CLOSE_SNAPSHOT_END);
+const inClosingAuction = (t: number) => t >= T_1457 && t < T_1500;
+/**
+ * Snapshots of a stock-day, counted here from the day's shape: every 3 s from 09:15:00 to
+ * 09:25:00 inclusive, 09:30–11:30 and 13:00–14:57 (end exclusive), 14:57:00 to 15:00:00
+ * inclusive; indexes skip the opening auction's rows before 09:25.
+ */
+const STOCK_ROWS_PER_DAY = 600 / 3 + 1 + 7200 / 3 + (7200 - 180) / 3 + 180 / 3 + 1;
+const INDEX_ROWS_PER_DAY = STOCK_ROWS_PER_DAY - 600 / 3;
 const onCentGrid = (p: number) => Math.round(p * 100) / 100 === p;
 
 const DAYS = ['20250102', '20250103'];
@@ -134,23 +144,26 @@ text('the chunks are the same lines, whole, and count them per kind by their sta
 });
 
 /**
- * The SHA-256 of feeds as `tickvault generate` wrote them before lines were written straight
- * into bytes (commit b036224, strings joined per line): a seed keeps giving the same feed
+ * The SHA-256 of feeds as `tickvault generate` writes them: a seed keeps giving the same feed
  * across builds, so a feed regenerated today replays into the same lake as one kept from then.
+ * Renewed at 1c29501 (the closing call auction, issue 49): the first day's lines before 14:57
+ * of golden-a (without faults) and golden-b were checked then to be those the build before
+ * (whose hashes had held since b036224) wrote, less golden-a's 11 orders and trades of
+ * 14:56:57–14:57 that the first closing-auction snapshot no longer carries.
  */
 text('the same feed as earlier builds wrote for these seeds', () => {
   const cases: [GenerateOptions, string][] = [
     [
       { days: ['20250102', '20250103'], stocks: 7, indexes: 3, ticks: 1, faults: 0.02, seed: 'golden-a' },
-      'a00ad50d06975d8097a1041ad03789159cd5163db8c26ae16d0909039e4c0041',
+      'c8a2298174811d5fc9b83df13b70d9ffe38983b45ad416347ebb37c4d92da618',
     ],
     [
       { days: ['20250102'], stocks: 30, indexes: 10, ticks: 0, faults: 0, seed: 'golden-b' },
-      '4432420d74cb35cc703faba0f1fcd820f25fa9d6b1e3a97da56834b628bf2099',
+      '5f27c9352bf678dba0d2315c848df9e96cec5523f9b1afbf06b39ae63fce4ba8',
     ],
     [
       { days: ['20250102', '20250103', '20250106'], stocks: 5, indexes: 2, ticks: 2, faults: 0, seed: 'tickvault' },
-      '4935b4f583286dfde990f322896bf3d7b23708622e62589437a046c283c3a13f',
+      '9ca3f53bf7f268ef4e716e33d15a4e6a06dfe62059cac11c508181c38a8b7d4d',
     ],
   ];
   for (const [o, want] of cases) {
@@ -241,7 +254,7 @@ shape('rows only inside 09:15–11:30 and 13:00–15:00, and both sessions are c
       times.some((t) => t >= T_1300 && t < ms(13, 0, 5)),
       `${key}: restarts at 13:00`,
     );
-    assert.ok(times[times.length - 1] >= ms(14, 59, 55), `${key}: reaches 15:00`);
+    assert.ok(times[times.length - 1] >= T_1500, `${key}: reaches 15:00`);
   }
 });
 
@@ -257,7 +270,7 @@ shape('call-auction rows before 09:25: level 1 carries the match, levels 2–10 
   }
 });
 
-shape('continuous rows: open/high/low/close set, low <= close <= high, book sorted and not crossed', () => {
+shape('rows from 09:25 on: open/high/low/close set, low <= close <= high; outside the closing auction the book sorted and not crossed', () => {
   for (const [key, rows] of stockDays) {
     const times = stockTimes.get(key)!;
     rows.forEach((r, i) => {
@@ -267,12 +280,51 @@ shape('continuous rows: open/high/low/close set, low <= close <= high, book sort
       }
       const [lo, hi, c, o] = [r.low, r.high, r.close, r.open] as number[];
       check(lo <= c && c <= hi && lo <= o && o <= hi, () => `${key} ${r.time}: low/open/close/high ${lo}/${o}/${c}/${hi}`);
+      if (inClosingAuction(times[i])) return;
       const bids = L2_BIDS.map((f) => r[f]).filter((v): v is number => typeof v === 'number');
       const asks = L2_ASKS.map((f) => r[f]).filter((v): v is number => typeof v === 'number');
       for (let j = 1; j < bids.length; j++) check(bids[j] < bids[j - 1], () => `${key} ${r.time}: bids descend`);
       for (let j = 1; j < asks.length; j++) check(asks[j] > asks[j - 1], () => `${key} ${r.time}: asks ascend`);
       if (bids.length && asks.length) check(bids[0] < asks[0], () => `${key} ${r.time}: crossed book`);
     });
+  }
+});
+
+shape('the closing auction 14:57–15:00: frozen rows with level 1 only, then one row carrying the match and the close', () => {
+  for (const [key, rows] of stockDays) {
+    const times = stockTimes.get(key)!;
+    assert.is(rows.length, STOCK_ROWS_PER_DAY, key);
+    const lastContinuous = rows[times.findIndex((t) => t >= T_1457) - 1];
+    assert.ok(l2Ms(lastContinuous.time as string) < T_1457, key);
+    const auction = rows.filter((_, i) => inClosingAuction(times[i]));
+    assert.is(auction.length, 180 / 3, `${key}: closing-auction rows`);
+    for (const r of auction) {
+      // Nothing trades: last price, high, low, volume and amount stay those of 14:57's last continuous row.
+      for (const f of ['open', 'high', 'low', 'close', 'pre_close', 'volume', 'amount']) {
+        check(r[f] === lastContinuous[f], () => `${key} ${r.time}: ${f} ${String(r[f])}, was ${String(lastContinuous[f])}`);
+      }
+      // As in the opening auction: level 1 carries the indicative match (one price both sides), levels 2–10 null.
+      check(typeof r.bid1 === 'number' && r.bid1 === r.ask1, () => `${key} ${r.time}: indicative bid1 ${r.bid1} ask1 ${r.ask1}`);
+      check(Number.isInteger(r.bid_vol1) && (r.ask_vol1 as number) >= (r.bid_vol1 as number), () => `${key} ${r.time}: indicative volumes`);
+      for (const f of L2_DEEP) check(r[f] === undefined || r[f] === null, () => `${key} ${r.time} ${f} = ${String(r[f])}`);
+    }
+    const after = rows.filter((_, i) => times[i] >= T_1500);
+    assert.is(after.length, 1, `${key}: one row at or after 15:00`);
+    const close = after[0];
+    assert.ok(l2Ms(close.time as string) < T_CLOSE_SNAPSHOT_END, `${key}: the close at ${close.time}`);
+    assert.ok((close.volume as number) > (lastContinuous.volume as number), `${key}: the closing match trades`);
+    assert.ok((close.amount as number) > (lastContinuous.amount as number), `${key}: the closing match's amount`);
+    // The match is at the last indicative price, which becomes the close.
+    assert.is(close.close, auction[auction.length - 1].bid1, `${key}: close`);
+    const matched = (close.volume as number) - (lastContinuous.volume as number);
+    const amount = Math.round(((close.amount as number) - (lastContinuous.amount as number)) * 100) / 100;
+    assert.ok(
+      Math.abs(amount - Math.round(matched * (close.close as number) * 100) / 100) <= 0.011,
+      `${key}: match amount ${amount} for ${matched} at ${close.close}`,
+    );
+    assert.is(close.high, Math.max(lastContinuous.high as number, close.close as number), `${key}: high`);
+    assert.is(close.low, Math.min(lastContinuous.low as number, close.close as number), `${key}: low`);
+    assert.ok(typeof close.bid10 === 'number' || typeof close.ask10 === 'number', `${key}: the close's book has ten levels again`);
   }
 });
 
@@ -362,6 +414,24 @@ idx('five book levels, transaction_num an integer (or null) that never decreases
   }
 });
 
+idx('the closing auction: no constituent trades, so the index stands still from 14:57 until its 15:00 row', () => {
+  for (const [key, rows] of indexDays) {
+    assert.is(rows.length, INDEX_ROWS_PER_DAY, key);
+    const times = rows.map((r) => idxTime(r.time as string)[1]);
+    const lastContinuous = rows[times.findIndex((t) => t >= T_1457) - 1];
+    const frozen = rows.filter((_, i) => inClosingAuction(times[i]));
+    assert.is(frozen.length, 180 / 3, key);
+    for (const r of frozen) {
+      for (const f of ['open', 'high', 'low', 'close', 'vol', 'amount']) {
+        check(r[f] === lastContinuous[f], () => `${key} ${r.time}: ${f} ${String(r[f])}, was ${String(lastContinuous[f])}`);
+      }
+    }
+    const last = rows[rows.length - 1];
+    assert.ok(times[times.length - 1] >= T_1500, `${key}: a row at 15:00`);
+    assert.ok((last.vol as number) > (lastContinuous.vol as number), `${key}: the close moves the index again`);
+  }
+});
+
 idx('cumulative vol and amount never decrease; low <= close <= high', () => {
   for (const [key, rows] of indexDays) {
     let v = 0;
@@ -397,7 +467,7 @@ faults('faults add bad lines and corrected duplicates on top of the good rows', 
   assert.ok(notJson > 0, 'some lines are not JSON');
   const dups = [...keys.values()].filter((n) => n > 1).length;
   assert.ok(dups > 50, `corrected duplicates: ${dups}`);
-  const clean = 3 * 5001 + 2 * 4801;
+  const clean = 3 * STOCK_ROWS_PER_DAY + 2 * INDEX_ROWS_PER_DAY;
   assert.ok(faulty.length > clean * 1.03 && faulty.length < clean * 1.08, `${faulty.length} lines vs ${clean} clean`);
 });
 

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { generateFeed, stockCode, type GenerateOptions } from '../../../ingest/feed/generate.js';
-import { ms, T_0915, T_0920, T_0925, T_0930, T_1130, T_1300, T_1500, check } from './tradingDayReference.js';
+import { ms, T_0915, T_0920, T_0925, T_0930, T_1130, T_1300, T_1457, T_1500, check } from './tradingDayReference.js';
 
 const TRADE_KEYS = ['kind', 'symbol', 'tradedate', 'time', 'trade_id', 'price', 'volume', 'amount', 'bs_flag', 'trade_code', 'buy_order_id', 'sell_order_id'];
 const ORDER_KEYS = ['kind', 'symbol', 'tradedate', 'time', 'order_id', 'price', 'volume', 'amount', 'side', 'order_type', 'order_no'];
@@ -21,10 +21,15 @@ function timeMs(t: unknown): number {
   return ms(+s.slice(0, 2), +s.slice(2, 4), +s.slice(4, 6), +s.slice(6, 9));
 }
 
-/** The earliest time an event behind the snapshot at `t` may carry, by the rules of the day. */
+/**
+ * The earliest time an event behind the snapshot at `t` may carry, by the rules of the day:
+ * the closing match's snapshot belongs to the closing auction (orders arrive until 15:00).
+ */
 function phaseStartOf(t: number): number {
-  return t < T_0925 ? T_0915 : t < T_0930 ? T_0925 : t < T_1300 ? T_0930 : T_1300;
+  return t < T_0925 ? T_0915 : t < T_0930 ? T_0925 : t < T_1300 ? T_0930 : t < T_1457 ? T_1300 : T_1457;
 }
+const OPENING_MATCH = '092500000';
+const CLOSING_MATCH = '150000000';
 
 const cents = (yuan: number) => Math.round(yuan * 100);
 const onCentGrid = (p: number) => Math.round(p * 100) / 100 === p;
@@ -40,6 +45,7 @@ interface DayFigures {
   fills: number;
   orders: number;
   auctionTrades: number;
+  closingTrades: number;
   cancels: number;
   partialFills: number;
   kinds: Set<string>;
@@ -65,7 +71,16 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
   const snaps = rows.filter((e) => e.o.kind === 'level2');
   const trades = rows.filter((e) => e.o.kind === 'trade');
   const orders = rows.filter((e) => e.o.kind === 'order');
-  const fig: DayFigures = { trades: trades.length, fills: 0, orders: orders.length, auctionTrades: 0, cancels: 0, partialFills: 0, kinds: new Set() };
+  const fig: DayFigures = {
+    trades: trades.length,
+    fills: 0,
+    orders: orders.length,
+    auctionTrades: 0,
+    closingTrades: 0,
+    cancels: 0,
+    partialFills: 0,
+    kinds: new Set(),
+  };
 
   // Members, in order, and field values.
   for (const { o } of trades) {
@@ -79,7 +94,7 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
       check(typeof p === 'number' && p > 0 && onCentGrid(p), () => `${key}: trade price ${JSON.stringify(o)}`);
       check(o.amount === Math.round((o.volume as number) * cents(p)) / 100, () => `${key}: trade amount ${JSON.stringify(o)}`);
       check(o.bs_flag === 'B' || o.bs_flag === 'S' || o.bs_flag === 'N', () => `${key}: bs_flag ${JSON.stringify(o)}`);
-      check((o.bs_flag === 'N') === (o.time === '092500000'), () => `${key}: N iff the auction match ${JSON.stringify(o)}`);
+      check((o.bs_flag === 'N') === (o.time === OPENING_MATCH || o.time === CLOSING_MATCH), () => `${key}: N iff an auction match ${JSON.stringify(o)}`);
       check(Number.isInteger(o.buy_order_id) && Number.isInteger(o.sell_order_id), () => `${key}: trade ids ${JSON.stringify(o)}`);
     } else {
       check(o.trade_code === 'C' && shenzhen, () => `${key}: trade_code ${JSON.stringify(o)}`);
@@ -136,7 +151,12 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
   }
   check(window.length === 0, () => `${key}: ${window.length} rows after the last snapshot`);
   for (const e of [...trades, ...orders]) {
-    const inPhase = (e.t >= T_0915 && e.t < T_0925) || e.o.time === '092500000' || (e.t >= T_0930 && e.t < T_1130) || (e.t >= T_1300 && e.t < T_1500);
+    const inPhase =
+      (e.t >= T_0915 && e.t < T_0925) ||
+      e.o.time === OPENING_MATCH ||
+      (e.t >= T_0930 && e.t < T_1130) ||
+      (e.t >= T_1300 && e.t < T_1500) ||
+      e.o.time === CLOSING_MATCH;
     check(inPhase, () => `${key}: ${JSON.stringify(e.o)} outside the trading phases`);
   }
 
@@ -160,7 +180,7 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
   assert.is(i, fills.length, `${key}: trades after the last snapshot`);
 
   // The call auction's match: N trades at 09:25:00.000 sum to the first continuous snapshot's volume.
-  const auction = fills.filter((e) => e.o.bs_flag === 'N');
+  const auction = fills.filter((e) => e.o.bs_flag === 'N' && e.t < T_0930);
   fig.auctionTrades = auction.length;
   const opening = snaps.find((s) => s.t >= T_0925)!;
   assert.is(
@@ -168,6 +188,39 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
     opening.o.volume,
     `${key}: auction match`,
   );
+
+  // The closing call auction: no fill in [14:57:00.000, 15:00:00.000); every fill at or after
+  // 15:00 is at 15:00:00.000, at one price, the close of the first snapshot at or after 15:00,
+  // whose volume and amount are all the day's fills; the snapshots between 14:57 and 15:00
+  // keep the last continuous snapshot's volume, amount, close, high and low.
+  for (const e of fills) check(e.t < T_1457 || e.t >= T_1500, () => `${key}: a fill in the closing auction ${JSON.stringify(e.o)}`);
+  const closing = fills.filter((e) => e.t >= T_1500);
+  fig.closingTrades = closing.length;
+  assert.ok(closing.length > 0, `${key}: no closing match`);
+  const closeSnap = snaps.find((s) => s.t >= T_1500);
+  assert.ok(closeSnap, `${key}: no snapshot at or after 15:00`);
+  for (const e of closing) {
+    check(e.o.time === CLOSING_MATCH && e.o.bs_flag === 'N', () => `${key}: closing fill ${JSON.stringify(e.o)} not N at 15:00:00.000`);
+    check(e.o.price === closeSnap!.o.close, () => `${key}: closing fill ${JSON.stringify(e.o)} not at the close ${closeSnap!.o.close}`);
+  }
+  assert.is(
+    fills.reduce((a, e) => a + (e.o.volume as number), 0),
+    closeSnap!.o.volume,
+    `${key}: the closing snapshot's volume is every fill's`,
+  );
+  const lastContinuous = snaps.filter((s) => s.t < T_1457).pop()!;
+  const frozen = snaps.filter((s) => s.t >= T_1457 && s.t < T_1500);
+  assert.ok(frozen.length >= 55, `${key}: ${frozen.length} closing-auction snapshots`);
+  for (const s of frozen) {
+    for (const f of ['volume', 'amount', 'close', 'high', 'low', 'open']) {
+      check(
+        s.o[f] === lastContinuous.o[f],
+        () => `${key} ${s.o.time}: ${f} ${String(s.o[f])} moved from ${String(lastContinuous.o[f])} in the closing auction`,
+      );
+    }
+  }
+  const closingFillVolume = closing.reduce((a, e) => a + (e.o.volume as number), 0);
+  assert.is(closingFillVolume, (closeSnap!.o.volume as number) - (lastContinuous.o.volume as number), `${key}: closing match`);
 
   // The orders behind each trade; fills and cancellations within each order's volume; a
   // cancelled remainder never trades. Walked in feed order, which the checks above tie to time.
@@ -222,7 +275,10 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
       if (rest(ord!) > (o.volume as number) || (filled.get(id) ?? 0) > 0) fig.partialFills++;
       filled.set(id, (filled.get(id) ?? 0) + (o.volume as number));
       if (o.bs_flag === side) check(ord!.t === e.t, () => `${key}: aggressor ${JSON.stringify(ord!.o)} not placed at its trade ${JSON.stringify(o)}`);
-      if (o.bs_flag === 'N') check(ord!.t >= T_0915 && ord!.t < T_0925, () => `${key}: auction order ${JSON.stringify(ord!.o)} outside the auction`);
+      if (o.bs_flag === 'N' && o.time === OPENING_MATCH)
+        check(ord!.t >= T_0915 && ord!.t < T_0925, () => `${key}: auction order ${JSON.stringify(ord!.o)} outside the auction`);
+      if (o.bs_flag === 'N' && o.time === CLOSING_MATCH)
+        check(ord!.t < T_1500, () => `${key}: closing auction order ${JSON.stringify(ord!.o)} placed at or after the match`);
     }
   }
   for (const e of orders) {
@@ -230,10 +286,18 @@ function checkSymbolDay(key: string, rows: readonly Entry[]): DayFigures {
     const id = e.o.order_id as number;
     check(rest(e) >= 0, () => `${key}: order ${id} filled ${filled.get(id)} + cancelled ${cancelled.get(id)} > ${String(e.o.volume)}`);
   }
-  // Auction orders are cancelled only before 09:20.
+  // Auction orders are cancelled only before 09:20; nothing is cancelled in the closing auction.
+  // Orders keep arriving in the closing auction, limit orders only (no market orders there).
+  let closingOrders = 0;
   for (const e of rows) {
     if ((e.o.order_type === 'D' || e.o.trade_code === 'C') && e.t < T_0925) check(e.t < T_0920, () => `${key}: auction cancellation at ${e.o.time}`);
+    if ((e.o.order_type === 'D' || e.o.trade_code === 'C') && e.t >= T_1457) check(false, () => `${key}: closing-auction cancellation ${JSON.stringify(e.o)}`);
+    if (e.o.kind === 'order' && e.t >= T_1457) {
+      check(e.t < T_1500 && e.o.order_type === 'L', () => `${key}: closing-auction order ${JSON.stringify(e.o)}`);
+      closingOrders++;
+    }
   }
+  assert.ok(closingOrders > 10, `${key}: ${closingOrders} orders in the closing auction`);
   return fig;
 }
 
@@ -273,6 +337,7 @@ rules('every rule holds on every stock-day; each has trades and orders, on .SH, 
 
 rules('per stock-day: a few thousand trades, 1.5–2× as many orders; auction matches, partial fills and cancellations all occur', () => {
   let auction = 0;
+  let closing = 0;
   for (const [key, f] of figures) {
     assert.ok(f.trades >= 3000 && f.trades <= 7000, `${key}: ${f.trades} trades`);
     assert.ok(f.orders >= 1.4 * f.trades && f.orders <= 2.2 * f.trades, `${key}: ${f.orders} orders for ${f.trades} trades`);
@@ -281,8 +346,10 @@ rules('per stock-day: a few thousand trades, 1.5–2× as many orders; auction m
     const want = key.includes('.SZ') ? ['L', 'M', 'U'] : ['D', 'L', 'M'];
     assert.equal([...f.kinds].sort(), want, key);
     auction += f.auctionTrades;
+    closing += f.closingTrades;
   }
   assert.ok(auction > 0, 'some auction trades');
+  assert.ok(closing > figures.size, `${closing} closing-auction trades`);
 });
 
 rules('hand-written lines are what JSON.stringify gives for the same object', () => {

@@ -11,6 +11,8 @@ export const T_0925 = ms(9, 25);
 export const T_0930 = ms(9, 30);
 export const T_1130 = ms(11, 30);
 export const T_1300 = ms(13, 0);
+/** The closing call auction: orders from 14:57, matched at 15:00:00.000 (both exchanges since 2018). */
+export const T_1457 = ms(14, 57);
 export const T_1500 = ms(15, 0);
 
 /** assert.ok without building the message unless it fails (the loops are hot). */
