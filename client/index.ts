@@ -5,10 +5,30 @@
  * each saying whether it is `retriable` (their base, TickvaultBaseError; `isRetriable`).
  */
 import { writeParquet, type DownloadResult, type DownloadTarget } from './download.js';
-import { level2Pages, tickPages } from './paging.js';
+import { level2Pages, offsetPages } from './paging.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retryPolicy.js';
 import { successOf, Transport } from './transport.js';
-import type { ApiResult, CallOptions, Level2Page, Level2ParquetParams, Level2QuoteHistoryParams, TickHistoryData, TickHistoryParams } from './types.js';
+import type {
+  ApiResult,
+  BarPage,
+  BarParams,
+  CallOptions,
+  DailyAuc,
+  DailyBar,
+  FieldCallOptions,
+  FieldsOf,
+  Level2Page,
+  Level2ParquetParams,
+  Level2QuoteHistoryParams,
+  MinuteBar,
+  MinuteParams,
+  Rows,
+  TickHistoryData,
+  TickHistoryParams,
+  TradeCalData,
+  TradeCalDay,
+  TradeCalParams,
+} from './types.js';
 
 export interface ClientOptions {
   /** The server, e.g. `http://localhost:8080`. */
@@ -70,7 +90,92 @@ export class TickvaultClient {
 
   /** Every page of an enhanced or boundary tick_history query, by offset. */
   tickHistoryPages(params: TickHistoryParams, opts: CallOptions = {}): AsyncGenerator<TickHistoryData, void, undefined> {
-    return tickPages((p) => this.tickHistory(p, opts), params);
+    return offsetPages((p: TickHistoryParams) => this.tickHistory(p, opts), params);
+  }
+
+  /**
+   * One page of `minute`: bars of `period` (1m by default, 241 a stock-day; 5m … 60m),
+   * ordered by symbol, date, then bar time; at most 6000 rows a page (`limit`/`offset`).
+   */
+  async minute<F extends FieldsOf<MinuteBar> = FieldsOf<MinuteBar>>(
+    params: MinuteParams,
+    opts: FieldCallOptions<F> = {},
+  ): Promise<ApiResult<BarPage<MinuteBar, F>>> {
+    return successOf<BarPage<MinuteBar, F>>(await this.post('minute', params, opts));
+  }
+
+  /** One page of `daily`: a row per stock-day with fills (`vol` in lots). */
+  async daily<F extends FieldsOf<DailyBar> = FieldsOf<DailyBar>>(params: BarParams, opts: FieldCallOptions<F> = {}): Promise<ApiResult<BarPage<DailyBar, F>>> {
+    return successOf<BarPage<DailyBar, F>>(await this.post('daily', params, opts));
+  }
+
+  /** One page of `weekly`: a row per stock and calendar week (`tradedate` its last trading day). */
+  async weekly<F extends FieldsOf<DailyBar> = FieldsOf<DailyBar>>(params: BarParams, opts: FieldCallOptions<F> = {}): Promise<ApiResult<BarPage<DailyBar, F>>> {
+    return successOf<BarPage<DailyBar, F>>(await this.post('weekly', params, opts));
+  }
+
+  /** One page of `monthly`: a row per stock and calendar month (`tradedate` its last trading day). */
+  async monthly<F extends FieldsOf<DailyBar> = FieldsOf<DailyBar>>(
+    params: BarParams,
+    opts: FieldCallOptions<F> = {},
+  ): Promise<ApiResult<BarPage<DailyBar, F>>> {
+    return successOf<BarPage<DailyBar, F>>(await this.post('monthly', params, opts));
+  }
+
+  /** One page of `daily_auc`: the opening call auction of each stock-day. */
+  async dailyAuc<F extends FieldsOf<DailyAuc> = FieldsOf<DailyAuc>>(
+    params: BarParams,
+    opts: FieldCallOptions<F> = {},
+  ): Promise<ApiResult<BarPage<DailyAuc, F>>> {
+    return successOf<BarPage<DailyAuc, F>>(await this.post('daily_auc', params, opts));
+  }
+
+  /** The trading calendar of a range (default the current year): every day, open or not; not paged. */
+  async tradecal<F extends FieldsOf<TradeCalDay> = FieldsOf<TradeCalDay>>(
+    params: TradeCalParams = {},
+    opts: FieldCallOptions<F> = {},
+  ): Promise<ApiResult<TradeCalData<F>>> {
+    return successOf<TradeCalData<F>>(await this.post('tradecal', params, opts));
+  }
+
+  /** Every page of a `minute` query, by offset. */
+  minutePages<F extends FieldsOf<MinuteBar> = FieldsOf<MinuteBar>>(
+    params: MinuteParams,
+    opts: FieldCallOptions<F> = {},
+  ): AsyncGenerator<BarPage<MinuteBar, F>, void, undefined> {
+    return offsetPages((p: MinuteParams) => this.minute(p, opts), params);
+  }
+
+  /** Every page of a `daily` query, by offset. */
+  dailyPages<F extends FieldsOf<DailyBar> = FieldsOf<DailyBar>>(
+    params: BarParams,
+    opts: FieldCallOptions<F> = {},
+  ): AsyncGenerator<BarPage<DailyBar, F>, void, undefined> {
+    return offsetPages((p: BarParams) => this.daily(p, opts), params);
+  }
+
+  /** Every page of a `weekly` query, by offset. */
+  weeklyPages<F extends FieldsOf<DailyBar> = FieldsOf<DailyBar>>(
+    params: BarParams,
+    opts: FieldCallOptions<F> = {},
+  ): AsyncGenerator<BarPage<DailyBar, F>, void, undefined> {
+    return offsetPages((p: BarParams) => this.weekly(p, opts), params);
+  }
+
+  /** Every page of a `monthly` query, by offset. */
+  monthlyPages<F extends FieldsOf<DailyBar> = FieldsOf<DailyBar>>(
+    params: BarParams,
+    opts: FieldCallOptions<F> = {},
+  ): AsyncGenerator<BarPage<DailyBar, F>, void, undefined> {
+    return offsetPages((p: BarParams) => this.monthly(p, opts), params);
+  }
+
+  /** Every page of a `daily_auc` query, by offset. */
+  dailyAucPages<F extends FieldsOf<DailyAuc> = FieldsOf<DailyAuc>>(
+    params: BarParams,
+    opts: FieldCallOptions<F> = {},
+  ): AsyncGenerator<BarPage<DailyAuc, F>, void, undefined> {
+    return offsetPages((p: BarParams) => this.dailyAuc(p, opts), params);
   }
 
   /**
@@ -97,6 +202,15 @@ export class TickvaultClient {
     const body = { apiname, apikey: this.opts.apikey, params, ...(fields === undefined ? {} : { fields }) };
     return this.transport.post(body, opts.signal);
   }
+}
+
+/**
+ * The rows of a page (or of a `tradecal` answer) as objects keyed by `fields`, typed by the
+ * fields asked for: `rowsOf(await client.daily(p, { fields: ['tradedate', 'close'] }))` is
+ * `{ tradedate: string; close: number }[]`.
+ */
+export function rowsOf<R, F extends FieldsOf<R>>(page: Rows<R, F>): Pick<R, F>[] {
+  return page.items.map((row) => Object.fromEntries(page.fields.map((f, i) => [f, row[i]])) as Pick<R, F>);
 }
 
 export { isRetriable, TickvaultBaseError, TickvaultDownloadError, TickvaultError, TickvaultPagingError } from './errors.js';

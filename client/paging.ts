@@ -4,7 +4,7 @@
  * one request is ever in flight (the server allows one level2 request per account).
  */
 import { TickvaultPagingError } from './errors.js';
-import type { ApiResult, Level2Page, Level2QuoteHistoryParams, TickHistoryData, TickHistoryParams } from './types.js';
+import type { ApiResult, Level2Page, Level2QuoteHistoryParams } from './types.js';
 
 /**
  * Every page of a level-2 day, by cursor, until `next_cursor` is null or `has_more` false.
@@ -31,14 +31,15 @@ export async function* level2Pages(
 }
 
 /**
- * Every page of an enhanced (or boundary) tick_history query, by `offset`, until
- * `has_more` is false. A compatible query (no `has_more` in its data) is one page. A page
- * that claims more but holds no rows would repeat the same offset forever: that throws.
+ * Every page of a query paged by `offset` (an enhanced or boundary tick_history query, and
+ * the bar interfaces), until `has_more` is not true. An answer without `has_more` (a
+ * compatible tick_history query, tradecal) is one page. A page that claims more but holds
+ * no rows would repeat the same offset forever: that throws.
  */
-export async function* tickPages(
-  call: (params: TickHistoryParams) => Promise<ApiResult<TickHistoryData>>,
-  params: TickHistoryParams,
-): AsyncGenerator<TickHistoryData, void, undefined> {
+export async function* offsetPages<P extends { readonly offset?: number }, D extends { readonly items: readonly unknown[]; readonly has_more?: boolean }>(
+  call: (params: P) => Promise<ApiResult<D>>,
+  params: P,
+): AsyncGenerator<D, void, undefined> {
   let offset = params.offset ?? 0;
   // The first request goes as given: adding `offset` to a compatible query would turn it
   // into an enhanced one (a different mode, with a row limit).

@@ -109,3 +109,158 @@ export interface CallOptions {
   readonly fields?: string | readonly string[];
   readonly signal?: AbortSignal;
 }
+
+/** The names of a row type's fields. */
+export type FieldsOf<R> = Extract<keyof R, string>;
+
+/**
+ * Options of one call of a bar interface or `tradecal`. `fields` is a list here (not a
+ * comma-separated string) so that the rows' type follows it: `fields: ['time', 'close']`
+ * makes the page's `fields` `('time' | 'close')[]` and `rowsOf` give `{ time, close }`.
+ */
+export interface FieldCallOptions<F extends string> {
+  /** Columns in this order; omitted means every field in the contract's order. */
+  readonly fields?: readonly F[];
+  readonly signal?: AbortSignal;
+}
+
+/** The periods of `minute`; `1h` is `60m` as the vendor's clients write it. */
+export type MinutePeriod = '1m' | '5m' | '15m' | '30m' | '60m' | '1h';
+
+/**
+ * Parameters of `daily`, `weekly`, `monthly` and `daily_auc`: the stocks and one of `tradedate`,
+ * `startdate`+`enddate` or `recentdays` (as tick_history's, without its month clipping).
+ */
+export interface BarParams {
+  /** Up to 200 stocks, comma-separated or an array, in any form: `600000`, `600000.SH`, `sh600000`, … */
+  readonly symbols: string | readonly string[];
+  /** `YYYYMMDD`. */
+  readonly tradedate?: string;
+  readonly startdate?: string;
+  readonly enddate?: string;
+  /** The latest N trading days. */
+  readonly recentdays?: number;
+  /** Rows a page: default and cap 6000. */
+  readonly limit?: number;
+  readonly offset?: number;
+}
+
+export interface MinuteParams extends BarParams {
+  /** Default `1m`. */
+  readonly period?: MinutePeriod;
+}
+
+export interface TradeCalParams {
+  /** `YYYYMMDD`; default the current year's first day. */
+  readonly startdate?: string;
+  /** `YYYYMMDD`; default the current year's last day. */
+  readonly enddate?: string;
+  /** Ignored: SSE and SZSE share one calendar. */
+  readonly exchange?: string;
+}
+
+/** A row of `minute`: one bar, labelled at its end. */
+export interface MinuteBar {
+  /** `YYYYMMDD`. */
+  readonly tradedate: string;
+  /** `600000.SH` / `000001.SZ`. */
+  readonly symbol: string;
+  /** `HHMM`, the bar's end (`0930` the opening call auction in 1m bars). */
+  readonly trademin: string;
+  /** `YYYY-MM-DD HH:MM:00` (Beijing). */
+  readonly time: string;
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  /** Shares. */
+  readonly vol: number;
+  /** Yuan. */
+  readonly amount: number;
+  /** amount / vol; the close in a bar without fills. */
+  readonly vwap: number;
+}
+
+/** A row of `daily`, `weekly` or `monthly` (`tradedate` the last trading day of the week or month). */
+export interface DailyBar {
+  readonly tradedate: string;
+  readonly symbol: string;
+  /** Always null: no security names are stored. */
+  readonly name: null;
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  readonly pre_close: number;
+  /** close − pre_close, to 0.01. */
+  readonly change: number;
+  /** change / pre_close × 100, to 4 decimals. */
+  readonly pct_chg: number;
+  /** Lots (100 shares). */
+  readonly vol: number;
+  /** Yuan. */
+  readonly amount: number;
+}
+
+/** A row of `daily_auc`: the opening call auction of a stock-day. */
+export interface DailyAuc {
+  readonly tradedate: string;
+  readonly symbol: string;
+  /** Always null. */
+  readonly name: null;
+  /** The match price. */
+  readonly m_price: number;
+  readonly auc_pct_chg: number;
+  /** Always null (the vendor does not publish its definition). */
+  readonly open_bid_pct: null;
+  /** Yuan. */
+  readonly auc_amt: number;
+  /** Shares. */
+  readonly auc_vol: number;
+  /** Always null (the vendor does not publish its definition). */
+  readonly auc_vol_ratio: null;
+  /** auc_vol / the previous trading day's volume × 100. */
+  readonly auc_to_pre_vol_pct: number | null;
+  /** auc_vol / the previous trading day's auc_vol. */
+  readonly auc_to_pre_auc_vol_ratio: number | null;
+  /** The volume left unmatched at the match price (0 when none). */
+  readonly um_vol: number;
+  /** `B` (bids left) or `S` (asks left); null when none. */
+  readonly um_side: 'B' | 'S' | null;
+  /** Always null (no share capital is stored). */
+  readonly auc_turnover_rate: null;
+  /** Always null (no share capital is stored). */
+  readonly auc_turnover: null;
+}
+
+/** A row of `tradecal`. */
+export interface TradeCalDay {
+  /** `YYYYMMDD`. */
+  readonly cal_date: string;
+  /** 1 a trading day, 0 not. */
+  readonly is_open: 0 | 1;
+  /** The trading day before `cal_date` (`YYYYMMDD`). */
+  readonly pretrade_date: string | null;
+}
+
+/**
+ * Rows as the API sends them: each a list of values in `fields` order (`R` the row type of
+ * the interface, `F` the fields asked for). `rowsOf` turns them into objects.
+ */
+export interface Rows<R, F extends FieldsOf<R> = FieldsOf<R>> {
+  readonly fields: F[];
+  readonly items: R[F][][];
+}
+
+/** One page of a bar interface (paged by `limit`/`offset` like an enhanced tick_history query). */
+export interface BarPage<R, F extends FieldsOf<R> = FieldsOf<R>> extends Rows<R, F> {
+  /** The values applied after the cap. */
+  readonly limit: number;
+  readonly offset: number;
+  readonly has_more: boolean;
+  /** True when a live day (not sealed yet) was read: its bars so far, the minute in progress as it stands. */
+  readonly live?: true;
+}
+
+/** The answer of `tradecal`: every day of the range, no paging. */
+export type TradeCalData<F extends FieldsOf<TradeCalDay> = FieldsOf<TradeCalDay>> = Rows<TradeCalDay, F>;
