@@ -132,8 +132,8 @@ export type MinutePeriod = '1m' | '5m' | '15m' | '30m' | '60m' | '1h';
  * `startdate`+`enddate` or `recentdays` (as tick_history's, without its month clipping).
  */
 export interface BarParams {
-  /** Up to 200 stocks, comma-separated or an array, in any form: `600000`, `600000.SH`, `sh600000`, … */
-  readonly symbols: string | readonly string[];
+  /** Up to 200 stocks, comma-separated or an array, in any form: `600000`, `600000.SH`, `sh600000`, …; omitted, every stock. */
+  readonly symbols?: string | readonly string[];
   /** `YYYYMMDD`. */
   readonly tradedate?: string;
   readonly startdate?: string;
@@ -146,6 +146,8 @@ export interface BarParams {
 }
 
 export interface MinuteParams extends BarParams {
+  /** Required for minute. */
+  readonly symbols: string | readonly string[];
   /** Default `1m`. */
   readonly period?: MinutePeriod;
 }
@@ -250,7 +252,12 @@ export interface TradeCalDay {
 export interface Rows<R, F extends FieldsOf<R> = FieldsOf<R>> {
   readonly fields: F[];
   readonly items: R[F][][];
+  /** Never present: carries the row type for `rowsOf` to infer. */
+  readonly [rowType]?: R;
 }
+
+/** A key no answer holds (types only). */
+declare const rowType: unique symbol;
 
 /** One page of a bar interface (paged by `limit`/`offset` like an enhanced tick_history query). */
 export interface BarPage<R, F extends FieldsOf<R> = FieldsOf<R>> extends Rows<R, F> {
