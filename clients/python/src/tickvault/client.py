@@ -38,7 +38,7 @@ from .errors import (
     TickvaultError,
     error_for,
 )
-from .frames import DETAILED_INTERFACES, INTERFACES, to_frame
+from .frames import DETAILED_INTERFACES, INTERFACES, OFFSET_INTERFACES, to_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -48,6 +48,7 @@ __all__ = ["Client", "ParquetFile", "PARQUET_MEDIA_TYPE"]
 PARQUET_MEDIA_TYPE = "application/vnd.apache.parquet"
 
 Fields = Union[str, Sequence[str], None]
+Symbols = Union[str, Sequence[str]]
 Envelope = Dict[str, Any]
 RetryHook = Callable[[TickvaultError, float, int], None]
 
@@ -258,13 +259,14 @@ class Client:
             seen.add(next_cursor)
             cursor = next_cursor
 
-    def _tick_pages(self, params: Mapping[str, Any], fields: Fields) -> Iterator[Envelope]:
-        """Every page of a tick_history query by offset; a compatible query is one page.
-        Raises PagingError on a page shorter than its ``limit`` that claims ``has_more``."""
+    def _offset_pages(self, apiname: str, params: Mapping[str, Any], fields: Fields) -> Iterator[Envelope]:
+        """Every page of a query paged by offset (tick_history, the bar interfaces); an answer
+        without ``has_more`` (a compatible tick_history query, tradecal) is one page. Raises
+        PagingError on a page shorter than its ``limit`` that claims ``has_more``."""
         base = _params(params)
-        request = base  # the first goes as given: adding offset would change the mode
+        request = base  # the first goes as given: adding offset would change tick_history's mode
         while True:
-            envelope = self.call("tick_history", request, fields)
+            envelope = self.call(apiname, request, fields)
             data = envelope["data"]
             items = data.get("items") or []
             if data.get("has_more") is True:
@@ -284,8 +286,8 @@ class Client:
             if params.get("format") not in (None, "json"):
                 raise ValueError("for format='parquet' use download_parquet()")
             return self._detailed_pages(interface, params, fields)
-        if interface == "tick_history":
-            return self._tick_pages(params, fields)
+        if interface in OFFSET_INTERFACES:
+            return self._offset_pages(interface, params, fields)
         raise ValueError(f"unknown interface {interface!r}; one of {', '.join(INTERFACES)}")
 
     def iter_pages(
@@ -300,9 +302,10 @@ class Client:
         """Yields the pages of a query one at a time (memory stays bounded by a page).
 
         ``interface`` is ``level2_quote_history``, ``level2_trade_history``,
-        ``level2_order_history`` or ``tick_history``; ``params`` are the interface's
-        parameters (``page_size`` sets the page of the detailed interfaces, ``limit`` that of
-        tick_history). Each page is a DataFrame (dtypes as in :mod:`tickvault.frames`, with
+        ``level2_order_history``, ``tick_history``, a bar interface (``minute``, ``daily``,
+        ``weekly``, ``monthly``, ``daily_auc``) or ``tradecal``; ``params`` are the
+        interface's parameters (``page_size`` sets the page of the detailed interfaces,
+        ``limit`` that of tick_history and the bars). Each page is a DataFrame (dtypes as in :mod:`tickvault.frames`, with
         ``attrs`` ``message``, ``version``, ``tradedate`` where the answer carries them) or,
         with ``raw=True``, the envelope dict.
 
@@ -487,6 +490,234 @@ class Client:
         range): send one call per month.
         """
         return self._all("tick_history", params, fields, parse_times, raw)
+
+    # -- bars and the calendar ------------------------------------------------------------
+
+    def _bars(
+        self, apiname: str, symbols: Optional[Symbols], tradedate: Optional[str], startdate: Optional[str], enddate: Optional[str],
+        recentdays: Optional[int], limit: Optional[int], offset: Optional[int], fields: Fields, parse_times: bool, raw: bool,
+        period: Optional[str] = None,
+    ) -> Any:
+        params = dict(
+            symbols=symbols if symbols is None or isinstance(symbols, str) else list(symbols),
+            tradedate=tradedate, startdate=startdate, enddate=enddate, recentdays=recentdays, limit=limit, offset=offset,
+        )
+        if period is not None:
+            params["period"] = period
+        return self._all(apiname, params, fields, parse_times, raw)
+
+    @overload
+    def minute(
+        self, symbols: Symbols, tradedate: Optional[str] = ..., *, period: Optional[str] = ..., startdate: Optional[str] = ...,
+        enddate: Optional[str] = ..., recentdays: Optional[int] = ..., limit: Optional[int] = ..., offset: Optional[int] = ...,
+        fields: Fields = ..., parse_times: bool = ..., raw: Literal[False] = ...,
+    ) -> "pd.DataFrame": ...
+
+    @overload
+    def minute(
+        self, symbols: Symbols, tradedate: Optional[str] = ..., *, period: Optional[str] = ..., startdate: Optional[str] = ...,
+        enddate: Optional[str] = ..., recentdays: Optional[int] = ..., limit: Optional[int] = ..., offset: Optional[int] = ...,
+        fields: Fields = ..., parse_times: bool = ..., raw: Literal[True],
+    ) -> List[Envelope]: ...
+
+    def minute(
+        self,
+        symbols: Symbols,
+        tradedate: Optional[str] = None,
+        *,
+        period: Optional[str] = None,
+        startdate: Optional[str] = None,
+        enddate: Optional[str] = None,
+        recentdays: Optional[int] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        fields: Fields = None,
+        parse_times: bool = False,
+        raw: bool = False,
+    ) -> Union["pd.DataFrame", List[Envelope]]:
+        """Minute bars (K-lines) of up to 200 stocks, every page.
+
+        Args:
+            symbols: stocks, a list or comma-separated (``600000``, ``600000.SH``,
+                ``sh600000``…), at most 200.
+            tradedate: ``YYYYMMDD``; or ``startdate`` with ``enddate``, or ``recentdays``.
+            period: ``1m`` (default, 241 bars a stock-day, ``0930`` the opening call
+                auction), ``5m``, ``15m``, ``30m``, ``60m`` (also ``1h``).
+            limit: rows per request (default and cap 6000); pages are fetched by offset until
+                the last.
+            offset: start from this row.
+            fields: column names (list or comma-separated); default every field.
+            parse_times: ``time`` as tz-aware Asia/Shanghai timestamps.
+            raw: return the list of envelopes instead of a DataFrame.
+
+        Columns: ``tradedate``, ``symbol``, ``trademin`` (``HHMM``, the bar's end), ``time``
+        (``YYYY-MM-DD HH:MM:00``), ``open``, ``high``, ``low``, ``close``, ``vol`` (shares),
+        ``amount`` (yuan), ``vwap``; ordered by symbol, date, then bar time.
+        """
+        return self._bars("minute", symbols, tradedate, startdate, enddate, recentdays, limit, offset, fields, parse_times, raw, period)
+
+    @overload
+    def daily(
+        self, symbols: Optional[Symbols] = ..., tradedate: Optional[str] = ..., *, startdate: Optional[str] = ...,
+        enddate: Optional[str] = ..., recentdays: Optional[int] = ..., limit: Optional[int] = ..., offset: Optional[int] = ...,
+        fields: Fields = ..., raw: Literal[False] = ...,
+    ) -> "pd.DataFrame": ...
+
+    @overload
+    def daily(
+        self, symbols: Optional[Symbols] = ..., tradedate: Optional[str] = ..., *, startdate: Optional[str] = ...,
+        enddate: Optional[str] = ..., recentdays: Optional[int] = ..., limit: Optional[int] = ..., offset: Optional[int] = ...,
+        fields: Fields = ..., raw: Literal[True],
+    ) -> List[Envelope]: ...
+
+    def daily(
+        self,
+        symbols: Optional[Symbols] = None,
+        tradedate: Optional[str] = None,
+        *,
+        startdate: Optional[str] = None,
+        enddate: Optional[str] = None,
+        recentdays: Optional[int] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        fields: Fields = None,
+        raw: bool = False,
+    ) -> Union["pd.DataFrame", List[Envelope]]:
+        """Daily bars, every page: one row per stock-day with fills. Arguments as
+        :meth:`minute` (``symbols`` omitted: every stock). Columns: ``tradedate``,
+        ``symbol``, ``name`` (always null), ``open``, ``high``, ``low``, ``close``,
+        ``pre_close``, ``change``, ``pct_chg``, ``vol`` (lots of 100 shares), ``amount``
+        (yuan)."""
+        return self._bars("daily", symbols, tradedate, startdate, enddate, recentdays, limit, offset, fields, False, raw)
+
+    @overload
+    def weekly(
+        self, symbols: Optional[Symbols] = ..., tradedate: Optional[str] = ..., *, startdate: Optional[str] = ...,
+        enddate: Optional[str] = ..., recentdays: Optional[int] = ..., limit: Optional[int] = ..., offset: Optional[int] = ...,
+        fields: Fields = ..., raw: Literal[False] = ...,
+    ) -> "pd.DataFrame": ...
+
+    @overload
+    def weekly(
+        self, symbols: Optional[Symbols] = ..., tradedate: Optional[str] = ..., *, startdate: Optional[str] = ...,
+        enddate: Optional[str] = ..., recentdays: Optional[int] = ..., limit: Optional[int] = ..., offset: Optional[int] = ...,
+        fields: Fields = ..., raw: Literal[True],
+    ) -> List[Envelope]: ...
+
+    def weekly(
+        self,
+        symbols: Optional[Symbols] = None,
+        tradedate: Optional[str] = None,
+        *,
+        startdate: Optional[str] = None,
+        enddate: Optional[str] = None,
+        recentdays: Optional[int] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        fields: Fields = None,
+        raw: bool = False,
+    ) -> Union["pd.DataFrame", List[Envelope]]:
+        """Weekly bars (Monday–Sunday weeks with daily rows; ``tradedate`` the week's last
+        such day), every page; arguments and columns as :meth:`daily`."""
+        return self._bars("weekly", symbols, tradedate, startdate, enddate, recentdays, limit, offset, fields, False, raw)
+
+    @overload
+    def monthly(
+        self, symbols: Optional[Symbols] = ..., tradedate: Optional[str] = ..., *, startdate: Optional[str] = ...,
+        enddate: Optional[str] = ..., recentdays: Optional[int] = ..., limit: Optional[int] = ..., offset: Optional[int] = ...,
+        fields: Fields = ..., raw: Literal[False] = ...,
+    ) -> "pd.DataFrame": ...
+
+    @overload
+    def monthly(
+        self, symbols: Optional[Symbols] = ..., tradedate: Optional[str] = ..., *, startdate: Optional[str] = ...,
+        enddate: Optional[str] = ..., recentdays: Optional[int] = ..., limit: Optional[int] = ..., offset: Optional[int] = ...,
+        fields: Fields = ..., raw: Literal[True],
+    ) -> List[Envelope]: ...
+
+    def monthly(
+        self,
+        symbols: Optional[Symbols] = None,
+        tradedate: Optional[str] = None,
+        *,
+        startdate: Optional[str] = None,
+        enddate: Optional[str] = None,
+        recentdays: Optional[int] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        fields: Fields = None,
+        raw: bool = False,
+    ) -> Union["pd.DataFrame", List[Envelope]]:
+        """Monthly bars (``tradedate`` the month's last day with a daily row), every page;
+        arguments and columns as :meth:`daily`."""
+        return self._bars("monthly", symbols, tradedate, startdate, enddate, recentdays, limit, offset, fields, False, raw)
+
+    @overload
+    def daily_auc(
+        self, symbols: Optional[Symbols] = ..., tradedate: Optional[str] = ..., *, startdate: Optional[str] = ...,
+        enddate: Optional[str] = ..., recentdays: Optional[int] = ..., limit: Optional[int] = ..., offset: Optional[int] = ...,
+        fields: Fields = ..., raw: Literal[False] = ...,
+    ) -> "pd.DataFrame": ...
+
+    @overload
+    def daily_auc(
+        self, symbols: Optional[Symbols] = ..., tradedate: Optional[str] = ..., *, startdate: Optional[str] = ...,
+        enddate: Optional[str] = ..., recentdays: Optional[int] = ..., limit: Optional[int] = ..., offset: Optional[int] = ...,
+        fields: Fields = ..., raw: Literal[True],
+    ) -> List[Envelope]: ...
+
+    def daily_auc(
+        self,
+        symbols: Optional[Symbols] = None,
+        tradedate: Optional[str] = None,
+        *,
+        startdate: Optional[str] = None,
+        enddate: Optional[str] = None,
+        recentdays: Optional[int] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+        fields: Fields = None,
+        raw: bool = False,
+    ) -> Union["pd.DataFrame", List[Envelope]]:
+        """The opening call auction of each stock-day, every page; arguments as :meth:`daily`.
+        Columns: ``tradedate``, ``symbol``, ``name``, ``m_price`` (the match price),
+        ``auc_pct_chg``, ``open_bid_pct``, ``auc_amt`` (yuan), ``auc_vol`` (shares),
+        ``auc_vol_ratio``, ``auc_to_pre_vol_pct``, ``auc_to_pre_auc_vol_ratio``, ``um_vol``,
+        ``um_side`` (``B``, ``S`` or None), ``auc_turnover_rate``, ``auc_turnover``;
+        ``name``, ``open_bid_pct``, ``auc_vol_ratio``, ``auc_turnover_rate`` and
+        ``auc_turnover`` are always null (data the service does not hold)."""
+        return self._bars("daily_auc", symbols, tradedate, startdate, enddate, recentdays, limit, offset, fields, False, raw)
+
+    @overload
+    def trade_cal(
+        self, startdate: Optional[str] = ..., enddate: Optional[str] = ..., *, exchange: Optional[str] = ..., fields: Fields = ...,
+        raw: Literal[False] = ...,
+    ) -> "pd.DataFrame": ...
+
+    @overload
+    def trade_cal(
+        self, startdate: Optional[str] = ..., enddate: Optional[str] = ..., *, exchange: Optional[str] = ..., fields: Fields = ...,
+        raw: Literal[True],
+    ) -> List[Envelope]: ...
+
+    def trade_cal(
+        self,
+        startdate: Optional[str] = None,
+        enddate: Optional[str] = None,
+        *,
+        exchange: Optional[str] = None,
+        fields: Fields = None,
+        raw: bool = False,
+    ) -> Union["pd.DataFrame", List[Envelope]]:
+        """The trading calendar (``tradecal``) from ``startdate`` to ``enddate``
+        (``YYYYMMDD``, both included; default the current year): every day, open or not.
+        ``exchange`` is sent but ignored (SSE and SZSE share one calendar). Columns:
+        ``cal_date``, ``is_open`` (1/0, int64), ``pretrade_date`` (the trading day before).
+        A range outside the calendar the service knows raises :class:`BadRequest`.
+        Also callable as :meth:`tradecal`."""
+        return self._all("tradecal", dict(startdate=startdate, enddate=enddate, exchange=exchange), fields, False, raw)
+
+    tradecal = trade_cal
 
     # -- Parquet --------------------------------------------------------------------------
 

@@ -13,6 +13,14 @@ never turns an integer column into floats):
   ``bid_volN``/``ask_volN``, ``transaction_num``, ``buy_order_id``, ``sell_order_id``,
   ``order_no``): pandas' nullable ``Int64``, ``<NA>`` where null.
 
+The bar interfaces (``minute``, ``daily``, ``weekly``, ``monthly``, ``daily_auc``) and
+``tradecal`` follow the same rules: ``tradedate``, ``cal_date``, ``pretrade_date``,
+``trademin``, ``time``, ``name`` and ``um_side`` are ``object``; prices, amounts and every
+volume of a bar (``vol``, ``auc_vol``, ``um_vol``: lots in daily/weekly/monthly, shares
+elsewhere) are ``float64``, as are the ratios, ``NaN`` where null (``open_bid_pct``,
+``auc_vol_ratio``, ``auc_turnover_rate``, ``auc_turnover`` always are); ``is_open`` is
+``int64``.
+
 A volume column holding a value that is not a whole number (none of the service's do) falls
 back to ``float64`` rather than lose the fraction. A field this client does not know (a newer
 server) is left to pandas' inference.
@@ -26,14 +34,17 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["DETAILED_INTERFACES", "INTERFACES", "column_kind", "to_frame", "SHANGHAI"]
+__all__ = ["BAR_INTERFACES", "DETAILED_INTERFACES", "INTERFACES", "OFFSET_INTERFACES", "column_kind", "to_frame", "SHANGHAI"]
 
 SHANGHAI = "Asia/Shanghai"
 
 STR, FLOAT, INT, NULLABLE_INT = "str", "float", "int", "Int"
 
 DETAILED_INTERFACES = ("level2_quote_history", "level2_trade_history", "level2_order_history")
-INTERFACES = DETAILED_INTERFACES + ("tick_history",)
+BAR_INTERFACES = ("minute", "daily", "weekly", "monthly", "daily_auc")
+# Paged by limit/offset until has_more is false (tradecal's one answer has no has_more).
+OFFSET_INTERFACES = ("tick_history",) + BAR_INTERFACES + ("tradecal",)
+INTERFACES = DETAILED_INTERFACES + OFFSET_INTERFACES
 
 _LEVEL2: Dict[str, str] = {"symbol": STR, "tradedate": STR, "time": STR}
 _LEVEL2.update({f: FLOAT for f in ("open", "high", "low", "close", "pre_close")})
@@ -61,11 +72,34 @@ _TICK.update({f"ask{i}": FLOAT for i in range(1, 6)})
 _TICK.update({f"bid_vol{i}": NULLABLE_INT for i in range(1, 6)})
 _TICK.update({f"ask_vol{i}": NULLABLE_INT for i in range(1, 6)})
 
+_MINUTE: Dict[str, str] = {"tradedate": STR, "symbol": STR, "trademin": STR, "time": STR}
+_MINUTE.update({f: FLOAT for f in ("open", "high", "low", "close", "vol", "amount", "vwap")})
+
+_DAILY: Dict[str, str] = {"tradedate": STR, "symbol": STR, "name": STR}
+_DAILY.update({f: FLOAT for f in ("open", "high", "low", "close", "pre_close", "change", "pct_chg", "vol", "amount")})
+
+_DAILY_AUC: Dict[str, str] = {"tradedate": STR, "symbol": STR, "name": STR, "um_side": STR}
+_DAILY_AUC.update({
+    f: FLOAT
+    for f in (
+        "m_price", "auc_pct_chg", "open_bid_pct", "auc_amt", "auc_vol", "auc_vol_ratio", "auc_to_pre_vol_pct",
+        "auc_to_pre_auc_vol_ratio", "um_vol", "auc_turnover_rate", "auc_turnover",
+    )
+})
+
+_TRADECAL: Dict[str, str] = {"cal_date": STR, "is_open": INT, "pretrade_date": STR}
+
 SCHEMAS: Dict[str, Dict[str, str]] = {
     "level2_quote_history": _LEVEL2,
     "level2_trade_history": _TRADE,
     "level2_order_history": _ORDER,
     "tick_history": _TICK,
+    "minute": _MINUTE,
+    "daily": _DAILY,
+    "weekly": _DAILY,
+    "monthly": _DAILY,
+    "daily_auc": _DAILY_AUC,
+    "tradecal": _TRADECAL,
 }
 
 
@@ -119,6 +153,9 @@ def _times(pd: Any, interface: str, frame: Any, tradedate: Optional[str]) -> Any
     if interface == "tick_history":
         # YYYY-MM-DD HH:mm:ss.SSS carries its date.
         parsed = pd.to_datetime(time, format="%Y-%m-%d %H:%M:%S.%f")
+    elif interface == "minute":
+        # YYYY-MM-DD HH:MM:00, the bar's end.
+        parsed = pd.to_datetime(time, format="%Y-%m-%d %H:%M:%S")
     else:
         # HHMMSSmmm: the date is the row's tradedate, or the page's when not among the fields.
         dates = frame["tradedate"] if "tradedate" in frame.columns else pd.Series([tradedate] * len(frame), dtype=object)
@@ -138,7 +175,7 @@ def to_frame(
 
     With ``parse_times``, ``time`` becomes ``datetime64[ns, Asia/Shanghai]``; level-2 times
     take their date from the ``tradedate`` column, or from ``tradedate`` when that column was
-    not asked for.
+    not asked for; tick and minute-bar times carry their date.
     """
     pd = _pandas()
     width = len(fields)
