@@ -8,6 +8,7 @@
         quotes = tv.level2_quote_history("600000.SH", "20250102", start_time="09:30", end_time="10:00")
         trades = tv.level2_trade_history("000001.SZ", "20250102", fields=["time", "price", "volume", "bs_flag"])
         ticks = tv.tick_history(symbols=["000001", "000300"], tradedate="20250102", trademin="0931")
+        bars = tv.minute("600000.SH", "20250102", period="5m")  # also daily, weekly, monthly, daily_auc, trade_cal
         path, version = tv.download_parquet("600000.SH", "20250102", "data/")
     day = tickvault.read_parquet(path)  # needs pyarrow or duckdb, installed from your own index
 
