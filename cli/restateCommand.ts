@@ -1,3 +1,5 @@
+import { barsLogger } from './barsLog.js';
+import { sealBars } from '../ingest/seal/bars.js';
 import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf, rowTextStep } from './rowTextStep.js';
 import { isValidDate } from '../calendar/tradingCalendar.js';
 import { oneOf, parseSymbolList } from '../shared/config.js';
@@ -73,6 +75,9 @@ export const restateCommand: Command = {
         ),
       );
       for (const r of result.restated) ctx.log.info({ dataset, tradedate, ...r }, 'symbol-day restated');
+      // The new versions are listed: the bars of the day follow them (ingest/seal/bars.ts).
+      const barsStarted = Date.now();
+      barsLogger(ctx)(await sealBars(stores.layout.dataDir, stores.catalog, () => clock.nowMs()), Date.now() - barsStarted);
       await rowTextStep(ctx, stores.catalog, rowTextDays);
       ctx.out(summaryLine(dataset, tradedate, corrections.rows, corrections.elsewhere, quarantined, result));
       return 0;

@@ -18,6 +18,9 @@ import { RowJsonPool } from './detailedHistory/rowJsonPool.js';
 import { RowTextSource } from './detailedHistory/rowTextSource.js';
 import { detailedHistoryOperation } from './detailedHistory/operation.js';
 import { tickHistoryOperation } from './tickHistory/operation.js';
+import { barOperation } from './bars/operation.js';
+import { tradecalOperation } from './bars/tradecal.js';
+import { BAR_API_NAMES } from './access/plans.js';
 
 export interface OperationsDeps {
   readonly dataDir: string;
@@ -74,6 +77,8 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
       onDamagedPart: (err) => deps.log.error({ err, file: err.path }, 'boundary part damaged; answering from the files; run tickvault doctor'),
       live,
     }),
+    ...BAR_API_NAMES.map((api) => barOperation(api, { dataDir: deps.dataDir, catalog: deps.catalog, lru: columns.lru })),
+    tradecalOperation(),
   ];
   return {
     operations: operations.map((op) => reportingDamage(op, columns)),

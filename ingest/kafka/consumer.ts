@@ -46,6 +46,7 @@ import { IngestProgressTracker, type IngestCounts, type IngestProgress } from '.
 import { BatchRunner } from './runner.js';
 import { KafkaSealer } from '../seal/sealer.js';
 import { BackgroundRowText } from '../../storage/rowText/backgroundRowText.js';
+import { sealBars } from '../seal/bars.js';
 import { PostgresSealCuts } from '../seal/postgresSealCuts.js';
 import type { SealCutStore } from '../seal/sealCuts.js';
 import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';
@@ -113,6 +114,8 @@ export class KafkaIngestor {
   private readonly progress: IngestProgressTracker;
   private readonly sealer: KafkaSealer;
   private readonly rowText: BackgroundRowText;
+  /** Whether a seal tick has made the bars a crash may have left due. */
+  private barsChecked = false;
   private readonly faults: DiskFaults;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
@@ -369,7 +372,13 @@ export class KafkaIngestor {
     if (!this.faults.due('seal')) return;
     try {
       const r = await this.sealer.tick();
-      // Row text follows what was just listed (storage/rowText/rowTextKeeper.ts), off the seal's path.
+      // A day completed (or a first tick after a crash): its bars, then row text, off the seal's path.
+      if (r.daysSealed > 0 || !this.barsChecked) {
+        const kept = await sealBars(this.opts.dataDir, this.stores.catalog, this.opts.nowMs);
+        this.barsChecked = true;
+        if (kept.days > 0) this.log.info({ days: kept.days, stocks: kept.stocks, bytes: kept.bytes }, 'bars made');
+        for (const f of kept.failed) this.log.warn({ tradedate: f.tradedate, reason: f.reason }, 'bars not made for this day; run tickvault doctor');
+      }
       if (r.partitionsSealed > 0 || r.daysSealed > 0) this.rowText.poke();
       // Not caught up: nothing was tried; the fault, if any, is not known to be over.
       if (r.caughtUp !== false) this.faults.succeeded('seal');

@@ -4,8 +4,18 @@
  */
 import { latestTradingDay, tradingDaysBack } from '../../calendar/tradingCalendar.js';
 
-export type ApiName = 'level2_quote_history' | 'level2_trade_history' | 'level2_order_history' | 'tick_history';
-export const API_NAMES: readonly ApiName[] = ['level2_quote_history', 'level2_trade_history', 'level2_order_history', 'tick_history'];
+export type ApiName = 'level2_quote_history' | 'level2_trade_history' | 'level2_order_history' | 'tick_history' | BarApiName | 'tradecal';
+/** The bars (api-contract: Bars): derived from the trades, with tick_history's plan access. */
+export type BarApiName = 'minute' | 'daily' | 'weekly' | 'monthly' | 'daily_auc';
+export const BAR_API_NAMES: readonly BarApiName[] = ['minute', 'daily', 'weekly', 'monthly', 'daily_auc'];
+export const API_NAMES: readonly ApiName[] = [
+  'level2_quote_history',
+  'level2_trade_history',
+  'level2_order_history',
+  'tick_history',
+  ...BAR_API_NAMES,
+  'tradecal',
+];
 
 /**
  * The three detailed (level-2) history interfaces: one stock, one day, paged or as the stored
@@ -39,7 +49,10 @@ const LATEST_30: OperationAccess = { allowed: true, depthTradingDays: 30, dailyC
 
 /** api-contract: Trades and orders: the trade and order interfaces follow level2_quote_history's row of §4. */
 function detailed(level2: OperationAccess, tick: OperationAccess): Readonly<Record<ApiName, OperationAccess>> {
-  return { level2_quote_history: level2, level2_trade_history: level2, level2_order_history: level2, tick_history: tick };
+  // The bars follow tick_history's row; tradecal is open to every plan, counted as any interface on trial (api-contract: Bars).
+  const bars = Object.fromEntries(BAR_API_NAMES.map((api) => [api, tick])) as Record<BarApiName, OperationAccess>;
+  const tradecal = tick.dailyCalls !== null ? tick : ALL;
+  return { level2_quote_history: level2, level2_trade_history: level2, level2_order_history: level2, tick_history: tick, ...bars, tradecal };
 }
 
 export const PLANS: Readonly<Record<PlanName, Plan>> = {

@@ -49,7 +49,7 @@ export function checkParamNames(params: Readonly<Record<string, unknown>>, allow
  * removed, an unknown name a 400; omitted, null or empty, every field in the contract's order.
  * Returns field positions in the schema.
  */
-export function selectFields(fields: string | null | undefined, schema: DatasetSchema): number[] {
+export function selectFields(fields: string | null | undefined, schema: Pick<DatasetSchema, 'fieldNames' | 'position'>): number[] {
   if (fields === undefined || fields === null || fields.trim() === '') return schema.fieldNames.map((_, i) => i);
   const out: number[] = [];
   const seen = new Set<number>();

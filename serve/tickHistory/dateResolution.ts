@@ -65,7 +65,13 @@ export function crossMonthEffective(requested: DayRange): DayRange {
  * Resolves the date parameters, rejecting every combination api-contract: Envelope/§5 name (400).
  * Combinations are checked before values, so the message names the real mistake.
  */
-export function resolveDates(params: DateParams, nowMs: number): DateSelection {
+export function resolveDates(params: DateParams, nowMs: number, opts: { readonly clipMonth?: boolean } = {}): DateSelection {
+  // tick_history reads only the end date's month of a range; the bars read the whole range (api-contract: Bars).
+  const range = (requested: DayRange): DateSelection => ({
+    kind: 'range',
+    requested,
+    effective: opts.clipMonth === false ? requested : crossMonthEffective(requested),
+  });
   const has = {
     tradedate: given(params.tradedate),
     startdate: given(params.startdate),
@@ -113,10 +119,6 @@ export function resolveDates(params: DateParams, nowMs: number): DateSelection {
     return range({ from: day, to: day });
   }
   return { kind: 'day', day: latest };
-}
-
-function range(requested: DayRange): DateSelection {
-  return { kind: 'range', requested, effective: crossMonthEffective(requested) };
 }
 
 /** True when the request names more than one calendar day (boundary mode allows one). */

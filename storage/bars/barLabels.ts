@@ -53,6 +53,8 @@ export const PERIODS: Readonly<Record<string, MinutePeriod>> = { '1m': 1, '5m': 
  * the first.
  */
 export function periodLayout(period: MinutePeriod): { readonly barOf: readonly number[]; readonly labels: readonly number[] } {
+  // 1m keeps the auction bar 0930 apart.
+  if (period === 1) return { barOf: MINUTE_LABELS.map((_, i) => i), labels: MINUTE_LABELS };
   const labels: number[] = [];
   const barOf = MINUTE_LABELS.map((m) => {
     const start = m <= NOON ? OPEN : AFTERNOON;

@@ -58,18 +58,27 @@ const FILLS = (dataDir: string, date: string) => `
     FROM read_parquet(${sqlString(join(dataDir, 'level2', `date=${date}`, '*.parquet'))}) GROUP BY symbol)`;
 
 /** Every 1m bar of every stock with fills on `date`, by symbol then label. */
-export async function refMinuteBars(dataDir: string, date: string): Promise<RefMinuteBar[]> {
+export async function refMinuteBars(dataDir: string, date: string, period = 1): Promise<RefMinuteBar[]> {
+  // N-minute bars labelled at their end; the 0930 auction bar folds into the first (1m keeps it).
+  const fold = (m: string) =>
+    period === 1
+      ? m
+      : `CASE WHEN ${m} <= 690 THEN 570 + greatest(1, ceil((${m} - 570) / ${period}))::INT * ${period} ELSE 780 + ceil((${m} - 780) / ${period})::INT * ${period} END`;
+  const labels =
+    period === 1
+      ? 'SELECT unnest(range(570, 691)) AS label UNION ALL SELECT unnest(range(781, 901))'
+      : `SELECT unnest(range(${570 + period}, 691, ${period})) AS label UNION ALL SELECT unnest(range(${780 + period}, 901, ${period}))`;
   const rows = await duckRows(`
     WITH ${FILLS(dataDir, date)},
     labelled AS (
-      SELECT *, CASE WHEN ms < 34200000 THEN 570 WHEN ms < 41400000 THEN ms // 60000 + 1 WHEN ms < 46800000 THEN 690
-                     WHEN ms < 54000000 THEN ms // 60000 + 1 ELSE 900 END AS label
+      SELECT *, ${fold(`CASE WHEN ms < 34200000 THEN 570 WHEN ms < 41400000 THEN ms // 60000 + 1 WHEN ms < 46800000 THEN 690
+                     WHEN ms < 54000000 THEN ms // 60000 + 1 ELSE 900 END`)} AS label
       FROM fills),
     per AS (
       SELECT symbol, label, arg_min(price, [ms, trade_id]) AS open, max(price) AS high, min(price) AS low,
         arg_max(price, [ms, trade_id]) AS close, sum(volume) AS vol, sum(round(price * volume * 100)) AS fen
       FROM labelled GROUP BY symbol, label),
-    labels AS (SELECT unnest(range(570, 691)) AS label UNION ALL SELECT unnest(range(781, 901))),
+    labels AS (${labels}),
     grid AS (SELECT s.symbol, l.label FROM (SELECT DISTINCT symbol FROM fills) s CROSS JOIN labels l),
     joined AS (
       SELECT grid.symbol, grid.label, per.open, per.high, per.low, per.close, coalesce(per.vol, 0) AS vol, coalesce(per.fen, 0) AS fen,
