@@ -18,6 +18,8 @@ import { parseFooterOrReason, readColumnRuns, type FileMetaData } from './parque
 import type { FileDigest } from './fileDigests.js';
 import { hasRowText } from './rowText/rowTextBuild.js';
 import { rowTextFault } from './rowText/rowTextCheck.js';
+import { BarCatalogReader } from './bars/barCatalog.js';
+import { MINUTE_BARS } from './bars/barLabels.js';
 
 /** What the catalog says about one sealed file (a subset of `CatalogFile`). */
 export interface DoctorCatalogEntry {
@@ -42,7 +44,14 @@ export interface DoctorPartEntry {
   readonly sha256: string;
 }
 
+/** What the catalog says about one bar file (storage/bars/): its rows are the day's stocks with fills (× 241 for minute). */
+export interface DoctorBarEntry extends DoctorPartEntry {
+  readonly rows: number;
+}
+
 export interface DoctorIo {
+  /** Every bar file the catalog lists (derived data: checked, never digested). */
+  barFiles?(): Iterable<DoctorBarEntry>;
   /** Every file the catalog lists (none when there is no catalog yet). */
   catalogFiles(): Iterable<DoctorCatalogEntry>;
   /** Every regular file under the dataset directories, relative and `/`-separated. */
@@ -122,7 +131,8 @@ export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Prom
   const problems: Problem[] = [];
   const warnings: Warning[] = [];
   const entries = [...io.catalogFiles()];
-  const listed = new Set(entries.map((e) => e.path));
+  const bars = [...(io.barFiles?.() ?? [])];
+  const listed = new Set([...entries.map((e) => e.path), ...bars.map((b) => b.path)]);
   const onDisk = await io.listDataFiles();
 
   for (const rel of onDisk) {
@@ -150,6 +160,7 @@ export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Prom
   // Catalog order (dataset, date, symbol), whatever order the workers finished in.
   for (const found of perFile) problems.push(...found);
   for (const part of io.boundaryParts()) problems.push(...(await checkPart(io, part, opts)));
+  for (const bar of bars) problems.push(...(await checkBarFile(io, bar, opts)));
 
   const checks: DoctorReport['checks'] = ['size', ...(opts.quick ? [] : ['sha256' as const]), 'footer', ...(opts.deep ? ['pages' as const] : [])];
   return {
@@ -244,6 +255,26 @@ async function checkPart(io: DoctorIo, part: DoctorPartEntry, opts: DoctorOption
   return [{ kind: 'checksum-mismatch', path: part.path, detail: `sha256 ${sha.slice(0, 16)}… differs from the catalog's ${part.sha256.slice(0, 16)}…` }];
 }
 
+/**
+ * A bar file (storage/bars/): there, the bytes the catalog lists, and as many rows as the day's
+ * stocks with fills give. The server reads bars from it and the catalog's daily rows.
+ */
+async function checkBarFile(io: DoctorIo, bar: DoctorBarEntry, opts: DoctorOptions): Promise<Problem[]> {
+  const size = await io.fileSize(bar.path);
+  if (size === null) return [{ kind: 'missing', path: bar.path, detail: 'bar file listed in the catalog but not on disk' }];
+  if (size !== bar.bytes) return [{ kind: 'size-mismatch', path: bar.path, detail: `${size} bytes on disk, catalog says ${bar.bytes}` }];
+  const bytes = await io.readFile(bar.path);
+  if (!opts.quick) {
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    if (sha !== bar.sha256)
+      return [{ kind: 'checksum-mismatch', path: bar.path, detail: `sha256 ${sha.slice(0, 16)}… differs from the catalog's ${bar.sha256.slice(0, 16)}…` }];
+  }
+  const footer = parseFooterOrReason(bytes);
+  if (typeof footer === 'string') return [{ kind: 'unreadable', path: bar.path, detail: footer }];
+  const rows = Number(footer.num_rows);
+  return rows === bar.rows ? [] : [{ kind: 'row-count-mismatch', path: bar.path, detail: `footer says ${rows} rows, the catalog's bars say ${bar.rows}` }];
+}
+
 /** Decodes every column of every row group; null when all of it reads back. */
 async function decodeAll(bytes: Uint8Array, metadata: FileMetaData, rows: number): Promise<string | null> {
   const counts = new Map<string, number>();
@@ -280,10 +311,20 @@ export function openDoctorIo(dataDir: string): FsDoctorIo {
       for (const f of reader.everyOldVersion()) yield { ...f, replaced: true };
     },
     boundaryParts: () => reader?.everyBoundaryPart() ?? [],
+    *barFiles() {
+      if (!db) return;
+      const bars = new BarCatalogReader(db);
+      if (!bars.hasTables()) return;
+      for (const d of bars.barDays()) {
+        if (d.minutePath !== null) yield { path: d.minutePath, bytes: d.minuteBytes ?? 0, sha256: d.minuteSha256 ?? '', rows: d.stocks * MINUTE_BARS };
+        if (d.dailyPath !== null) yield { path: d.dailyPath, bytes: d.dailyBytes ?? 0, sha256: d.dailySha256 ?? '', rows: d.stocks };
+      }
+    },
     storedTradingDays: () => reader?.storedTradingDays() ?? [],
     async listDataFiles() {
       const out: string[] = [];
       for (const dataset of DATASETS) await walk(dataDir, dataset, out);
+      await walk(dataDir, 'bars', out);
       return out.sort();
     },
     async fileSize(relPath) {

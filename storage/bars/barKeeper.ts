@@ -20,7 +20,8 @@ import { readRowGroups, type DecodedColumn } from '../parquet/reader.js';
 import { MINUTE_BARS } from './barLabels.js';
 import { dueBarDays, nextBarVersion, recordBarDay, type DailyBarRow } from './barCatalog.js';
 import { MINUTE_GROUP_STOCKS, writeDailyFile, writeMinuteFile, type StockBars } from './barFiles.js';
-import { symbolDayBars, type DayFills, type DaySnapshotFacts } from './symbolDayBars.js';
+import { symbolDayBars, type DayFills, type DaySnapshotFacts, type SymbolDayBars } from './symbolDayBars.js';
+import { Limiter } from '../../shared/limiter.js';
 
 export interface BarKeeping {
   readonly dataDir: string;
@@ -28,6 +29,35 @@ export interface BarKeeping {
   readonly nowMs: () => number;
   /** Asked between days: true ends the pass (the rest stay due). */
   readonly stop?: () => boolean;
+  /** Where a stock-day's bars are made: this thread (makeStockBars) or a worker pool (barPool.ts). */
+  readonly maker?: StockBarsMaker;
+  /** Stock-days made at once (the pool's size). */
+  readonly concurrency?: number;
+}
+
+/** One stock-day's files, as the catalog lists them. */
+export interface StockBarsJob {
+  readonly dataDir: string;
+  readonly trade: Pick<CatalogFile, 'path' | 'sha256' | 'rows'>;
+  readonly level2: Pick<CatalogFile, 'path' | 'sha256'> | null;
+}
+
+/** A stock-day's bars (null: no fill), or why its files could not be read (a damaged file's words). */
+export type StockBarsOutcome =
+  { readonly kind: 'bars'; readonly bars: SymbolDayBars | null } | { readonly kind: 'damaged'; readonly path: string; readonly reason: string };
+
+export type StockBarsMaker = (job: StockBarsJob) => Promise<StockBarsOutcome>;
+
+/** A stock-day's bars from its listed files, on this thread. */
+export async function makeStockBars(job: StockBarsJob): Promise<StockBarsOutcome> {
+  try {
+    const fills = await readFills(job.dataDir, job.trade);
+    const facts = job.level2 ? await readSnapshotFacts(job.dataDir, job.level2) : { preClose: NaN, opening: null };
+    return { kind: 'bars', bars: symbolDayBars(fills, facts) };
+  } catch (e) {
+    if (e instanceof DamagedFileError) return { kind: 'damaged', path: e.path, reason: e.message };
+    throw e;
+  }
 }
 
 export interface BarsKept {
@@ -66,14 +96,16 @@ export async function makeDayBars(k: BarKeeping, tradedate: string, changesSeen:
   const catalog = new CatalogReader(k.catalog);
   const trades = catalog.filesOfDay('trade', tradedate);
   const snapshots = new Map(catalog.filesOfDay('level2', tradedate).map((f) => [f.symbol, f]));
+  const make = k.maker ?? makeStockBars;
+  const limit = new Limiter(Math.max(1, k.concurrency ?? 1));
+  const outcomes = await Promise.all(
+    trades.map((file) => limit.run(() => make({ dataDir: k.dataDir, trade: file, level2: snapshots.get(file.symbol) ?? null }))),
+  );
   const stocks: StockBars[] = [];
-  for (const file of trades) {
-    const fills = await readFills(k.dataDir, file);
-    const level2 = snapshots.get(file.symbol);
-    const facts = level2 ? await readSnapshotFacts(k.dataDir, level2) : { preClose: NaN, opening: null };
-    const bars = symbolDayBars(fills, facts);
-    if (bars) stocks.push({ symbol: file.symbol, bars });
-  }
+  outcomes.forEach((o, i) => {
+    if (o.kind === 'damaged') throw new DamagedFileError(o.path, o.reason);
+    if (o.bars) stocks.push({ symbol: trades[i].symbol, bars: o.bars });
+  });
   const version = nextBarVersion(k.catalog, tradedate);
   const minute = stocks.length > 0 ? await writeMinuteFile(k.dataDir, tradedate, version, stocks) : null;
   const daily = stocks.length > 0 ? await writeDailyFile(k.dataDir, tradedate, version, stocks) : null;
@@ -110,7 +142,7 @@ export async function makeDayBars(k: BarKeeping, tradedate: string, changesSeen:
 }
 
 /** A listed file's bytes, once their SHA-256 is the catalog's. */
-async function listedBytes(dataDir: string, file: CatalogFile): Promise<Buffer> {
+async function listedBytes(dataDir: string, file: Pick<CatalogFile, 'path' | 'sha256'>): Promise<Buffer> {
   const path = join(dataDir, file.path);
   let bytes: Buffer;
   try {
@@ -150,7 +182,7 @@ function timesOf(path: string, c: DecodedColumn | undefined): Int32Array {
 }
 
 /** A trade file's fills columns, every row group. */
-async function readFills(dataDir: string, file: CatalogFile): Promise<DayFills> {
+async function readFills(dataDir: string, file: Pick<CatalogFile, 'path' | 'sha256' | 'rows'>): Promise<DayFills> {
   const bytes = await listedBytes(dataDir, file);
   const path = join(dataDir, file.path);
   const source = bufferSource(bytes, path);
@@ -200,7 +232,7 @@ async function readFills(dataDir: string, file: CatalogFile): Promise<DayFills> 
 const AUCTION_MATCH_MS = (9 * 60 + 25) * 60_000;
 
 /** A level-2 file's pre_close and its first snapshot at or after 09:25, from its first row groups. */
-async function readSnapshotFacts(dataDir: string, file: CatalogFile): Promise<DaySnapshotFacts> {
+async function readSnapshotFacts(dataDir: string, file: Pick<CatalogFile, 'path' | 'sha256'>): Promise<DaySnapshotFacts> {
   const bytes = await listedBytes(dataDir, file);
   const path = join(dataDir, file.path);
   const source = bufferSource(bytes, path);

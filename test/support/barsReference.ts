@@ -11,6 +11,7 @@ import { duckRows, sqlString } from './duckdb.js';
 import { runCli } from './cli.js';
 import { tempDir } from './tempDir.js';
 import { REPLAY_NOW } from './server.js';
+import { readCatalog } from './catalog.js';
 
 export interface RefMinuteBar {
   readonly symbol: string;
@@ -46,16 +47,22 @@ export interface RefDaily {
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
+/** The current files of a dataset-day, as the catalog lists them (a restated day has versions beside them). */
+function currentFiles(dataDir: string, dataset: 'trade' | 'level2', date: string): string {
+  const paths = readCatalog(dataDir, (c) => c.filesOfDay(dataset, date).map((f) => sqlString(join(dataDir, f.path))), []);
+  return `[${paths.join(', ')}]`;
+}
+
 const FILLS = (dataDir: string, date: string) => `
   fills AS (
     SELECT symbol, tradedate, trade_id, price, volume,
       CAST(substr(time, 1, 2) AS BIGINT) * 3600000 + CAST(substr(time, 3, 2) AS BIGINT) * 60000
         + CAST(substr(time, 5, 2) AS BIGINT) * 1000 + CAST(substr(time, 7, 3) AS BIGINT) AS ms
-    FROM read_parquet(${sqlString(join(dataDir, 'trade', `date=${date}`, '*.parquet'))})
+    FROM read_parquet(${currentFiles(dataDir, 'trade', date)})
     WHERE trade_code = 'F'),
   prices AS (
     SELECT symbol, arg_min(pre_close, time) FILTER (WHERE pre_close IS NOT NULL) AS pre_close
-    FROM read_parquet(${sqlString(join(dataDir, 'level2', `date=${date}`, '*.parquet'))}) GROUP BY symbol)`;
+    FROM read_parquet(${currentFiles(dataDir, 'level2', date)}) GROUP BY symbol)`;
 
 /** Every 1m bar of every stock with fills on `date`, by symbol then label. */
 export async function refMinuteBars(dataDir: string, date: string, period = 1): Promise<RefMinuteBar[]> {
@@ -116,7 +123,7 @@ export async function refDaily(dataDir: string, date: string): Promise<RefDaily[
       FROM fills GROUP BY symbol),
     opening AS (
       SELECT symbol, arg_min(bid1, time) AS bid1, arg_min(ask1, time) AS ask1, arg_min(bid_vol1, time) AS bid_vol1, arg_min(ask_vol1, time) AS ask_vol1
-      FROM read_parquet(${sqlString(join(dataDir, 'level2', `date=${date}`, '*.parquet'))}) WHERE time >= '092500000' GROUP BY symbol)
+      FROM read_parquet(${currentFiles(dataDir, 'level2', date)}) WHERE time >= '092500000' GROUP BY symbol)
     SELECT d.*, p.pre_close, o.bid1, o.ask1, o.bid_vol1, o.ask_vol1
     FROM day d LEFT JOIN prices p USING (symbol) LEFT JOIN opening o USING (symbol) ORDER BY d.symbol`);
   return rows.map((r) => ({

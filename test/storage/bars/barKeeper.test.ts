@@ -10,6 +10,12 @@ import { duckRows, sqlString } from '../../support/duckdb.js';
 import { BAR_DAYS, barLake, refDaily, refMinuteBars, SUSPENDED } from '../../support/barsReference.js';
 import { openCatalog } from '../../../storage/catalog.js';
 import { BarCatalogReader } from '../../../storage/bars/barCatalog.js';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tempDir } from '../../support/tempDir.js';
+import { readCatalog } from '../../support/catalog.js';
+import { runCli } from '../../support/cli.js';
+import { REPLAY_NOW } from '../../support/server.js';
+import { checkDataDir, openDoctorIo } from '../../../storage/doctorCheck.js';
 
 test('every 1m bar of every stock-day in the minute files equals DuckDB’s bars from the trade files', async () => {
   const { dataDir } = await barLake();
@@ -95,6 +101,65 @@ test('the daily file and the catalog’s daily rows equal DuckDB’s day and ope
         `${date} ${e.symbol} (catalog)`,
       );
     });
+  }
+});
+
+test('restate rebuilds the bars of the day it changes (version 2, the old files removed); doctor checks the bar files', async () => {
+  const { dataDir: pristine, feedFile } = await barLake();
+  const dataDir = join(tempDir('tickvault-bars-restate-'), 'data');
+  cpSync(pristine, dataDir, { recursive: true });
+  const date = '20250106';
+  const symbol = '000001.SZ';
+  // Corrections: the day's first ten fills at a price 0.05 higher, and a new fill at the close's match.
+  const fills = readFileSync(feedFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes(`"kind":"trade","symbol":"${symbol}","tradedate":"${date}"`) && l.includes('"trade_code":"F"'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const changed = fills.slice(0, 10).map((r) => ({ ...r, price: Math.round(((r.price as number) + 0.05) * 100) / 100 }));
+  const added = { ...fills[fills.length - 1], trade_id: 99_999_999, time: '150000000', price: 12.34, volume: 500, amount: 6170 };
+  const corrections = join(tempDir('tickvault-bars-corr-'), 'c.jsonl');
+  writeFileSync(corrections, [...changed, added].map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const before = readCatalog(dataDir, (c) => new BarCatalogReader(c.db).barDay(date), null)!;
+  const r = await runCli(['restate', '--data-dir', dataDir, '--dataset', 'trade', '--date', date, corrections], { env: { TICKVAULT_NOW: REPLAY_NOW } });
+  assert.is(r.code, 0, r.stderr);
+
+  const after = readCatalog(dataDir, (c) => new BarCatalogReader(c.db).barDay(date), null)!;
+  assert.is(after.version, before.version + 1);
+  assert.not.ok(existsSync(join(dataDir, before.minutePath!)), 'the replaced minute file is removed');
+  const expected = await refMinuteBars(dataDir, date);
+  const got = await duckRows(`SELECT * FROM read_parquet(${sqlString(join(dataDir, after.minutePath!))})`);
+  assert.is(got.length, expected.length);
+  got.forEach((g, i) => {
+    const e = expected[i];
+    assert.equal(
+      [g.symbol, g.trademin, g.open, g.high, g.low, g.close, Number(g.vol), g.amount],
+      [e.symbol, e.trademin, e.open, e.high, e.low, e.close, e.vol, e.fen / 100],
+    );
+  });
+  const close = got.find((g) => g.symbol === symbol && g.trademin === '1500')!;
+  assert.is(close.low, 12.34, 'the added fill at 15:00:00.000 is in the 1500 bar');
+  const daily = readCatalog(dataDir, (c) => new BarCatalogReader(c.db).dailyOf(symbol, date, date), [])[0];
+  assert.is(daily.low, 12.34);
+
+  // doctor: the bar files are checked against the catalog.
+  const io = openDoctorIo(dataDir);
+  try {
+    assert.ok((await checkDataDir(io)).ok);
+    const minute = join(dataDir, after.minutePath!);
+    const bytes = readFileSync(minute);
+    bytes[100] ^= 0xff;
+    writeFileSync(minute, bytes);
+    writeFileSync(join(dataDir, 'bars', 'minute', `date=${date}`, 'stray.parquet'), 'x');
+    const report = await checkDataDir(io);
+    assert.equal(
+      report.problems.map((p) => [p.kind, p.path]),
+      [
+        ['checksum-mismatch', after.minutePath],
+        ['extra', `bars/minute/date=${date}/stray.parquet`],
+      ],
+    );
+  } finally {
+    io.close();
   }
 });
 
