@@ -8,6 +8,8 @@ import { PARQUET_MEDIA_TYPE } from '../detailedHistory/operation.js';
 import { MAX_PAGE_SIZE, NOT_WITH_PARQUET } from '../detailedHistory/params.js';
 import { DATASET_OF } from '../detailedHistory/interfaces.js';
 import { ENHANCED_LIMIT, MAX_SYMBOLS } from '../tickHistory/params.js';
+import { MAX_SYMBOLS as BAR_MAX_SYMBOLS, PAGE_LIMIT as BAR_PAGE_LIMIT } from '../bars/params.js';
+import { BAR_FIELDS, TRADECAL_FIELDS } from '../bars/barFields.js';
 
 /** /account: what one interface allows an account and what is left of it today. */
 const USAGE: Schema = { type: ['object', 'null'], properties: { limit: { type: 'integer' }, used: { type: 'integer' }, left: { type: 'integer' } } };
@@ -123,7 +125,7 @@ function escapeRegex(text: string): string {
  * The `fields` member: comma-separated names of the dataset (blanks around commas and empty
  * entries are ignored by the server). The pattern is built from the schema's names.
  */
-function fieldsMember(schema: DatasetSchema): Schema {
+function fieldsMember(schema: Pick<DatasetSchema, 'fieldNames'>): Schema {
   const name = `(?:${schema.fieldNames.map(escapeRegex).join('|')})`;
   return {
     type: ['string', 'null'],
@@ -135,7 +137,7 @@ function fieldsMember(schema: DatasetSchema): Schema {
 }
 
 /** The column names of a response, with the dataset's names as the only allowed values. */
-function fieldNames(schema: DatasetSchema): Schema {
+function fieldNames(schema: Pick<DatasetSchema, 'fieldNames'>): Schema {
   return { type: 'array', items: { type: 'string', enum: [...schema.fieldNames] }, description: 'The returned column names, in order.' };
 }
 
@@ -295,12 +297,101 @@ const tickParams: Readonly<Record<string, Schema>> = {
   end_time: nullable({ ...TICK_TIME, description: 'Plain detail end time, excluded. Not combinable with trademin.' }),
 };
 
+// ---- bars and tradecal ----------------------------------------------------------------------
+
+const STOCK_CODE: Schema = {
+  type: 'string',
+  pattern: '^(?:\\d{6}(?:\\.[A-Za-z]{2,4})?|[A-Za-z]{2}\\d{6})$',
+  description: 'A stock code in any form level2_quote_history accepts; rows show NNNNNN.SH / .SZ / .BJ.',
+  examples: ['600000.SH', '000001'],
+};
+
+const barParams: Readonly<Record<string, Schema>> = {
+  symbols: {
+    oneOf: [
+      { type: 'string', description: 'Comma-separated codes.', examples: ['600000.SH,000001.SZ'] },
+      { type: 'array', items: STOCK_CODE, minItems: 1 },
+      { type: 'null' },
+    ],
+    description: `At most ${BAR_MAX_SYMBOLS} stocks after removing duplicates; omitted, every stock with bars (minute requires it).`,
+  },
+  symbol: nullable({ ...STOCK_CODE, description: 'One stock; symbols wins when both are given.' }),
+  tradedate: nullable({ ...DATE, description: 'One trading day. Not combinable with startdate/enddate or recentdays.' }),
+  startdate: nullable({ ...DATE, description: 'Range start; alone, the range runs to the latest trading day. The whole range is read (no month clipping).' }),
+  enddate: nullable({ ...DATE, description: 'Range end; alone, that one trading day.' }),
+  recentdays: nullable({ type: 'integer', minimum: 1, maximum: MAX_TRADING_DAYS_BACK, description: 'The last N trading days.' }),
+  limit: nullable({ type: 'integer', minimum: 1, default: BAR_PAGE_LIMIT, description: `Rows per page, default and maximum ${BAR_PAGE_LIMIT}.` }),
+  offset: nullable({ type: 'integer', minimum: 0, default: 0, description: 'Row offset; rows are ordered by symbol, date, then bar time.' }),
+};
+
+const minuteParams: Readonly<Record<string, Schema>> = {
+  ...barParams,
+  period: {
+    type: ['string', 'null'],
+    enum: ['1m', '5m', '15m', '30m', '60m', '1h', null],
+    default: '1m',
+    description:
+      '1m: 241 bars a stock-day labelled at their end (0930 the opening auction, 1500 the closing auction); longer periods fold the 0930 bar into the first.',
+  },
+  freq: nullable({ type: 'string', description: 'Another name of period, as some clients send it.' }),
+};
+
+const tradecalParams: Readonly<Record<string, Schema>> = {
+  startdate: nullable({ ...DATE, description: 'Default: 1 January of the current year (Beijing time). Outside the calendar’s known range: a 400.' }),
+  enddate: nullable({ ...DATE, description: 'Default: 31 December of the current year.' }),
+  exchange: nullable({ type: 'string', description: 'Accepted and ignored: SSE and SZSE share one calendar.' }),
+};
+
+/** The bar interfaces and tradecal: request, params and response schema names. */
+const BAR_DOCS = [
+  { apiname: 'minute', name: 'Minute', params: minuteParams, what: '1-minute (or 5, 15, 30, 60-minute) bars derived from the fills (trade_code F)' },
+  { apiname: 'daily', name: 'Daily', params: barParams, what: 'daily bars from the fills; vol in lots, amount in yuan; a stock-day without fills has no row' },
+  {
+    apiname: 'weekly',
+    name: 'Weekly',
+    params: barParams,
+    what: 'weekly bars (Monday–Sunday) folded from the daily rows; tradedate the week’s last day with a row',
+  },
+  { apiname: 'monthly', name: 'Monthly', params: barParams, what: 'monthly bars folded from the daily rows; tradedate the month’s last day with a row' },
+  { apiname: 'daily_auc', name: 'DailyAuc', params: barParams, what: 'the opening call auction of each stock-day' },
+] as const;
+
+function barSchemas(d: (typeof BAR_DOCS)[number]): [string, Schema][] {
+  const fields = BAR_FIELDS[d.apiname];
+  return [
+    [`${d.name}Request`, { ...request(d.apiname, fieldsMember(fields), ref('schemas', `${d.name}Params`)), description: `${d.apiname}: ${d.what}.` }],
+    [`${d.name}Params`, paramsObject(`${d.apiname} params`, d.params, [])],
+    [
+      `${d.name}Response`,
+      envelope(
+        `${d.apiname} page`,
+        closedObject(['fields', 'items', 'limit', 'offset', 'has_more'], {
+          fields: fieldNames(fields),
+          items: ITEMS,
+          limit: { type: 'integer', minimum: 1, maximum: BAR_PAGE_LIMIT },
+          offset: { type: 'integer', minimum: 0 },
+          has_more: { type: 'boolean' },
+        }),
+        {
+          type: 'string',
+          pattern:
+            '^(?:success(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?|no data(?:; requested \\d{8}-\\d{8}, effective \\d{8}-\\d{8})?(?:; .+)?)$',
+          description:
+            'success or no data; a range adds its requested and effective range (equal: bars are not clipped to a month); no data ends with the reason.',
+        },
+      ),
+    ],
+  ];
+}
+
 /** Parameter names the document lists per operation (the test holds them against the server). */
 export const DOCUMENTED_PARAMS = {
   level2_quote_history: Object.keys(level2Params),
   level2_trade_history: Object.keys(level2Params),
   level2_order_history: Object.keys(level2Params),
   tick_history: Object.keys(tickParams),
+  ...Object.fromEntries(BAR_DOCS.map((d) => [d.apiname, Object.keys(d.params)])),
+  tradecal: Object.keys(tradecalParams),
 } as const;
 
 /**
@@ -413,7 +504,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
       title: 'tickvault',
       version,
       description:
-        'China A-share market-data history: Level-2 ten-level order-book snapshots of stocks (level2_quote_history), tick-by-tick trades (level2_trade_history) and orders (level2_order_history) of stocks, and tick snapshots of indexes (tick_history), ' +
+        'China A-share market-data history: Level-2 ten-level order-book snapshots of stocks (level2_quote_history), tick-by-tick trades (level2_trade_history) and orders (level2_order_history) of stocks, tick snapshots of indexes (tick_history), bars derived from the trades (minute, daily, weekly, monthly, daily_auc) and the trading calendar (tradecal), ' +
         'answered by one endpoint, POST /api, whose body member `apiname` selects the operation. Every JSON answer is an envelope {code, message, data}; ' +
         'the HTTP status always equals `code`. No data is not an error: code 200 with `data.items` empty.',
     },
@@ -425,7 +516,7 @@ export function buildOpenApi(version: string): OpenApiDocument {
       '/api': {
         post: {
           operationId: 'query',
-          summary: 'Run level2_quote_history, level2_trade_history, level2_order_history or tick_history',
+          summary: 'Run level2_quote_history, level2_trade_history, level2_order_history, tick_history, minute, daily, weekly, monthly, daily_auc or tradecal',
           tags: ['query'],
           requestBody: {
             required: true,
@@ -438,7 +529,14 @@ export function buildOpenApi(version: string): OpenApiDocument {
               headers: { 'Content-Disposition': ref('headers', 'ContentDisposition'), 'X-Tickvault-Version': ref('headers', 'TickvaultVersion') },
               content: {
                 'application/json': {
-                  schema: { oneOf: [...DETAILED_DOCS.map((d) => ref('schemas', `${d.name}Response`)), ref('schemas', 'TickHistoryResponse')] },
+                  schema: {
+                    oneOf: [
+                      ...DETAILED_DOCS.map((d) => ref('schemas', `${d.name}Response`)),
+                      ref('schemas', 'TickHistoryResponse'),
+                      ...BAR_DOCS.map((d) => ref('schemas', `${d.name}Response`)),
+                      ref('schemas', 'TradecalResponse'),
+                    ],
+                  },
                 },
                 [PARQUET_MEDIA_TYPE]: {
                   schema: {
@@ -546,16 +644,33 @@ export function buildOpenApi(version: string): OpenApiDocument {
       schemas: {
         ApiRequest: {
           description: 'The common request body; `apiname` selects the operation and the shape of `params`.',
-          oneOf: [...DETAILED_DOCS.map((d) => ref('schemas', `${d.name}Request`)), ref('schemas', 'TickHistoryRequest')],
+          oneOf: [
+            ...DETAILED_DOCS.map((d) => ref('schemas', `${d.name}Request`)),
+            ref('schemas', 'TickHistoryRequest'),
+            ...BAR_DOCS.map((d) => ref('schemas', `${d.name}Request`)),
+            ref('schemas', 'TradecalRequest'),
+          ],
           discriminator: {
             propertyName: 'apiname',
             mapping: {
               ...Object.fromEntries(DETAILED_DOCS.map((d) => [d.apiname, `#/components/schemas/${d.name}Request`])),
               tick_history: '#/components/schemas/TickHistoryRequest',
+              ...Object.fromEntries(BAR_DOCS.map((d) => [d.apiname, `#/components/schemas/${d.name}Request`])),
+              tradecal: '#/components/schemas/TradecalRequest',
             },
           },
         },
         ...Object.fromEntries(DETAILED_DOCS.flatMap((d) => detailedSchemas(d))),
+        ...Object.fromEntries(BAR_DOCS.flatMap((d) => barSchemas(d))),
+        TradecalRequest: {
+          ...request('tradecal', fieldsMember(TRADECAL_FIELDS), ref('schemas', 'TradecalParams')),
+          description: 'tradecal: every calendar date of the range with is_open (1/0) and pretrade_date (the trading day before it); open to every plan.',
+        },
+        TradecalParams: paramsObject('tradecal params', tradecalParams, []),
+        TradecalResponse: envelope('tradecal result', closedObject(['fields', 'items'], { fields: fieldNames(TRADECAL_FIELDS), items: ITEMS }), {
+          type: 'string',
+          const: 'success',
+        }),
         TickHistoryRequest: request('tick_history', fieldsMember(ix), ref('schemas', 'TickHistoryParams')),
         TickHistoryParams: paramsObject('tick_history params', tickParams, []),
         TickHistoryResponse: envelope(
