@@ -17,10 +17,14 @@ const FOLLOW_MS = 5000;
 
 const PARAMS_SCHEMA = {
   level2_quote_history: 'Level2Params', level2_trade_history: 'TradeHistoryParams', level2_order_history: 'OrderHistoryParams', tick_history: 'TickHistoryParams',
+  minute: 'MinuteParams', daily: 'DailyParams', weekly: 'WeeklyParams', monthly: 'MonthlyParams', daily_auc: 'DailyAucParams', tradecal: 'TradecalParams',
 };
 const REQUEST_SCHEMA = {
   level2_quote_history: 'Level2Request', level2_trade_history: 'TradeHistoryRequest', level2_order_history: 'OrderHistoryRequest', tick_history: 'TickHistoryRequest',
+  minute: 'MinuteRequest', daily: 'DailyRequest', weekly: 'WeeklyRequest', monthly: 'MonthlyRequest', daily_auc: 'DailyAucRequest', tradecal: 'TradecalRequest',
 };
+/** The bar interfaces drawn as a K-line (candlesticks, and volume bars beneath). */
+const BAR_OPS = new Set(['minute', 'daily', 'weekly', 'monthly']);
 /** The operations that take one stock (the detailed history interfaces). */
 const STOCK_OPS = new Set(['level2_quote_history', 'level2_trade_history', 'level2_order_history']);
 const TABLE_ROWS = 300;
@@ -164,6 +168,7 @@ function buildForm(op) {
   const latest = state.account?.latest_trading_day ?? '';
   setValue('tradedate', latest);
   setValue('symbol', STOCK_OPS.has(op) ? '600000.SH' : '000001');
+  if (BAR_OPS.has(op) || op === 'daily_auc') setValue('symbols', '600000.SH');
   clearResponse();
 }
 
@@ -463,7 +468,37 @@ function chartLines(data) {
   return lines;
 }
 
+/** A K-line of one stock's bars: candles by bar time (minute) or by day, volume bars beneath. */
+function renderKline(data) {
+  const f = data.fields;
+  const at = Object.fromEntries(['tradedate', 'symbol', 'time', 'open', 'high', 'low', 'close', 'vol'].map((n) => [n, f.indexOf(n)]));
+  if (!LWC || data.items.length === 0 || at.open < 0 || at.high < 0 || at.low < 0 || at.close < 0 || (at.time < 0 && at.tradedate < 0)) return;
+  const first = at.symbol >= 0 ? data.items[0][at.symbol] : null;
+  const rows = data.items.filter((r) => (at.symbol < 0 || r[at.symbol] === first) && isPrice(r[at.close]));
+  const timeOf = (r) => (at.time >= 0 ? chartTime('', String(r[at.time])) : chartTime(String(r[at.tradedate]), '000000000'));
+  const candles = rows.map((r) => ({ time: timeOf(r), open: r[at.open], high: r[at.high], low: r[at.low], close: r[at.close] }));
+  const chart = LWC.createChart($('chart'), {
+    autoSize: true,
+    layout: { background: { color: '#ffffff' }, textColor: '#1d2330' },
+    timeScale: { timeVisible: at.time >= 0, secondsVisible: false },
+  });
+  state.chart = chart;
+  // Red up, green down, as A-share charts draw them.
+  const k = chart.addSeries(LWC.CandlestickSeries, { upColor: '#d92d20', borderUpColor: '#d92d20', wickUpColor: '#d92d20', downColor: '#079455', borderDownColor: '#079455', wickDownColor: '#079455', title: String(first ?? '') });
+  k.setData(candles);
+  state.series.push({ title: `${first ?? ''} K-line`, scale: 'right', series: k });
+  if (at.vol >= 0) {
+    const v = chart.addSeries(LWC.HistogramSeries, { priceScaleId: 'volume', priceFormat: VOLUME_FORMAT, color: '#98a2b3', title: 'vol' });
+    chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+    v.setData(rows.map((r) => ({ time: timeOf(r), value: Number(r[at.vol]) })));
+    state.series.push({ title: 'vol', scale: 'volume', series: v });
+  }
+  chart.timeScale().fitContent();
+  requestAnimationFrame(() => requestAnimationFrame(() => chart.timeScale().fitContent()));
+}
+
 function renderChart(data) {
+  if (BAR_OPS.has(state.op)) return renderKline(data);
   if (!LWC || data.items.length === 0 || data.fields.indexOf('time') < 0) return;
   const lines = chartLines(data);
   if (lines.length === 0) return;
