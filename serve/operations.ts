@@ -77,7 +77,7 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
       onDamagedPart: (err) => deps.log.error({ err, file: err.path }, 'boundary part damaged; answering from the files; run tickvault doctor'),
       live,
     }),
-    ...BAR_API_NAMES.map((api) => barOperation(api, { dataDir: deps.dataDir, catalog: deps.catalog, lru: columns.lru })),
+    ...BAR_API_NAMES.map((api) => barOperation(api, { dataDir: deps.dataDir, catalog: deps.catalog, lru: columns.lru, live })),
     tradecalOperation(),
   ];
   return {

@@ -178,8 +178,9 @@ const layouts = new Map<MinutePeriod, ReturnType<typeof periodLayout>>();
  * The rows [from, to) of a stock-day's bars in `period`: tradedate, symbol, trademin, time,
  * open, high, low, close, vol, amount, vwap. A bar without fills has all four prices the last
  * price before it (the 1m bars carry it already: the close of the last 1m bar in the period).
+ * Only the first `upTo` 1m bars are read (a live day's, up to the one in progress).
  */
-export function minuteRows(symbol: string, tradedate: string, s: MinuteSlice, period: MinutePeriod, from: number, to: number): Cell[][] {
+export function minuteRows(symbol: string, tradedate: string, s: MinuteSlice, period: MinutePeriod, from: number, to: number, upTo = MINUTE_BARS): Cell[][] {
   let layout = layouts.get(period);
   if (!layout) layouts.set(period, (layout = periodLayout(period)));
   const day = `${tradedate.slice(0, 4)}-${tradedate.slice(4, 6)}-${tradedate.slice(6, 8)}`;
@@ -194,7 +195,8 @@ export function minuteRows(symbol: string, tradedate: string, s: MinuteSlice, pe
     let vol = 0;
     let fen = 0;
     let carried = NaN;
-    for (; b < MINUTE_BARS && barOf[b] === bar; b++) {
+    // A live day's bars end at the one in progress (`upTo` 1m bars): later minutes are not folded in.
+    for (; b < upTo && barOf[b] === bar; b++) {
       const i = s.at + b;
       carried = s.close[i];
       if (s.vol[i] > 0) {

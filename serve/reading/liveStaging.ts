@@ -53,6 +53,16 @@ export class LiveStaging {
     return day && (day.get(symbol) ?? { symbol, rows: 0, timesMs: new Int32Array(0), values: [], text: { rows: 0, chunks: [] } });
   }
 
+  /** The dataset's days with rows staged here (live unless the catalog says sealed), ascending. */
+  stagedDays(dataset: Dataset): string[] {
+    return this.whileStaging([], (staging) =>
+      staging
+        .openDays()
+        .filter((d) => d.dataset === dataset)
+        .map((d) => d.tradedate),
+    );
+  }
+
   /** Whether the dataset-day is live here: staged, not sealed. */
   isLive(dataset: Dataset, tradedate: string): boolean {
     return this.whenLive(dataset, tradedate, false, () => true);

@@ -20,7 +20,7 @@ import { readRowGroups, type DecodedColumn } from '../parquet/reader.js';
 import { MINUTE_BARS } from './barLabels.js';
 import { dueBarDays, nextBarVersion, recordBarDay, type DailyBarRow } from './barCatalog.js';
 import { MINUTE_GROUP_STOCKS, writeDailyFile, writeMinuteFile, type StockBars } from './barFiles.js';
-import { symbolDayBars, type DayFills, type DaySnapshotFacts, type SymbolDayBars } from './symbolDayBars.js';
+import { foldSnapshots, NO_SNAPSHOT, symbolDayBars, type DayFills, type DaySnapshotFacts, type SymbolDayBars } from './symbolDayBars.js';
 import { Limiter } from '../../shared/limiter.js';
 
 export interface BarKeeping {
@@ -52,7 +52,7 @@ export type StockBarsMaker = (job: StockBarsJob) => Promise<StockBarsOutcome>;
 export async function makeStockBars(job: StockBarsJob): Promise<StockBarsOutcome> {
   try {
     const fills = await readFills(job.dataDir, job.trade);
-    const facts = job.level2 ? await readSnapshotFacts(job.dataDir, job.level2) : { preClose: NaN, opening: null };
+    const facts = job.level2 ? await readSnapshotFacts(job.dataDir, job.level2) : NO_SNAPSHOT;
     return { kind: 'bars', bars: symbolDayBars(fills, facts) };
   } catch (e) {
     if (e instanceof DamagedFileError) return { kind: 'damaged', path: e.path, reason: e.message };
@@ -228,33 +228,25 @@ async function readFills(dataDir: string, file: Pick<CatalogFile, 'path' | 'sha2
   };
 }
 
-/** 09:25:00.000: the opening auction's match; the first snapshot at or after it shows what it left unmatched. */
-const AUCTION_MATCH_MS = (9 * 60 + 25) * 60_000;
-
-/** A level-2 file's pre_close and its first snapshot at or after 09:25, from its first row groups. */
-async function readSnapshotFacts(dataDir: string, file: Pick<CatalogFile, 'path' | 'sha256'>): Promise<DaySnapshotFacts> {
+export async function readSnapshotFacts(dataDir: string, file: Pick<CatalogFile, 'path' | 'sha256'>): Promise<DaySnapshotFacts> {
   const bytes = await listedBytes(dataDir, file);
   const path = join(dataDir, file.path);
   const source = bufferSource(bytes, path);
   const footer = await readFooter(source, bytes.byteLength);
   const [time, preClose, bid1, ask1, bidVol1, askVol1] = LEVEL2_COLUMNS;
-  let pre = NaN;
+  let facts = NO_SNAPSHOT;
   for (let g = 0; g < footer.rowGroups.length; g++) {
     const [cols] = await readRowGroups(source, footer, [g], LEVEL2_COLUMNS, path);
-    const times = timesOf(path, cols!.get(time));
-    const pres = numbers(cols!.get(preClose));
-    for (let i = 0; i < times.length; i++) {
-      if (pre !== pre && pres[i] === pres[i]) pre = pres[i];
-      if (times[i] >= AUCTION_MATCH_MS) {
-        const opening = {
-          bid1: numbers(cols!.get(bid1))[i],
-          ask1: numbers(cols!.get(ask1))[i],
-          bidVol1: numbers(cols!.get(bidVol1))[i],
-          askVol1: numbers(cols!.get(askVol1))[i],
-        };
-        return { preClose: pre, opening };
-      }
-    }
+    const folded = foldSnapshots(facts, {
+      timesMs: timesOf(path, cols!.get(time)),
+      preClose: numbers(cols!.get(preClose)),
+      bid1: numbers(cols!.get(bid1)),
+      ask1: numbers(cols!.get(ask1)),
+      bidVol1: numbers(cols!.get(bidVol1)),
+      askVol1: numbers(cols!.get(askVol1)),
+    });
+    facts = folded.facts;
+    if (folded.done) break;
   }
-  return { preClose: pre, opening: null };
+  return facts;
 }

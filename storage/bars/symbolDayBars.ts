@@ -15,8 +15,8 @@ export interface DayFills {
   readonly ids: ArrayLike<number>;
   readonly prices: ArrayLike<number>;
   readonly volumes: ArrayLike<number>;
-  /** The trade_code of each row: only `F` is a fill. */
-  readonly codes: ArrayLike<string | null>;
+  /** The trade_code of each row, as a letter or its character code (staging's form): only `F` is a fill. */
+  readonly codes: ArrayLike<string | number | null>;
 }
 
 /** What the level-2 snapshots add: the day's pre_close and the first snapshot at or after 09:25:00. */
@@ -62,6 +62,8 @@ export interface SymbolDayBars {
   readonly daily: DailyFacts;
 }
 
+const F_CODE = 'F'.charCodeAt(0);
+
 /** A fill's amount in fen, exact: prices have at most three decimals, so the product rounds cleanly. */
 export function fillFen(price: number, volume: number): number {
   return Math.round(price * volume * 100);
@@ -81,7 +83,8 @@ export function symbolDayBars(fills: DayFills, facts: DaySnapshotFacts): SymbolD
   const lastKey = new Float64Array(MINUTE_BARS * 2).fill(-Infinity);
   let fillsSeen = 0;
   for (let r = 0; r < fills.rows; r++) {
-    if (fills.codes[r] !== 'F') continue;
+    const code = fills.codes[r];
+    if (code !== 'F' && code !== F_CODE) continue;
     const price = fills.prices[r];
     const shares = fills.volumes[r];
     if (!(price === price) || !(shares === shares)) continue;
@@ -155,3 +158,34 @@ export function symbolDayBars(fills: DayFills, facts: DaySnapshotFacts): SymbolD
     },
   };
 }
+
+/** 09:25:00.000: the opening auction's match; the first snapshot at or after it shows what it left unmatched. */
+export const AUCTION_MATCH_MS = (9 * 60 + 25) * 60_000;
+
+/** Level-2 snapshots' columns, by time (a file's row group, or a live day's staged rows). */
+export interface SnapshotColumns {
+  readonly timesMs: ArrayLike<number>;
+  readonly preClose: ArrayLike<number>;
+  readonly bid1: ArrayLike<number>;
+  readonly ask1: ArrayLike<number>;
+  readonly bidVol1: ArrayLike<number>;
+  readonly askVol1: ArrayLike<number>;
+}
+
+/**
+ * Folds snapshots into the facts: the first pre_close given, and the first snapshot at or after
+ * 09:25. `done` once the opening snapshot is found (later rows change nothing).
+ */
+export function foldSnapshots(facts: DaySnapshotFacts, s: SnapshotColumns): { readonly facts: DaySnapshotFacts; readonly done: boolean } {
+  let pre = facts.preClose;
+  for (let i = 0; i < s.timesMs.length; i++) {
+    if (pre !== pre && s.preClose[i] === s.preClose[i]) pre = s.preClose[i];
+    if (s.timesMs[i] >= AUCTION_MATCH_MS) {
+      return { facts: { preClose: pre, opening: { bid1: s.bid1[i], ask1: s.ask1[i], bidVol1: s.bidVol1[i], askVol1: s.askVol1[i] } }, done: true };
+    }
+  }
+  return { facts: { preClose: pre, opening: null }, done: false };
+}
+
+/** Facts of a day before any snapshot. */
+export const NO_SNAPSHOT: DaySnapshotFacts = { preClose: NaN, opening: null };
