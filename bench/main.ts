@@ -6,8 +6,11 @@
  * memory bench with another build's cli/main.js (its before/after figure on the same data).
  * `--only live` (the live day, run only when named) takes `--stocks N` (default 5,000),
  * `--live-seconds N` (default 60), `--clients N`, `--page-rate N` (live pages a second over all
- * clients; default: each asks again once answered) and `--cache-mb N`.
+ * clients; default: each asks again once answered) and `--cache-mb N`. `--only bars` (ten years
+ * of a stock and a market day through generate + replay, run only when named) takes
+ * `--bars-dir DIR` (keep its lakes there and reuse them).
  */
+import { runBarsBench } from './bars.bench.js';
 import { runDemoStartBench } from './demoStart.bench.js';
 import { runImportBench } from './import.bench.js';
 import { runKafkaIngestBench } from './kafkaIngest.bench.js';
@@ -42,6 +45,15 @@ const BENCHES: readonly Bench[] = [
   { name: 'state', run: (quick) => runSharedStateBench(quick ? { stocks: 5, seconds: 3, slotIterations: 500 } : {}) },
   { name: 'wire', run: (quick) => runWireBench({ runs: quick ? 3 : 15 }) },
   { name: 'market', onlyByName: true, run: (quick) => runMarketBench(quick ? { stocks: 50, indexes: 10 } : {}) },
+  {
+    name: 'bars',
+    onlyByName: true,
+    run: (quick) =>
+      runBarsBench({
+        ...(quick ? { days: 60, stocks: 20, iterations: 30, firstTouchTrials: 3 } : {}),
+        ...(stringArg('--bars-dir') === undefined ? {} : { keep: stringArg('--bars-dir') }),
+      }),
+  },
   {
     name: 'live',
     onlyByName: true,

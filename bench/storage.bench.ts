@@ -38,6 +38,15 @@ export interface ReplayFigures {
   readonly peakRssBytes: number;
   /** The row text step after the listing (cli/rowTextStep.ts); null when it made none. */
   readonly rowText: RowTextFigures | null;
+  /** The seal's bar step (ingest/seal/bars.ts, its `bars made` line; inside sealingMs); null when it made none. */
+  readonly bars: BarsFigures | null;
+}
+
+export interface BarsFigures {
+  readonly days: number;
+  readonly stocks: number;
+  readonly bytes: number;
+  readonly ms: number;
 }
 
 export interface RowTextFigures {
@@ -116,6 +125,7 @@ export async function replayFeed(feed: string, dataDir: string): Promise<ReplayF
   if (!line) throw new Error('replay printed no summary line');
   const s = JSON.parse(line) as { lines: number; rows: number; stagingMs: number; sealingMs: number; sealingCpuMs: number; peakRssBytes: number };
   const text = rep.stderr.split('\n').find((l) => l.includes('"row text kept"'));
+  const bars = rep.stderr.split('\n').find((l) => l.includes('"bars made"'));
   return {
     lines: s.lines,
     rows: s.rows,
@@ -125,6 +135,7 @@ export async function replayFeed(feed: string, dataDir: string): Promise<ReplayF
     sealingCpuMs: s.sealingCpuMs,
     peakRssBytes: s.peakRssBytes,
     rowText: text ? (JSON.parse(text) as RowTextFigures) : null,
+    bars: bars ? (JSON.parse(bars) as BarsFigures) : null,
   };
 }
 
