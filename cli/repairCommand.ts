@@ -17,7 +17,7 @@ import { requireDataDir } from './dataDirCheck.js';
 export const repairCommand: Command = {
   name: 'repair',
   summary:
-    "fetch the files doctor finds damaged or missing from a peer (server or data directory/backup), installed only when they match this catalog's SHA-256; row text and boundary parts rebuilt here",
+    "fetch the files doctor finds damaged or missing from a peer (server or data directory/backup), installed only when they match this catalog's SHA-256; row text, boundary parts and bars rebuilt here",
   usage: 'tickvault repair --from URL|DIR [--key KEY] [--rate N] [--row-text-days 10] [--data-dir DIR]',
   options: { from: { type: 'string' }, key: { type: 'string' }, rate: { type: 'string' }, [ROW_TEXT_DAYS_OPTION.flag]: { type: 'string' } },
   help: [
@@ -59,6 +59,7 @@ export function summaryLine(o: RepairOutcome, source: string, secs: number): str
   return (
     `repair from ${source}: ${plural(c.files, 'damaged or missing file')}: ${c.repaired} repaired, ${c.refused} refused, ${c.notFound} not found, ${c.notRepaired} not repaired; ` +
     (c.parts === 0 ? '' : `${c.partsRebuilt} of ${plural(c.parts, 'boundary part')} rebuilt; `) +
+    (c.barDays === 0 ? '' : `bars of ${c.barDaysRebuilt} of ${plural(c.barDays, 'day')} rebuilt; `) +
     `${plural(c.rowTexts, 'row text')} rebuilt; ` +
     `${failed === 0 ? 'all repaired' : `${plural(failed, 'finding')} left`} in ${secs.toFixed(1)} s`
   );

@@ -41,19 +41,33 @@ export interface RepairPlan {
   readonly parts: readonly PartToRebuild[];
   /** Sound files (per the report) whose row text is missing, stale or damaged. */
   readonly rowTextOnly: readonly string[];
+  /** Days whose bar files are damaged or missing: made again from the day's files (storage/bars/). */
+  readonly barDays: readonly { readonly tradedate: string; readonly paths: readonly string[] }[];
   /** Problems repair does not act on: reported as not repaired. */
   readonly leftAlone: readonly Problem[];
 }
 
-export function planRepair(report: DoctorReport, entries: readonly DoctorCatalogEntry[], parts: readonly DoctorPartEntry[]): RepairPlan {
+export function planRepair(
+  report: DoctorReport,
+  entries: readonly DoctorCatalogEntry[],
+  parts: readonly DoctorPartEntry[],
+  bars: readonly DoctorPartEntry[] = [],
+): RepairPlan {
   const byPath = new Map(entries.map((e) => [e.path, e]));
   const partByPath = new Map(parts.map((p) => [p.path, p]));
+  const barPaths = new Set(bars.map((b) => b.path));
+  const barDays = new Map<string, string[]>();
   const kindsOf = new Map<string, ProblemKind[]>();
   const leftAlone: Problem[] = [];
   // A catalog row whose path is not the layout's: fetching "its" file would trust the row
   // doctor distrusts, so every problem of that path is left to an operator.
   const offLayout = new Set(report.problems.filter((p) => p.kind === 'path-mismatch').map((p) => p.path));
   for (const p of report.problems) {
+    if (DAMAGE.has(p.kind) && barPaths.has(p.path)) {
+      const day = /date=(\d{8})\//.exec(p.path)![1];
+      barDays.set(day, [...(barDays.get(day) ?? []), p.path]);
+      continue;
+    }
     const known = byPath.has(p.path) || partByPath.has(p.path);
     if (!DAMAGE.has(p.kind) || !known || offLayout.has(p.path)) {
       leftAlone.push(p);
@@ -71,10 +85,16 @@ export function planRepair(report: DoctorReport, entries: readonly DoctorCatalog
     if (entry !== undefined) files.push({ entry, kinds, rowText: rowTextWarned.has(path) });
     else toRebuild.push({ part: partByPath.get(path)!, kinds });
   }
-  return { files, parts: toRebuild, rowTextOnly: [...rowTextsToRebuild(report)], leftAlone };
+  return {
+    files,
+    parts: toRebuild,
+    rowTextOnly: [...rowTextsToRebuild(report)],
+    barDays: [...barDays].sort().map(([tradedate, paths]) => ({ tradedate, paths })),
+    leftAlone,
+  };
 }
 
 /** Nothing to do: no damaged file or part, no row text to write, nothing left alone. */
 export function isEmptyPlan(plan: RepairPlan): boolean {
-  return plan.files.length === 0 && plan.parts.length === 0 && plan.rowTextOnly.length === 0 && plan.leftAlone.length === 0;
+  return plan.files.length === 0 && plan.parts.length === 0 && plan.rowTextOnly.length === 0 && plan.barDays.length === 0 && plan.leftAlone.length === 0;
 }

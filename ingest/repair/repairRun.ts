@@ -1,7 +1,7 @@
 /**
  * `tickvault repair`, start to end: doctor's own check finds what is damaged or missing, the
  * plan says what to do with each finding, the peer source installs the catalogued files whose
- * bytes match, and what is derived — row text, boundary parts — is written again here from
+ * bytes match, and what is derived — row text, boundary parts, bars — is written again here from
  * sound files. One line per file for the caller to print, in path order within each step.
  */
 import { CatalogReader, openCatalog } from '../../storage/catalog.js';
@@ -10,6 +10,8 @@ import { layoutFor } from '../../storage/layout.js';
 import { rebuildRowTexts } from '../../storage/rowText/rowTextRebuild.js';
 import { rowTextWindow } from '../../storage/rowText/rowTextWindow.js';
 import { rebuildPart } from './boundaryRebuild.js';
+import { markBarsDue } from '../../storage/bars/barCatalog.js';
+import { sealBars } from '../seal/bars.js';
 import type { FetchOutcome, PeerSource } from './peerSource.js';
 import { isEmptyPlan, planRepair } from './repairPlan.js';
 
@@ -34,6 +36,9 @@ export interface RepairOutcome {
     parts: number;
     partsRebuilt: number;
     rowTexts: number;
+    /** Days whose bar files were damaged or missing, and those made again. */
+    barDays: number;
+    barDaysRebuilt: number;
   };
   readonly nothingToDo: boolean;
 }
@@ -44,15 +49,28 @@ export async function runRepair(dataDir: string, source: PeerSource, rowTextDays
   let report: DoctorReport;
   let entries: DoctorCatalogEntry[];
   let parts: DoctorPartEntry[];
+  let bars: DoctorPartEntry[];
   try {
     entries = [...io.catalogFiles()];
     parts = [...io.boundaryParts()];
+    bars = [...(io.barFiles?.() ?? [])];
     report = await checkDataDir(io, { rowTextDays: rowTextWindow(io.storedTradingDays(), rowTextDays) });
   } finally {
     io.close();
   }
-  const plan = planRepair(report, entries, parts);
-  const counts = { files: plan.files.length, repaired: 0, refused: 0, notFound: 0, notRepaired: 0, parts: plan.parts.length, partsRebuilt: 0, rowTexts: 0 };
+  const plan = planRepair(report, entries, parts, bars);
+  const counts = {
+    files: plan.files.length,
+    repaired: 0,
+    refused: 0,
+    notFound: 0,
+    notRepaired: 0,
+    parts: plan.parts.length,
+    partsRebuilt: 0,
+    rowTexts: 0,
+    barDays: plan.barDays.length,
+    barDaysRebuilt: 0,
+  };
   if (isEmptyPlan(plan)) return { catalogFiles: entries.length, lines: [], counts, nothingToDo: true };
 
   const fileLines = new Map<string, RepairLine>();
@@ -92,6 +110,28 @@ export async function runRepair(dataDir: string, source: PeerSource, rowTextDays
             ? { path: p.part.path, ok: true, text: `rebuilt ${p.part.path} (boundary part, from its files here)` }
             : { path: p.part.path, ok: false, text: `not repaired ${p.part.path}: ${r.reason}` },
         );
+      }
+    } finally {
+      db.close();
+    }
+  }
+  if (plan.barDays.length > 0) {
+    // Derived like the parts: made again from the day's files (repaired above when they needed it).
+    const db = openCatalog(layoutFor(dataDir).catalogDb);
+    try {
+      for (const d of plan.barDays) markBarsDue(db, d.tradedate);
+      const kept = await sealBars(dataDir, db, () => Date.now());
+      const failed = new Map(kept.failed.map((f) => [f.tradedate, f.reason]));
+      for (const d of plan.barDays) {
+        const why = failed.get(d.tradedate);
+        if (why === undefined) counts.barDaysRebuilt++;
+        for (const path of d.paths) {
+          lines.push(
+            why === undefined
+              ? { path, ok: true, text: `rebuilt ${path} (bars of ${d.tradedate}, from its files here)` }
+              : { path, ok: false, text: `not repaired ${path}: the bars of ${d.tradedate} could not be made: ${why}` },
+          );
+        }
       }
     } finally {
       db.close();

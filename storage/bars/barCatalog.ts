@@ -196,3 +196,8 @@ export function nextBarVersion(db: Db, tradedate: string): number {
   const v = db.prepare('SELECT version FROM bar_days WHERE tradedate = ?').pluck().get(tradedate) as number | undefined;
   return (v ?? 0) + 1;
 }
+
+/** Marks a day's bars due (repair: its bar files are damaged or missing), as a change of its files would. */
+export function markBarsDue(db: Db, tradedate: string): void {
+  db.prepare('INSERT INTO bar_stale (tradedate, changes) VALUES (?, 1) ON CONFLICT (tradedate) DO UPDATE SET changes = changes + 1').run(tradedate);
+}
