@@ -497,6 +497,13 @@ if (broker) {
         .sort()
         .map((six) => [six, '2025-01-02 09:30:00.000']),
     );
+    // The bars of the live day (api-contract: Bars), made from its staged trades.
+    const askBars = async (server: ServerHandle, apiname: string) =>
+      (await postApi(server, { apiname, apikey: key, params: { symbols: SYMBOLS.join(','), tradedate: DAY } })).json as unknown as Page;
+    const liveBars = { minute: await askBars(servers[0], 'minute'), daily: await askBars(servers[0], 'daily') };
+    assert.is(liveBars.daily.data.live, true);
+    assert.is(liveBars.daily.data.items.length, SYMBOLS.length, 'a daily bar of every stock');
+    assert.ok(liveBars.minute.data.items.length > 0);
     ingest.child.kill('SIGTERM');
     assert.is((await exited(ingest.child)).code, 0, 'ingest exits 0 on SIGTERM');
     ingest = startIngest(broker.brokers, topics, group, dataDir, AFTER_GRACE);
@@ -516,6 +523,19 @@ if (broker) {
         assert.equal({ ...page.data, live: true }, lastTicks.get(name)!.data, `tick_history ${name}: the sealed answer is the last live one`);
       }
     }
+
+    // The ingestor's seal made the day's bars: the live day's, now from the bar files.
+    await until('the bars made', () => sealer.logs().some((l) => l.msg === 'bars made'), ingest);
+    const sealedBars = { minute: await askBars(servers[0], 'minute'), daily: await askBars(servers[0], 'daily') };
+    assert.is(sealedBars.daily.data.live, undefined);
+    assert.equal(sealedBars.daily.data.items, liveBars.daily.data.items, 'daily: the sealed bars are the live ones');
+    // The live minute bars ran to the one in progress at the servers' 14:00; the sealed day has all 241 a stock.
+    const perStock = (items: unknown[][]) => SYMBOLS.map((sym) => items.filter((r) => r[1] === sym));
+    const liveMinutes = perStock(liveBars.minute.data.items);
+    perStock(sealedBars.minute.data.items).forEach((rows, i) => {
+      assert.is(rows.length, 241, SYMBOLS[i]);
+      assert.equal(rows.slice(0, liveMinutes[i].length), liveMinutes[i], `${SYMBOLS[i]}: minute bars`);
+    });
 
     // 5. Row text follows the seal, in the ingestor's background (storage/rowText/rowTextKeeper.ts):
     // every level-2 file of the day gets its own, and a server started now answers from it the same.
