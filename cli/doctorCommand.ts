@@ -1,3 +1,7 @@
+import { markBarsDue } from '../storage/bars/barCatalog.js';
+import { sealBars } from '../ingest/seal/bars.js';
+import { openCatalog } from '../storage/catalog.js';
+import { layoutFor } from '../storage/layout.js';
 /**
  * `tickvault doctor`: checks the catalog against the files and prints a report on stdout.
  * Exit 0 when there is no problem (stale temp files are warnings), 1 when there is any.
@@ -94,7 +98,8 @@ export const doctorCommand: Command = {
     const rebuild = ctx.flags.rebuild === true;
     const rebuilt = rebuild ? await rebuildRowTexts(dataDir, rowTextsToRebuild(report), entries) : [];
     if (rebuild) await removeRowTextOutside(dataDir, window);
-    const acted: Acted = { removed, rebuilt };
+    const barsMade = rebuild ? await makeMissingBars(dataDir, report, ctx.config.clock.nowMs) : [];
+    const acted: Acted = { removed, rebuilt: [...rebuilt, ...barsMade] };
     ctx.log.debug(
       {
         dataDir,
@@ -167,6 +172,25 @@ function findingLines(r: DoctorReport, acted: Acted): string[] {
 }
 
 function done(w: { readonly kind: string; readonly path: string }, acted: Acted): string {
-  if (w.kind === 'row-text') return acted.rebuilt.includes(w.path) ? ' (rebuilt)' : '';
+  if (w.kind === 'row-text' || w.kind === 'bars') return acted.rebuilt.includes(w.path) ? ' (rebuilt)' : '';
   return acted.removed.includes(w.path) ? ' (removed)' : '';
+}
+
+/**
+ * `--rebuild` of the days doctor found without bars (sealed before bars existed): each is
+ * marked due and made from its files, as a seal would. Returns the warnings' paths made.
+ */
+async function makeMissingBars(dataDir: string, report: DoctorReport, nowMs: () => number): Promise<string[]> {
+  const missing = report.warnings.filter((w) => w.kind === 'bars');
+  if (missing.length === 0) return [];
+  const db = openCatalog(layoutFor(dataDir).catalogDb);
+  try {
+    const dayOf = (path: string) => /date=(\d{8})/.exec(path)![1];
+    for (const w of missing) markBarsDue(db, dayOf(w.path));
+    const kept = await sealBars(dataDir, db, nowMs);
+    const failed = new Set(kept.failed.map((f) => f.tradedate));
+    return missing.filter((w) => !failed.has(dayOf(w.path))).map((w) => w.path);
+  } finally {
+    db.close();
+  }
 }

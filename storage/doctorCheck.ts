@@ -18,7 +18,7 @@ import { parseFooterOrReason, readColumnRuns, type FileMetaData } from './parque
 import type { FileDigest } from './fileDigests.js';
 import { hasRowText } from './rowText/rowTextBuild.js';
 import { rowTextFault } from './rowText/rowTextCheck.js';
-import { BarCatalogReader } from './bars/barCatalog.js';
+import { BarCatalogReader, daysWithoutBars } from './bars/barCatalog.js';
 import { MINUTE_BARS } from './bars/barLabels.js';
 
 /** What the catalog says about one sealed file (a subset of `CatalogFile`). */
@@ -52,6 +52,8 @@ export interface DoctorBarEntry extends DoctorPartEntry {
 export interface DoctorIo {
   /** Every bar file the catalog lists (derived data: checked, never digested). */
   barFiles?(): Iterable<DoctorBarEntry>;
+  /** Sealed days without bars (sealed before bars existed): a warning each, made by `--rebuild`. */
+  daysWithoutBars?(): string[];
   /** Every file the catalog lists (none when there is no catalog yet). */
   catalogFiles(): Iterable<DoctorCatalogEntry>;
   /** Every regular file under the dataset directories, relative and `/`-separated. */
@@ -74,7 +76,7 @@ export type ProblemKind =
  * Stale temp files are leftovers of an interrupted seal: harmless to queries. Row text that
  * cannot serve (storage/rowText/) costs first touches speed, never answers.
  */
-export type WarningKind = 'stale-temp' | 'row-text';
+export type WarningKind = 'stale-temp' | 'row-text' | 'bars';
 
 export interface Finding<K extends string> {
   readonly kind: K;
@@ -161,6 +163,13 @@ export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Prom
   for (const found of perFile) problems.push(...found);
   for (const part of io.boundaryParts()) problems.push(...(await checkPart(io, part, opts)));
   for (const bar of bars) problems.push(...(await checkBarFile(io, bar, opts)));
+  for (const day of io.daysWithoutBars?.() ?? []) {
+    warnings.push({
+      kind: 'bars',
+      path: `bars/*/date=${day}`,
+      detail: 'a sealed day without bars (sealed before bars existed); `tickvault doctor --rebuild` makes them',
+    });
+  }
 
   const checks: DoctorReport['checks'] = ['size', ...(opts.quick ? [] : ['sha256' as const]), 'footer', ...(opts.deep ? ['pages' as const] : [])];
   return {
@@ -320,6 +329,7 @@ export function openDoctorIo(dataDir: string): FsDoctorIo {
         if (d.dailyPath !== null) yield { path: d.dailyPath, bytes: d.dailyBytes ?? 0, sha256: d.dailySha256 ?? '', rows: d.stocks };
       }
     },
+    daysWithoutBars: () => (db && new BarCatalogReader(db).hasTables() ? daysWithoutBars(db) : []),
     storedTradingDays: () => reader?.storedTradingDays() ?? [],
     async listDataFiles() {
       const out: string[] = [];

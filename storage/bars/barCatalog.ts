@@ -120,18 +120,28 @@ export interface MadeBarDay {
   readonly rows: readonly DailyBarRow[];
 }
 
-/** The days whose bars are due: changed since made (bar_stale), or sealed and never made (a catalog from before bars). */
+/**
+ * The days whose bars are due: those whose trade or level-2 files changed since their bars were
+ * made (bar_stale, which a trigger on the files table marks in the listing's own transaction,
+ * so a crash never loses a mark). A day sealed before bars existed has no mark: doctor names
+ * it (daysWithoutBars) and `doctor --rebuild` marks it, so an upgrade never makes years of bars
+ * inside an ingestor's seal tick.
+ */
 export function dueBarDays(db: Db): { readonly tradedate: string; readonly changes: number }[] {
+  return db.prepare('SELECT tradedate, changes FROM bar_stale ORDER BY tradedate').all() as { tradedate: string; changes: number }[];
+}
+
+/** Sealed trade or level-2 days with neither bars nor a due mark (sealed before bars existed), ascending. */
+export function daysWithoutBars(db: Db): string[] {
   return db
     .prepare(
-      `SELECT tradedate, changes FROM bar_stale
-       UNION
-       SELECT DISTINCT s.tradedate, 0 FROM sealed_days s WHERE s.dataset IN ('trade', 'level2')
+      `SELECT DISTINCT s.tradedate FROM sealed_days s WHERE s.dataset IN ('trade', 'level2')
          AND NOT EXISTS (SELECT 1 FROM bar_days b WHERE b.tradedate = s.tradedate)
          AND NOT EXISTS (SELECT 1 FROM bar_stale t WHERE t.tradedate = s.tradedate)
-       ORDER BY tradedate`,
+       ORDER BY s.tradedate`,
     )
-    .all() as { tradedate: string; changes: number }[];
+    .pluck()
+    .all() as string[];
 }
 
 /**

@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { BarCatalogReader } from '../../storage/bars/barCatalog.js';
 import { barLake, refDaily, refMinuteBars } from '../support/barsReference.js';
 import { readCatalog } from '../support/catalog.js';
@@ -52,6 +53,36 @@ test('damaged and missing bar files are rebuilt from the day’s files; doctor i
   assert.equal(
     daily.map((d) => [d.symbol, d.close]),
     (await refDaily(dataDir, '20250106')).map((e) => [e.symbol, e.close]),
+  );
+});
+
+test('a day sealed before bars existed: doctor warns, doctor --rebuild makes its bars', async () => {
+  const { dataDir: pristine } = await barLake();
+  const dataDir = join(tempDir('tickvault-old-bars-'), 'data');
+  cpSync(pristine, dataDir, { recursive: true });
+  const day = '20250103';
+  const before = readCatalog(dataDir, (c) => new BarCatalogReader(c.db).barDay(day), null)!;
+  // What a catalog from before bars holds for the day: no bar rows, no bar files, no due mark.
+  const db = new Database(join(dataDir, 'catalog.db'));
+  db.prepare('DELETE FROM bar_days WHERE tradedate = ?').run(day);
+  db.prepare('DELETE FROM daily_bars WHERE tradedate = ?').run(day);
+  db.close();
+  rmSync(join(dataDir, before.minutePath!));
+  rmSync(join(dataDir, before.dailyPath!));
+
+  const doctor = await runCli(['doctor', '--data-dir', dataDir]);
+  assert.is(doctor.code, 0, 'a warning, not a problem');
+  assert.match(doctor.stdout, new RegExp(`WARNING bars +bars/\\*/date=${day}: a sealed day without bars`));
+  const rebuild = await runCli(['doctor', '--rebuild', '--data-dir', dataDir]);
+  assert.is(rebuild.code, 0, rebuild.stdout + rebuild.stderr);
+  assert.match(rebuild.stdout, /a sealed day without bars .* \(rebuilt\)/);
+  const again = await runCli(['doctor', '--data-dir', dataDir]);
+  assert.not.match(again.stdout, /WARNING bars/);
+  const after = readCatalog(dataDir, (c) => new BarCatalogReader(c.db).barDay(day), null)!;
+  const got = await duckRows(`SELECT symbol, trademin, close, vol FROM read_parquet(${sqlString(join(dataDir, after.minutePath!))})`);
+  assert.equal(
+    got.map((g) => [g.symbol, g.trademin, g.close, Number(g.vol)]),
+    (await refMinuteBars(dataDir, day)).map((e) => [e.symbol, e.trademin, e.close, e.vol]),
   );
 });
 
