@@ -1,3 +1,4 @@
+import { barsLogger } from './barsLog.js';
 import { ROW_TEXT_HELP, ROW_TEXT_OPTIONS, rowTextDaysOf, rowTextStep } from './rowTextStep.js';
 import { resolve } from 'node:path';
 import { peakRssBytes } from '../shared/peakRss.js';
@@ -51,6 +52,7 @@ export const importCommand: Command = {
           onProgress: (bytes, rows) => bar.update(bytes, undefined, rows),
           onFile: (file, staged, refusal) => ctx.log.debug({ file, staged, ...(refusal === null ? {} : { refusal }) }, 'file imported'),
           onDaySealed: (r) => ctx.log.info(r, 'day sealed'),
+          onBars: barsLogger(ctx),
           onSealing: (rowsToSeal) => {
             bar.stop();
             const b = createProgress(ctx.config.progress, 'seal', rowsToSeal, 'rows');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { atStage } from '../diskFault.js';
 import { sealDays, unsealedDays } from '../seal/days.js';
 import type { SealResult } from '../seal/day.js';
+import type { BarsKept } from '../seal/bars.js';
 import type { IngestStores } from '../staging/stores.js';
 import { encodeParquet } from '../../storage/parquet/writer.js';
 import { importFiles, type ImportDeps, type ImportStats } from './importFiles.js';
@@ -21,6 +22,8 @@ export interface ImportAndSealDeps {
   readonly onProgress?: ImportDeps['onProgress'];
   readonly onFile?: ImportDeps['onFile'];
   readonly onDaySealed?: (r: SealResult) => void;
+  /** Told of the bars each seal made (ingest/seal/bars.ts). */
+  readonly onBars?: (kept: BarsKept, ms: number) => void;
   /** Once every file is read: the rows left to seal; returns what hears of rows sealed since. */
   readonly onSealing?: (rowsToSeal: number) => ((rowsSealed: number) => void) | undefined;
 }
@@ -38,7 +41,7 @@ export async function importAndSeal(deps: ImportAndSealDeps, files: readonly Pla
   let sealedRows = 0;
   const seal = async (days: Iterable<string>, onRows?: (rows: number) => void) => {
     const t = Date.now();
-    const results = await sealDays(stores, encodeParquet, days, nowMs, (n) => onRows?.((sealedRows += n)));
+    const results = await sealDays(stores, encodeParquet, days, nowMs, (n) => onRows?.((sealedRows += n)), deps.onBars);
     sealingMs += Date.now() - t;
     for (const r of results) deps.onDaySealed?.(r);
     sealed.push(...results);

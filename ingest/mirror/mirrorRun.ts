@@ -295,7 +295,18 @@ async function sealDay(run: MirrorRun, dataset: Dataset, day: string, fetched: r
     ...(csv.length > 0 ? await planImport(csv, { mapping: spoolMappingPath(dataset), dataset }) : []),
   ];
   if (files.length === 0) return true;
-  const { stats, sealed } = await importAndSeal({ stores: deps.stores, nowMs: deps.nowMs, onDaySealed: (r) => deps.log.info(r, 'day sealed') }, files);
+  const { stats, sealed } = await importAndSeal(
+    {
+      stores: deps.stores,
+      nowMs: deps.nowMs,
+      onDaySealed: (r) => deps.log.info(r, 'day sealed'),
+      onBars: (kept, ms) => {
+        if (kept.days > 0) deps.log.info({ days: kept.days, stocks: kept.stocks, bytes: kept.bytes, ms }, 'bars made');
+        for (const f of kept.failed) deps.log.warn({ tradedate: f.tradedate, reason: f.reason }, 'bars not made for this day; run tickvault doctor');
+      },
+    },
+    files,
+  );
   mergeStats(outcome.importStats, stats);
   outcome.sealed.push(...sealed);
   for (const r of stats.refused) {

@@ -23,12 +23,12 @@ export class MinuteSource {
     private readonly lru: ByteLru,
   ) {}
 
-  /** The 241 bars starting at `minuteRow` of the day's minute file. */
-  async slice(day: BarDay, minuteRow: number): Promise<MinuteSlice> {
-    const path = day.minutePath;
-    const rowGroupSize = day.minuteRowGroupSize;
+  /** The 241 bars starting at `minuteRow` of the day's minute file (`day` null: the catalog lists none). */
+  async slice(tradedate: string, day: BarDay | null, minuteRow: number): Promise<MinuteSlice> {
+    const path = day?.minutePath ?? null;
+    const rowGroupSize = day?.minuteRowGroupSize ?? null;
     if (path === null || rowGroupSize === null)
-      throw new DamagedFileError(`bars of ${day.tradedate}`, 'the catalog lists a stock-day with bars but no minute file');
+      throw new DamagedFileError(`bars of ${tradedate}`, 'the catalog lists a stock-day with bars but no minute file');
     const g = Math.floor(minuteRow / rowGroupSize);
     const key = `${path}#bars${g}`;
     const group = this.lru.get<Group>(key) ?? this.lru.set(key, rowGroupSize * COLUMNS.length * 8 + 512, this.decode(path, g));

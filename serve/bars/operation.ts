@@ -74,21 +74,7 @@ async function stockDays(src: StockDays, q: BarQuery, from: string, nowMs: numbe
 async function sealedSlice(src: StockDays, days: Map<string, BarDay | null>, row: DailyBarRow) {
   let day = days.get(row.tradedate);
   if (day === undefined) days.set(row.tradedate, (day = src.bars.barDay(row.tradedate)));
-  return src.minutes.slice(
-    day ?? {
-      tradedate: row.tradedate,
-      version: 0,
-      minutePath: null,
-      minuteBytes: null,
-      minuteSha256: null,
-      minuteRowGroupSize: null,
-      dailyPath: null,
-      dailyBytes: null,
-      dailySha256: null,
-      stocks: 0,
-    },
-    row.minute_row,
-  );
+  return src.minutes.slice(row.tradedate, day, row.minute_row);
 }
 
 async function pageOf(src: StockDays, q: BarQuery, nowMs: number): Promise<Page> {
