@@ -7,7 +7,7 @@
  */
 import { beijingDate, beijingDayStartMs } from '../../shared/clock.js';
 import { SCHEMAS } from '../../shared/schema.js';
-import type { DailyBarRow } from '../../storage/bars/barCatalog.js';
+import { dailyBarRow, type DailyBarRow } from '../../storage/bars/barCatalog.js';
 import { makeStockBars, readSnapshotFacts } from '../../storage/bars/barKeeper.js';
 import { MINUTE_BARS, minuteBarOf } from '../../storage/bars/barLabels.js';
 import { foldSnapshots, NO_SNAPSHOT, symbolDayBars, type DaySnapshotFacts, type SymbolDayBars } from '../../storage/bars/symbolDayBars.js';
@@ -93,28 +93,10 @@ export class LiveBars {
 }
 
 function liveStockDay(symbol: string, tradedate: string, bars: SymbolDayBars, visible: number): BarStockDay {
-  const d = bars.daily;
   const m = bars.minute;
-  const nullable = (v: number) => (v === v ? v : null);
   const amount = Float64Array.from(m.amountFen, yuanOfFen);
   return {
-    row: {
-      symbol,
-      tradedate,
-      open: d.open,
-      high: d.high,
-      low: d.low,
-      close: d.close,
-      pre_close: nullable(d.preClose),
-      volume: d.volume,
-      amount_fen: d.amountFen,
-      auc_price: nullable(d.aucPrice),
-      auc_volume: d.aucVolume,
-      auc_amount_fen: d.aucAmountFen,
-      um_volume: d.umVolume,
-      um_side: d.umSide,
-      minute_row: -1,
-    },
+    row: dailyBarRow(symbol, tradedate, bars, -1),
     live: true,
     minuteBars: visible,
     slice: () => Promise.resolve({ open: m.open, high: m.high, low: m.low, close: m.close, vol: m.volume, amount, at: 0 }),

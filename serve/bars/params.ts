@@ -11,10 +11,12 @@ import { badRequest } from '../http/apiError.js';
 import { checkParamNames, selectFields } from '../http/apiRequest.js';
 import { excerpt } from '../http/valueExcerpt.js';
 import { effectiveSpan, resolveDates, type DateSelection, type DayRange } from '../tickHistory/dateResolution.js';
+// limit and offset as tick_history's enhanced mode takes them (its cap is the bars' 6000 too).
+import { ENHANCED_LIMIT, MAX_SYMBOLS, limitParam, offsetParam, symbolList } from '../tickHistory/params.js';
 import { BAR_FIELDS } from './barFields.js';
 
-export const MAX_SYMBOLS = 200;
-export const PAGE_LIMIT = 6000;
+export { MAX_SYMBOLS };
+export const PAGE_LIMIT = ENHANCED_LIMIT;
 
 const PARAMS = new Set(['symbols', 'symbol', 'tradedate', 'startdate', 'enddate', 'recentdays', 'limit', 'offset']);
 
@@ -36,7 +38,7 @@ const given = (v: unknown) => v !== undefined && v !== null;
 
 export function parseBarQuery(api: BarApiName, params: Readonly<Record<string, unknown>>, fields: string | null | undefined, nowMs: number): BarQuery {
   checkParamNames(params, api === 'minute' ? new Set([...PARAMS, 'period', 'freq']) : PARAMS);
-  const symbols = given(params.symbols) ? symbolList(params.symbols) : given(params.symbol) ? symbolList(params.symbol) : null;
+  const symbols = given(params.symbols) ? symbolList(params.symbols, stockCode) : given(params.symbol) ? [stockCode('symbol', params.symbol)] : null;
   if (symbols === null && api === 'minute') throw badRequest('params.symbols is required for minute (at most 200 codes)');
   const dates = resolveDates(params, nowMs, { clipMonth: false });
   return {
@@ -58,31 +60,9 @@ function periodParam(v: unknown): MinutePeriod {
   return p;
 }
 
-/** Comma-separated string or array; blanks around commas tolerated, duplicates removed. */
-function symbolList(v: unknown): string[] {
-  let items: unknown[];
-  if (typeof v === 'string') items = v.split(',').map((s) => s.trim());
-  else if (Array.isArray(v)) items = v.map((s) => (typeof s === 'string' ? s.trim() : s));
-  else throw badRequest('params.symbols must be a comma-separated string or an array of codes');
-  const unique = new Set<string>();
-  for (const item of items) {
-    if (item === '') throw badRequest('params.symbols contains an empty code');
-    const r = parseStockSymbol(item);
-    if (!r.ok) throw badRequest(`params.symbols must be stock codes (NNNNNN, NNNNNN.SH/.SZ/.BJ, …), got ${excerpt(item)}`);
-    unique.add(r.symbol);
-  }
-  if (unique.size === 0) throw badRequest('params.symbols must name at least one code');
-  if (unique.size > MAX_SYMBOLS) throw badRequest(`params.symbols names ${unique.size} codes; at most ${MAX_SYMBOLS} are allowed`);
-  return [...unique].sort();
-}
-
-/** Above the cap is served as the cap, as tick_history does; zero, negative or fractional is a 400. */
-function limitParam(v: unknown): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw badRequest('params.limit must be a positive integer');
-  return Math.min(v, PAGE_LIMIT);
-}
-
-function offsetParam(v: unknown): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw badRequest('params.offset must be an integer of 0 or more');
-  return v;
+/** A stock code in any form; rows show it canonical (api-contract: Bars). */
+function stockCode(name: string, v: unknown): string {
+  const r = parseStockSymbol(v);
+  if (!r.ok) throw badRequest(`params.${name} must be stock codes (NNNNNN, NNNNNN.SH/.SZ/.BJ, …), got ${excerpt(v)}`);
+  return r.symbol;
 }

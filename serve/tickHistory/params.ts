@@ -177,7 +177,7 @@ function stockSymbol(name: string, v: unknown): string {
 }
 
 /** Comma-separated string or array; blanks around commas tolerated, duplicates removed. */
-function symbolList(v: unknown, codeOf: (name: string, v: unknown) => string): string[] {
+export function symbolList(v: unknown, codeOf: (name: string, v: unknown) => string): string[] {
   let items: unknown[];
   if (typeof v === 'string') items = v.split(',').map((s) => s.trim());
   else if (Array.isArray(v)) items = v.map((s) => (typeof s === 'string' ? s.trim() : s));
@@ -218,12 +218,12 @@ function orderParam(v: unknown): Order {
 }
 
 /** Above the cap is served as the cap (api-contract: tick_history); zero, negative or fractional is a 400. */
-function limitParam(v: unknown): number {
+export function limitParam(v: unknown): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw badRequest('params.limit must be a positive integer');
   return Math.min(v, ENHANCED_LIMIT);
 }
 
-function offsetParam(v: unknown): number {
+export function offsetParam(v: unknown): number {
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw badRequest('params.offset must be an integer of 0 or more');
   return v;
 }

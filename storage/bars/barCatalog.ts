@@ -4,6 +4,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../shared/sqlite.js';
+import type { SymbolDayBars } from './symbolDayBars.js';
 
 /** A day's bar files as listed. */
 export interface BarDay {
@@ -210,4 +211,27 @@ export function nextBarVersion(db: Db, tradedate: string): number {
 /** Marks a day's bars due (repair: its bar files are damaged or missing), as a change of its files would. */
 export function markBarsDue(db: Db, tradedate: string): void {
   db.prepare('INSERT INTO bar_stale (tradedate, changes) VALUES (?, 1) ON CONFLICT (tradedate) DO UPDATE SET changes = changes + 1').run(tradedate);
+}
+
+/** A stock-day's bars as the catalog keeps its daily row (NaN prices as null); `minuteRow` its first row in the minute file (-1: none). */
+export function dailyBarRow(symbol: string, tradedate: string, bars: SymbolDayBars, minuteRow: number): DailyBarRow {
+  const d = bars.daily;
+  const nullable = (v: number) => (v === v ? v : null);
+  return {
+    symbol,
+    tradedate,
+    open: d.open,
+    high: d.high,
+    low: d.low,
+    close: d.close,
+    pre_close: nullable(d.preClose),
+    volume: d.volume,
+    amount_fen: d.amountFen,
+    auc_price: nullable(d.aucPrice),
+    auc_volume: d.aucVolume,
+    auc_amount_fen: d.aucAmountFen,
+    um_volume: d.umVolume,
+    um_side: d.umSide,
+    minute_row: minuteRow,
+  };
 }

@@ -18,7 +18,7 @@ import { bufferSource } from '../parquet/byteSource.js';
 import { readFooter } from '../parquet/metadata.js';
 import { readRowGroups, type DecodedColumn } from '../parquet/reader.js';
 import { MINUTE_BARS } from './barLabels.js';
-import { dueBarDays, nextBarVersion, recordBarDay, type DailyBarRow } from './barCatalog.js';
+import { dailyBarRow, dueBarDays, nextBarVersion, recordBarDay } from './barCatalog.js';
 import { MINUTE_GROUP_STOCKS, writeDailyFile, writeMinuteFile, type StockBars } from './barFiles.js';
 import { foldSnapshots, NO_SNAPSHOT, symbolDayBars, type DayFills, type DaySnapshotFacts, type SymbolDayBars } from './symbolDayBars.js';
 import { Limiter } from '../../shared/limiter.js';
@@ -109,27 +109,7 @@ export async function makeDayBars(k: BarKeeping, tradedate: string, changesSeen:
   const version = nextBarVersion(k.catalog, tradedate);
   const minute = stocks.length > 0 ? await writeMinuteFile(k.dataDir, tradedate, version, stocks) : null;
   const daily = stocks.length > 0 ? await writeDailyFile(k.dataDir, tradedate, version, stocks) : null;
-  const rows = stocks.map((s, i): DailyBarRow => {
-    const d = s.bars.daily;
-    const nullable = (v: number) => (v === v ? v : null);
-    return {
-      symbol: s.symbol,
-      tradedate,
-      open: d.open,
-      high: d.high,
-      low: d.low,
-      close: d.close,
-      pre_close: nullable(d.preClose),
-      volume: d.volume,
-      amount_fen: d.amountFen,
-      auc_price: nullable(d.aucPrice),
-      auc_volume: d.aucVolume,
-      auc_amount_fen: d.aucAmountFen,
-      um_volume: d.umVolume,
-      um_side: d.umSide,
-      minute_row: i * MINUTE_BARS,
-    };
-  });
+  const rows = stocks.map((s, i) => dailyBarRow(s.symbol, tradedate, s.bars, i * MINUTE_BARS));
   const replaced = recordBarDay(
     k.catalog,
     { tradedate, version, minute: minute && { ...minute, rowGroupSize: MINUTE_GROUP_STOCKS * MINUTE_BARS }, daily, rows },
