@@ -329,22 +329,27 @@ export class CatalogReader {
   }
 
   /**
-   * Every file the catalog lists, by path: each table with a `path` column names files of the
-   * lake (sealed files, their earlier versions, boundary parts, replaced parts), with `sha256`
-   * where the catalog vouches for the bytes. Found by those columns rather than by table name,
-   * so that a backup copies a new kind of listed file without learning of it.
+   * Every file the catalog lists, by path: each table column `path` or `KIND_path` names files
+   * of the lake (sealed files, their earlier versions, boundary parts, replaced parts, bar
+   * files), with `sha256` or `KIND_sha256` beside it where the catalog vouches for the bytes.
+   * Found by those columns rather than by table name, so that a backup copies a new kind of
+   * listed file without learning of it.
    */
   listedFiles(): ListedFile[] {
     const tables = this.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
     const byPath = new Map<string, string | null>();
     for (const table of tables) {
       const cols = new Set(this.db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]);
-      if (!cols.has('path')) continue;
-      const rows = this.db
-        .prepare(`SELECT path, ${cols.has('sha256') ? 'sha256' : 'NULL'} AS sha256 FROM "${table.replace(/"/g, '""')}"`)
-        .all() as ListedFile[];
-      // A path listed with a digest anywhere is checked against it.
-      for (const r of rows) if (!byPath.has(r.path) || r.sha256 !== null) byPath.set(r.path, r.sha256);
+      for (const col of cols) {
+        const m = /^(.*_)?path$/.exec(col);
+        if (!m) continue;
+        const sha = `${m[1] ?? ''}sha256`;
+        const rows = this.db
+          .prepare(`SELECT "${col}" AS path, ${cols.has(sha) ? `"${sha}"` : 'NULL'} AS sha256 FROM "${table.replace(/"/g, '""')}" WHERE "${col}" IS NOT NULL`)
+          .all() as ListedFile[];
+        // A path listed with a digest anywhere is checked against it.
+        for (const r of rows) if (!byPath.has(r.path) || r.sha256 !== null) byPath.set(r.path, r.sha256);
+      }
     }
     return [...byPath].map(([path, sha256]) => ({ path, sha256 })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
