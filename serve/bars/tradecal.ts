@@ -43,7 +43,8 @@ export function tradecalOperation(): Operation {
       const to = given(req.params.enddate) ? dateParam('enddate', req.params.enddate) : clamp(`${year}1231`);
       if (from > to) throw badRequest(`params.startdate ${from} must not be after params.enddate ${to}`);
       await ctx.authorize([]);
-      const rows = calendarDates(from, to).map((d) => {
+      // Both ends lie in the known range (a dozen years at most): every date of it, one row each.
+      const rows = calendarDates(from, to, 366 * 50).map((d) => {
         const before = previousTradingDay(d);
         const cells = [d, isTradingDay(d) ? 1 : 0, before >= known.first ? before : null];
         return JSON.stringify(fields.map((f) => cells[f]));

@@ -71,13 +71,13 @@ export class TickDays {
  * the calendar would not list is still served if files were stored for it. Ranges here are at most one
  * month (the cross-month rule), so walking the dates is cheap.
  */
-export function calendarDates(from: string, to: string): string[] {
+export function calendarDates(from: string, to: string, maxSpanDays = MAX_SPAN_DAYS): string[] {
   const out: string[] = [];
   const t = new Date(Date.UTC(+from.slice(0, 4), +from.slice(4, 6) - 1, +from.slice(6, 8)));
   const end = Date.UTC(+to.slice(0, 4), +to.slice(4, 6) - 1, +to.slice(6, 8));
   // Compared as instants, not strings: past year 9999 a date string grows a digit and sorts
   // before its end, which once made this loop run for minutes.
-  if (!(end - t.getTime() <= MAX_SPAN_DAYS * MS_PER_DAY)) throw new RangeError(`calendarDates: ${from}-${to} is longer than ${MAX_SPAN_DAYS} days`);
+  if (!(end - t.getTime() <= maxSpanDays * MS_PER_DAY)) throw new RangeError(`calendarDates: ${from}-${to} is longer than ${maxSpanDays} days`);
   while (t.getTime() <= end) {
     out.push(`${t.getUTCFullYear()}`.padStart(4, '0') + `${t.getUTCMonth() + 1}`.padStart(2, '0') + `${t.getUTCDate()}`.padStart(2, '0'));
     t.setUTCDate(t.getUTCDate() + 1);

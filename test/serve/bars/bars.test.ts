@@ -248,6 +248,14 @@ test('tradecal: every date of the range, closed through the 2025 Spring Festival
     if (open) prevOpen = date;
   }
   assert.equal(got, expected);
+  // No range: the current year (the server's clock says 2025), every date of it.
+  const year = await call('tradecal', {});
+  assert.is(year.length, 365);
+  assert.equal([year[0].cal_date, year[364].cal_date], ['20250101', '20251231']);
+  assert.equal(
+    year.filter((r) => (r.cal_date as string) >= '20250124' && (r.cal_date as string) <= '20250210'),
+    expected,
+  );
   const res = await postApi(s.server, { apiname: 'tradecal', apikey: s.key, params: { startdate: '20100101', enddate: '20100110' } });
   assert.is(res.status, 400);
   assert.match(res.json.message, /params\.startdate 20100101 is outside the trading calendar's known range/);
