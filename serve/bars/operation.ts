@@ -187,10 +187,11 @@ function periodBars(s: BarStockDay, q: BarQuery): number {
 async function minutePage(src: StockDays, read: readonly BarStockDay[], q: BarQuery): Promise<Page> {
   const counts = read.map((s) => periodBars(s, q));
   const total = counts.reduce((a, n) => a + n, 0);
-  const pieces: (string | Buffer)[] = [];
   const end = Math.min(total, q.offset + q.limit);
   const days = new Map<string, BarDay | null>();
   const fieldsKey = q.fields.join('.');
+  // Every stock-day of the page at once: their files' reads and decompression overlap on libuv's threads.
+  const wanted: Promise<string | Buffer>[] = [];
   let first = 0;
   for (let k = 0; k < read.length && first < end; first += counts[k++]) {
     if (first + counts[k] <= q.offset) continue;
@@ -199,14 +200,15 @@ async function minutePage(src: StockDays, read: readonly BarStockDay[], q: BarQu
     const from = Math.max(0, q.offset - first);
     const to = Math.min(counts[k], end - first);
     if (s.live) {
-      pieces.push((await make()).slice(from, to).join(','));
+      wanted.push(make().then((rows) => rows.slice(from, to).join(',')));
       continue;
     }
     const day = barDayOf(src, days, s.row.tradedate);
     const key = `${s.row.tradedate}:v${day?.version ?? 0}:${s.row.symbol}:${q.period}:${fieldsKey}`;
-    const rows = await rowsOrMade(src, key, make);
-    pieces.push(from === 0 && to === counts[k] ? rows.joined : rows.rows.slice(from, to).join(','));
+    const whole = from === 0 && to === counts[k];
+    wanted.push(rowsOrMade(src, key, make).then((rows) => (whole ? rows.joined : rows.rows.slice(from, to).join(','))));
   }
+  const pieces = await Promise.all(wanted);
   return { pieces, rows: end - Math.min(end, q.offset), total, live: read.some((s) => s.live) };
 }
 
