@@ -46,7 +46,7 @@ import { IngestProgressTracker, type IngestCounts, type IngestProgress } from '.
 import { BatchRunner } from './runner.js';
 import { KafkaSealer } from '../seal/sealer.js';
 import { BackgroundRowText } from '../../storage/rowText/backgroundRowText.js';
-import { sealBars } from '../seal/bars.js';
+import { BackgroundBars } from '../seal/bars.js';
 import { PostgresSealCuts } from '../seal/postgresSealCuts.js';
 import type { SealCutStore } from '../seal/sealCuts.js';
 import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';
@@ -114,8 +114,8 @@ export class KafkaIngestor {
   private readonly progress: IngestProgressTracker;
   private readonly sealer: KafkaSealer;
   private readonly rowText: BackgroundRowText;
-  /** Whether a seal tick has made the bars a crash may have left due. */
-  private barsChecked = false;
+  /** The bars of the days sealed here (and of any a crash left due), made in the background. */
+  private readonly bars: BackgroundBars;
   private readonly faults: DiskFaults;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
@@ -181,6 +181,16 @@ export class KafkaIngestor {
           this.fail(isStagingFailure(e) ? e : new IngestError('decode', `decoding failed: ${(e as Error).message}`, { retriable: true, cause: e })),
       });
       this.kafkaCommits = new OffsetCommitter({ consumer: () => this.consumer, assignment: () => this.assigned, log: opts.log });
+      this.bars = new BackgroundBars(
+        opts.dataDir,
+        this.stores.catalog,
+        opts.nowMs,
+        (kept, ms) => {
+          if (kept.days > 0) this.log.info({ days: kept.days, stocks: kept.stocks, bytes: kept.bytes, ms }, 'bars made');
+          for (const f of kept.failed) this.log.warn({ tradedate: f.tradedate, reason: f.reason }, 'bars not made for this day; run tickvault doctor');
+        },
+        (e) => this.log.warn({ err: e }, 'bars not made yet; the next seal tries again'),
+      );
       this.rowText = new BackgroundRowText(
         { dataDir: opts.dataDir, catalog: this.stores.catalogReader, days: config.rowTextDays },
         (kept, ms) => {
@@ -286,7 +296,8 @@ export class KafkaIngestor {
       this.timers.push(t);
     };
     every(this.opts.sealTickMs ?? 1000, () => this.sealTick());
-    // What a crash left between a listing and its row text, and days that left the window.
+    // What a crash left between a listing and its bars or row text, and days that left the window.
+    this.bars.poke();
     this.rowText.poke();
     every(this.opts.progressIntervalMs ?? 5000, () => this.reportProgress());
   }
@@ -372,13 +383,8 @@ export class KafkaIngestor {
     if (!this.faults.due('seal')) return;
     try {
       const r = await this.sealer.tick();
-      // A day completed (or a first tick after a crash): its bars, then row text, off the seal's path.
-      if (r.daysSealed > 0 || !this.barsChecked) {
-        const kept = await sealBars(this.opts.dataDir, this.stores.catalog, this.opts.nowMs);
-        this.barsChecked = true;
-        if (kept.days > 0) this.log.info({ days: kept.days, stocks: kept.stocks, bytes: kept.bytes }, 'bars made');
-        for (const f of kept.failed) this.log.warn({ tradedate: f.tradedate, reason: f.reason }, 'bars not made for this day; run tickvault doctor');
-      }
+      // A day completed: its bars, then row text, each in the background, off the seal's path.
+      if (r.daysSealed > 0) this.bars.poke();
       if (r.partitionsSealed > 0 || r.daysSealed > 0) this.rowText.poke();
       // Not caught up: nothing was tried; the fault, if any, is not known to be over.
       if (r.caughtUp !== false) this.faults.succeeded('seal');
@@ -517,7 +523,12 @@ export class KafkaIngestor {
         this.assigned = null;
         await withTimeout('consumer disconnect', this.consumer?.disconnect() ?? Promise.resolve(), 30_000);
       })();
-      await Promise.all([withTimeout('sealer stop', this.sealer.stop(), 10 * 60_000), withTimeout('row text stop', this.rowText.stop(), 60_000), consumerDone]);
+      await Promise.all([
+        withTimeout('sealer stop', this.sealer.stop(), 10 * 60_000),
+        withTimeout('row text stop', this.rowText.stop(), 60_000),
+        withTimeout('bars stop', this.bars.stop(), 60_000),
+        consumerDone,
+      ]);
       await withTimeout('admin disconnect', this.admin.disconnect(), 10_000);
       const decoderClosing = this.runner.closeDecoder();
       if (decoderClosing) await withTimeout('decode worker close', decoderClosing, 10_000);

@@ -23,3 +23,54 @@ export async function sealBars(dataDir: string, catalog: Db, nowMs: () => number
     await pool.close();
   }
 }
+
+/**
+ * The ingestor's bars, off its seal tick: `poke` after a tick that sealed a day starts a pass
+ * (or asks for another once the running one ends), so sealing other partitions never waits for
+ * a day's bars. Two processes on one data directory may make the same day's bars; the files
+ * are the same bytes and the catalog takes the last.
+ */
+export class BackgroundBars {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly catalog: Db,
+    private readonly nowMs: () => number,
+    private readonly report: (kept: BarsKept, ms: number) => void,
+    private readonly onError: (e: unknown) => void,
+  ) {}
+
+  poke(): void {
+    if (this.stopped) return;
+    if (this.running !== null) {
+      this.again = true;
+      return;
+    }
+    this.running = this.pass().finally(() => {
+      this.running = null;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.poke();
+      }
+    });
+  }
+
+  private async pass(): Promise<void> {
+    const started = Date.now();
+    try {
+      this.report(await sealBars(this.dataDir, this.catalog, this.nowMs), Date.now() - started);
+    } catch (e) {
+      // A full disk or a busy catalog: the marks stay, the next poke makes them.
+      this.onError(e);
+    }
+  }
+
+  /** No new pass; waits for the running one. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+}
