@@ -169,10 +169,8 @@ const nullable = (v: number): number | null => (v === v ? v : null);
 
 /** Bars of one stock-day in a period. */
 export function barsPerDay(period: MinutePeriod): number {
-  return period === 1 ? MINUTE_BARS : periodLayout(period).labels.length;
+  return periodLayout(period).labels.length;
 }
-
-const layouts = new Map<MinutePeriod, ReturnType<typeof periodLayout>>();
 
 /**
  * The rows [from, to) of a stock-day's bars in `period`: tradedate, symbol, trademin, time,
@@ -181,8 +179,7 @@ const layouts = new Map<MinutePeriod, ReturnType<typeof periodLayout>>();
  * Only the first `upTo` 1m bars are read (a live day's, up to the one in progress).
  */
 export function minuteRows(symbol: string, tradedate: string, s: MinuteSlice, period: MinutePeriod, from: number, to: number, upTo = MINUTE_BARS): Cell[][] {
-  let layout = layouts.get(period);
-  if (!layout) layouts.set(period, (layout = periodLayout(period)));
+  const layout = periodLayout(period);
   const day = `${tradedate.slice(0, 4)}-${tradedate.slice(4, 6)}-${tradedate.slice(6, 8)}`;
   const out: Cell[][] = [];
   const { barOf, labels } = layout;

@@ -52,7 +52,7 @@ export const PERIODS: Readonly<Record<string, MinutePeriod>> = { '1m': 1, '5m': 
  * are labelled at their end (5m: 0935 … 1130, 1305 … 1500); the 0930 auction bar folds into
  * the first.
  */
-export function periodLayout(period: MinutePeriod): { readonly barOf: readonly number[]; readonly labels: readonly number[] } {
+function makeLayout(period: MinutePeriod): PeriodLayout {
   // 1m keeps the auction bar 0930 apart.
   if (period === 1) return { barOf: MINUTE_LABELS.map((_, i) => i), labels: MINUTE_LABELS };
   const labels: number[] = [];
@@ -63,4 +63,16 @@ export function periodLayout(period: MinutePeriod): { readonly barOf: readonly n
     return labels.length - 1;
   });
   return { barOf, labels };
+}
+
+export interface PeriodLayout {
+  readonly barOf: readonly number[];
+  readonly labels: readonly number[];
+}
+
+/** Every period's layout, made once: pages ask it per stock-day. */
+const LAYOUTS: ReadonlyMap<MinutePeriod, PeriodLayout> = new Map(([1, 5, 15, 30, 60] as const).map((p) => [p, makeLayout(p)]));
+
+export function periodLayout(period: MinutePeriod): PeriodLayout {
+  return LAYOUTS.get(period)!;
 }
