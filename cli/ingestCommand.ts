@@ -7,7 +7,7 @@ import type { Command } from './command.js';
 import { docOf } from './helpText.js';
 import { warnNearKnownRangeEnd } from './calendarWarning.js';
 import { INGEST_OPTIONS } from '../ingest/config.js';
-import { ROW_TEXT_DAYS_OPTION, STATE_URL_OPTION } from '../shared/config.js';
+import { ROW_TEXT_DAYS_OPTION, STATE_URL_OPTION, STORE_OPTION } from '../shared/config.js';
 
 /** Exit promptly even if some library left a handle open: never linger after stopping. */
 const EXIT_GRACE_MS = 5000;
@@ -18,7 +18,7 @@ export const ingestCommand: Command = {
   usage:
     'tickvault ingest --brokers HOST:PORT[,…] [--topics md.level2,md.index,md.trade,md.order] [--group tickvault-ingest]\n' +
     '                 [--seal-after 16:00] [--metrics-port N] [--metrics-host 127.0.0.1] [--session-timeout MS]\n' +
-    '                 [--state-url URL] [--row-text-days 10]',
+    '                 [--state-url URL] [--row-text-days 10] [--store s3://BUCKET/PREFIX]',
   options: {
     brokers: { type: 'string' },
     topics: { type: 'string' },
@@ -29,6 +29,7 @@ export const ingestCommand: Command = {
     'session-timeout': { type: 'string' },
     [STATE_URL_OPTION.flag]: { type: 'string' },
     [ROW_TEXT_DAYS_OPTION.flag]: { type: 'string' },
+    [STORE_OPTION.flag]: { type: 'string' },
   },
   help: [
     docOf(INGEST_OPTIONS.brokers, 'HOST:PORT[,…]'),
@@ -43,6 +44,10 @@ export const ingestCommand: Command = {
       help: 'PostgreSQL database the sites of one service share: their ingestors agree there on one seal cut per partition and day, so every site writes the same files (unset: this site cuts alone)',
     },
     { ...docOf(ROW_TEXT_DAYS_OPTION, 'N'), help: `${ROW_TEXT_DAYS_OPTION.help}; made in the background after each seal and at start` },
+    {
+      ...docOf(STORE_OPTION, STORE_OPTION.value, 'none'),
+      help: `${STORE_OPTION.help}; sealed days uploaded in the background, never delaying staging or sealing`,
+    },
   ],
   positionals: 'none',
   async run(ctx) {

@@ -42,6 +42,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   demo: async () => (await import('./demoCommand.js')).demoCommand,
   backup: async () => (await import('./backupCommand.js')).backupCommand,
   repair: async () => (await import('./repairCommand.js')).repairCommand,
+  upload: async () => (await import('./uploadCommand.js')).uploadCommand,
 };
 
 async function usage(): Promise<string> {

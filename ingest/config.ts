@@ -7,6 +7,8 @@ import { DATASETS, type Dataset } from '../shared/schema.js';
 import {
   STATE_URL_OPTION,
   ROW_TEXT_DAYS_OPTION,
+  loadStoreConfig,
+  type StoreConfig,
   ConfigError,
   parseClockTime,
   parsePort,
@@ -146,6 +148,8 @@ export interface IngestConfig {
   readonly stateUrl: string;
   /** The row text window (--row-text-days): made in the background after each seal. */
   readonly rowTextDays: number;
+  /** The store (--store): sealed days' files uploaded in the background; null: local disk only. */
+  readonly store: StoreConfig | null;
 }
 
 export interface ProduceConfig {
@@ -170,6 +174,7 @@ export function loadIngestConfig(flags: Flags, env: Env): IngestConfig {
     sessionTimeoutMs: resolveOption(INGEST_OPTIONS.sessionTimeout, flags, env),
     stateUrl: resolveOption(STATE_URL_OPTION, flags, env),
     rowTextDays: resolveOption(ROW_TEXT_DAYS_OPTION, flags, env),
+    store: loadStoreConfig(flags, env),
   };
 }
 

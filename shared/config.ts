@@ -169,6 +169,64 @@ export const ROW_TEXT_DAYS_OPTION = {
   help: 'keep row text (derived, under _rowtext/: fast first touches) for the latest N trading days the lake holds; 0: none',
 } satisfies OptionSpec<number>;
 
+/** Where sealed files go besides the local disk (storage/store/): a bucket and a key prefix. */
+export interface StoreLocation {
+  readonly bucket: string;
+  /** Ends in `/` unless empty: a file's key is this followed by its catalog path. */
+  readonly prefix: string;
+  /** As given, for lines and `/metrics` (never holds a secret). */
+  readonly url: string;
+}
+
+/** `s3://BUCKET/PREFIX`: the bucket's name as S3 allows it (3-63 of a-z 0-9 . -), any prefix. */
+export function parseStoreUrl(text: string, source: string): StoreLocation {
+  const m = /^s3:\/\/([^/]+)(?:\/(.*))?$/.exec(text);
+  if (!m) throw new ConfigError(`${source} must be an s3://BUCKET/PREFIX URL, got "${text.slice(0, 80)}"`);
+  const bucket = m[1];
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new ConfigError(`${source}: "${bucket.slice(0, 80)}" is not a bucket name (3 to 63 of a-z, 0-9, '.' and '-')`);
+  }
+  const trimmed = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (trimmed.split('/').some((part) => part === '.' || part === '..')) throw new ConfigError(`${source}: the prefix may not hold "." or ".." parts`);
+  return { bucket, prefix: trimmed === '' ? '' : `${trimmed}/`, url: `s3://${bucket}/${trimmed}` };
+}
+
+export const STORE_OPTION = {
+  flag: 'store',
+  env: 'TICKVAULT_STORE',
+  defaultValue: null,
+  parse: parseStoreUrl,
+  value: 's3://BUCKET/PREFIX',
+  help: 'an S3 bucket for sealed files (endpoint, region and keys from AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); unset: local disk only',
+} satisfies OptionSpec<StoreLocation | null>;
+
+/** The store and how to reach it: the standard AWS variables, so every S3 tool agrees. */
+export interface StoreConfig extends StoreLocation {
+  /** AWS_ENDPOINT_URL (an S3-compatible store); undefined: AWS itself. */
+  readonly endpoint: string | undefined;
+  readonly region: string;
+  /** AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; undefined: the SDK's own chain (a role). */
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
+}
+
+/** The store given by `--store` or TICKVAULT_STORE, or null when neither is. */
+export function loadStoreConfig(flags: Flags, env: Env): StoreConfig | null {
+  const location = resolveOption(STORE_OPTION, flags, env);
+  if (location === null) return null;
+  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+/.test(endpoint))
+    throw new ConfigError(`AWS_ENDPOINT_URL must be an http:// or https:// URL, got "${endpoint.slice(0, 80)}"`);
+  const keyId = env.AWS_ACCESS_KEY_ID ?? '';
+  const secret = env.AWS_SECRET_ACCESS_KEY ?? '';
+  if ((keyId === '') !== (secret === '')) throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set together');
+  return {
+    ...location,
+    endpoint,
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    credentials: keyId === '' ? undefined : { accessKeyId: keyId, secretAccessKey: secret },
+  };
+}
+
 export interface CommonConfig {
   readonly dataDir: string;
   readonly logLevel: string;

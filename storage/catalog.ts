@@ -129,6 +129,43 @@ CREATE TABLE IF NOT EXISTS bar_stale (
 CREATE TRIGGER IF NOT EXISTS bar_stale_on_file AFTER INSERT ON files WHEN NEW.dataset IN ('trade', 'level2') BEGIN
   INSERT INTO bar_stale (tradedate, changes) VALUES (NEW.tradedate, 1) ON CONFLICT (tradedate) DO UPDATE SET changes = changes + 1;
 END;
+-- The store (storage/store/): each file uploaded to the bucket and verified there (its SHA-256
+-- the catalog's, the ETag the store answered the one its bytes give), with the SHA-256 of each
+-- 128 KiB block, which a server checks ranged reads against. Named \`key\`, not \`path\`: the
+-- bucket's copy of a listed file, not another file of the lake (listedFiles reads path columns).
+CREATE TABLE IF NOT EXISTS stored_objects (
+  key TEXT PRIMARY KEY,            -- the catalog path; in the bucket under the store's prefix
+  bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  blocks BLOB NOT NULL,            -- SHA-256 of each 128 KiB block, concatenated
+  stored_at_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+-- Days whose every listed file and manifest are in the store, as of \`changes\` of store_due.
+CREATE TABLE IF NOT EXISTS stored_days (
+  tradedate TEXT PRIMARY KEY,
+  objects INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  manifest_sha256 TEXT NOT NULL,
+  stored_at_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+-- Days with files listed since they were last stored; counted, so a pass that raced a listing
+-- leaves its day due (as bar_stale does for bars).
+CREATE TABLE IF NOT EXISTS store_due (
+  tradedate TEXT PRIMARY KEY,
+  changes INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS store_due_on_file AFTER INSERT ON files BEGIN
+  INSERT INTO store_due (tradedate, changes) VALUES (NEW.tradedate, 1) ON CONFLICT (tradedate) DO UPDATE SET changes = changes + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS store_due_on_part AFTER INSERT ON boundary_parts BEGIN
+  INSERT INTO store_due (tradedate, changes) VALUES (NEW.tradedate, 1) ON CONFLICT (tradedate) DO UPDATE SET changes = changes + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS store_due_on_bars AFTER INSERT ON bar_days BEGIN
+  INSERT INTO store_due (tradedate, changes) VALUES (NEW.tradedate, 1) ON CONFLICT (tradedate) DO UPDATE SET changes = changes + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS store_due_on_sealed AFTER INSERT ON sealed_days BEGIN
+  INSERT INTO store_due (tradedate, changes) VALUES (NEW.tradedate, 1) ON CONFLICT (tradedate) DO UPDATE SET changes = changes + 1;
+END;
 CREATE TABLE IF NOT EXISTS calendar_days (
   tradedate TEXT PRIMARY KEY,
   source TEXT NOT NULL            -- 'stored-data': a day with sealed files is a trading day

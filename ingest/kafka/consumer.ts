@@ -47,6 +47,8 @@ import { BatchRunner } from './runner.js';
 import { KafkaSealer } from '../seal/sealer.js';
 import { BackgroundRowText } from '../../storage/rowText/backgroundRowText.js';
 import { BackgroundBars } from '../seal/bars.js';
+import { BackgroundUploads } from '../../storage/store/backgroundUploads.js';
+import { ObjectStore } from '../../storage/store/objectStore.js';
 import { PostgresSealCuts } from '../seal/postgresSealCuts.js';
 import type { SealCutStore } from '../seal/sealCuts.js';
 import { describePgError as stateErrorText } from '../../shared/postgres/pool.js';
@@ -116,6 +118,9 @@ export class KafkaIngestor {
   private readonly rowText: BackgroundRowText;
   /** The bars of the days sealed here (and of any a crash left due), made in the background. */
   private readonly bars: BackgroundBars;
+  /** Sealed days' files to the store (--store), in the background; null without one. */
+  private readonly uploads: BackgroundUploads | null = null;
+  private readonly objectStore: ObjectStore | null = null;
   private readonly faults: DiskFaults;
   private readonly kafka: Kafka;
   private readonly admin: Admin;
@@ -188,9 +193,32 @@ export class KafkaIngestor {
         (kept, ms) => {
           if (kept.days > 0) this.log.info({ days: kept.days, stocks: kept.stocks, bytes: kept.bytes, ms }, 'bars made');
           for (const f of kept.failed) this.log.warn({ tradedate: f.tradedate, reason: f.reason }, 'bars not made for this day; run tickvault doctor');
+          // The day's bar files belong in the store with its other files.
+          if (kept.days > 0) this.uploads?.poke();
         },
         (e) => this.log.warn({ err: e }, 'bars not made yet; the next seal tries again'),
       );
+      if (config.store !== null) {
+        this.objectStore = new ObjectStore(config.store);
+        this.uploads = new BackgroundUploads(
+          { dataDir: opts.dataDir, catalog: this.stores.catalog, store: this.objectStore, nowMs: opts.nowMs },
+          (done, ms) => {
+            this.metrics.storeUp.set(1);
+            this.metrics.storeDueDays.set(done.due);
+            this.metrics.storeFiles.inc(done.files);
+            this.metrics.storeBytes.inc(done.bytes);
+            if (done.files > 0 || done.days > 0)
+              this.log.info({ days: done.days, files: done.files, bytes: done.bytes, found: done.found, due: done.due, ms }, 'stored');
+            if (done.failed.length > 0) this.metrics.storeFailures.inc();
+            for (const f of done.failed) this.log.warn({ key: f.key, reason: f.reason }, 'not stored');
+          },
+          (e, state) => {
+            this.metrics.storeUp.set(state.up ? 1 : 0);
+            this.metrics.storeFailures.inc();
+            this.log.warn({ err: e }, 'uploads wait: the store cannot take them now; retrying');
+          },
+        );
+      }
       this.rowText = new BackgroundRowText(
         { dataDir: opts.dataDir, catalog: this.stores.catalogReader, days: config.rowTextDays },
         (kept, ms) => {
@@ -299,6 +327,7 @@ export class KafkaIngestor {
     // What a crash left between a listing and its bars or row text, and days that left the window.
     this.bars.poke();
     this.rowText.poke();
+    this.uploads?.poke();
     every(this.opts.progressIntervalMs ?? 5000, () => this.reportProgress());
   }
 
@@ -385,6 +414,7 @@ export class KafkaIngestor {
       const r = await this.sealer.tick();
       // A day completed: its bars, then row text, each in the background, off the seal's path.
       if (r.daysSealed > 0) this.bars.poke();
+      if (r.daysSealed > 0) this.uploads?.poke();
       if (r.partitionsSealed > 0 || r.daysSealed > 0) this.rowText.poke();
       // Not caught up: nothing was tried; the fault, if any, is not known to be over.
       if (r.caughtUp !== false) this.faults.succeeded('seal');
@@ -527,12 +557,14 @@ export class KafkaIngestor {
         withTimeout('sealer stop', this.sealer.stop(), 10 * 60_000),
         withTimeout('row text stop', this.rowText.stop(), 60_000),
         withTimeout('bars stop', this.bars.stop(), 60_000),
+        withTimeout('uploads stop', this.uploads?.stop() ?? Promise.resolve(), 60_000),
         consumerDone,
       ]);
       await withTimeout('admin disconnect', this.admin.disconnect(), 10_000);
       const decoderClosing = this.runner.closeDecoder();
       if (decoderClosing) await withTimeout('decode worker close', decoderClosing, 10_000);
       this.closed = true;
+      this.objectStore?.close();
       this.stores.close();
       await withTimeout('seal-cut database close', this.cuts?.close() ?? Promise.resolve(), 5_000);
       this.log.info({ ...this.counts, exitCode: code }, 'ingest stopped');

@@ -85,6 +85,31 @@ export class IngestMetrics {
     labelNames: ['stage'] as const,
     registers: [this.registry],
   });
+  readonly storeUp = new Gauge({
+    name: 'tickvault_store_up',
+    help: 'The last upload pass reached the store (1), or could not (0: uploads wait and are retried; nothing is lost)',
+    registers: [this.registry],
+  });
+  readonly storeDueDays = new Gauge({
+    name: 'tickvault_store_due_days',
+    help: 'Sealed days with files not yet uploaded and verified in the store, after the last pass',
+    registers: [this.registry],
+  });
+  readonly storeFiles = new Counter({
+    name: 'tickvault_store_uploaded_files_total',
+    help: 'Files uploaded to the store and verified',
+    registers: [this.registry],
+  });
+  readonly storeBytes = new Counter({
+    name: 'tickvault_store_uploaded_bytes_total',
+    help: 'Bytes uploaded to the store and verified',
+    registers: [this.registry],
+  });
+  readonly storeFailures = new Counter({
+    name: 'tickvault_store_failures_total',
+    help: 'Upload passes that failed (the store down, a damaged local file), each retried',
+    registers: [this.registry],
+  });
   /** Ongoing disk faults by stage, as /healthz reports them. */
   private readonly faults = new Map<string, { readonly cause: string; readonly text: string; readonly sinceMs: number }>();
 

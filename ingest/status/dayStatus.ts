@@ -42,7 +42,15 @@ export interface DayFacts {
   readonly symbols: readonly string[];
   /** The previous trading day and its symbols, when that day is sealed; null otherwise. */
   readonly previous: { readonly day: string; readonly symbols: readonly string[] } | null;
+  /** Whether the day's files are in the store (issue 50: its files and manifest uploaded and verified). */
+  readonly stored: boolean;
 }
+
+/**
+ * Where a day's files are: `local` (this disk only), `both` (here and verified in the store),
+ * `stored` (the store only: offloaded); `-` for a day without files.
+ */
+export type DayPlace = 'local' | 'both' | 'stored' | '-';
 
 export type DayState = 'empty' | 'live' | 'not sealed' | 'sealed' | 'restated';
 
@@ -51,6 +59,7 @@ export interface DayStatus {
   readonly dataset: Dataset;
   readonly day: string;
   readonly status: DayState;
+  readonly where: DayPlace;
   /** Highest current version of the day's files (1: none restated). */
   readonly version: number;
   readonly restatedSymbols: number;
@@ -82,6 +91,7 @@ export function dayStatus(f: DayFacts): DayStatus {
     dataset: f.dataset,
     day: f.day,
     status,
+    where: f.files === 0 ? '-' : f.stored ? 'both' : 'local',
     version: f.highestVersion,
     restatedSymbols: f.restatedSymbols,
     files: f.files,
@@ -95,7 +105,8 @@ export function dayStatus(f: DayFacts): DayStatus {
 
 /**
  * The facts of each day of `days` for each of `datasets`, dataset by dataset. `catalog` null:
- * no catalog.db yet (nothing sealed). `late` is keyed `dataset|tradedate`.
+ * no catalog.db yet (nothing sealed). `late` is keyed `dataset|tradedate`; `stored`: the days
+ * wholly in the store.
  */
 export function collectDayFacts(
   catalog: DayFactSource | null,
@@ -103,6 +114,7 @@ export function collectDayFacts(
   days: readonly string[],
   late: ReadonlyMap<string, number>,
   staged: readonly StagedDay[],
+  stored: ReadonlySet<string> = new Set(),
 ): DayFacts[] {
   const stagedBy = new Map(staged.map((s) => [`${s.dataset}|${s.tradedate}`, s]));
   const out: DayFacts[] = [];
@@ -130,6 +142,7 @@ export function collectDayFacts(
         late: late.get(`${dataset}|${day}`) ?? 0,
         symbols: sealed && catalog !== null ? catalog.symbolsOfDay(dataset, day) : [],
         previous,
+        stored: stored.has(day),
       });
     }
   }
@@ -160,9 +173,9 @@ function missingText(s: DayStatus, names: number): string {
   return `${s.missing.count}: ${shown}${s.missing.count > names ? ', …' : ''}`;
 }
 
-const HEADER = ['DATASET', 'DAY', 'STATUS', 'FILES', 'ROWS', 'STAGED', 'LATE', 'MISSING'] as const;
+const HEADER = ['DATASET', 'DAY', 'STATUS', 'WHERE', 'FILES', 'ROWS', 'STAGED', 'LATE', 'MISSING'] as const;
 /** Columns aligned right (numbers). */
-const RIGHT = new Set([3, 4, 5, 6]);
+const RIGHT = new Set([4, 5, 6, 7]);
 
 /** The report as aligned text lines, a header first; `names`: missing symbols named per day. */
 export function statusTable(rows: readonly DayStatus[], names = 3): string[] {
@@ -170,6 +183,7 @@ export function statusTable(rows: readonly DayStatus[], names = 3): string[] {
     s.dataset,
     s.day,
     statusText(s),
+    s.where,
     String(s.files),
     String(s.rows),
     s.stagedRecords > 0 ? String(s.stagedRecords) : '-',

@@ -36,11 +36,16 @@ async function cli(args: readonly string[]) {
   return runCli(['days', '--data-dir', data, ...args], { env: NOW });
 }
 
-/** The table's line of a dataset-day, split on runs of two spaces or more. */
+/**
+ * The table's line of a dataset-day, split on runs of two spaces or more, without its WHERE
+ * column, which is checked here: `local` for a day with files (no store here), else `-`.
+ */
 function lineOf(stdout: string, dataset: string, day: string): string[] {
   const line = stdout.split('\n').find((l) => l.startsWith(`${dataset} `) && l.includes(` ${day} `));
   assert.ok(line, `${dataset} ${day} listed in:\n${stdout}`);
-  return line.trim().split(/ {2,}/);
+  const cols = line.trim().split(/ {2,}/);
+  assert.is(cols[3], cols[4] === '0' ? '-' : 'local', `WHERE of ${dataset} ${day}`);
+  return [...cols.slice(0, 3), ...cols.slice(4)];
 }
 
 async function duckDay(dataset: string, day: string): Promise<{ files: number; rows: number }> {
@@ -117,12 +122,12 @@ table('default range: every stored dataset, from the earliest stored day to the 
   const r = await cli([]);
   assert.is(r.code, 0, r.stderr);
   const lines = r.stdout.trimEnd().split('\n');
-  assert.match(lines[0]!, /^DATASET +DAY +STATUS +FILES +ROWS +STAGED +LATE +MISSING$/);
+  assert.match(lines[0]!, /^DATASET +DAY +STATUS +WHERE +FILES +ROWS +STAGED +LATE +MISSING$/);
   const days = tradingDaysInRange('20250102', '20250303');
   assert.is(lines.length, 1 + 2 * days.length, 'level2 and index, each day once');
   assert.match(lines[1]!, /^level2 +20250102 +sealed /);
   assert.match(lines[days.length + 1]!, /^index +20250102 +sealed /);
-  assert.match(lines[lines.length - 1]!, /^index +20250303 +empty +0 +0 +- +0 +-$/);
+  assert.match(lines[lines.length - 1]!, /^index +20250303 +empty +- +0 +0 +- +0 +-$/);
   assert.is(r.stderr, '');
 });
 
@@ -184,6 +189,7 @@ json('one object per line with the same facts; --dataset and the range narrow it
     dataset: 'level2',
     day: '20250106',
     status: 'sealed',
+    where: 'local',
     version: 1,
     restatedSymbols: 0,
     files: duck.files,
@@ -200,6 +206,7 @@ json('one object per line with the same facts; --dataset and the range narrow it
     dataset: 'index',
     day: '20250103',
     status: 'restated',
+    where: 'local',
     version: 2,
     restatedSymbols: 1,
     files: 2,

@@ -16,6 +16,7 @@ const BASE: DayFacts = {
   late: 0,
   symbols: ['A', 'B', 'C'],
   previous: { day: '20250103', symbols: ['A', 'B', 'C'] },
+  stored: false,
 };
 
 const status = suite('dayStatus');
@@ -65,7 +66,14 @@ function fakeCatalog(): DayFactSource {
 collect('previous trading day by the calendar (over a weekend), late and staged by dataset-day', () => {
   const late = new Map([['level2|20250103', 4]]);
   const staged = [{ dataset: 'level2' as const, tradedate: '20250107', symbols: 2, records: 7 }];
-  const facts = collectDayFacts(fakeCatalog(), ['level2', 'index'], ['20250102', '20250103', '20250106', '20250107'], late, staged);
+  const facts = collectDayFacts(
+    fakeCatalog(),
+    ['level2', 'index'],
+    ['20250102', '20250103', '20250106', '20250107'],
+    late,
+    staged,
+    new Set(['20250103', '20250107']),
+  );
   const rows = facts.map(dayStatus);
   assert.equal(
     rows.map((r) => `${r.dataset} ${r.day} ${r.status}`),
@@ -86,6 +94,11 @@ collect('previous trading day by the calendar (over a weekend), late and staged 
   assert.equal(rows[2]!.missing, { against: '20250103', count: 0, symbols: [] }, '20250106 is compared with Friday 20250103');
   assert.equal([rows[2]!.version, rows[2]!.restatedSymbols, rows[2]!.files, rows[2]!.rows], [2, 1, 2, 20]);
   assert.equal([rows[3]!.stagedSymbols, rows[3]!.stagedRecords, rows[3]!.missing], [2, 7, null]);
+  // In the store: days with files there (both); without files nothing is anywhere (-).
+  assert.equal(
+    rows.map((r) => r.where),
+    ['local', 'both', 'local', '-', '-', '-', '-', '-'],
+  );
 });
 
 collect('no catalog: every day empty or staged', () => {
@@ -94,6 +107,7 @@ collect('no catalog: every day empty or staged', () => {
     dataset: 'trade',
     day: '20250102',
     status: 'empty',
+    where: '-',
     version: 1,
     restatedSymbols: 0,
     files: 0,
@@ -117,17 +131,17 @@ const format = suite('statusTable and statusJson');
 
 format('aligned columns, numbers right, "-" for nothing staged or not compared, at most three names missing', () => {
   const rows = [
-    dayStatus({ ...BASE, day: '20250103', previous: null, late: 12 }),
+    dayStatus({ ...BASE, day: '20250103', previous: null, late: 12, stored: true }),
     dayStatus({ ...BASE, symbols: [], files: 0, rows: 0, previous: { day: '20250103', symbols: ['D', 'A', 'C', 'B'] } }),
     dayStatus({ ...BASE, day: '20250107', highestVersion: 2, restatedSymbols: 1, rows: 12345 }),
     dayStatus({ ...BASE, day: '20250108', sealed: false, files: 0, rows: 0, stagedSymbols: 1, stagedRecords: 5, symbols: [], previous: null }),
   ];
   assert.equal(statusTable(rows), [
-    'DATASET  DAY       STATUS                  FILES   ROWS  STAGED  LATE  MISSING',
-    'level2   20250103  sealed                      3    300       -    12  -',
-    'level2   20250106  sealed                      0      0       -     0  4: A, B, C, …',
-    'level2   20250107  restated v2 (1 symbol)      3  12345       -     0  0',
-    'level2   20250108  live                        0      0       5     0  -',
+    'DATASET  DAY       STATUS                  WHERE  FILES   ROWS  STAGED  LATE  MISSING',
+    'level2   20250103  sealed                  both       3    300       -    12  -',
+    'level2   20250106  sealed                  -          0      0       -     0  4: A, B, C, …',
+    'level2   20250107  restated v2 (1 symbol)  local      3  12345       -     0  0',
+    'level2   20250108  live                    -          0      0       5     0  -',
   ]);
   assert.match(statusTable([dayStatus({ ...BASE, highestVersion: 2, restatedSymbols: 2 })])[1]!, /restated v2 \(2 symbols\)/);
   assert.equal(statusTable(rows.slice(1, 2), 5)[1]!.endsWith('4: A, B, C, D'), true);
@@ -140,6 +154,7 @@ format('JSON: one object, one line, every fact', () => {
     dataset: 'level2',
     day: '20250106',
     status: 'sealed',
+    where: 'local',
     version: 1,
     restatedSymbols: 0,
     files: 3,
