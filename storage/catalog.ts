@@ -154,6 +154,12 @@ CREATE TABLE IF NOT EXISTS store_due (
   tradedate TEXT PRIMARY KEY,
   changes INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- Days whose local copies \`tickvault offload\` removed once every file was verified in the store:
+-- served from the store (stored_objects), skipped by the local checks (doctor, backup, row text).
+CREATE TABLE IF NOT EXISTS offloaded_days (
+  tradedate TEXT PRIMARY KEY,
+  offloaded_at_ms INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS store_due_on_file AFTER INSERT ON files BEGIN
   INSERT INTO store_due (tradedate, changes) VALUES (NEW.tradedate, 1) ON CONFLICT (tradedate) DO UPDATE SET changes = changes + 1;
 END;
