@@ -33,6 +33,10 @@ export const backupCommand: Command = {
         `${s.listedFiles} listed files (${mib(s.listedBytes)} MiB, SHA-256 checked), ${s.derivedFiles} derived files, ${s.segments} staging segments (${mib(s.segmentBytes)} MiB) ` +
         `in ${(s.ms / 1000).toFixed(1)} s`,
     );
+    if (s.offloadedFiles > 0)
+      ctx.out(
+        `${s.offloadedFiles} listed files of ${s.offloadedDays} day${s.offloadedDays === 1 ? '' : 's'} offloaded to the store not copied: they live in the bucket`,
+      );
     if (s.segmentsSealedMeanwhile > 0)
       ctx.log.info({ segments: s.segmentsSealedMeanwhile }, 'staging segments of days sealed during the backup: in the copy as sealed files');
     for (const d of s.damaged) process.stderr.write(`DAMAGED ${d.path}: ${d.message}\n`);

@@ -1,6 +1,6 @@
 /**
  * `tickvault days`: the status of every dataset-day of a range (api-contract: Corrections):
- * live / not sealed / empty / sealed / restated, where its files are (local, both: here and in the store), files, rows, records staged, late messages waiting in
+ * live / not sealed / empty / sealed / restated, where its files are (local; both: here and in the store; stored: offloaded, the store only), files, rows, records staged, late messages waiting in
  * quarantine, and symbols missing against the previous trading day. Reads catalog.db and
  * ingest.db read only; a data directory without them is simply empty.
  */
@@ -12,7 +12,7 @@ import { DATASETS, type Dataset } from '../shared/schema.js';
 import { openDb } from '../shared/sqlite.js';
 import { CatalogReader, openCatalog } from '../storage/catalog.js';
 import { layoutFor } from '../storage/layout.js';
-import { daysInStore } from '../storage/store/storeCatalog.js';
+import { daysInStore, offloadedDays } from '../storage/store/storeCatalog.js';
 import { requireDataDir } from './dataDirCheck.js';
 import { dateRangeFlags } from './dateFlags.js';
 import { UsageError, type Command } from './command.js';
@@ -78,7 +78,8 @@ export const daysCommand: Command = {
       const last = to ?? [latest, lastStored ?? latest, first].sort().at(-1)!;
       const days = datasets.length === 0 ? [] : reportDays(first, last, storedDays);
       const inStore = catalogDb === null ? new Set<string>() : new Set(daysInStore(catalogDb).keys());
-      const rows = collectDayFacts(catalog, datasets, days, late, staged, inStore).map(dayStatus);
+      const offloaded = catalogDb === null ? new Set<string>() : offloadedDays(catalogDb);
+      const rows = collectDayFacts(catalog, datasets, days, late, staged, inStore, offloaded).map(dayStatus);
       ctx.log.debug({ dataDir, datasets, from: first, to: last, days: rows.length }, 'days listed');
       if (ctx.flags.json === true) {
         for (const r of rows) ctx.out(statusJson(r));

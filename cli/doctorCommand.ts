@@ -132,6 +132,9 @@ function printReport(ctx: CommandContext, dataDir: string, r: DoctorReport, acte
   ctx.out(`data directory ${dataDir}`);
   ctx.out(`catalog: ${r.catalogFiles} files, ${mib} MiB; on disk: ${r.diskFiles} files; checked: ${r.checks.join(', ')}`);
   ctx.out(`calendar: known range ${cal.first}..${cal.last}`);
+  const off = r.offloaded;
+  if (off !== undefined && off.days > 0)
+    ctx.out(`store: ${off.days} day${off.days === 1 ? '' : 's'} offloaded to the store (${off.files} files, not checked here)`);
   if (cal.warning !== null) ctx.out(`WARNING ${'calendar'.padEnd(18)} ${cal.warning}`);
   for (const line of findingLines(r, acted)) ctx.out(line);
   const warn = r.warnings.length > 0 ? `; ${r.warnings.length} warning(s): ${summarizeKinds(r.warnings)}` : '';

@@ -43,6 +43,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   backup: async () => (await import('./backupCommand.js')).backupCommand,
   repair: async () => (await import('./repairCommand.js')).repairCommand,
   upload: async () => (await import('./uploadCommand.js')).uploadCommand,
+  offload: async () => (await import('./offloadCommand.js')).offloadCommand,
 };
 
 async function usage(): Promise<string> {

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CatalogReader, openCatalog } from './catalog.js';
-import { layoutFor, versionedFileRelPath } from './layout.js';
+import { dayOfPath, layoutFor, versionedFileRelPath } from './layout.js';
 import { DATASETS, SCHEMAS, type Dataset } from '../shared/schema.js';
 import { parseFooterOrReason, readColumnRuns, type FileMetaData } from './parquet/generalReader.js';
 import type { FileDigest } from './fileDigests.js';
@@ -20,6 +20,7 @@ import { hasRowText } from './rowText/rowTextBuild.js';
 import { rowTextFault } from './rowText/rowTextCheck.js';
 import { BarCatalogReader, daysWithoutBars } from './bars/barCatalog.js';
 import { MINUTE_BARS } from './bars/barLabels.js';
+import { offloadedDays } from './store/storeCatalog.js';
 
 /** What the catalog says about one sealed file (a subset of `CatalogFile`). */
 export interface DoctorCatalogEntry {
@@ -67,6 +68,11 @@ export interface DoctorIo {
   readFile(relPath: string): Promise<Uint8Array>;
   /** Whether a process with this id runs on this host (a temp file may be a seal in progress). */
   isPidRunning(pid: number): boolean;
+  /**
+   * Days whose local copies `tickvault offload` removed (storage/store/offload.ts): their files
+   * live in the store, verified there before they went, so none of them is looked for here.
+   */
+  offloadedDays?(): ReadonlySet<string>;
 }
 
 export type ProblemKind =
@@ -118,6 +124,8 @@ export interface DoctorReport {
   readonly catalogBytes: number;
   /** Regular files found under the dataset directories (including extra and temp files). */
   readonly diskFiles: number;
+  /** Days offloaded to the store and their listed files (not checked here: they are not on this disk by design); absent: none. */
+  readonly offloaded?: { readonly days: number; readonly files: number };
   /** What was verified for each catalogued file present on disk. */
   readonly checks: readonly ('size' | 'sha256' | 'footer' | 'pages')[];
   readonly problems: readonly Problem[];
@@ -135,6 +143,9 @@ export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Prom
   const entries = [...io.catalogFiles()];
   const bars = [...(io.barFiles?.() ?? [])];
   const listed = new Set([...entries.map((e) => e.path), ...bars.map((b) => b.path)]);
+  const offloaded = io.offloadedDays?.() ?? new Set<string>();
+  const here = (path: string) => !offloaded.has(dayOfPath(path) ?? '');
+  let offloadedFiles = 0;
   const onDisk = await io.listDataFiles();
 
   for (const rel of onDisk) {
@@ -149,8 +160,17 @@ export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Prom
   const worker = async () => {
     while (next < entries.length) {
       const i = next++;
-      perFile[i] = await checkFile(io, entries[i], opts);
       const e = entries[i]!;
+      if (offloaded.has(e.tradedate)) {
+        // Its bytes were the catalog's when offload removed them (verified in the store): the
+        // catalog's facts stand for them, so two hosts on one bucket list the same digests.
+        perFile[i] = [];
+        offloadedFiles++;
+        if (!opts.quick) opts.onDigest?.({ path: e.path, sha256: e.sha256, rows: e.rows, bytes: e.bytes });
+        opts.onFile?.(e.bytes);
+        continue;
+      }
+      perFile[i] = await checkFile(io, e, opts);
       if (opts.rowTextDays?.has(e.tradedate) && hasRowText(e.dataset) && e.replaced !== true) {
         const fault = await rowTextFault(io, { ...e, rowGroupSize: SCHEMAS[e.dataset].rowGroupSize }, opts.quick ?? false);
         if (fault !== null) warnings.push({ kind: 'row-text', path: e.path, detail: fault });
@@ -161,9 +181,10 @@ export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Prom
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
   // Catalog order (dataset, date, symbol), whatever order the workers finished in.
   for (const found of perFile) problems.push(...found);
-  for (const part of io.boundaryParts()) problems.push(...(await checkPart(io, part, opts)));
-  for (const bar of bars) problems.push(...(await checkBarFile(io, bar, opts)));
+  for (const part of io.boundaryParts()) if (here(part.path)) problems.push(...(await checkPart(io, part, opts)));
+  for (const bar of bars) if (here(bar.path)) problems.push(...(await checkBarFile(io, bar, opts)));
   for (const day of io.daysWithoutBars?.() ?? []) {
+    if (offloaded.has(day)) continue;
     warnings.push({
       kind: 'bars',
       path: `bars/*/date=${day}`,
@@ -176,6 +197,7 @@ export async function checkDataDir(io: DoctorIo, opts: DoctorOptions = {}): Prom
     catalogFiles: entries.length,
     catalogBytes: entries.reduce((a, e) => a + e.bytes, 0),
     diskFiles: onDisk.length,
+    offloaded: { days: offloaded.size, files: offloadedFiles },
     checks,
     problems: problems.sort(byPath),
     warnings: warnings.sort(byPath),
@@ -331,6 +353,7 @@ export function openDoctorIo(dataDir: string): FsDoctorIo {
     },
     daysWithoutBars: () => (db && new BarCatalogReader(db).hasTables() ? daysWithoutBars(db) : []),
     storedTradingDays: () => reader?.storedTradingDays() ?? [],
+    offloadedDays: () => (db ? offloadedDays(db) : new Set()),
     async listDataFiles() {
       const out: string[] = [];
       for (const dataset of DATASETS) await walk(dataDir, dataset, out);

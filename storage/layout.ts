@@ -81,3 +81,11 @@ export type BarKind = 'minute' | 'daily';
 export function barFileRelPath(kind: BarKind, tradedate: string, version: number): string {
   return `bars/${kind}/date=${tradedate}/${kind}.v${version}.parquet`;
 }
+
+/**
+ * The trading day a file of the lake belongs to: every day's file sits in a `date=YYYYMMDD`
+ * folder (a dataset's, `_boundary/`, `_rowtext/`, `bars/`); null for a path of no day.
+ */
+export function dayOfPath(relPath: string): string | null {
+  return /(?:^|\/)date=(\d{8})\//.exec(relPath)?.[1] ?? null;
+}

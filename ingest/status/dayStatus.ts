@@ -44,6 +44,8 @@ export interface DayFacts {
   readonly previous: { readonly day: string; readonly symbols: readonly string[] } | null;
   /** Whether the day's files are in the store (issue 50: its files and manifest uploaded and verified). */
   readonly stored: boolean;
+  /** Whether `tickvault offload` removed the day's local copies: its files are in the store only. */
+  readonly offloaded: boolean;
 }
 
 /**
@@ -91,7 +93,7 @@ export function dayStatus(f: DayFacts): DayStatus {
     dataset: f.dataset,
     day: f.day,
     status,
-    where: f.files === 0 ? '-' : f.stored ? 'both' : 'local',
+    where: f.files === 0 ? '-' : f.offloaded ? 'stored' : f.stored ? 'both' : 'local',
     version: f.highestVersion,
     restatedSymbols: f.restatedSymbols,
     files: f.files,
@@ -106,7 +108,7 @@ export function dayStatus(f: DayFacts): DayStatus {
 /**
  * The facts of each day of `days` for each of `datasets`, dataset by dataset. `catalog` null:
  * no catalog.db yet (nothing sealed). `late` is keyed `dataset|tradedate`; `stored`: the days
- * wholly in the store.
+ * wholly in the store; `offloaded`: those of them with no local copies left.
  */
 export function collectDayFacts(
   catalog: DayFactSource | null,
@@ -115,6 +117,7 @@ export function collectDayFacts(
   late: ReadonlyMap<string, number>,
   staged: readonly StagedDay[],
   stored: ReadonlySet<string> = new Set(),
+  offloaded: ReadonlySet<string> = new Set(),
 ): DayFacts[] {
   const stagedBy = new Map(staged.map((s) => [`${s.dataset}|${s.tradedate}`, s]));
   const out: DayFacts[] = [];
@@ -143,6 +146,7 @@ export function collectDayFacts(
         symbols: sealed && catalog !== null ? catalog.symbolsOfDay(dataset, day) : [],
         previous,
         stored: stored.has(day),
+        offloaded: offloaded.has(day),
       });
     }
   }

@@ -16,6 +16,8 @@
  *   4. every file that catalog lists, SHA-256 checked against it as it is copied. They are
  *      immutable once listed, so a copy made after the snapshot holds the listed bytes; a
  *      file that does not match is left out and reported (the source is damaged).
+ *      Files of days offloaded to the store (storage/store/offload.ts) are not here to copy:
+ *      they live in the bucket, and the copy's catalog lists them as offloaded too.
  *   5. derived files no database lists, in the `_`-named trees beside the datasets (the row
  *      text of sealed files): copied as they are, for the copy to serve as fast as the source;
  *      each is rebuilt from its sealed file when missing or bad, so no digest is needed.
@@ -28,9 +30,9 @@ import { constants } from 'node:fs';
 import Database from 'better-sqlite3';
 import { dirname, join, relative } from 'node:path';
 import { fsyncDir } from '../../shared/durableFile.js';
-import { layoutFor } from '../layout.js';
+import { dayOfPath, layoutFor } from '../layout.js';
 import { CLOSURES_FILE } from '../../calendar/closureStore.js';
-import { catalogFiles, sealedDays, stagedSegments } from './listedFiles.js';
+import { catalogFiles, offloadedDaysOf, sealedDays, stagedSegments } from './listedFiles.js';
 import { snapshotSqlite } from './sqliteSnapshot.js';
 import { copyVerified, DigestMismatchError } from './verifiedCopy.js';
 
@@ -46,6 +48,9 @@ export interface BackupSummary {
   readonly segmentBytes: number;
   /** Segments gone since ingest.db's snapshot, their days sealed in the copied catalog. */
   readonly segmentsSealedMeanwhile: number;
+  /** Listed files of days offloaded to the store, and those days: not copied (they live in the bucket). */
+  readonly offloadedFiles: number;
+  readonly offloadedDays: number;
   /** Derived files copied as they are (step 5). */
   readonly derivedFiles: number;
   /** Listed files whose bytes did not match the catalog: left out of the copy. */
@@ -109,6 +114,8 @@ export async function backupDataDir(source: string, dest: string, onFile: Backup
   const listed = new Set<string>();
   let listedFiles = 0;
   let listedBytes = 0;
+  let offloadedFiles = 0;
+  let offloadedDays = 0;
   if (await snapshot(from.catalogDb, to.catalogDb)) {
     const sealed = sealedDays(to.catalogDb);
     const lost = gone.filter((g) => !sealed.has(g.day));
@@ -119,8 +126,15 @@ export async function backupDataDir(source: string, dest: string, onFile: Backup
     }
     // 4. The files the catalog lists.
     const files = catalogFiles(to.catalogDb);
+    const offloaded = offloadedDaysOf(to.catalogDb);
+    offloadedDays = offloaded.size;
     for (const f of files) listed.add(f.path);
     for (const [i, f] of files.entries()) {
+      if (offloaded.has(dayOfPath(f.path) ?? '')) {
+        offloadedFiles++;
+        onFile(i + 1, files.length);
+        continue;
+      }
       const out = join(dest, f.path);
       await mkdirFor(out, dirs);
       try {
@@ -162,6 +176,8 @@ export async function backupDataDir(source: string, dest: string, onFile: Backup
     segments,
     segmentBytes,
     segmentsSealedMeanwhile: gone.length,
+    offloadedFiles,
+    offloadedDays,
     derivedFiles,
     damaged,
     ms: performance.now() - t0,

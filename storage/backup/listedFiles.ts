@@ -8,6 +8,7 @@
 import { CatalogReader, openCatalog, type ListedFile } from '../catalog.js';
 import { openDb, type Db } from '../../shared/sqlite.js';
 import { StagingReader, type StagedSegment } from '../staging/stagingReader.js';
+import { offloadedDays } from '../store/storeCatalog.js';
 
 function withSnapshot<T>(db: Db, read: (db: Db) => T): T {
   try {
@@ -20,6 +21,11 @@ function withSnapshot<T>(db: Db, read: (db: Db) => T): T {
 /** Every file the catalog snapshot lists (CatalogReader.listedFiles). */
 export function catalogFiles(catalogSnapshot: string): ListedFile[] {
   return withSnapshot(openCatalog(catalogSnapshot, true), (db) => new CatalogReader(db).listedFiles());
+}
+
+/** The days the catalog snapshot holds as offloaded to the store (their files are not on the disk). */
+export function offloadedDaysOf(catalogSnapshot: string): Set<string> {
+  return withSnapshot(openCatalog(catalogSnapshot, true), offloadedDays);
 }
 
 /** The days the catalog snapshot holds as sealed, as `dataset|YYYYMMDD`. */

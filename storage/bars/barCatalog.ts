@@ -4,6 +4,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../shared/sqlite.js';
+import { offloadedDays } from '../store/storeCatalog.js';
 import type { SymbolDayBars } from './symbolDayBars.js';
 
 /** A day's bar files as listed. */
@@ -129,12 +130,19 @@ export interface MadeBarDay {
  * inside an ingestor's seal tick.
  */
 export function dueBarDays(db: Db): { readonly tradedate: string; readonly changes: number }[] {
-  return db.prepare('SELECT tradedate, changes FROM bar_stale ORDER BY tradedate').all() as { tradedate: string; changes: number }[];
+  // An offloaded day's files are in the store, not here: its bars cannot be made from them.
+  const offloaded = offloadedDays(db);
+  const due = db.prepare('SELECT tradedate, changes FROM bar_stale ORDER BY tradedate').all() as { tradedate: string; changes: number }[];
+  return due.filter((d) => !offloaded.has(d.tradedate));
 }
 
-/** Sealed trade or level-2 days with neither bars nor a due mark (sealed before bars existed), ascending. */
+/**
+ * Sealed trade or level-2 days with neither bars nor a due mark (sealed before bars existed),
+ * ascending; not offloaded days (their files are in the store: `doctor --rebuild` cannot read them).
+ */
 export function daysWithoutBars(db: Db): string[] {
-  return db
+  const offloaded = offloadedDays(db);
+  const days = db
     .prepare(
       `SELECT DISTINCT s.tradedate FROM sealed_days s WHERE s.dataset IN ('trade', 'level2')
          AND NOT EXISTS (SELECT 1 FROM bar_days b WHERE b.tradedate = s.tradedate)
@@ -143,6 +151,7 @@ export function daysWithoutBars(db: Db): string[] {
     )
     .pluck()
     .all() as string[];
+  return days.filter((d) => !offloaded.has(d));
 }
 
 /**

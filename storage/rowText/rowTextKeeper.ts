@@ -22,6 +22,7 @@ import { Limiter } from '../../shared/limiter.js';
 import type { CatalogFile, CatalogReader } from '../catalog.js';
 import { diskCauseOf } from '../diskCause.js';
 import { rowTextDatasetDir, rowTextRelPath } from '../layout.js';
+import { offloadedDays } from '../store/storeCatalog.js';
 import { hasRowText, rowTextOf, writeRowText } from './rowTextBuild.js';
 import { rowTextWindow } from './rowTextWindow.js';
 
@@ -61,10 +62,15 @@ export interface RowTextKept {
  * The listed files of the window's days that should have row text, the latest day first and
  * each day's in random order: several ingest processes on one data directory each run a pass
  * after their seal, and in orders of their own they rarely make the same file at once (each
- * skips what another has made), where in one order they would make every file twice.
+ * skips what another has made), where in one order they would make every file twice. Days
+ * offloaded to the store have no Parquet here to make it from: none of theirs.
  */
 export function windowFiles(catalog: CatalogReader, window: ReadonlySet<string>): CatalogFile[] {
-  const days = [...window].sort().reverse();
+  const offloaded = offloadedDays(catalog.db);
+  const days = [...window]
+    .filter((d) => !offloaded.has(d))
+    .sort()
+    .reverse();
   return days.flatMap((day) => shuffled(DATASETS.filter(hasRowText).flatMap((dataset) => catalog.filesOfDay(dataset, day))));
 }
 

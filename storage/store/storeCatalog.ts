@@ -39,8 +39,11 @@ export interface StoredDay {
   readonly storedAtMs: number;
 }
 
-/** Catalog tables that hold a day's facts by a `tradedate` column, but for the store's own and bars' marks. */
-const NOT_MANIFEST = new Set(['store_due', 'stored_days', 'bar_stale']);
+/**
+ * Catalog tables that hold a day's facts by a `tradedate` column, but for the store's own and
+ * bars' marks: offloaded_days is where this host keeps its files, not a fact of the day.
+ */
+const NOT_MANIFEST = new Set(['store_due', 'stored_days', 'offloaded_days', 'bar_stale']);
 
 export class StoreCatalog {
   private readonly storedStmt: Statement;
@@ -132,8 +135,7 @@ export function catalogDayTables(db: Db): string[] {
 
 /** Stored days, for `tickvault days`; empty for a catalog made before the store (read only). */
 export function daysInStore(db: Db): Map<string, StoredDay> {
-  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stored_days'").get() !== undefined;
-  if (!has) return new Map();
+  if (!hasTable(db, 'stored_days')) return new Map();
   const rows = db
     .prepare(
       `SELECT tradedate, objects, bytes, manifest_sha256 AS manifestSha256, stored_at_ms AS storedAtMs FROM stored_days
@@ -141,4 +143,70 @@ export function daysInStore(db: Db): Map<string, StoredDay> {
     )
     .all() as StoredDay[];
   return new Map(rows.map((r) => [r.tradedate, r]));
+}
+
+/** Whether the catalog has `table` (a read-only catalog made before it has not). */
+function hasTable(db: Db, table: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+}
+
+/**
+ * Days whose local copies `tickvault offload` removed (served from the store): the local checks
+ * (doctor, backup, row text, bars) leave their files alone. Empty for a catalog without the
+ * table (read only, made before offload).
+ */
+export function offloadedDays(db: Db): Set<string> {
+  if (!hasTable(db, 'offloaded_days')) return new Set();
+  return new Set(db.prepare('SELECT tradedate FROM offloaded_days').pluck().all() as string[]);
+}
+
+/**
+ * Marks a day offloaded, in one transaction with the check that it is still wholly stored (a
+ * listing since its objects were verified makes it due again: then it is not marked). Returns
+ * whether it was marked. The caller removes the local files only after this commits.
+ */
+export function markOffloaded(db: Db, tradedate: string, atMs: number): boolean {
+  return db.transaction(() => {
+    const stored = db.prepare('SELECT 1 FROM stored_days WHERE tradedate = ?').get(tradedate) !== undefined;
+    const due = db.prepare('SELECT 1 FROM store_due WHERE tradedate = ?').get(tradedate) !== undefined;
+    if (!stored || due) return false;
+    db.prepare('INSERT OR IGNORE INTO offloaded_days (tradedate, offloaded_at_ms) VALUES (?, ?)').run(tradedate, atMs);
+    return true;
+  })();
+}
+
+/** Days before `before` with any file listed (their Parquet, versions, boundary parts or bars), ascending. */
+export function daysWithFilesBefore(db: Db, before: string): string[] {
+  return db
+    .prepare(
+      `SELECT tradedate FROM files WHERE tradedate < @b
+       UNION SELECT tradedate FROM file_versions WHERE tradedate < @b
+       UNION SELECT tradedate FROM boundary_parts WHERE tradedate < @b
+       UNION SELECT tradedate FROM bar_days WHERE tradedate < @b
+       ORDER BY 1`,
+    )
+    .pluck()
+    .all({ b: before }) as string[];
+}
+
+/** The row text the store holds for a day's files (recorded at upload: stored_objects under `_rowtext/`). */
+export function storedRowText(db: Db, tradedate: string): StoredObject[] {
+  return db
+    .prepare("SELECT key, bytes, sha256, blocks FROM stored_objects WHERE key LIKE '\\_rowtext/%' ESCAPE '\\' AND key LIKE ? ORDER BY key")
+    .all(`%/date=${tradedate}/%`) as StoredObject[];
+}
+
+/**
+ * The store's record of a file by its catalog path, for a server reading offloaded files (on a
+ * read-only catalog: a catalog made before the store has no table until its next seal).
+ */
+export function storedObjectLookup(db: Db): (key: string) => StoredObject | null {
+  let stmt: Statement | null = null;
+  return (key) => {
+    if (stmt === null) {
+      if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stored_objects'").get() === undefined) return null;
+      stmt = db.prepare('SELECT key, bytes, sha256, blocks FROM stored_objects WHERE key = ?');
+    }
+    return (stmt.get(key) as StoredObject | undefined) ?? null;
+  };
 }

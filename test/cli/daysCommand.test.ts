@@ -220,6 +220,35 @@ json('one object per line with the same facts; --dataset and the range narrow it
 
 json.run();
 
+const where = suite("tickvault days: WHERE from the store's tables");
+
+where('both: wholly stored (not due again); stored: offloaded, the store only; local otherwise', async () => {
+  // The marks upload and offload leave (test/storage/store/offload.test.ts makes them for real).
+  const db = openCatalog(layoutFor(data).catalogDb);
+  const due = db.prepare('SELECT tradedate, changes FROM store_due').all() as { tradedate: string; changes: number }[];
+  try {
+    db.exec(`DELETE FROM store_due;
+             INSERT INTO stored_days (tradedate, objects, bytes, manifest_sha256, stored_at_ms) VALUES ('20250102', 1, 1, 'x', 0), ('20250103', 1, 1, 'x', 0);
+             INSERT INTO offloaded_days (tradedate, offloaded_at_ms) VALUES ('20250102', 0)`);
+    const r = await cli(['--json', '--dataset', 'level2', '--from', '20250102', '--to', '20250106']);
+    assert.is(r.code, 0, r.stderr);
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { day: string; where: string });
+    assert.equal(
+      rows.map((x) => `${x.day} ${x.where}`),
+      ['20250102 stored', '20250103 both', '20250106 local'],
+    );
+  } finally {
+    db.exec('DELETE FROM stored_days; DELETE FROM offloaded_days');
+    for (const d of due) db.prepare('INSERT OR REPLACE INTO store_due (tradedate, changes) VALUES (?, ?)').run(d.tradedate, d.changes);
+    db.close();
+  }
+});
+
+where.run();
+
 const edges = suite('tickvault days: empty directories and bad arguments');
 
 edges('a data directory with nothing in it: a note, or empty days of every dataset for a range asked for', async () => {

@@ -17,6 +17,7 @@ const BASE: DayFacts = {
   symbols: ['A', 'B', 'C'],
   previous: { day: '20250103', symbols: ['A', 'B', 'C'] },
   stored: false,
+  offloaded: false,
 };
 
 const status = suite('dayStatus');
@@ -72,7 +73,8 @@ collect('previous trading day by the calendar (over a weekend), late and staged 
     ['20250102', '20250103', '20250106', '20250107'],
     late,
     staged,
-    new Set(['20250103', '20250107']),
+    new Set(['20250102', '20250103', '20250107']),
+    new Set(['20250102']),
   );
   const rows = facts.map(dayStatus);
   assert.equal(
@@ -94,10 +96,10 @@ collect('previous trading day by the calendar (over a weekend), late and staged 
   assert.equal(rows[2]!.missing, { against: '20250103', count: 0, symbols: [] }, '20250106 is compared with Friday 20250103');
   assert.equal([rows[2]!.version, rows[2]!.restatedSymbols, rows[2]!.files, rows[2]!.rows], [2, 1, 2, 20]);
   assert.equal([rows[3]!.stagedSymbols, rows[3]!.stagedRecords, rows[3]!.missing], [2, 7, null]);
-  // In the store: days with files there (both); without files nothing is anywhere (-).
+  // In the store: days with files there (both), offloaded (stored: the store only); without files nothing is anywhere (-).
   assert.equal(
     rows.map((r) => r.where),
-    ['local', 'both', 'local', '-', '-', '-', '-', '-'],
+    ['stored', 'both', 'local', '-', '-', '-', '-', '-'],
   );
 });
 
@@ -135,13 +137,15 @@ format('aligned columns, numbers right, "-" for nothing staged or not compared, 
     dayStatus({ ...BASE, symbols: [], files: 0, rows: 0, previous: { day: '20250103', symbols: ['D', 'A', 'C', 'B'] } }),
     dayStatus({ ...BASE, day: '20250107', highestVersion: 2, restatedSymbols: 1, rows: 12345 }),
     dayStatus({ ...BASE, day: '20250108', sealed: false, files: 0, rows: 0, stagedSymbols: 1, stagedRecords: 5, symbols: [], previous: null }),
+    dayStatus({ ...BASE, day: '20250109', previous: null, stored: true, offloaded: true }),
   ];
   assert.equal(statusTable(rows), [
-    'DATASET  DAY       STATUS                  WHERE  FILES   ROWS  STAGED  LATE  MISSING',
-    'level2   20250103  sealed                  both       3    300       -    12  -',
-    'level2   20250106  sealed                  -          0      0       -     0  4: A, B, C, …',
-    'level2   20250107  restated v2 (1 symbol)  local      3  12345       -     0  0',
-    'level2   20250108  live                    -          0      0       5     0  -',
+    'DATASET  DAY       STATUS                  WHERE   FILES   ROWS  STAGED  LATE  MISSING',
+    'level2   20250103  sealed                  both        3    300       -    12  -',
+    'level2   20250106  sealed                  -           0      0       -     0  4: A, B, C, …',
+    'level2   20250107  restated v2 (1 symbol)  local       3  12345       -     0  0',
+    'level2   20250108  live                    -           0      0       5     0  -',
+    'level2   20250109  sealed                  stored      3    300       -     0  -',
   ]);
   assert.match(statusTable([dayStatus({ ...BASE, highestVersion: 2, restatedSymbols: 2 })])[1]!, /restated v2 \(2 symbols\)/);
   assert.equal(statusTable(rows.slice(1, 2), 5)[1]!.endsWith('4: A, B, C, D'), true);
