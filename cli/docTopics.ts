@@ -31,6 +31,8 @@ export const COMMAND_DOCS: Readonly<Record<string, DocPlace>> = {
   demo: { page: 'README.md', anchor: 'a-five-minute-tour' },
   backup: { page: 'docs/operations.md', anchor: 'backup-and-restore' },
   repair: { page: 'docs/operations.md', anchor: 'repair-a-damaged-file' },
+  upload: { page: 'docs/operations.md', anchor: 'running-with-a-store' },
+  offload: { page: 'docs/operations.md', anchor: 'running-with-a-store' },
 };
 
 /** Topics that are not a command, with a line saying what they cover. */
