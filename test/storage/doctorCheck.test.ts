@@ -291,6 +291,22 @@ t('a boundary part gone, cut short or changed is reported; --quick checks its si
   assert.is(report.catalogFiles, 3);
 });
 
+t("an offloaded day's files are not looked for: no problem for their absence, digests from the catalog, counted", async () => {
+  const d = await cleanDir();
+  const digestsHere: string[] = [];
+  await checkDataDir(d.io, { onDigest: (g) => digestsHere.push(JSON.stringify(g)) });
+  // offload removed every file of the day, its boundary part too.
+  d.files.clear();
+  const digests: string[] = [];
+  const r = await checkDataDir({ ...d.io, offloadedDays: () => new Set(['20250102']) }, { onDigest: (g) => digests.push(JSON.stringify(g)) });
+  assert.ok(r.ok, JSON.stringify(r.problems));
+  assert.equal(r.offloaded, { days: 1, files: 3 });
+  assert.equal(digests.sort(), digestsHere.sort(), 'the same digests as with the files here');
+  // Another day is still looked for.
+  const other = await checkDataDir({ ...d.io, offloadedDays: () => new Set(['20250103']) });
+  assert.is(summarizeKinds(other.problems), '4 missing');
+});
+
 t('parseFooterOrReason: too short, no magic', () => {
   assert.match(String(parseFooterOrReason(new Uint8Array(5))), /too short/);
   assert.match(String(parseFooterOrReason(new Uint8Array(64))), /magic/);

@@ -200,6 +200,25 @@ test('a crash between the mark and the deletes: the next run removes what is lef
   assert.is(digests.stdout.trimEnd().split('\n').pop(), digestsBefore);
 });
 
+test('the next seal beside offloaded days: no row text or bars tried for them (a stale bars mark too); doctor --rebuild leaves them alone', async () => {
+  if (!swift) return;
+  sql(`INSERT INTO bar_stale (tradedate, changes) VALUES ('${DAYS[0]}', 1) ON CONFLICT (tradedate) DO UPDATE SET changes = changes + 1`);
+  const feed = join(root, 'next.jsonl');
+  const gen = await runCli(['generate', '--out', feed, '--from', '20250107', '--days', '1', '--stocks', '3', '--indexes', '1', '--ticks', '1'], { env });
+  assert.is(gen.code, 0, gen.stderr);
+  const rep = await cli(['replay', feed]);
+  assert.is(rep.code, 0, rep.stderr);
+  assert.not.match(rep.stdout + rep.stderr, /not made|skipped|failed|damaged/i);
+  assert.ok(
+    localOf('20250107').some((p) => p.startsWith('_rowtext/')),
+    'row text of the new day',
+  );
+  const rebuild = await cli(['doctor', '--rebuild']);
+  assert.is(rebuild.code, 0, rebuild.stdout + rebuild.stderr);
+  assert.not.match(rebuild.stdout, /WARNING/);
+  for (const day of DAYS) assert.equal(localOf(day), [], `nothing of ${day} made again`);
+});
+
 test('backup of the offloaded lake: exit 0, the offloaded files left to the bucket and counted; doctor passes on the copy', async () => {
   if (!swift) return;
   const to = join(root, 'copy');
