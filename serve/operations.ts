@@ -21,6 +21,10 @@ import { tickHistoryOperation } from './tickHistory/operation.js';
 import { barOperation } from './bars/operation.js';
 import { tradecalOperation } from './bars/tradecal.js';
 import { BAR_API_NAMES } from './access/plans.js';
+import { LakeFiles } from '../storage/lakeFiles.js';
+import { StoreBlockCache } from '../storage/store/blockCache.js';
+import type { ObjectStore } from '../storage/store/objectStore.js';
+import { storedObjectLookup } from '../storage/store/storeCatalog.js';
 
 export interface OperationsDeps {
   readonly dataDir: string;
@@ -31,6 +35,11 @@ export interface OperationsDeps {
   readonly cacheBytes: number;
   /** Row-JSON worker threads; 0 makes rows on the main thread. */
   readonly jsonThreads: number;
+  /**
+   * The store offloaded days are read from, and its block cache's disk bound; null or absent:
+   * local files only. Made by the caller (openObjectStore: the AWS SDK is loaded only then).
+   */
+  readonly store?: { readonly store: ObjectStore; readonly cacheBytes: number } | null;
   /** Where damaged stored files are reported: once each, with the path. */
   readonly log: Logger;
 }
@@ -41,12 +50,17 @@ export interface ServedOperations {
   readonly columns: FileColumnCache;
   /** Stored files found damaged and not yet replaced (for /metrics). */
   damagedFiles(): number;
+  /** The store's block cache (for /metrics); null without a store. */
+  readonly storeCache: StoreBlockCache | null;
   /** Stops the row-JSON workers. */
   close(): Promise<void>;
 }
 
 export function createOperations(deps: OperationsDeps): ServedOperations {
   const shares = splitBudget(deps.cacheBytes, deps.jsonThreads);
+  const store = deps.store?.store ?? null;
+  const storeCache = store && deps.store ? new StoreBlockCache(deps.dataDir, store, deps.store.cacheBytes) : null;
+  const lake = new LakeFiles(deps.dataDir, storeCache === null ? null : { cache: storeCache, stored: storedObjectLookup(deps.catalog.db) });
   // A damaged file is logged once, when found; each request it refuses is a 503 counted in /metrics.
   const columns = new FileColumnCache(
     deps.dataDir,
@@ -57,10 +71,11 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
         'stored file damaged; its symbol-day answers 503 until it is repaired: run tickvault doctor, then tickvault repair',
       ),
     new DamageRecords(shares.damageBytes),
+    lake,
   );
   const rowJson = deps.jsonThreads > 0 ? new RowJsonPool({ dataDir: deps.dataDir, footerBytes: shares.workerFooterBytes }, deps.jsonThreads) : null;
   // A damaged row text costs speed, not answers (pages come from the file): logged once per file.
-  const rowText = new RowTextSource(deps.dataDir, columns, (file, reason) =>
+  const rowText = new RowTextSource(columns, (file, reason) =>
     deps.log.error({ file, reason }, 'row text damaged; pages of this file are made from its Parquet file; run tickvault doctor --rebuild'),
   );
   const live = new LiveStaging(deps.dataDir, columns.lru);
@@ -77,16 +92,19 @@ export function createOperations(deps: OperationsDeps): ServedOperations {
       onDamagedPart: (err) => deps.log.error({ err, file: err.path }, 'boundary part damaged; answering from the files; run tickvault doctor'),
       live,
     }),
-    ...BAR_API_NAMES.map((api) => barOperation(api, { dataDir: deps.dataDir, catalog: deps.catalog, lru: columns.lru, live })),
+    ...BAR_API_NAMES.map((api) => barOperation(api, { dataDir: deps.dataDir, catalog: deps.catalog, lru: columns.lru, live, lake })),
     tradecalOperation(),
   ];
   return {
     operations: operations.map((op) => reportingDamage(op, columns)),
     columns,
     damagedFiles: () => columns.integrity.damagedCount,
+    storeCache,
     close: async () => {
       await rowJson?.close();
       live.close();
+      storeCache?.close();
+      store?.close();
     },
   };
 }

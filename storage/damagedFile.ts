@@ -8,6 +8,7 @@
  * decoding of sealed columns; mapped to an answer only in serve/http/errorAnswer.ts.
  */
 import { wireErrorClass } from '../shared/workerErrors.js';
+import { StoreError } from './store/storeError.js';
 
 export class DamagedFileError extends Error {
   override name = 'DamagedFileError';
@@ -35,11 +36,13 @@ wireErrorClass('DamagedFileError', {
 
 /**
  * What a failure to read a catalogued file means: an error of the system itself (ENOENT, EIO,
- * EACCES: it has a syscall) passes as it is; a DamagedFileError stays one; anything else (a
+ * EACCES: it has a syscall) or of the store holding it (StoreError) passes as it is; a DamagedFileError stays one; anything else (a
  * footer, page or block that does not parse) is damage of the file at `path`.
  */
 export function asDamaged(path: string, e: unknown): Error {
   if (e instanceof DamagedFileError) return e;
   if (e instanceof Error && typeof (e as NodeJS.ErrnoException).syscall === 'string') return e;
+  // The store of an offloaded file could not be reached: its bytes were never seen, so nothing is known of them.
+  if (e instanceof StoreError) return e;
   return new DamagedFileError(path, e instanceof Error ? e.message : String(e), { cause: e });
 }

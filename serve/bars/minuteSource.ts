@@ -3,9 +3,9 @@
  * holding the stock (its first row is in the catalog's daily row), six numeric columns decoded
  * once and kept in the server's byte-bounded cache beside the detailed files' columns.
  */
-import { join } from 'node:path';
 import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
-import { readRowGroups, withFile } from '../../storage/parquet/reader.js';
+import { readRowGroups } from '../../storage/parquet/reader.js';
+import type { LakeFiles } from '../../storage/lakeFiles.js';
 import { asDamaged, DamagedFileError } from '../../storage/damagedFile.js';
 import { MINUTE_VALUE_COLUMNS } from '../../storage/bars/barFiles.js';
 import type { BarDay } from '../../storage/bars/barCatalog.js';
@@ -19,7 +19,8 @@ type Group = Readonly<Record<'open' | 'high' | 'low' | 'close' | 'vol' | 'amount
 
 export class MinuteSource {
   constructor(
-    private readonly dataDir: string,
+    /** The data directory, or the store for an offloaded day (lakeFiles.ts). */
+    private readonly lake: LakeFiles,
     private readonly lru: ByteLru,
   ) {}
 
@@ -42,7 +43,7 @@ export class MinuteSource {
       this.lru.set(
         key,
         16 * 1024,
-        withFile(join(this.dataDir, path), async (fh) => readFooter(fh, (await fh.stat()).size)),
+        this.lake.with(path, (f) => readFooter(f, f.size)),
       )
     );
   }
@@ -50,7 +51,7 @@ export class MinuteSource {
   private async decode(path: string, g: number): Promise<Group> {
     try {
       const footer = await this.footer(path);
-      const [cols] = await withFile(join(this.dataDir, path), (fh) => readRowGroups(fh, footer, [g], COLUMNS, path));
+      const [cols] = await this.lake.with(path, (f) => readRowGroups(f, footer, [g], COLUMNS, path));
       const num = (c: number) => {
         const col = cols!.get(c);
         if (col?.kind !== 'number') throw new DamagedFileError(path, `column ${c} is not numeric`);

@@ -22,6 +22,7 @@ import { BarTexts, dailyRange, dailySlice, type MinuteText } from './barTexts.js
 import { aucRow, barsPerDay, dailyRow, minuteRows, monthOf, periodRows, weekOf, type Cell } from './barValues.js';
 import { LiveBars, type BarStockDay } from './liveBars.js';
 import { MinuteSource } from './minuteSource.js';
+import { LakeFiles } from '../../storage/lakeFiles.js';
 import { parseBarQuery, type BarQuery } from './params.js';
 
 export interface BarDeps {
@@ -31,6 +32,8 @@ export interface BarDeps {
   readonly lru: ByteLru;
   /** Staging, for live days (api-contract: The live day); null: sealed days only. */
   readonly live: LiveStaging | null;
+  /** Where sealed files are read (the data directory, the store for offloaded days); default the data directory. */
+  readonly lake?: LakeFiles;
 }
 
 export function barOperation(api: BarApiName, deps: BarDeps): Operation {
@@ -38,7 +41,7 @@ export function barOperation(api: BarApiName, deps: BarDeps): Operation {
   const source: StockDays = {
     bars,
     texts: new BarTexts(deps.catalog.db, bars, deps.lru),
-    minutes: new MinuteSource(deps.dataDir, deps.lru),
+    minutes: new MinuteSource(deps.lake ?? new LakeFiles(deps.dataDir), deps.lru),
     live: deps.live === null ? null : new LiveBars(deps.dataDir, deps.catalog, deps.live),
   };
   return {

@@ -5,12 +5,11 @@
  * every rule is the same, and each interface has its own counts and slot (the app keys them
  * by apiname). Its services come in once, when the app is made (serve/operations.ts).
  */
-import { open } from 'node:fs/promises';
-import { join } from 'node:path';
 import { isTradingDay, latestTradingDay } from '../../calendar/tradingCalendar.js';
 import type { CatalogFile, CatalogReader } from '../../storage/catalog.js';
 import { SCHEMAS } from '../../shared/schema.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
+import { lakeFileStream, type LakeFiles } from '../../storage/lakeFiles.js';
 import { parseLevel2Query, MAX_PAGE_SIZE, type Level2Query } from './params.js';
 import { planPage } from './paging.js';
 import { firstRowAtOrAfter } from '../reading/rowSearch.js';
@@ -71,7 +70,7 @@ export function detailedHistoryOperation(apiname: DetailedApiName, deps: Detaile
       }
       // Nothing of a file whose bytes are not the catalog's goes out, as rows or as the file (api-contract 74).
       await deps.columns.integrity.check(file);
-      if (q.format === 'parquet') return parquetFile(ctx, deps.dataDir, file);
+      if (q.format === 'parquet') return parquetFile(ctx, deps.columns.lake, file);
       return jsonPage(deps, apiname, q, file);
     },
   };
@@ -194,23 +193,23 @@ function emptyPageReason(q: Level2Query, file: CatalogFile, noneInWindow: boolea
  * The stored file itself, streamed. The quota unit is taken once the file is open (found) and
  * just before its first byte goes out; a failure to take it closes the file unsent.
  */
-async function parquetFile(ctx: OperationContext, dataDir: string, file: CatalogFile): Promise<OperationResult> {
-  const fh = await open(join(dataDir, file.path), 'r');
+async function parquetFile(ctx: OperationContext, lake: LakeFiles, file: CatalogFile): Promise<OperationResult> {
+  const f = await lake.open(file.path);
   try {
-    const { size } = await fh.stat();
     await ctx.chargeParquet();
-    // Large reads: a stock-day file (~0.4 MB) goes out in two or three chunks, not seven.
-    const body = fh.createReadStream({ autoClose: true, highWaterMark: 256 * 1024 });
+    // Large reads: a stock-day file (~0.4 MB) goes out in two or three chunks, not seven; an
+    // offloaded one block-checked run by run as it streams (a wrong byte ends the stream).
+    const body = lakeFileStream(f, 256 * 1024);
     return {
       kind: 'stream',
       contentType: PARQUET_MEDIA_TYPE,
       headers: { 'Content-Disposition': `attachment; filename="${file.symbol}_${file.tradedate}.parquet"`, 'X-Tickvault-Version': String(file.version) },
-      length: size,
+      length: f.size,
       body,
       rows: file.rows,
     };
   } catch (e) {
-    await fh.close();
+    await f.close();
     throw e;
   }
 }

@@ -7,11 +7,11 @@
  * from the Parquet file, so row text can only make a page faster, never different. A damaged
  * one is logged once per file.
  */
-import type { FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { rowTextRelPath } from '../../storage/layout.js';
-import { withFile } from '../../storage/parquet/reader.js';
+import type { ByteSource } from '../../storage/parquet/byteSource.js';
+import { DamagedFileError } from '../../storage/damagedFile.js';
+import type { LakeFile } from '../../storage/lakeFiles.js';
 import type { SerializedRows, StoredRowText } from '../../storage/rowText/rowJson.js';
 import { hasRowText } from '../../storage/rowText/rowTextBuild.js';
 import {
@@ -49,7 +49,7 @@ export class RowTextSource {
   private readonly justRead = new Map<string, Buffer>();
 
   constructor(
-    private readonly dataDir: string,
+    /** Row texts are read through its lake (the data directory, or the store for offloaded days). */
     private readonly cache: FileColumnCache,
     private readonly onDamaged: RowTextDamageReport,
   ) {}
@@ -100,11 +100,13 @@ export class RowTextSource {
   private frame({ path, group }: Located): Promise<Buffer> {
     const whole = this.justRead.get(path);
     if (whole) return Promise.resolve(whole.subarray(group.frameOffset, group.frameOffset + group.frameBytes));
-    return withFile(join(this.dataDir, path), (fh) => readAt(fh, group.frameOffset, group.frameBytes)).catch((e: unknown) => {
-      // Removed since its index was read: its day left the row text window (rowTextKeeper.ts).
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new RowTextGoneError();
-      throw e;
-    });
+    return this.cache.lake
+      .with(path, (f) => readAt(f, group.frameOffset, group.frameBytes))
+      .catch((e: unknown) => {
+        // Removed since its index was read: its day left the row text window (rowTextKeeper.ts).
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new RowTextGoneError();
+        throw asRowTextDamage(e);
+      });
   }
 
   /** The file's row text index, checked against the catalog's file; null when unusable. Cached. */
@@ -115,11 +117,11 @@ export class RowTextSource {
       this.unlessDamaged(path, async () => {
         let read: IndexRead;
         try {
-          read = await withFile(join(this.dataDir, path), (fh) => readIndex(fh));
+          read = await this.cache.lake.with(path, (f) => readIndex(f));
         } catch (e) {
           // Not made yet (it follows the listing), or its day is outside the row text window.
           if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-          throw e;
+          throw asRowTextDamage(e);
         }
         const { index, whole } = read;
         if (whole) {
@@ -138,6 +140,14 @@ export class RowTextSource {
   }
 }
 
+/**
+ * The store's copy of a row text failing its block digests is damage of the row text (it costs
+ * speed, the rows come from the Parquet file), not of the symbol-day.
+ */
+function asRowTextDamage(e: unknown): unknown {
+  return e instanceof DamagedFileError ? new RowTextDamagedError(e.message) : e;
+}
+
 /** The row text was removed after its index was read: the rows come from the Parquet file. */
 class RowTextGoneError extends Error {
   override readonly name = 'RowTextGoneError';
@@ -149,8 +159,8 @@ interface IndexRead {
   readonly whole: Buffer | null;
 }
 
-async function readIndex(fh: FileHandle): Promise<IndexRead> {
-  const size = (await fh.stat()).size;
+async function readIndex(fh: LakeFile): Promise<IndexRead> {
+  const size = fh.size;
   if (size <= WHOLE_BYTES) {
     const whole = await readAt(fh, 0, size);
     return { index: await decodeWholeRowTextIndex(whole), whole };
@@ -162,7 +172,7 @@ async function readIndex(fh: FileHandle): Promise<IndexRead> {
   return { index: await decodeRowTextIndex(frame, range.crc32, range.offset), whole: null };
 }
 
-async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
+async function readAt(fh: ByteSource, position: number, length: number): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(length);
   let done = 0;
   while (done < length) {

@@ -45,7 +45,7 @@ function groupRows(cache: FileColumnCache, file: CatalogFile, g: number, sources
   return cache.memo(rowJsonKey(file, g), Math.round(estimate * 1.2) + rows * 4, async () => {
     const stored = sources.rowText ? await sources.rowText.rows(file, g, frame) : null;
     if (stored) return stored;
-    const made = sources.pool ? await sources.pool.rows(file, g, estimate) : null;
+    const made = sources.pool && !(await cache.isRemote(file)) ? await sources.pool.rows(file, g, estimate) : null;
     if (made) return made;
     const [m] = await cache.rowGroups(file, [g], all, { keep: false });
     return serializeRows(

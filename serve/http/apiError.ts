@@ -34,6 +34,8 @@ export type ErrorReason =
   | 'version'
   /** A stored file does not hold the catalog's bytes or does not decode (503 until repaired, api-contract 74). */
   | 'damaged'
+  /** The day's files are in the store (offloaded), which cannot be reached now (503, issue 50). */
+  | 'store'
   /** A fault of the server (500). */
   | 'internal';
 
@@ -51,12 +53,13 @@ const REASONS_LISTED: Readonly<Record<ErrorReason, true>> = {
   disk: true,
   version: true,
   damaged: true,
+  store: true,
   internal: true,
 };
 export const ERROR_REASONS = Object.keys(REASONS_LISTED) as readonly ErrorReason[];
 
 /** Limits that lift after a while: their answers say when (Retry-After, whole seconds). */
-export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot' | 'state' | 'disk' | 'version' | 'damaged'>;
+export type WaitReason = Extract<ErrorReason, 'rate' | 'trial' | 'quota' | 'slot' | 'state' | 'disk' | 'version' | 'damaged' | 'store'>;
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -79,7 +82,7 @@ export const badBody = (code: 400 | 413 | 415, message: string): ApiError => new
 export const unauthorized = (message: string): ApiError => new ApiError(401, 'key', message);
 export const forbidden = (message: string): ApiError => new ApiError(403, 'plan', message);
 export const tooManyRequests = (
-  reason: Exclude<WaitReason, 'slot' | 'state' | 'disk' | 'version' | 'damaged'>,
+  reason: Exclude<WaitReason, 'slot' | 'state' | 'disk' | 'version' | 'damaged' | 'store'>,
   message: string,
   retryAfterSec: number,
 ): ApiError => new ApiError(429, reason, message, { retryAfterSec });
@@ -92,5 +95,7 @@ export const stateDiskFault = (message: string, retryAfterSec: number): ApiError
 export const versionMissing = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'version', message, { retryAfterSec });
 /** The symbol-day's stored file is damaged here: never its rows; the same request succeeds once it is repaired. */
 export const damagedFile = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'damaged', message, { retryAfterSec });
+/** An offloaded day's files are in a store that cannot be reached now: local days are served; this one once it is back. */
+export const storeUnavailable = (message: string, retryAfterSec: number): ApiError => new ApiError(503, 'store', message, { retryAfterSec });
 /** A bug, never shown to the client (fixed 500 message). */
 export const internal = (message: string): ApiError => new ApiError(500, 'internal', message, { expose: false });

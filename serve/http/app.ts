@@ -8,6 +8,7 @@
  * Middleware, outermost first, all mounted here: request log → metrics → compression → GET
  * /metrics → GET /openapi.json → the error mapper → the body reader → the routes → unrouted.
  */
+import type { BlockCacheFigures } from '../../storage/store/blockCache.js';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { CatalogReader } from '../../storage/catalog.js';
@@ -46,6 +47,8 @@ export interface AppDeps {
   readonly lateWaiting?: () => ReadonlyMap<string, number>;
   /** Stored files found damaged and not yet replaced, for /metrics (ServedOperations.damagedFiles). */
   readonly damagedFiles?: () => number;
+  /** The store's block cache figures, for /metrics; absent without a store. */
+  readonly storeCache?: () => BlockCacheFigures;
   /** Live days' committed rows and freshness, per dataset, for /metrics (none when not given). */
   readonly live?: () => ReadonlyMap<string, LiveFigures>;
 }
@@ -81,7 +84,13 @@ export function createApp(deps: AppDeps): App {
   });
 
   const app = new Koa();
-  const metrics = new ServeMetrics({ slotsHeld: () => heldSlots.size, lateWaiting: deps.lateWaiting, damagedFiles: deps.damagedFiles, live: deps.live });
+  const metrics = new ServeMetrics({
+    slotsHeld: () => heldSlots.size,
+    lateWaiting: deps.lateWaiting,
+    damagedFiles: deps.damagedFiles,
+    live: deps.live,
+    storeCache: deps.storeCache,
+  });
   // The log and the counters first: they see every request, its final status and the bytes sent.
   app.use(requestLog(log));
   app.use(metrics.middleware());

@@ -9,6 +9,7 @@
  *   StateUnavailableError       → 503 'state' with Retry-After (nothing was counted)
  *   DamagedFileError            → 503 'damaged' with Retry-After, naming the file (api-contract 74); the
  *                                 operations report it once per file (serve/operations.ts), not here
+ *   StoreError                  → 503 'store' with Retry-After: an offloaded day's store is down (issue 50)
  *   anything else               → 500 with a fixed message, logged with its stack
  *
  * Errors after the response started (a client gone mid-body) cannot become answers; Koa
@@ -19,7 +20,8 @@ import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../../shared/logger.js';
 import { DamagedFileError } from '../../storage/damagedFile.js';
 import { STATE_DISK_RETRY_AFTER_SEC, STATE_RETRY_AFTER_SEC, StateDiskError, StateUnavailableError } from '../access/stateStore.js';
-import { ApiError, damagedFile, stateDiskFault, stateUnavailable, type ErrorReason } from './apiError.js';
+import { ApiError, damagedFile, stateDiskFault, stateUnavailable, storeUnavailable, type ErrorReason } from './apiError.js';
+import { StoreError } from '../../storage/store/storeError.js';
 import { errorEnvelope, JSON_TYPE } from './envelope.js';
 
 const INTERNAL_MESSAGE = 'internal server error';
@@ -43,6 +45,13 @@ export const REASON_HEADER = 'X-Tickvault-Reason';
 /** A repair takes minutes (an operator, another site's copy): clients wait that long between tries. */
 export const DAMAGED_RETRY_AFTER_SEC = 60;
 
+/** A store on loopback or a LAN is back within seconds to minutes; clients try again then. */
+export const STORE_RETRY_AFTER_SEC = 30;
+
+/** The sentence of a store that is down: the day is offloaded, local days are unaffected. */
+export const storeMessage = (e: StoreError): string =>
+  `this day's files are kept in the store, which cannot be reached just now (${e.message}); days on this server's disk are served as usual; retry later`;
+
 /** The sentence of a damaged file: which file, that nothing of it is served, what helps. */
 export const damagedMessage = (e: DamagedFileError): string =>
   `${e.message}; its rows are not served until it is repaired on this site (the operator is told); retry later or ask another site`;
@@ -56,7 +65,9 @@ export function errorAnswerOf(caught: unknown): ErrorAnswer {
         ? stateUnavailable(STATE_MESSAGE, STATE_RETRY_AFTER_SEC)
         : caught instanceof DamagedFileError
           ? damagedFile(damagedMessage(caught), DAMAGED_RETRY_AFTER_SEC)
-          : caught;
+          : caught instanceof StoreError
+            ? storeUnavailable(storeMessage(caught), STORE_RETRY_AFTER_SEC)
+            : caught;
   if (e instanceof ApiError && e.expose) {
     return { code: e.code, message: e.message, reason: e.reason, ...(e.opts.retryAfterSec === undefined ? {} : { retryAfterSec: e.opts.retryAfterSec }) };
   }

@@ -34,10 +34,12 @@ import type { ErrorReason } from './apiError.js';
 import { apinameOf, isApiRequest, summarize } from './requestLog.js';
 import { onResponseDone } from './responseDone.js';
 import type { LiveFigures } from '../reading/stagingFigures.js';
+import type { BlockCacheFigures } from '../../storage/store/blockCache.js';
 
 export const METRICS_PATH = '/metrics';
 
-export type RejectionReason = 'rate_limit' | 'trial_calls' | 'parquet_quota' | 'slot_busy' | 'state_unavailable' | 'state_disk' | 'damaged_file';
+export type RejectionReason =
+  'rate_limit' | 'trial_calls' | 'parquet_quota' | 'slot_busy' | 'state_unavailable' | 'state_disk' | 'damaged_file' | 'store_unavailable';
 
 /** The rejection label of an answer refused by a limit (ApiError.reason); null for anything else. */
 export function rejectionReason(reason: ErrorReason | undefined): RejectionReason | null {
@@ -56,6 +58,8 @@ export function rejectionReason(reason: ErrorReason | undefined): RejectionReaso
       return 'state_disk';
     case 'damaged':
       return 'damaged_file';
+    case 'store':
+      return 'store_unavailable';
     default:
       return null;
   }
@@ -77,6 +81,8 @@ export interface MetricsOptions {
   readonly damagedFiles?: () => number;
   /** Live days' committed rows and freshness, per dataset (serve/reading/stagingFigures.ts). */
   readonly live?: () => ReadonlyMap<string, LiveFigures>;
+  /** The store's block cache (storage/store/blockCache.ts); absent without a store. */
+  readonly storeCache?: () => BlockCacheFigures;
 }
 
 export class ServeMetrics {
@@ -118,7 +124,7 @@ export class ServeMetrics {
     });
     this.rejections = new Counter({
       name: 'tickvault_quota_rejections_total',
-      help: 'Requests refused by a limit or a fault: rate_limit (per second), trial_calls, parquet_quota (429), slot_busy, state_unavailable, state_disk or damaged_file (503)',
+      help: 'Requests refused by a limit or a fault: rate_limit (per second), trial_calls, parquet_quota (429), slot_busy, state_unavailable, state_disk damaged_file or store_unavailable (503)',
       labelNames: ['apiname', 'reason'] as const,
       registers,
     });
@@ -191,6 +197,23 @@ export class ServeMetrics {
         this.set(damagedFiles ? damagedFiles() : 0);
       },
     });
+    const storeCache = opts.storeCache;
+    if (storeCache) {
+      const gauge = (name: string, help: string, pick: (f: BlockCacheFigures) => number) =>
+        new Gauge({
+          name,
+          help,
+          registers,
+          collect() {
+            this.set(pick(storeCache()));
+          },
+        });
+      gauge('tickvault_store_cache_bytes', "Bytes of offloaded files' blocks on the store cache's disk (bounded by --store-cache-mb)", (f) => f.bytes);
+      gauge('tickvault_store_cache_limit_bytes', 'The store cache bound (--store-cache-mb)', (f) => f.maxBytes);
+      gauge('tickvault_store_cache_hits', 'Blocks of offloaded files read from the store cache since start', (f) => f.hits);
+      gauge('tickvault_store_blocks_fetched', 'Blocks of offloaded files fetched from the store and verified since start', (f) => f.fetched);
+      gauge('tickvault_store_ranged_gets', 'Ranged GETs sent to the store since start', (f) => f.gets);
+    }
     if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'tickvault_' });
   }
 

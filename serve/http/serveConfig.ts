@@ -1,5 +1,15 @@
 import { availableParallelism } from 'node:os';
-import { parseNonNegativeInt, parsePort, parsePositiveInt, resolveOption, type Env, type Flags, type OptionSpec } from '../../shared/config.js';
+import {
+  loadStoreConfig,
+  parseNonNegativeInt,
+  parsePort,
+  parsePositiveInt,
+  resolveOption,
+  type Env,
+  type Flags,
+  type OptionSpec,
+  type StoreConfig,
+} from '../../shared/config.js';
 
 /** Options of `tickvault serve`: flags over TICKVAULT_* environment over these defaults. */
 export const SERVE_OPTIONS = {
@@ -45,6 +55,13 @@ export const SERVE_OPTIONS = {
     parse: parseNonNegativeInt,
     help: 'worker threads making the JSON of row groups not yet cached (0: on the main thread)',
   } satisfies OptionSpec<number>,
+  storeCacheMb: {
+    flag: 'store-cache-mb',
+    env: 'TICKVAULT_STORE_CACHE_MB',
+    defaultValue: 1024,
+    parse: parsePositiveInt,
+    help: 'local disk for the blocks of offloaded days read from the store (MiB), under store-cache/ in the data directory; with --store',
+  } satisfies OptionSpec<number>,
 };
 
 export interface ServeConfig {
@@ -56,6 +73,10 @@ export interface ServeConfig {
   readonly cacheBytes: number;
   /** Row-JSON worker threads (serve/detailedHistory/rowJsonPool.ts); 0 = none. */
   readonly jsonThreads: number;
+  /** The store offloaded days are read from (--store); null: every file is local. */
+  readonly store: StoreConfig | null;
+  /** The disk bound of the store's block cache, bytes. */
+  readonly storeCacheBytes: number;
 }
 
 export function loadServeConfig(flags: Flags, env: Env): ServeConfig {
@@ -66,5 +87,7 @@ export function loadServeConfig(flags: Flags, env: Env): ServeConfig {
     leaseMs: resolveOption(SERVE_OPTIONS.leaseSeconds, flags, env) * 1000,
     cacheBytes: resolveOption(SERVE_OPTIONS.cacheMb, flags, env) * 1024 * 1024,
     jsonThreads: resolveOption(SERVE_OPTIONS.jsonThreads, flags, env),
+    store: loadStoreConfig(flags, env),
+    storeCacheBytes: resolveOption(SERVE_OPTIONS.storeCacheMb, flags, env) * 1024 * 1024,
   };
 }

@@ -13,9 +13,7 @@
  *     decodes only the row groups a page touches);
  *   - `get(file)`: the whole file as plain arrays in schema order (tick_history).
  */
-import { join } from 'node:path';
 import { ByteLru } from './byteLru.js';
-import { readFile } from 'node:fs/promises';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { SCHEMAS, type FieldType } from '../../shared/schema.js';
 import { bufferSource } from '../../storage/parquet/byteSource.js';
@@ -23,7 +21,8 @@ import { UnsupportedParquetError } from '../../storage/parquet/format.js';
 import { asDamaged, DamagedFileError } from '../../storage/damagedFile.js';
 import { readFooter, type ParquetFooter } from '../../storage/parquet/metadata.js';
 import { readNamedColumns } from '../../storage/parquet/generalReader.js';
-import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
+import { readRowGroups, type DecodedColumn } from '../../storage/parquet/reader.js';
+import { LakeFiles, type LakeFile } from '../../storage/lakeFiles.js';
 import { groupRowCount } from './rowSearch.js';
 import { FileIntegrity } from './fileIntegrity.js';
 import { DamageRecords } from './damageRecords.js';
@@ -57,13 +56,15 @@ export class FileColumnCache {
    * what is remembered of damaged files, parts and row texts (its own share of the budget).
    */
   constructor(
-    private readonly dataDir: string,
+    dataDir: string,
     maxBytes: number,
     onDamaged?: (e: DamagedFileError) => void,
     readonly damage: DamageRecords = new DamageRecords(1 << 20),
+    /** Where files are read: the data directory, and the store for offloaded days (lakeFiles.ts). */
+    readonly lake: LakeFiles = new LakeFiles(dataDir),
   ) {
     this.lru = new ByteLru(maxBytes);
-    this.integrity = new FileIntegrity(dataDir, this.lru, onDamaged, damage);
+    this.integrity = new FileIntegrity(dataDir, this.lru, onDamaged, damage, lake);
   }
 
   get usedBytes(): number {
@@ -80,18 +81,26 @@ export class FileColumnCache {
     return this.lru.get<T>(key) ?? this.lru.set(key, bytes, compute());
   }
 
+  /**
+   * Whether the file is read from the store (offloaded: its local copy gone), asked once per
+   * file: the row-JSON workers read local files only, so its pages are made on this thread.
+   */
+  isRemote(file: CatalogFile): Promise<boolean> {
+    if (this.lake.remote === null) return Promise.resolve(false);
+    return this.memo(`${file.path}#remote`, 64, async () => (await this.lake.remoteCopy(file.path)) !== null);
+  }
+
   footer(file: CatalogFile): Promise<ParquetFooter> {
     const groups = Math.ceil(file.rows / file.rowGroupSize);
     return this.memo(`${file.path}#footer`, footerHeapBytes(SCHEMAS[file.dataset].fields.length, groups), async () => {
       const verified: { bytes?: Buffer } = {};
       await this.integrity.check(file, (bytes) => (verified.bytes = bytes));
-      const path = join(this.dataDir, file.path);
       // From the bytes the check just read when it did (five round trips to libuv's threads
       // fewer on a first touch), else from the file. Outside our reader's subset is not
       // damage: rowGroups falls back to the general reader.
       const read = verified.bytes
         ? readFooter(bufferSource(verified.bytes, file.path), verified.bytes.length)
-        : withFile(path, async (fh) => readFooter(fh, (await fh.stat()).size));
+        : this.lake.with(file.path, (f) => readFooter(f, f.size));
       const footer = await read.catch((e: unknown) => {
         throw e instanceof UnsupportedParquetError ? e : asDamaged(file.path, e);
       });
@@ -140,13 +149,13 @@ export class FileColumnCache {
     const columns = [...new Set([...missing.values()].flat())].sort((a, b) => a - b);
     try {
       const footer = await this.footer(file);
-      const decoded = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, groups, columns, file.path));
+      const decoded = await this.lake.with(file.path, (f) => readRowGroups(f, footer, groups, columns, file.path));
       return new Map(groups.map((g, i) => [g, decoded[i]]));
     } catch (e) {
       if (!(e instanceof UnsupportedParquetError)) throw e;
       // Not the layout our sealer writes: decode with the general reader and slice it into
       // the catalog's row groups, so callers see the same shape either way.
-      const whole = await decodeWithGeneralReader(this.dataDir, file).catch((e2: unknown) => {
+      const whole = await decodeWithGeneralReader(this.lake, file).catch((e2: unknown) => {
         throw asDamaged(file.path, e2);
       });
       return new Map(
@@ -219,6 +228,18 @@ function sliceColumn(type: FieldType, values: readonly (string | number | null)[
 }
 
 /** General-purpose decode of a whole file (the general reader), schema order; the fallback path. */
-async function decodeWithGeneralReader(dataDir: string, file: CatalogFile): Promise<(string | number | null)[][]> {
-  return readNamedColumns(await readFile(join(dataDir, file.path)), SCHEMAS[file.dataset].fieldNames, file.rows);
+async function decodeWithGeneralReader(lake: LakeFiles, file: CatalogFile): Promise<(string | number | null)[][]> {
+  return readNamedColumns(await lake.with(file.path, readWhole), SCHEMAS[file.dataset].fieldNames, file.rows);
+}
+
+/** Every byte of an open lake file. */
+export async function readWhole(f: LakeFile): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(f.size);
+  let at = 0;
+  while (at < bytes.length) {
+    const { bytesRead } = await f.read(bytes, at, bytes.length - at, at);
+    if (bytesRead === 0) throw new DamagedFileError(f.path, `it ends at byte ${at} of ${bytes.length}`);
+    at += bytesRead;
+  }
+  return bytes;
 }

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import type { CatalogFile } from '../../storage/catalog.js';
 import { DamagedFileError } from '../../storage/damagedFile.js';
 import { DamageRecords } from './damageRecords.js';
+import type { LakeFiles } from '../../storage/lakeFiles.js';
 
 /** Where verdicts are kept: the column cache's byte-bounded LRU (fileColumns.ts ByteLru). */
 export interface VerdictCache {
@@ -51,6 +52,8 @@ export class FileIntegrity {
     private readonly onFound: (e: DamagedFileError) => void = () => {},
     /** Damaged files by catalog path, in the damage records' share of the budget (damageRecords.ts). */
     private readonly damaged: DamageRecords = new DamageRecords(1 << 20),
+    /** For files offloaded to the store: their bytes are checked block by block as they are read (storage/store/blockCache.ts). */
+    private readonly lake: LakeFiles | null = null,
   ) {}
 
   /** Files found damaged and not (yet) seen replaced (as far as remembered). */
@@ -90,6 +93,13 @@ export class FileIntegrity {
     try {
       fh = await open(full, 'r');
     } catch (e) {
+      // Offloaded: the store's copy is the catalog's file when its record says so; each block
+      // read is checked against the digests made from those bytes, so no whole read here.
+      const stored = (e as NodeJS.ErrnoException).code === 'ENOENT' ? this.lake?.remote?.stored(file.path) : null;
+      if (stored) {
+        if (stored.sha256 === file.sha256 && stored.bytes === file.bytes) return;
+        throw this.record(new DamagedFileError(file.path, `the store's copy (SHA-256 ${stored.sha256}) is not the catalog's ${file.sha256}`), 'absent');
+      }
       throw this.unreadable(file, e, 'absent');
     }
     let identity: Identity = 'absent';

@@ -14,14 +14,14 @@
  * extracted once, on first use, from one decode of that group, and kept in a byte-bounded LRU
  * of their own (a whole-market day must not evict the detail caches).
  */
-import { join } from 'node:path';
 import { Limiter } from '../../shared/limiter.js';
 import { asDamaged, DamagedFileError } from '../../storage/damagedFile.js';
 import { SCHEMAS } from '../../shared/schema.js';
 import { boundaryRow } from '../../storage/minuteIndex.js';
 import { ByteLru } from '../reading/byteLru.js';
 import type { FileColumnCache } from '../reading/fileColumns.js';
-import { readRowGroups, withFile, type DecodedColumn } from '../../storage/parquet/reader.js';
+import { readRowGroups, type DecodedColumn } from '../../storage/parquet/reader.js';
+import { StoreError } from '../../storage/store/storeError.js';
 import type { DayFile } from './dayFiles.js';
 import type { BoundaryItem } from './daySymbols.js';
 import { ALL_TICK_FIELDS, candidatePositions, minuteOfRow } from '../../storage/boundary/candidates.js';
@@ -62,7 +62,7 @@ export class BoundaryIndex {
   private readonly builds = new Limiter(BUILD_CONCURRENCY);
 
   constructor(
-    private readonly dataDir: string,
+    /** Its files are read through the column cache's lake (the data directory, or the store). */
     private readonly columns: FileColumnCache,
     maxBytes: number,
     /** Told of a damaged part, once per part; the rows then come from the files. */
@@ -122,8 +122,9 @@ export class BoundaryIndex {
     const key = `${path}@${entry.minute}`;
     const hit = this.lru.get<BoundaryBlock | null>(key);
     if (hit) return hit;
-    const read = readBoundaryBlock(this.dataDir, path, entry).catch((e: unknown) => {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const read = readBoundaryBlock(this.columns.lake, path, entry).catch((e: unknown) => {
+      // Gone, or in a store that cannot be reached now: the rows come from the files (which say so).
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || e instanceof StoreError) return null;
       return this.damaged(asDamaged(path, e));
     });
     // Decoded, a block is about 8 times its compressed size.
@@ -160,7 +161,7 @@ export class BoundaryIndex {
     const source = sourceOfFile(file);
     const stored = storedColumns(source, ALL_TICK_FIELDS);
     const footer = await this.columns.footer(file);
-    const [m] = await withFile(join(this.dataDir, file.path), (fh) => readRowGroups(fh, footer, [g], stored, file.path));
+    const [m] = await this.columns.lake.with(file.path, (f) => readRowGroups(f, footer, [g], stored, file.path));
     const rg = footer.rowGroups[g];
     const schema = SCHEMAS[file.dataset];
     const picked = new Map<number, DecodedColumn>();

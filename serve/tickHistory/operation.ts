@@ -43,7 +43,7 @@ export interface TickHistoryDeps {
 
 export function tickHistoryOperation(deps: TickHistoryDeps): Operation {
   // Boundary candidates of both (keyed by file), and of a live day's staging in the same share.
-  const boundaryIndex = new BoundaryIndex(deps.dataDir, deps.columns, deps.boundaryBytes, deps.onDamagedPart);
+  const boundaryIndex = new BoundaryIndex(deps.columns, deps.boundaryBytes, deps.onDamagedPart);
   const liveBoundaries = deps.live === null ? null : new LiveBoundaries(deps.dataDir, boundaryIndex.lru);
   // Index files, and level-2 files read as stock ticks.
   const catalogs: Readonly<Record<Asset, DaySymbols>> = {

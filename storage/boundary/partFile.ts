@@ -8,8 +8,9 @@
  * and one written again after a crash is the same file.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { LakeFiles } from '../lakeFiles.js';
 import type { Dataset } from '../../shared/schema.js';
 import { fsyncDir, writeDurably } from '../../shared/durableFile.js';
 import { boundaryPartRelPath } from '../layout.js';
@@ -66,15 +67,12 @@ export async function writeBoundaryPart(dataDir: string, dataset: Dataset, trade
   return { relPath, symbols, directory, bytes: data.length, sha256 };
 }
 
-/** Reads and decodes one block of a part. */
-export async function readBoundaryBlock(dataDir: string, relPath: string, entry: BlockEntry): Promise<BoundaryBlock> {
-  const fh = await open(join(dataDir, relPath), 'r');
-  try {
+/** Reads and decodes one block of a part, from the data directory or the store (lakeFiles.ts). */
+export async function readBoundaryBlock(lake: LakeFiles, relPath: string, entry: BlockEntry): Promise<BoundaryBlock> {
+  return lake.with(relPath, async (f) => {
     const buf = Buffer.allocUnsafe(entry.length);
-    const { bytesRead } = await fh.read(buf, 0, entry.length, entry.offset);
+    const { bytesRead } = await f.read(buf, 0, entry.length, entry.offset);
     if (bytesRead !== entry.length) throw new Error(`${relPath}: block of minute ${entry.minute} is cut short (${bytesRead} of ${entry.length} bytes)`);
     return new BoundaryBlock(await zstdDecompress(buf));
-  } finally {
-    await fh.close();
-  }
+  });
 }

@@ -24,18 +24,9 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import type { StoreConfig } from '../../shared/config.js';
 import { MULTIPART_PART_BYTES, MULTIPART_THRESHOLD_BYTES } from './objectDigests.js';
+import { StoreError } from './storeError.js';
 
-export class StoreError extends Error {
-  override name = 'StoreError';
-  constructor(
-    message: string,
-    /** True when the same call may work later (the store down, slow or busy). */
-    readonly retriable: boolean,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
+export { StoreError } from './storeError.js';
 
 /** What the store holds under a key. */
 export interface ObjectFacts {

@@ -35,13 +35,13 @@ test('level-2 pages from row text equal pages made from the file, inside row gro
   let compared = 0;
   for (const dataset of ['trade', 'order'] as const) {
     const file = files.find((f) => f.dataset === dataset)!;
-    const source = new RowTextSource(dataDir, new FileColumnCache(dataDir, 64 << 20), () => undefined);
+    const source = new RowTextSource(new FileColumnCache(dataDir, 64 << 20), () => undefined);
     assert.is(await source.rows(file, 0), null, `${file.path}: no row text (level 2 only, issue 52)`);
   }
   for (const dataset of ['level2'] as const) {
     for (const file of files.filter((f) => f.dataset === dataset).slice(0, 5)) {
       const reports: string[] = [];
-      const source = new RowTextSource(dataDir, new FileColumnCache(dataDir, 64 << 20), (p) => reports.push(p));
+      const source = new RowTextSource(new FileColumnCache(dataDir, 64 << 20), (p) => reports.push(p));
       // The row text really gives every group (else this would compare the file with itself).
       const groups = Math.ceil(file.rows / file.rowGroupSize);
       for (let g = 0; g < groups; g++) assert.ok(await source.rows(file, g), `${file.path}#${g} from row text`);
@@ -58,7 +58,7 @@ test('level-2 pages from row text equal pages made from the file, inside row gro
         [file.rows - 1, file.rows],
       ];
       for (const [a, b] of ranges) {
-        const fromText = await page(dataDir, file, a, b, new RowTextSource(dataDir, new FileColumnCache(dataDir, 64 << 20), (p) => reports.push(p)));
+        const fromText = await page(dataDir, file, a, b, new RowTextSource(new FileColumnCache(dataDir, 64 << 20), (p) => reports.push(p)));
         const fromFile = await page(dataDir, file, a, b, null);
         assert.ok(fromText.length > 0 && fromText.equals(fromFile), `${file.path} rows ${a}..${b}`);
         compared++;
@@ -80,7 +80,7 @@ test("missing, stale or damaged row text: the file's own page; only damage is re
   copy(file.path);
   const want = await page(dataDir, file, 0, file.rows, null);
   const reports: string[] = [];
-  const fresh = () => new RowTextSource(dir, new FileColumnCache(dir, 64 << 20), (p, reason) => reports.push(`${p}: ${reason}`));
+  const fresh = () => new RowTextSource(new FileColumnCache(dir, 64 << 20), (p, reason) => reports.push(`${p}: ${reason}`));
 
   assert.is(await fresh().rows(file, 0), null, 'no row text');
   assert.ok((await page(dir, file, 0, file.rows, fresh())).equals(want));

@@ -33,7 +33,7 @@ const at = (minute: number, side: Side) => ({ minute, side });
 async function setup() {
   const { dataDir } = await preparedData({ days: 1, stocks: 6, indexes: 9, seed: 'boundary-parts' });
   const catalog = new CatalogReader(openCatalog(layoutFor(dataDir).catalogDb, true));
-  const index = (): BoundaryIndex => new BoundaryIndex(dataDir, new FileColumnCache(dataDir, 64 << 20), 64 << 20);
+  const index = (): BoundaryIndex => new BoundaryIndex(new FileColumnCache(dataDir, 64 << 20), 64 << 20);
   return { dataDir, catalog, index };
 }
 
@@ -91,7 +91,7 @@ async function copyOfData() {
   cpSync(dataDir, copy, { recursive: true });
   const catalog = new CatalogReader(openCatalog(layoutFor(copy).catalogDb, true));
   const reports: DamagedFileError[] = [];
-  const index = () => new BoundaryIndex(copy, new FileColumnCache(copy, 64 << 20), 64 << 20, (e) => reports.push(e));
+  const index = () => new BoundaryIndex(new FileColumnCache(copy, 64 << 20), 64 << 20, (e) => reports.push(e));
   return { copy, catalog, index, reports };
 }
 
@@ -124,8 +124,8 @@ test('a damaged part costs speed, not answers, and is reported once as a Damaged
   const every = SCHEMAS.index.fields.map((_, i) => i);
   const files = new TickDays(catalog, 'level2', new ByteLru(64 << 20)).day(DAY).files;
   const fromFiles = files.map((f) => ({ ...f, boundary: null }));
-  const reference = new BoundaryIndex(copy, new FileColumnCache(copy, 64 << 20), 64 << 20);
-  const spoiled = new BoundaryIndex(copy, new FileColumnCache(copy, 64 << 20), 64 << 20, (e) => reports.push(e));
+  const reference = new BoundaryIndex(new FileColumnCache(copy, 64 << 20), 64 << 20);
+  const spoiled = new BoundaryIndex(new FileColumnCache(copy, 64 << 20), 64 << 20, (e) => reports.push(e));
   let compared = 0;
   for (const minute of [10 * 60 + 1, 14 * 60 + 59]) {
     for (const side of ['before', 'after'] as const) {
