@@ -8,7 +8,8 @@
  * `--live-seconds N` (default 60), `--clients N`, `--page-rate N` (live pages a second over all
  * clients; default: each asks again once answered) and `--cache-mb N`. `--only bars` (ten years
  * of a stock and a market day through generate + replay, run only when named) takes
- * `--bars-dir DIR` (keep its lakes there and reuse them).
+ * `--bars-dir DIR` (keep its lakes there and reuse them). `--only store` (serving from an S3 store
+ * on loopback: Swift, started by the bench) runs only when named.
  */
 import { runBarsBench } from './bars.bench.js';
 import { runDemoStartBench } from './demoStart.bench.js';
@@ -21,6 +22,7 @@ import { runMemoryBench } from './memory.bench.js';
 import { runParquetEncodeBench } from './parquetEncode.bench.js';
 import { runSharedStateBench } from './sharedState.bench.js';
 import { runStorageBench } from './storage.bench.js';
+import { runStoreBench } from './store.bench.js';
 import { runTickHistoryBench } from './tickHistory.bench.js';
 import { runTicksBench } from './ticks.bench.js';
 import { runTradeQueryBench } from './tradeQuery.bench.js';
@@ -54,6 +56,7 @@ const BENCHES: readonly Bench[] = [
         ...(stringArg('--bars-dir') === undefined ? {} : { keep: stringArg('--bars-dir') }),
       }),
   },
+  { name: 'store', onlyByName: true, run: (quick) => runStoreBench(quick ? { stocks: 10, firstTouch: 6, smallGets: 40, randomPages: 40 } : {}) },
   {
     name: 'live',
     onlyByName: true,
