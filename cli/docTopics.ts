@@ -33,6 +33,7 @@ export const COMMAND_DOCS: Readonly<Record<string, DocPlace>> = {
   repair: { page: 'docs/operations.md', anchor: 'repair-a-damaged-file' },
   upload: { page: 'docs/operations.md', anchor: 'running-with-a-store' },
   offload: { page: 'docs/operations.md', anchor: 'running-with-a-store' },
+  attach: { page: 'docs/operations.md', anchor: 'another-host-from-the-same-bucket' },
 };
 
 /** Topics that are not a command, with a line saying what they cover. */

@@ -44,6 +44,7 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   repair: async () => (await import('./repairCommand.js')).repairCommand,
   upload: async () => (await import('./uploadCommand.js')).uploadCommand,
   offload: async () => (await import('./offloadCommand.js')).offloadCommand,
+  attach: async () => (await import('./attachCommand.js')).attachCommand,
 };
 
 async function usage(): Promise<string> {

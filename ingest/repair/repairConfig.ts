@@ -1,12 +1,12 @@
 /**
  * Options of `tickvault repair`: flags over TICKVAULT_* environment over defaults. `--from` is
- * a peer server's base address (http:// or https://) or a directory holding a catalog (a peer's
- * data directory, or a backup); the key and the rate are the mirror's own options, so one
+ * a peer server's base address (http:// or https://), a directory holding a catalog (a peer's
+ * data directory, or a backup), or the store (s3://BUCKET/PREFIX); the key and the rate are the mirror's own options, so one
  * TICKVAULT_UPSTREAM_KEY serves both commands.
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigError, resolveOption, type Env, type Flags, type OptionSpec } from '../../shared/config.js';
+import { ConfigError, loadStoreConfig, resolveOption, STORE_OPTION, type Env, type Flags, type OptionSpec, type StoreConfig } from '../../shared/config.js';
 import { MIRROR_OPTIONS } from '../mirror/mirrorConfig.js';
 import { layoutFor } from '../../storage/layout.js';
 
@@ -16,18 +16,26 @@ export const REPAIR_OPTIONS = {
     env: 'TICKVAULT_REPAIR_FROM',
     defaultValue: '',
     parse: (t: string) => t.trim(),
-    help: "where sound copies are: a peer tickvault server's base address (http://host:8080; /api is added) or a directory (a peer's data directory, or a backup by tickvault backup)",
+    help: "where sound copies are: a peer tickvault server's base address (http://host:8080; /api is added), a directory (a peer's data directory, or a backup by tickvault backup), or the store the lake is uploaded to (s3://BUCKET/PREFIX)",
   } satisfies OptionSpec<string>,
   key: MIRROR_OPTIONS.key,
   rate: MIRROR_OPTIONS.rate,
 };
 
 export type RepairFrom =
-  { readonly kind: 'dir'; readonly dir: string } | { readonly kind: 'url'; readonly url: string; readonly apikey: string; readonly rate: number };
+  | { readonly kind: 'dir'; readonly dir: string }
+  | { readonly kind: 'url'; readonly url: string; readonly apikey: string; readonly rate: number }
+  /** The bucket the lake is uploaded to (issue 50): `s3://BUCKET/PREFIX`, reached with the AWS_* variables. */
+  | { readonly kind: 'store'; readonly store: StoreConfig };
 
 export function loadRepairFrom(flags: Flags, env: Env, dataDir: string): RepairFrom {
   const from = resolveOption(REPAIR_OPTIONS.from, flags, env);
   if (from === '') throw new ConfigError('--from URL|DIR is required (or TICKVAULT_REPAIR_FROM)');
+  if (from.startsWith('s3://')) {
+    if (typeof flags.key === 'string')
+      throw new ConfigError('--key goes with --from URL; a store takes its keys from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
+    return { kind: 'store', store: loadStoreConfig({ [STORE_OPTION.flag]: from }, env)! };
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(from)) {
     let url: URL;
     try {

@@ -38,28 +38,46 @@ export async function copyVerified(
 ): Promise<CopyResult> {
   const from = await open(src, 'r');
   try {
-    return await replaceDurably(dest, async (to) => {
-      const hash = createHash('sha256');
-      let bytes = 0;
+    const limit = opts.limit ?? Number.POSITIVE_INFINITY;
+    async function* chunks(): AsyncGenerator<Buffer> {
       const buf = Buffer.allocUnsafe(CHUNK);
-      const limit = opts.limit ?? Number.POSITIVE_INFINITY;
-      for (;;) {
-        const want = Math.min(CHUNK, limit - bytes);
-        if (want <= 0) break;
-        const { bytesRead } = await from.read(buf, 0, want, bytes);
-        if (bytesRead === 0) break;
-        await to.write(buf, 0, bytesRead, bytes);
-        hash.update(buf.subarray(0, bytesRead));
-        bytes += bytesRead;
+      for (let at = 0; ;) {
+        const want = Math.min(CHUNK, limit - at);
+        if (want <= 0) return;
+        const { bytesRead } = await from.read(buf, 0, want, at);
+        if (bytesRead === 0) return;
+        at += bytesRead;
+        yield buf.subarray(0, bytesRead);
       }
-      const sha256 = hash.digest('hex');
-      if (opts.sha256 && sha256 !== opts.sha256) throw new DigestMismatchError(opts.label ?? src, opts.sha256, sha256);
-      if (opts.limit !== undefined && opts.limit !== null && bytes < opts.limit) {
-        throw new Error(`${opts.label ?? src}: ${bytes} bytes, fewer than the ${opts.limit} its database lists`);
-      }
-      return { bytes, sha256 };
-    });
+    }
+    return await writeVerified(chunks(), dest, { ...opts, label: opts.label ?? src });
   } finally {
     await from.close();
   }
+}
+
+/**
+ * Writes the bytes of `chunks` (a file read, a download from the store) durably to `dest`,
+ * hashing them as they go; with `sha256`, a mismatch throws DigestMismatchError and leaves no `dest`.
+ */
+export async function writeVerified(
+  chunks: AsyncIterable<Uint8Array>,
+  dest: string,
+  opts: { readonly sha256?: string | null; readonly limit?: number | null; readonly label: string },
+): Promise<CopyResult> {
+  return replaceDurably(dest, async (to) => {
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of chunks) {
+      await to.write(chunk, 0, chunk.length, bytes);
+      hash.update(chunk);
+      bytes += chunk.length;
+    }
+    const sha256 = hash.digest('hex');
+    if (opts.sha256 && sha256 !== opts.sha256) throw new DigestMismatchError(opts.label, opts.sha256, sha256);
+    if (opts.limit !== undefined && opts.limit !== null && bytes < opts.limit) {
+      throw new Error(`${opts.label}: ${bytes} bytes, fewer than the ${opts.limit} its database lists`);
+    }
+    return { bytes, sha256 };
+  });
 }
