@@ -30,6 +30,7 @@ export const attachCommand: Command = {
       const a = await attach({ dataDir, store, nowMs: () => ctx.config.clock.nowMs() });
       ctx.out(
         `attached ${dataDir} to ${config.url}: ${a.days} day${a.days === 1 ? '' : 's'}, ${a.objects} files (${(a.bytes / 1024 / 1024).toFixed(1)} MiB in the store, none copied) ` +
+          (a.state === null ? '' : `with the state of backup ${a.state.stamp} (${a.state.files} files: accounts, keys, staging) `) +
           `in ${((Date.now() - started) / 1000).toFixed(1)} s; serve it with tickvault serve --store ${config.url} --data-dir ${dataDir}`,
       );
       return 0;

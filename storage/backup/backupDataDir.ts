@@ -67,7 +67,13 @@ export interface BackupProgress {
   (done: number, total: number): void;
 }
 
-export async function backupDataDir(source: string, dest: string, onFile: BackupProgress = () => undefined): Promise<BackupSummary> {
+export async function backupDataDir(
+  source: string,
+  dest: string,
+  onFile: BackupProgress = () => undefined,
+  /** 'state': the databases, small files and staging only (steps 1-3): the lake goes to a store (storage/store/storeBackup.ts). */
+  scope: 'all' | 'state' = 'all',
+): Promise<BackupSummary> {
   const t0 = performance.now();
   const from = layoutFor(source);
   const to = layoutFor(dest);
@@ -125,7 +131,7 @@ export async function backupDataDir(source: string, dest: string, onFile: Backup
       );
     }
     // 4. The files the catalog lists.
-    const files = catalogFiles(to.catalogDb);
+    const files = scope === 'all' ? catalogFiles(to.catalogDb) : [];
     const offloaded = offloadedDaysOf(to.catalogDb);
     offloadedDays = offloaded.size;
     for (const f of files) listed.add(f.path);
@@ -154,7 +160,7 @@ export async function backupDataDir(source: string, dest: string, onFile: Backup
 
   // 5. Derived files beside the datasets that no database lists.
   let derivedFiles = 0;
-  for (const rel of await derivedTrees(source)) {
+  for (const rel of scope === 'all' ? await derivedTrees(source) : []) {
     if (listed.has(rel) || TEMP_FILE.test(rel)) continue;
     const out = join(dest, rel);
     await mkdirFor(out, dirs);

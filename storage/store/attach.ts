@@ -21,6 +21,7 @@ import { layoutFor } from '../layout.js';
 import { decodeManifest, ManifestError, type DayManifest } from './dayManifest.js';
 import type { ObjectStore } from './objectStore.js';
 import { catalogDayTables } from './storeCatalog.js';
+import { restoreNewestState } from './storeBackup.js';
 
 export interface Attached {
   readonly days: number;
@@ -28,6 +29,8 @@ export interface Attached {
   readonly objects: number;
   /** Their bytes, in the store. */
   readonly bytes: number;
+  /** The newest complete `backup --to s3://…` whose state (accounts, keys, staging) was restored, or null. */
+  readonly state: { readonly stamp: string; readonly files: number } | null;
 }
 
 const MANIFEST_KEY = /^_manifest\/date=(\d{8})\/manifest\.json\.gz$/;
@@ -54,7 +57,7 @@ export async function attach(o: { readonly dataDir: string; readonly store: Obje
       objects += m.objects.length;
       bytes += m.objects.reduce((s, x) => s + x.bytes, 0);
     }
-    return { days: manifests.length, objects, bytes };
+    return { days: manifests.length, objects, bytes, state: await restoreNewestState(o.store, o.dataDir) };
   } finally {
     db.close();
   }

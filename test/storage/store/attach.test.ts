@@ -181,4 +181,31 @@ test('repair --from s3://: a damaged local file comes back from the bucket; an o
   writeFileSync(path, sound);
 });
 
+test('backup --to s3:// then attach: the new host has the lake and the accounts, keys and staging of the backup', async () => {
+  if (!swift) return;
+  const account = addAccount(source, 'flagship');
+  const b = await cli(['backup', '--to', STORE, '--data-dir', source]);
+  assert.is(b.code, 0, b.stderr);
+  assert.match(b.stdout, /^backed up .* to s3:\/\/tvattach\/lake: 0 days newly stored .*the state \(\d+ files, .*\) as _backup\/\d{8}T\d{6}Z\/ in /);
+  const dir = join(root, 'host-e');
+  const a = await cli(['attach', '--store', STORE, '--data-dir', dir]);
+  assert.is(a.code, 0, a.stderr);
+  assert.match(a.stdout, /with the state of backup \d{8}T\d{6}Z \(\d+ files: accounts, keys, staging\)/);
+  // The source's key answers on the restored host, from the bucket.
+  const server = await startServer(dir, { now: NOW, env: swift.env, args: ['--store', STORE] });
+  try {
+    const res = await httpRequest(`${server.url}/api`, {
+      body: JSON.stringify({ apiname: 'level2_quote_history', apikey: account.key, params: { symbol: '600000.SH', tradedate: DAY2, page_size: 5 } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.is(res.status, 200, res.text.slice(0, 200));
+  } finally {
+    await server.stop();
+  }
+  assert.is(
+    lastLine((await cli(['doctor', '--digests', '--data-dir', dir])).stdout),
+    lastLine((await cli(['doctor', '--digests', '--data-dir', source])).stdout),
+  );
+});
+
 test.run();
