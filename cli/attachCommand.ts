@@ -5,21 +5,21 @@
  * `tickvault serve --store … --data-dir DIR` answers those days from the store.
  */
 import { resolve } from 'node:path';
-import { loadStoreConfig, optionGiven, OPTIONS, STORE_OPTION } from '../shared/config.js';
+import { optionGiven, OPTIONS } from '../shared/config.js';
 import { ObjectStore } from '../storage/store/objectStore.js';
 import { attach } from '../storage/store/attach.js';
 import { UsageError, type Command } from './command.js';
+import { requiredStore, STORE_FLAG, STORE_HELP } from './storeFlag.js';
 
 export const attachCommand: Command = {
   name: 'attach',
   summary: "make a new data directory that serves every day stored in a bucket (--store s3://…), its catalog from the days' manifests; nothing copied",
   usage: 'tickvault attach --store s3://BUCKET/PREFIX --data-dir DIR',
-  options: { [STORE_OPTION.flag]: { type: 'string' } },
-  help: [{ flag: STORE_OPTION.flag, env: STORE_OPTION.env, value: STORE_OPTION.value, help: STORE_OPTION.help }],
+  options: STORE_FLAG,
+  help: [STORE_HELP],
   positionals: 'none',
   async run(ctx) {
-    const config = loadStoreConfig(ctx.flags, ctx.env);
-    if (config === null) throw new UsageError('--store s3://BUCKET/PREFIX is required (or set TICKVAULT_STORE)');
+    const config = requiredStore(ctx);
     if (!optionGiven(OPTIONS.dataDir, ctx.flags, ctx.env)) {
       throw new UsageError('--data-dir DIR is required: the new data directory');
     }

@@ -5,7 +5,6 @@
  * serves them from the store. Exit 0 when every day before the date with files here went;
  * 1 when any did not (each named in one line) or the store cannot be reached (nothing removed).
  */
-import { loadStoreConfig, STORE_OPTION } from '../shared/config.js';
 import { openCatalog } from '../storage/catalog.js';
 import { layoutFor } from '../storage/layout.js';
 import { ObjectStore } from '../storage/store/objectStore.js';
@@ -13,22 +12,19 @@ import { offload } from '../storage/store/offload.js';
 import { requireDataDir } from './dataDirCheck.js';
 import { dateFlag } from './dateFlags.js';
 import { UsageError, type Command } from './command.js';
+import { requiredStore, STORE_FLAG, STORE_HELP } from './storeFlag.js';
 
 export const offloadCommand: Command = {
   name: 'offload',
   summary: 'remove the local copies of days before a date that are wholly in the store (--store s3://…), each object HEAD-checked first',
   usage: 'tickvault offload --before YYYYMMDD --store s3://BUCKET/PREFIX [--data-dir DIR]',
-  options: { before: { type: 'string' }, [STORE_OPTION.flag]: { type: 'string' } },
-  help: [
-    { flag: 'before', value: 'YYYYMMDD', help: 'days before this one are offloaded (the day itself stays)' },
-    { flag: STORE_OPTION.flag, env: STORE_OPTION.env, value: STORE_OPTION.value, help: STORE_OPTION.help },
-  ],
+  options: { before: { type: 'string' }, ...STORE_FLAG },
+  help: [{ flag: 'before', value: 'YYYYMMDD', help: 'days before this one are offloaded (the day itself stays)' }, STORE_HELP],
   positionals: 'none',
   async run(ctx) {
     const before = dateFlag(ctx.flags.before, 'before');
     if (before === undefined) throw new UsageError('--before YYYYMMDD is required');
-    const config = loadStoreConfig(ctx.flags, ctx.env);
-    if (config === null) throw new UsageError('--store s3://BUCKET/PREFIX is required (or set TICKVAULT_STORE)');
+    const config = requiredStore(ctx);
     requireDataDir(ctx.config.dataDir);
     const catalog = openCatalog(layoutFor(ctx.config.dataDir).catalogDb);
     const store = new ObjectStore(config);

@@ -5,24 +5,23 @@
  * from cron, or to finish what a crash or a store that was down left. Exit 0 when every day is
  * stored; 1 when a local file is damaged (named; `tickvault repair`) or the store cannot be reached.
  */
-import { loadStoreConfig, STORE_OPTION } from '../shared/config.js';
 import { openCatalog } from '../storage/catalog.js';
 import { layoutFor } from '../storage/layout.js';
 import { ObjectStore } from '../storage/store/objectStore.js';
 import { uploadPass } from '../storage/store/uploadPass.js';
 import { requireDataDir } from './dataDirCheck.js';
-import { UsageError, type Command } from './command.js';
+import type { Command } from './command.js';
+import { requiredStore, STORE_FLAG, STORE_HELP } from './storeFlag.js';
 
 export const uploadCommand: Command = {
   name: 'upload',
   summary: "copy sealed days' files to the store (--store s3://…), each verified, with each day's manifest; resumes where it stopped",
   usage: 'tickvault upload --store s3://BUCKET/PREFIX [--data-dir DIR]',
-  options: { [STORE_OPTION.flag]: { type: 'string' } },
-  help: [{ flag: STORE_OPTION.flag, env: STORE_OPTION.env, value: STORE_OPTION.value, help: STORE_OPTION.help }],
+  options: STORE_FLAG,
+  help: [STORE_HELP],
   positionals: 'none',
   async run(ctx) {
-    const config = loadStoreConfig(ctx.flags, ctx.env);
-    if (config === null) throw new UsageError('--store s3://BUCKET/PREFIX is required (or set TICKVAULT_STORE)');
+    const config = requiredStore(ctx);
     requireDataDir(ctx.config.dataDir);
     const catalog = openCatalog(layoutFor(ctx.config.dataDir).catalogDb);
     const store = new ObjectStore(config);
