@@ -100,6 +100,14 @@ const FINAL_COMMIT_RETRY = backoff({ firstDelayMs: 500, multiplier: 1, maxAttemp
 /** The longest an empty fetch is held (freshness of a live day; an idle consumer polls 4 times a second). */
 const FETCH_WAIT_MS = 250;
 
+/**
+ * How long a stop waits for a running upload pass to reach its next file. A store that takes
+ * connections and answers nothing would hold a request for the client's idle timeout (twice,
+ * with its retry): the pass is abandoned instead, which loses nothing (a file is recorded as
+ * stored only once the store has verified it; the next start carries on).
+ */
+const UPLOADS_STOP_MS = 5_000;
+
 export class KafkaIngestor {
   readonly metrics: IngestMetrics;
   /** Resolves with the exit code once the ingestor has stopped, for whatever reason. */
@@ -214,6 +222,7 @@ export class KafkaIngestor {
           },
           (e, state) => {
             this.metrics.storeUp.set(state.up ? 1 : 0);
+            this.metrics.storeDueDays.set(state.due);
             this.metrics.storeFailures.inc();
             this.log.warn({ err: e }, 'uploads wait: the store cannot take them now; retrying');
           },
@@ -557,7 +566,7 @@ export class KafkaIngestor {
         withTimeout('sealer stop', this.sealer.stop(), 10 * 60_000),
         withTimeout('row text stop', this.rowText.stop(), 60_000),
         withTimeout('bars stop', this.bars.stop(), 60_000),
-        withTimeout('uploads stop', this.uploads?.stop() ?? Promise.resolve(), 60_000),
+        withTimeout('uploads stop', this.uploads?.stop() ?? Promise.resolve(), UPLOADS_STOP_MS),
         consumerDone,
       ]);
       await withTimeout('admin disconnect', this.admin.disconnect(), 10_000);

@@ -7,6 +7,7 @@
  * catalog, and the files stay on the local disk until `tickvault offload`).
  */
 import { StoreError } from './objectStore.js';
+import { StoreCatalog } from './storeCatalog.js';
 import { uploadPass, type UploadPassOptions, type UploadsDone } from './uploadPass.js';
 
 export interface StoreState {
@@ -57,8 +58,11 @@ export class BackgroundUploads {
           this.current = { up: true, problem: null, due: done.due };
           this.onPass(done, Date.now() - started);
         } catch (e) {
+          // A pass abandoned by a stop (its requests cut off as the ingestor closes): not the store's failure.
+          if (this.stopped) return;
           const retriable = e instanceof StoreError && e.retriable;
-          this.current = { up: !(e instanceof StoreError), problem: (e as Error).message, due: this.current.due };
+          // Counted from the catalog, not the store: a store down from the first pass still shows its due days.
+          this.current = { up: !(e instanceof StoreError), problem: (e as Error).message, due: this.dueNow() };
           this.onError(e, this.current);
           if (retriable && !this.stopped) this.retryTimer = setTimeout(() => this.poke(), this.retryMs).unref();
           return;
@@ -72,6 +76,15 @@ export class BackgroundUploads {
     this.stopped = true;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     await this.running;
+  }
+
+  /** Days due now by the catalog alone (the last known count when it cannot be read). */
+  private dueNow(): number {
+    try {
+      return new StoreCatalog(this.pass.catalog).dueDays().length;
+    } catch {
+      return this.current.due;
+    }
   }
 
   /** Resolves once the passes asked so far are done (tests). */
