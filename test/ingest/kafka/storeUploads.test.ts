@@ -17,12 +17,12 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { bucketKeys, bucketObject, catalogDigests, sha256Of } from '../../support/storeReference.js';
 import { brokerForTests, uniqueTopicPrefix, type TestBroker } from '../../support/kafkaBroker.js';
 import { exited, runCli, startCli, waitForLine } from '../../support/cli.js';
 import { addAccount, postApi, startServer, type ServerHandle } from '../../support/server.js';
@@ -124,22 +124,7 @@ function catalogValue(sql: string): number {
   }
 }
 
-/** Every file the catalog vouches for, by its own SQL: path and SHA-256. */
-function listedFiles(): Map<string, string> {
-  const db = new Database(join(dataDir, 'catalog.db'), { readonly: true });
-  try {
-    const rows = db
-      .prepare(
-        `SELECT path, sha256 FROM files UNION SELECT path, sha256 FROM boundary_parts
-         UNION SELECT minute_path, minute_sha256 FROM bar_days WHERE minute_path IS NOT NULL
-         UNION SELECT daily_path, daily_sha256 FROM bar_days WHERE daily_path IS NOT NULL`,
-      )
-      .all() as { path: string; sha256: string }[];
-    return new Map(rows.map((r) => [r.path, r.sha256]));
-  } finally {
-    db.close();
-  }
-}
+const listedFiles = () => catalogDigests(dataDir);
 
 /** Rows the catalog lists per dataset|tradedate. */
 function catalogRows(): Map<string, number> {
@@ -156,22 +141,12 @@ function catalogRows(): Map<string, number> {
   }
 }
 
-async function bucketKeys(under: string): Promise<Set<string>> {
-  const out = new Set<string>();
-  let token: string | undefined;
-  do {
-    const r = await s3!.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: under, ContinuationToken: token }));
-    for (const o of r.Contents ?? []) out.add(o.Key!);
-    token = r.IsTruncated ? r.NextContinuationToken : undefined;
-  } while (token);
-  return out;
+async function inBucketKeys(under: string): Promise<Set<string>> {
+  return new Set(await bucketKeys(s3!, BUCKET, under));
 }
 
 async function objectSha(key: string): Promise<string> {
-  const r = await s3!.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
-  return createHash('sha256')
-    .update(await r.Body!.transformToByteArray())
-    .digest('hex');
+  return sha256Of(await bucketObject(s3!, BUCKET, key));
 }
 
 async function metricsText(port: number): Promise<string> {
@@ -297,7 +272,7 @@ test('days seal with the store down; uploads catch up by the ingestor’s retry 
     assert.ok(metric(up, 'tickvault_store_uploaded_files_total') >= listed.size, 'every listed file sent (row text and manifests too)');
     assert.ok(metric(up, 'tickvault_store_uploaded_bytes_total') > 0);
     assert.equal(await whereDays(), [...produced.keys()].map((k) => `${k.replace('|', ' ')} both`).sort(), 'days: every sealed day here and in the store');
-    const inBucket = await bucketKeys('lake/');
+    const inBucket = await inBucketKeys('lake/');
     for (const [path, sha256] of listed) {
       assert.ok(inBucket.has(`lake/${path}`), `${path} in the bucket`);
       assert.is(await objectSha(`lake/${path}`), sha256, `${path}: the catalog's bytes`);

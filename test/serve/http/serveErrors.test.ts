@@ -219,6 +219,8 @@ config('flags over TICKVAULT_* environment over defaults', () => {
     leaseMs: 30_000,
     cacheBytes: 768 * 1024 * 1024,
     jsonThreads: threads,
+    store: null,
+    storeCacheBytes: 1024 * 1024 * 1024,
   });
   const env = {
     TICKVAULT_PORT: '9000',
@@ -227,8 +229,42 @@ config('flags over TICKVAULT_* environment over defaults', () => {
     TICKVAULT_LEASE_SECONDS: '5',
     TICKVAULT_CACHE_MB: '64',
     TICKVAULT_JSON_THREADS: '0',
+    TICKVAULT_STORE: 's3://md-lake/tick/vault/',
+    TICKVAULT_STORE_CACHE_MB: '16',
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+    AWS_ACCESS_KEY_ID: 'k',
+    AWS_SECRET_ACCESS_KEY: 's',
   };
-  assert.equal(loadServeConfig({}, env), { port: 9000, host: '0.0.0.0', rateLimitPerSec: 50, leaseMs: 5000, cacheBytes: 64 * 1024 * 1024, jsonThreads: 0 });
+  assert.equal(loadServeConfig({}, env), {
+    port: 9000,
+    host: '0.0.0.0',
+    rateLimitPerSec: 50,
+    leaseMs: 5000,
+    cacheBytes: 64 * 1024 * 1024,
+    jsonThreads: 0,
+    store: {
+      bucket: 'md-lake',
+      prefix: 'tick/vault/',
+      url: 's3://md-lake/tick/vault',
+      endpoint: 'http://127.0.0.1:9',
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'k', secretAccessKey: 's' },
+    },
+    storeCacheBytes: 16 * 1024 * 1024,
+  });
+  assert.is(loadServeConfig({ store: 's3://other' }, env).store?.bucket, 'other', 'the flag over the environment');
+  assert.throws(
+    () => loadServeConfig({ store: 's3://x' }, {}),
+    (e: unknown) => e instanceof ConfigError && /"x" is not a bucket name/.test(e.message),
+  );
+  assert.throws(
+    () => loadServeConfig({ store: 'http://bucket/x' }, {}),
+    (e: unknown) => e instanceof ConfigError && /--store must be an s3:\/\/BUCKET\/PREFIX URL/.test(e.message),
+  );
+  assert.throws(
+    () => loadServeConfig({ store: 's3://bucket' }, { AWS_ACCESS_KEY_ID: 'k' }),
+    (e: unknown) => e instanceof ConfigError && /must be set together/.test(e.message),
+  );
   assert.is(loadServeConfig({ 'json-threads': '3' }, env).jsonThreads, 3);
   assert.throws(
     () => loadServeConfig({ 'json-threads': '-1' }, {}),

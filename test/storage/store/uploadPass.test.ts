@@ -7,12 +7,12 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { bucketKeys, bucketObject, catalogDigests, sha256Of } from '../../support/storeReference.js';
 import { runCli } from '../../support/cli.js';
 import { REPLAY_NOW } from '../../support/server.js';
 import { s3ClientFor, swiftForTests, type TestSwift } from '../../support/swift.js';
@@ -26,40 +26,10 @@ let s3: S3Client;
 let dataDir = '';
 let feedDir = '';
 
-/** Every file the catalog vouches for, by its own SQL (not the store's): path and SHA-256. */
-function listedFiles(dir: string): Map<string, string> {
-  const db = new Database(join(dir, 'catalog.db'), { readonly: true });
-  try {
-    const rows = db
-      .prepare(
-        `SELECT path, sha256 FROM files UNION SELECT path, sha256 FROM file_versions UNION SELECT path, sha256 FROM boundary_parts
-         UNION SELECT minute_path, minute_sha256 FROM bar_days WHERE minute_path IS NOT NULL
-         UNION SELECT daily_path, daily_sha256 FROM bar_days WHERE daily_path IS NOT NULL`,
-      )
-      .all() as { path: string; sha256: string }[];
-    return new Map(rows.map((r) => [r.path, r.sha256]));
-  } finally {
-    db.close();
-  }
-}
-
-async function keys(prefix: string): Promise<string[]> {
-  const out: string[] = [];
-  let token: string | undefined;
-  do {
-    const r = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix, ContinuationToken: token }));
-    for (const o of r.Contents ?? []) out.push(o.Key!);
-    token = r.IsTruncated ? r.NextContinuationToken : undefined;
-  } while (token);
-  return out.sort();
-}
-
-async function object(key: string): Promise<Buffer> {
-  const r = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
-  return Buffer.from(await r.Body!.transformToByteArray());
-}
-
-const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const listedFiles = catalogDigests;
+const keys = (prefix: string) => bucketKeys(s3, BUCKET, prefix);
+const object = (key: string) => bucketObject(s3, BUCKET, key);
+const sha = sha256Of;
 
 function upload(prefix: string, dir = dataDir) {
   return runCli(['upload', '--store', `s3://${BUCKET}/${prefix}`, '--data-dir', dir], { env: { ...env, ...swift!.env } });
