@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
 import { Limiter } from '../../shared/limiter.js';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../shared/sqlite.js';
 import { openCatalog } from '../catalog.js';
 import { layoutFor } from '../layout.js';
@@ -52,8 +53,9 @@ export async function attach(o: { readonly dataDir: string; readonly store: Obje
   try {
     let objects = 0;
     let bytes = 0;
-    for (const m of manifests) {
-      listDay(db, m, o.nowMs());
+    const insert = rowInserter(db);
+    for (const { manifest: m, sha256 } of manifests) {
+      listDay(db, insert, m, sha256, o.nowMs());
       objects += m.objects.length;
       bytes += m.objects.reduce((s, x) => s + x.bytes, 0);
     }
@@ -63,7 +65,7 @@ export async function attach(o: { readonly dataDir: string; readonly store: Obje
   }
 }
 
-async function readManifest(store: ObjectStore, key: string): Promise<DayManifest> {
+async function readManifest(store: ObjectStore, key: string): Promise<{ readonly manifest: DayManifest; readonly sha256: string }> {
   const facts = await store.head(key);
   if (facts === null) throw new ManifestError(`${key} was listed but is gone from the store`);
   const bytes = await buffer(await store.getStream(key));
@@ -79,23 +81,30 @@ async function readManifest(store: ObjectStore, key: string): Promise<DayManifes
     const path = row.path as string;
     if (objects.get(path) !== row.sha256) throw new ManifestError(`${key} lists ${path} without its object in the store (or with another SHA-256)`);
   }
-  return { ...m, manifestSha256: sha } as DayManifest & { manifestSha256: string };
+  return { manifest: m, sha256: sha };
+}
+
+/** Inserts a row of a catalog table: one statement per table and column list, prepared once. */
+function rowInserter(db: Db): (table: string, row: Record<string, unknown>) => void {
+  const known = new Set(catalogDayTables(db));
+  const statements = new Map<string, Statement>();
+  return (table, row) => {
+    if (!known.has(table)) throw new ManifestError(`a manifest has a table ${table} this tickvault does not know; upgrade tickvault`);
+    const cols = Object.keys(row);
+    const key = `${table}(${cols.join(',')})`;
+    let stmt = statements.get(key);
+    if (stmt === undefined) {
+      stmt = db.prepare(`INSERT OR REPLACE INTO "${table}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+      statements.set(key, stmt);
+    }
+    stmt.run(...cols.map((c) => row[c]));
+  };
 }
 
 /** One day's rows, its stored objects and its marks, in one transaction. */
-function listDay(db: Db, m: DayManifest, atMs: number): void {
-  const known = new Set(catalogDayTables(db));
-  const manifestSha256 = (m as DayManifest & { manifestSha256: string }).manifestSha256;
+function listDay(db: Db, insert: (table: string, row: Record<string, unknown>) => void, m: DayManifest, manifestSha256: string, atMs: number): void {
   db.transaction(() => {
-    for (const [table, rows] of Object.entries(m.tables)) {
-      if (!known.has(table)) throw new ManifestError(`the manifest of ${m.tradedate} has a table ${table} this tickvault does not know; upgrade tickvault`);
-      for (const row of rows) {
-        const cols = Object.keys(row);
-        db.prepare(`INSERT OR REPLACE INTO "${table}" (${cols.map((c) => `"${c}"`).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`).run(
-          ...cols.map((c) => row[c]),
-        );
-      }
-    }
+    for (const [table, rows] of Object.entries(m.tables)) for (const row of rows) insert(table, row);
     const put = db.prepare('INSERT OR REPLACE INTO stored_objects (key, bytes, sha256, blocks, stored_at_ms) VALUES (?, ?, ?, ?, ?)');
     for (const x of m.objects) put.run(x.key, x.bytes, x.sha256, x.blocks, atMs);
     db.prepare('INSERT OR REPLACE INTO stored_days (tradedate, objects, bytes, manifest_sha256, stored_at_ms) VALUES (?, ?, ?, ?, ?)').run(

@@ -23,7 +23,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { StoreConfig } from '../../shared/config.js';
-import { MULTIPART_PART_BYTES, MULTIPART_THRESHOLD_BYTES } from './objectDigests.js';
+import { MULTIPART_PART_BYTES, MULTIPART_THRESHOLD_BYTES, type ObjectDigests } from './objectDigests.js';
 import { StoreError } from './storeError.js';
 
 export { StoreError } from './storeError.js';
@@ -83,10 +83,17 @@ export class ObjectStore {
   }
 
   /**
-   * Puts `bytes` at `path` with their SHA-256 as metadata; resolves to the store's ETag. A file
-   * up to MULTIPART_THRESHOLD_BYTES is one PUT with Content-MD5; a larger one is sent in parts.
+   * Puts `bytes` at `path` with their SHA-256 as metadata, verified: resolves to the store's
+   * ETag once it is the one `d` computed from the bytes (a StoreError otherwise). A file up to
+   * MULTIPART_THRESHOLD_BYTES is one PUT with Content-MD5; a larger one is sent in parts.
    */
-  async put(path: string, bytes: Buffer, md5: Buffer, sha256: string): Promise<string> {
+  async put(path: string, bytes: Buffer, d: Pick<ObjectDigests, 'md5' | 'sha256' | 'etag'>): Promise<string> {
+    const etag = await this.send(path, bytes, d.md5, d.sha256);
+    if (etag !== d.etag) throw new StoreError(`the store kept other bytes for ${path} (ETag ${etag}, expected ${d.etag})`, true);
+    return etag;
+  }
+
+  private async send(path: string, bytes: Buffer, md5: Buffer, sha256: string): Promise<string> {
     const common = { Bucket: this.config.bucket, Key: this.key(path), Metadata: { sha256 }, ContentType: contentTypeOf(path) };
     try {
       if (bytes.length <= MULTIPART_THRESHOLD_BYTES) {

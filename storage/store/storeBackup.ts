@@ -63,10 +63,13 @@ export async function backupToStore(o: {
     const files: { path: string; bytes: number; sha256: string }[] = [];
     for (const path of await filesUnder(copy)) {
       const bytes = await readFile(join(copy, path));
-      files.push({ path, bytes: bytes.length, sha256: await put(o.store, `${BACKUPS}${stamp}/${path}`, bytes) });
+      const d = objectDigests(bytes);
+      await o.store.put(`${BACKUPS}${stamp}/${path}`, bytes, d);
+      files.push({ path, bytes: bytes.length, sha256: d.sha256 });
     }
     const listing: BackupListing = { format: 'tickvault-state-backup', createdAtMs: o.nowMs(), files };
-    await put(o.store, `${BACKUPS}${stamp}/${COMPLETE}`, Buffer.from(JSON.stringify(listing)));
+    const done = Buffer.from(JSON.stringify(listing));
+    await o.store.put(`${BACKUPS}${stamp}/${COMPLETE}`, done, objectDigests(done));
     return { stamp, uploads, stateFiles: files.length, stateBytes: files.reduce((s, f) => s + f.bytes, 0) };
   } finally {
     await rm(tmp, { recursive: true, force: true });
@@ -90,14 +93,6 @@ export async function restoreNewestState(store: ObjectStore, dataDir: string): P
     files++;
   }
   return { stamp: prefix.slice(BACKUPS.length, -1), files };
-}
-
-/** One verified PUT (Content-MD5; the store's ETag compared); resolves to the bytes' SHA-256. */
-async function put(store: ObjectStore, key: string, bytes: Buffer): Promise<string> {
-  const d = objectDigests(bytes);
-  const etag = await store.put(key, bytes, d.md5, d.sha256);
-  if (etag !== d.etag) throw new StoreError(`the store kept other bytes for ${key} (ETag ${etag}, expected ${d.etag})`, true);
-  return d.sha256;
 }
 
 async function filesUnder(dir: string): Promise<string[]> {

@@ -37,7 +37,7 @@ test('a file above the threshold goes in parts; the ETag is the one computed fro
   const bytes = randomBytes(MULTIPART_THRESHOLD_BYTES + 3 * 1024 * 1024);
   const d = objectDigests(bytes);
   assert.match(d.etag, /^[0-9a-f]{32}-3$/, 'three parts of 8 MiB at most');
-  const etag = await store.put('big/file.parquet', bytes, d.md5, d.sha256);
+  const etag = await store.put('big/file.parquet', bytes, d);
   assert.is(etag, d.etag);
   assert.equal(await store.head('big/file.parquet'), { bytes: bytes.length, etag: d.etag, sha256: d.sha256 });
   const from = MULTIPART_PART_BYTES - 1000;
@@ -53,7 +53,7 @@ test('a single PUT with another Content-MD5 is refused and nothing is kept; list
   const d = objectDigests(bytes);
   const wrong = objectDigests(randomBytes(1024)).md5;
   try {
-    await store.put('small/a.bin', bytes, wrong, d.sha256);
+    await store.put('small/a.bin', bytes, { ...d, md5: wrong });
     assert.unreachable('a wrong Content-MD5 must be refused');
   } catch (e) {
     assert.instance(e, StoreError);
@@ -64,7 +64,7 @@ test('a single PUT with another Content-MD5 is refused and nothing is kept; list
     assert.is((e as StoreError).retriable, false);
   }
   assert.is(await store.head('small/a.bin'), null);
-  assert.is(await store.put('small/a.bin', bytes, d.md5, d.sha256), d.etag);
+  assert.is(await store.put('small/a.bin', bytes, d), d.etag);
   assert.equal(await store.list('small/'), ['small/a.bin']);
   await store.delete('small/a.bin');
   assert.is(await store.head('small/a.bin'), null);
